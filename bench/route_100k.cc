@@ -1,0 +1,63 @@
+// Builds a three-tier DGX H100 cluster and routes GPU pairs across it; prints time and peak memory.
+// Usage: bench_route_100k [GPUS=100000] [PAIRS=20000]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "topology/fabric.h"
+#include "topology/load.h"
+#include "topology/routing.h"
+
+using namespace topoplan;
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int gpus = argc > 1 ? std::atoi(argv[1]) : 100000;
+  int pairs = argc > 2 ? std::atoi(argv[2]) : 20000;
+  ClusterSpec spec = *preset_spec_parse("dgx-h100:1");
+  spec.nodes = (gpus + 7) / 8;
+  spec.fabric.nodes_per_pod = 128;
+  spec.fabric.pod_oversubscription = 7;
+
+  double t0 = now_s();
+  Result<Cluster> c = cluster_build(spec);
+  if (!c) {
+    std::fprintf(stderr, "%s\n", c.error().c_str());
+    return 2;
+  }
+  double t1 = now_s();
+  Router router(*c);
+  double t2 = now_s();
+  // Every host's GPU 0 from the first GPU (one path set per destination leaf), then random pairs.
+  size_t hops = 0;
+  for (size_t h = 1; h < c->hosts().size(); ++h) hops += router.route(c->gpus()[0], c->hosts()[h].gpus[0])->hops.size();
+  double t3 = now_s();
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<size_t> pick(0, c->gpus().size() - 1);
+  for (int i = 0; i < pairs; ++i) hops += router.route(c->gpus()[pick(rng)], c->gpus()[pick(rng)])->hops.size();
+  double t4 = now_s();
+
+  std::printf("# three-tier DGX H100, pods of 128 nodes, 7:1 above the pods\n");
+  std::printf("gpus %zu devices %zu directed_edges %zu\n", c->gpus().size(), c->num_devices(), c->num_edges());
+  std::printf("build_s %.3f router_s %.3f route_from_one_s %.3f (%zu routes) random_pairs_s %.3f (%d routes)\n",
+              t1 - t0, t2 - t1, t3 - t2, c->hosts().size() - 1, t4 - t3, pairs);
+  std::printf("total_s %.3f cached_switch_paths %zu hops %zu peak_rss_MiB %.1f\n", t4 - t0,
+              router.cached_switch_paths(), hops, peak_rss_mib());
+  return 0;
+}

@@ -1,0 +1,153 @@
+// topoplan topo show | path | export
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/tool.h"
+#include "topology/formats/dot.h"
+#include "topology/formats/json.h"
+#include "topology/load.h"
+#include "topology/routing.h"
+#include "topology/summary.h"
+#include "topology/suggest.h"
+#include "topology/units.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string cluster, a, b, format = "json", output;
+  bool json = false;
+  bool pxn = false;
+};
+
+// A GPU by name ("h001/gpu3") or by global index ("11").
+Result<VertexId> gpu_arg(const Cluster& c, const std::string& text) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), ::isdigit)) {
+    size_t i = std::stoul(text);
+    if (i >= c.gpus().size())
+      return Error{"GPU index " + text + " is out of range: the cluster has " + std::to_string(c.gpus().size()) + " GPUs"};
+    return c.gpus()[i];
+  }
+  if (auto v = c.find(text)) return *v;
+  std::vector<std::string> names;
+  for (VertexId g : c.gpus()) names.push_back(c.device(g).name);
+  return Error{"no GPU '" + text + "'" + did_you_mean(text, names)};
+}
+
+int show(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<Cluster> c = cluster_load(o.cluster);
+  if (!c) return fail(err, c.error());
+  ClusterSummary s = cluster_summarize(*c);
+  if (o.json)
+    out << summary_to_json(s).dump(2) << "\n";
+  else
+    out << summary_to_text(s);
+  return kExitOk;
+}
+
+nlohmann::json route_json(const Cluster& c, const Route& r) {
+  nlohmann::json j;
+  j["src"] = c.device(r.src).name;
+  j["dst"] = c.device(r.dst).name;
+  j["class"] = std::string(to_string(r.path_class));
+  j["bw_gbps"] = r.bw_gbps;
+  j["latency_us"] = r.latency_us;
+  j["paths"] = r.paths;
+  if (!r.hops.empty()) j["bottleneck"] = c.edge_name(r.bottleneck);
+  if (r.src_nic != kNoVertex) j["src_nic"] = c.device(r.src_nic).name;
+  if (r.dst_nic != kNoVertex) j["dst_nic"] = c.device(r.dst_nic).name;
+  j["hops"] = nlohmann::json::array();
+  for (const Hop& h : r.hops) {
+    const Link& l = c.link(h.edge);
+    j["hops"].push_back({{"from", c.device(c.source(h.edge)).name},
+                         {"to", c.device(c.target(h.edge)).name},
+                         {"kind", std::string(to_string(l.kind))},
+                         {"bw_gbps", l.bw_gbps},
+                         {"latency_us", l.latency_us},
+                         {"share", h.share}});
+  }
+  return j;
+}
+
+int path(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<Cluster> c = cluster_load(o.cluster);
+  if (!c) return fail(err, c.error());
+  Result<VertexId> a = gpu_arg(*c, o.a), b = gpu_arg(*c, o.b);
+  if (!a) return fail(err, a.error());
+  if (!b) return fail(err, b.error());
+  Router router(*c);
+  Result<Route> r = router.route(*a, *b, {o.pxn ? NicPolicy::pxn : NicPolicy::rail_aligned});
+  if (!r) return fail(err, r.error());
+  if (o.json) {
+    out << route_json(*c, *r).dump(2) << "\n";
+    return kExitOk;
+  }
+  out << c->device(*a).name << " -> " << c->device(*b).name << ": " << to_string(r->path_class);
+  if (!r->hops.empty())
+    out << ", bottleneck " << format_number(r->bw_gbps, 2) << " GB/s at " << c->edge_name(r->bottleneck);
+  out << ", latency " << format_number(r->latency_us, 2) << " us";
+  if (r->paths > 1) out << ", " << format_number(r->paths, 0) << " equal-cost paths";
+  out << "\n";
+  for (const Hop& h : r->hops) {
+    const Link& l = c->link(h.edge);
+    out << "  " << c->edge_name(h.edge) << "  " << to_string(l.kind) << " " << format_number(l.bw_gbps, 2) << " GB/s";
+    if (h.share < 1) out << "  share " << format_number(h.share, 4);
+    out << "\n";
+  }
+  return kExitOk;
+}
+
+int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<Cluster> c = cluster_load(o.cluster);
+  if (!c) return fail(err, c.error());
+  std::string text;
+  if (o.format == "json")
+    text = save_cluster_json(*c);
+  else if (o.format == "dot")
+    text = save_cluster_dot(*c);
+  else
+    return fail(err, "--format: unknown format '" + o.format + "'" + did_you_mean(o.format, {"json", "dot"}) +
+                         " (expected json or dot)");
+  if (o.output.empty()) {
+    out << text;
+    return kExitOk;
+  }
+  std::ofstream f(o.output, std::ios::binary);
+  f << text;
+  if (!f) return fail(err, o.output + ": cannot write");
+  return kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.require_subcommand(1);
+  const char* cluster_help = "preset spec (dgx-h100:32, gb200-nvl72:2) or cluster file (recipe or graph JSON)";
+  CLI::App* s = app.add_subcommand("show", "counts, tiers, capacity and DCI links of a cluster");
+  s->add_option("cluster", o->cluster, cluster_help)->required();
+  s->add_flag("--json", o->json, "machine-readable output");
+  CLI::App* p = app.add_subcommand("path", "hop-by-hop path(s) between two GPUs, class and bottleneck");
+  p->add_option("cluster", o->cluster, cluster_help)->required();
+  p->add_option("gpu_a", o->a, "GPU name (h001/gpu0) or global index")->required();
+  p->add_option("gpu_b", o->b, "GPU name or global index")->required();
+  p->add_flag("--pxn", o->pxn, "leave the host through the NIC on the destination's rail (NCCL PXN)");
+  p->add_flag("--json", o->json, "machine-readable output");
+  CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless) or Graphviz DOT");
+  x->add_option("cluster", o->cluster, cluster_help)->required();
+  x->add_option("--format", o->format, "json or dot")->required();
+  x->add_option("-o,--output", o->output, "file to write (default: stdout)");
+  return [o, s, p, x](std::ostream& out, std::ostream& err) {
+    if (s->parsed()) return show(*o, out, err);
+    if (p->parsed()) return path(*o, out, err);
+    if (x->parsed()) return export_cluster(*o, out, err);
+    return fail(err, "topo needs a subcommand: show, path or export");
+  };
+}
+
+}  // namespace
+
+Tool topo_tool() { return {"topo", "inspect a cluster: show, path, export", setup}; }
+
+}  // namespace topoplan::cli

@@ -1,0 +1,50 @@
+#include "tests/support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace topoplan::test {
+
+std::optional<std::filesystem::path> reference_dir() {
+  std::filesystem::path p = std::filesystem::path(TOPOPLAN_SHARED_DIR) / "reference";
+  if (!std::filesystem::exists(p)) {
+    std::cerr << "skipping: " << p << " is absent (../shared not checked out beside the repo)\n";
+    return std::nullopt;
+  }
+  return p;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::filesystem::path temp_dir(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("topoplan-test-" + std::to_string(::getpid()) + "-" + name);
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+RunResult run_topoplan(const std::string& args) {
+  auto dir = temp_dir("run");
+  std::string out = (dir / "out").string(), err = (dir / "err").string();
+  std::string cmd = std::string("'") + TOPOPLAN_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+  int status = std::system(cmd.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(out);
+  r.err = read_file(err);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+}  // namespace topoplan::test

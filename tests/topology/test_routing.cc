@@ -1,0 +1,164 @@
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "topology/fabric.h"
+#include "topology/load.h"
+#include "topology/routing.h"
+
+using namespace topoplan;
+
+namespace {
+
+Cluster build(const std::string& preset) {
+  Result<Cluster> c = cluster_load(preset);
+  REQUIRE_MESSAGE(c, (c ? "" : c.error()));
+  return std::move(*c);
+}
+
+Route route(const Cluster& c, const Router& r, const std::string& a, const std::string& b,
+            NicPolicy nic = NicPolicy::rail_aligned) {
+  Result<Route> x = r.route(*c.find(a), *c.find(b), {nic});
+  REQUIRE_MESSAGE(x, (x ? "" : x.error()));
+  return *x;
+}
+
+// Edges of a route that leave a device of the given tier going up.
+std::vector<Hop> hops_from_tier(const Cluster& c, const Route& r, int tier) {
+  std::vector<Hop> out;
+  for (const Hop& h : r.hops) {
+    const Device& a = c.device(c.source(h.edge));
+    const Device& b = c.device(c.target(h.edge));
+    if (a.kind == DeviceKind::switch_ && b.kind == DeviceKind::switch_ && a.tier == tier && b.tier > tier)
+      out.push_back(h);
+  }
+  return out;
+}
+
+double share_sum(const std::vector<Hop>& hops) {
+  double s = 0;
+  for (const Hop& h : hops) s += h.share;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("routing: path classes inside a DGX H100 follow NCCL") {
+  Cluster c = build("dgx-h100:1");
+  Router r(c);
+  CHECK(route(c, r, "h001/gpu0", "h001/gpu5").path_class == PathClass::NVL);
+  CHECK(route(c, r, "h001/gpu0", "h001/gpu5").bw_gbps == doctest::Approx(450));
+  CHECK(route(c, r, "h001/gpu0", "h001/nic0").path_class == PathClass::PIX);
+  // Other NICs are nearer through a peer GPU over NVLink (PXN) than through the CPU (PHB / SYS).
+  CHECK(route(c, r, "h001/gpu0", "h001/nic1").path_class == PathClass::PXN);
+  CHECK(route(c, r, "h001/gpu0", "h001/nic4").path_class == PathClass::PXN);
+  for (int g = 0; g < 8; ++g)
+    CHECK(c.device(r.nic_for(*c.find("h001/gpu" + std::to_string(g)))).local_index == g);
+}
+
+TEST_CASE("routing: DGX A100 pairs two GPUs and two NICs per PCIe switch") {
+  Cluster c = build("dgx-a100:1");
+  Router r(c);
+  CHECK(route(c, r, "h001/gpu1", "h001/nic0").path_class == PathClass::PIX);
+  CHECK(route(c, r, "h001/gpu1", "h001/nic2").path_class == PathClass::PXN);
+  // Ties between the two PIX NICs go to the rail-aligned one.
+  CHECK(c.device(r.nic_for(*c.find("h001/gpu1"))).name == "h001/nic1");
+}
+
+TEST_CASE("routing: PCIe-only and Grace nodes") {
+  Cluster pcie = build("pcie-l40s:1");
+  Router r(pcie);
+  CHECK(route(pcie, r, "h001/gpu0", "h001/gpu1").path_class == PathClass::PIX);
+  CHECK(route(pcie, r, "h001/gpu0", "h001/gpu2").path_class == PathClass::PHB);
+  CHECK(route(pcie, r, "h001/gpu0", "h001/gpu7").path_class == PathClass::SYS);
+  CHECK(pcie.device(r.nic_for(*pcie.find("h001/gpu3"))).name == "h001/nic1");
+
+  Cluster nvl = build("gb200-nvl72:2");
+  Router rn(nvl);
+  // Trays of one rack talk over the rack's NVLink domain; across racks over the network.
+  CHECK(route(nvl, rn, "h001/gpu0", "h018/gpu3").path_class == PathClass::NVL);
+  CHECK(route(nvl, rn, "h001/gpu0", "h019/gpu0").path_class == PathClass::NET);
+  CHECK(route(nvl, rn, "h001/gpu1", "h001/nic1").path_class == PathClass::PXB);
+}
+
+TEST_CASE("routing: ECMP over a two-tier fat tree splits evenly over every spine") {
+  Cluster c = build("dgx-h100:64");  // 2 SUs: 16 leaves, 8 spines
+  Router r(c);
+  Route same_leaf = route(c, r, "h001/gpu0", "h002/gpu0");
+  CHECK(same_leaf.path_class == PathClass::NET);
+  CHECK(same_leaf.paths == 1);
+  CHECK(hops_from_tier(c, same_leaf, 1).empty());
+
+  Route cross_su = route(c, r, "h001/gpu0", "h033/gpu0");
+  CHECK(cross_su.paths == 8);
+  std::vector<Hop> up = hops_from_tier(c, cross_su, 1);
+  REQUIRE(up.size() == 8);
+  for (const Hop& h : up) CHECK(h.share == doctest::Approx(1.0 / 8));
+  CHECK(share_sum(up) == doctest::Approx(1));
+  CHECK(cross_su.bw_gbps == doctest::Approx(50));
+  CHECK(c.device(c.source(cross_su.bottleneck)).kind != DeviceKind::switch_);
+
+  // Rail-aligned: GPU0 to GPU3 crosses from rail 0 to rail 3 through the spines.
+  Route cross_rail = route(c, r, "h001/gpu0", "h002/gpu3");
+  CHECK(cross_rail.paths == 8);
+  CHECK(c.device(cross_rail.src_nic).name == "h001/nic0");
+  // PXN: hop over NVLink to GPU3 and leave through nic3, staying on rail 3.
+  Route pxn = route(c, r, "h001/gpu0", "h002/gpu3", NicPolicy::pxn);
+  CHECK(c.device(pxn.src_nic).name == "h001/nic3");
+  CHECK(pxn.paths == 1);
+}
+
+TEST_CASE("routing: three tiers count leaf x spine x core paths and keep the cache per switch pair") {
+  ClusterSpec spec = *preset_spec_parse("dgx-h100:256");
+  spec.fabric.nodes_per_pod = 64;
+  spec.fabric.pod_oversubscription = 7;
+  Cluster c = *cluster_build(spec);
+  Router r(c);
+  Route x = route(c, r, "h001/gpu0", "h200/gpu0");
+  CHECK(x.paths == 10 * 5 * 10);
+  std::vector<Hop> spine_up = hops_from_tier(c, x, 2);
+  CHECK(spine_up.size() == 50);
+  for (const Hop& h : spine_up) CHECK(h.share == doctest::Approx(1.0 / 50));
+  // Every GPU on rail 0 of host 1..32 shares leaf0: one cached path set per destination leaf set.
+  for (int h = 1; h <= 9; ++h) route(c, r, "h00" + std::to_string(h) + "/gpu0", "h200/gpu0");
+  CHECK(r.cached_switch_paths() == 1);
+}
+
+TEST_CASE("routing: dual plane splits a flow over both planes") {
+  ClusterSpec spec = *preset_spec_parse("dgx-h100:64");
+  spec.fabric.planes = 2;
+  Cluster c = *cluster_build(spec);
+  Router r(c);
+  Route x = route(c, r, "h001/gpu0", "h040/gpu0");
+  int nic_up = 0;
+  for (const Hop& h : x.hops)
+    if (c.source(h.edge) == x.src_nic && c.device(c.target(h.edge)).kind == DeviceKind::switch_) {
+      ++nic_up;
+      CHECK(h.share == doctest::Approx(0.5));
+    }
+  CHECK(nic_up == 2);
+  CHECK(x.bw_gbps == doctest::Approx(50));  // 2 x 25 GB/s ports
+}
+
+TEST_CASE("routing: two sites cross a DCI link and pay the propagation") {
+  ClusterSpec spec = *preset_spec_parse("dgx-h100:8");
+  spec.sites = {{"siteA", 4}, {"siteB", 4}};
+  spec.dci = {8, 400, 100};
+  Cluster c = *cluster_build(spec);
+  Router r(c);
+  Route x = route(c, r, "h001/gpu0", "h008/gpu0");
+  CHECK(x.path_class == PathClass::DCI);
+  CHECK(x.latency_us > 100 * kFibreUsPerKm);
+  int dci = 0;
+  for (const Hop& h : x.hops) dci += c.link(h.edge).kind == LinkKind::DCI;
+  CHECK(dci == 8);
+  CHECK(route(c, r, "h001/gpu0", "h004/gpu0").path_class == PathClass::NET);
+}
+
+TEST_CASE("routing: only GPUs and NICs are endpoints") {
+  Cluster c = build("dgx-h100:2");
+  Router r(c);
+  Result<Route> x = r.route(*c.find("h001/gpu0"), *c.find("leaf0"));
+  REQUIRE_FALSE(x);
+  CHECK(x.error().find("'leaf0' is a switch") != std::string::npos);
+}

@@ -1,0 +1,14 @@
+#include <doctest/doctest.h>
+
+#include "topology/suggest.h"
+
+using namespace topoplan;
+
+TEST_CASE("suggest: closest name within a third of its length") {
+  std::vector<std::string> presets = {"dgx-a100", "dgx-h100", "hgx-h200"};
+  CHECK(suggest_closest("dgx-h10", presets) == "dgx-h100");
+  CHECK(suggest_closest("dgxh100", presets) == "dgx-h100");
+  CHECK(suggest_closest("completely-different", presets).empty());
+  CHECK(did_you_mean("hgx-h20", presets) == ", did you mean 'hgx-h200'?");
+  CHECK(did_you_mean("zzz", presets).empty());
+}

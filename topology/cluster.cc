@@ -1,0 +1,112 @@
+#include "topology/cluster.h"
+
+#include <algorithm>
+#include <boost/graph/connected_components.hpp>
+
+namespace topoplan {
+
+int Cluster::add_site(const std::string& site_name) {
+  sites_.push_back(site_name);
+  return static_cast<int>(sites_.size() - 1);
+}
+
+int Cluster::add_domain(const std::string& domain_name) {
+  domains_.push_back(domain_name);
+  return static_cast<int>(domains_.size() - 1);
+}
+
+int Cluster::add_host(Host host) {
+  int index = static_cast<int>(hosts_.size());
+  host_by_name_.emplace(host.name, index);
+  hosts_.push_back(std::move(host));
+  return index;
+}
+
+Result<VertexId> Cluster::add_device(Device device) {
+  if (device.name.empty()) return Error{"device with an empty name"};
+  auto [it, inserted] = by_name_.emplace(device.name, static_cast<VertexId>(num_devices()));
+  if (!inserted) return Error{"duplicate device name '" + device.name + "'"};
+  VertexId v = static_cast<VertexId>(boost::add_vertex(std::move(device), g_));
+  return v;
+}
+
+Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double bw_gbps, double latency_us,
+                                 double length_km) {
+  if (a >= num_devices() || b >= num_devices()) return Error{"link to a device that does not exist"};
+  if (a == b) return Error{"link from '" + g_[a].name + "' to itself"};
+  if (!(bw_gbps > 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": bw_gbps must be > 0"};
+  if (!(latency_us >= 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": latency_us must be >= 0"};
+  if (!(length_km >= 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": length_km must be >= 0"};
+  EdgeId id = static_cast<EdgeId>(edge_src_.size());
+  Link l{id, kind, bw_gbps, latency_us, length_km};
+  boost::add_edge(a, b, l, g_);
+  links_.push_back(l);
+  l.id = id + 1;
+  boost::add_edge(b, a, l, g_);
+  links_.push_back(l);
+  edge_src_.insert(edge_src_.end(), {a, b});
+  edge_dst_.insert(edge_dst_.end(), {b, a});
+  return id;
+}
+
+Result<bool> Cluster::finalize() {
+  size_t n = num_devices();
+  out_begin_.assign(n + 1, 0);
+  out_ids_.clear();
+  out_ids_.reserve(edge_src_.size());
+  for (VertexId v = 0; v < n; ++v) {
+    out_begin_[v] = static_cast<uint32_t>(out_ids_.size());
+    for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
+      out_ids_.push_back(g_[e].id);
+    }
+  }
+  out_begin_[n] = static_cast<uint32_t>(out_ids_.size());
+
+  for (auto& h : hosts_) {
+    h.gpus.clear();
+    h.nics.clear();
+  }
+  for (VertexId v = 0; v < n; ++v) {
+    const Device& d = g_[v];
+    if (d.kind != DeviceKind::gpu && d.kind != DeviceKind::nic) continue;
+    if (d.host < 0 || d.host >= static_cast<int>(hosts_.size()))
+      return Error{"device '" + d.name + "' (" + std::string(to_string(d.kind)) + ") has no host"};
+    (d.kind == DeviceKind::gpu ? hosts_[d.host].gpus : hosts_[d.host].nics).push_back(v);
+  }
+  gpus_.clear();
+  gpus_per_host_ = hosts_.empty() ? 0 : static_cast<int>(hosts_[0].gpus.size());
+  for (auto& h : hosts_) {
+    auto by_local = [this](VertexId x, VertexId y) { return g_[x].local_index < g_[y].local_index; };
+    std::stable_sort(h.gpus.begin(), h.gpus.end(), by_local);
+    std::stable_sort(h.nics.begin(), h.nics.end(), by_local);
+    gpus_.insert(gpus_.end(), h.gpus.begin(), h.gpus.end());
+    if (static_cast<int>(h.gpus.size()) != gpus_per_host_) gpus_per_host_ = 0;
+  }
+  if (gpus_.empty()) return Error{"the cluster has no GPU"};
+
+  // Links are symmetric, so components of the directed graph's edges are the undirected ones.
+  std::vector<int> component(n);
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> u(n);
+  for (EdgeId e = 0; e < edge_src_.size(); e += 2) boost::add_edge(edge_src_[e], edge_dst_[e], u);
+  boost::connected_components(u, component.data());
+  for (VertexId gpu : gpus_)
+    if (component[gpu] != component[gpus_[0]])
+      return Error{"GPU '" + g_[gpu].name + "' has no path to '" + g_[gpus_[0]].name + "'"};
+  return true;
+}
+
+std::optional<VertexId> Cluster::find(const std::string& device_name) const {
+  auto it = by_name_.find(device_name);
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<int> Cluster::host_index(const std::string& host_name) const {
+  auto it = host_by_name_.find(host_name);
+  if (it == host_by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string Cluster::edge_name(EdgeId e) const { return g_[source(e)].name + " -> " + g_[target(e)].name; }
+
+}  // namespace topoplan

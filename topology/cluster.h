@@ -1,0 +1,111 @@
+// The cluster as a graph: devices are vertices, every full-duplex physical link is two directed
+// edges (ids 2k and 2k+1) so load is always accounted per direction.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "topology/error.h"
+#include "topology/kinds.h"
+
+namespace topoplan {
+
+using VertexId = uint32_t;
+using EdgeId = uint32_t;
+inline constexpr VertexId kNoVertex = UINT32_MAX;
+
+struct Device {
+  std::string name;  // stable: "h017/gpu3", "leaf12", "siteA/dci0"
+  DeviceKind kind = DeviceKind::gpu;
+  int32_t host = -1;            // index into Cluster::hosts()
+  int32_t scaleup_domain = -1;  // index into Cluster::domains(); GPUs and NVSwitches
+  int32_t site = -1;            // index into Cluster::sites()
+  int16_t rail = -1;            // NICs on a rail-optimized fabric
+  int16_t tier = 0;             // switches: leaf 1, spine 2, core 3; site routers above
+  int16_t local_index = -1;     // GPU or NIC index within its host (cuda_ordinal order)
+  std::string model;            // GPU model ("H100-SXM"), informational for other kinds
+};
+
+struct Link {
+  EdgeId id = 0;
+  LinkKind kind = LinkKind::NET;
+  double bw_gbps = 0;     // GB/s (1e9 bytes/s) in this direction
+  double latency_us = 0;  // one way, including propagation for DCI
+  double length_km = 0;   // DCI only
+};
+
+struct Host {
+  std::string name;
+  int32_t site = -1;
+  int32_t scaleup_domain = -1;
+  std::string node_type;  // preset it was built from, "" for explicit graphs
+  std::vector<VertexId> gpus;  // by local_index
+  std::vector<VertexId> nics;  // by local_index
+};
+
+// Propagation in fibre, about 2/3 c: 4.9 us per km (ITU-T G.652 group index ~1.468).
+inline constexpr double kFibreUsPerKm = 4.9;
+
+class Cluster {
+ public:
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Device, Link>;
+
+  std::string name;
+
+  // Building. Names must be unique; links need a positive bandwidth.
+  int add_site(const std::string& site_name);
+  int add_domain(const std::string& domain_name);
+  int add_host(Host host);
+  Result<VertexId> add_device(Device device);
+  // Adds a -> b (returned id, even) and b -> a (id + 1) with the same properties.
+  Result<EdgeId> add_link(VertexId a, VertexId b, LinkKind kind, double bw_gbps, double latency_us,
+                          double length_km = 0);
+  // Indexes edges, orders GPUs host-major, checks every GPU reaches every other. Call once built.
+  Result<bool> finalize();
+
+  // Reading (after finalize).
+  size_t num_devices() const { return boost::num_vertices(g_); }
+  size_t num_edges() const { return edge_src_.size(); }
+  const Device& device(VertexId v) const { return g_[v]; }
+  const Link& link(EdgeId e) const { return links_[e]; }
+  VertexId source(EdgeId e) const { return edge_src_[e]; }
+  VertexId target(EdgeId e) const { return edge_dst_[e]; }
+  static EdgeId reverse(EdgeId e) { return e ^ 1u; }
+  std::span<const EdgeId> out_edges(VertexId v) const {
+    return {out_ids_.data() + out_begin_[v], out_ids_.data() + out_begin_[v + 1]};
+  }
+  std::optional<VertexId> find(const std::string& device_name) const;
+  // "leaf0 -> spine3" style label of a directed edge.
+  std::string edge_name(EdgeId e) const;
+
+  const std::vector<Host>& hosts() const { return hosts_; }
+  const std::vector<std::string>& sites() const { return sites_; }
+  const std::vector<std::string>& domains() const { return domains_; }
+  // All GPUs, host-major then local_index: the global GPU index used on the command line.
+  const std::vector<VertexId>& gpus() const { return gpus_; }
+  // GPUs per host when every host has the same count, else 0.
+  int gpus_per_host() const { return gpus_per_host_; }
+  std::optional<int> host_index(const std::string& host_name) const;
+  const Graph& graph() const { return g_; }
+
+ private:
+  Graph g_;
+  // Per edge id, contiguous; the graph's bundles hold the same values for Boost algorithms.
+  std::vector<Link> links_;
+  std::vector<VertexId> edge_src_, edge_dst_;
+  std::vector<uint32_t> out_begin_;
+  std::vector<EdgeId> out_ids_;
+  std::unordered_map<std::string, VertexId> by_name_;
+  std::unordered_map<std::string, int> host_by_name_;
+  std::vector<Host> hosts_;
+  std::vector<std::string> sites_, domains_;
+  std::vector<VertexId> gpus_;
+  int gpus_per_host_ = 0;
+};
+
+}  // namespace topoplan

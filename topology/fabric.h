@@ -1,0 +1,55 @@
+// Fabric recipes: how hosts are wired into leaves, spines, cores and sites. A ClusterSpec is what a
+// preset spec ("dgx-h100:32") or a recipe file means; cluster_build turns it into a Cluster.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/cluster.h"
+#include "topology/node_types.h"
+
+namespace topoplan {
+
+enum class FabricKind { rail, tor };
+
+struct FabricSpec {
+  FabricKind kind = FabricKind::rail;
+  // rail: one leaf per rail per scalable unit; tor: one leaf per group of this many hosts.
+  int nodes_per_su = 32;
+  double leaf_oversubscription = 1;  // leaf down capacity / up capacity
+  // A core tier above pods of this many hosts; 0 = two tiers (leaf/spine) for the whole site.
+  int nodes_per_pod = 0;
+  double pod_oversubscription = 1;  // spine down capacity / up capacity (e.g. 7 for 7:1)
+  int planes = 1;                   // dual plane: every NIC splits its rate over two leaves
+  int switch_radix = 64;            // ports per switch, used to size spine and core counts
+  int spines_per_pod = 0;           // 0 = derived from radix and capacity
+  int cores = 0;                    // 0 = derived
+};
+
+struct SiteSpec {
+  std::string name;
+  int nodes = 0;
+};
+
+struct DciSpec {
+  int links = 0;            // parallel links between every pair of sites
+  double link_gbps = 400;   // Gbit/s each (input edge)
+  double length_km = 0;
+};
+
+struct ClusterSpec {
+  std::string name;
+  NodeType node;
+  int nodes = 0;  // hosts (trays for gb200-nvl72; racks are nodes / 18)
+  FabricSpec fabric;
+  std::vector<SiteSpec> sites;  // empty = one site holding all nodes
+  DciSpec dci;
+};
+
+// The default fabric for a node type: rail-optimized leaf/spine with 32-node scalable units.
+FabricSpec fabric_default(const NodeType& type);
+
+// Checks the spec (sizes positive, sites summing to nodes ...), then builds and finalizes.
+Result<Cluster> cluster_build(const ClusterSpec& spec);
+
+}  // namespace topoplan

@@ -1,0 +1,395 @@
+#include "topology/formats/json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include "topology/suggest.h"
+#include "topology/units.h"
+
+namespace topoplan {
+namespace {
+
+using nlohmann::json;
+constexpr std::nullopt_t kRequired = std::nullopt;
+
+// How a value is shown after "got": scalars as written, containers by their type.
+std::string shown(const json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  return v.dump();
+}
+
+std::string indexed(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// The typed fields of one JSON object. The first problem is kept in *error and later reads return
+// their fallback, so a loader checks once per object instead of after every field.
+class Fields {
+ public:
+  Fields(const json& value, std::string path, const std::vector<std::string>& keys, std::string* error)
+      : value_(value), path_(std::move(path)), error_(error) {
+    if (!value.is_object()) {
+      fail(path_, "expected an object, got " + shown(value));
+      return;
+    }
+    for (auto it = value.begin(); it != value.end(); ++it)
+      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
+        fail(path_, "unknown key '" + it.key() + "'" + did_you_mean(it.key(), keys));
+        return;
+      }
+  }
+
+  bool ok() const { return error_->empty(); }
+  const std::string& path() const { return path_; }
+  std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  bool has(const std::string& key) const { return ok() && value_.contains(key); }
+  void fail(const std::string& where, const std::string& what) {
+    if (ok()) *error_ = where.empty() ? what : where + ": " + what;
+  }
+
+  // The value under key, or nullptr when absent (an error if required) or after an error.
+  const json* get(const std::string& key, bool required) {
+    if (has(key)) return &value_.at(key);
+    if (ok() && required) fail(path_, "missing key '" + key + "'");
+    return nullptr;
+  }
+
+  const json* list(const std::string& key, bool required) {
+    const json* v = get(key, required);
+    if (v && !v->is_array()) fail(at(key), "expected an array, got " + shown(*v));
+    return ok() ? v : nullptr;
+  }
+
+  std::string text(const std::string& key, std::optional<std::string> fallback) {
+    const json* v = get(key, !fallback);
+    if (v && v->is_string()) return v->get<std::string>();
+    if (v) fail(at(key), "expected a string, got " + shown(*v));
+    return fallback.value_or("");
+  }
+
+  // A required string that names something, so it may not be empty.
+  std::string name(const std::string& key) {
+    std::string s = text(key, kRequired);
+    if (ok() && s.empty()) fail(at(key), "expected a non-empty name");
+    return s;
+  }
+
+  int integer(const std::string& key, std::optional<int> fallback, int minimum, int maximum = INT_MAX) {
+    const json* v = get(key, !fallback);
+    if (!v) return fallback.value_or(0);
+    double x = v->is_number() ? v->get<double>() : NAN;
+    if (x == std::trunc(x) && x >= minimum && x <= maximum) return static_cast<int>(x);
+    std::string expected = maximum != INT_MAX ? "an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum)
+                           : minimum == 1     ? "a positive integer"
+                           : minimum == 0     ? "a non-negative integer"
+                                              : "an integer >= " + std::to_string(minimum);
+    fail(at(key), "expected " + expected + ", got " + shown(*v));
+    return fallback.value_or(0);
+  }
+
+  // A number above `minimum`, or at least `minimum` when `inclusive`.
+  double number(const std::string& key, std::optional<double> fallback, double minimum, bool inclusive) {
+    const json* v = get(key, !fallback);
+    if (!v) return fallback.value_or(0);
+    if (v->is_number() && (inclusive ? v->get<double>() >= minimum : v->get<double>() > minimum))
+      return v->get<double>();
+    std::string expected = inclusive ? "a number >= " + format_number(minimum)
+                           : minimum == 0 ? "a positive number"
+                                          : "a number > " + format_number(minimum);
+    fail(at(key), "expected " + expected + ", got " + shown(*v));
+    return fallback.value_or(0);
+  }
+
+ private:
+  const json& value_;
+  std::string path_;
+  std::string* error_;
+};
+
+// Names in the order listed: sites, domains and hosts are referred to by name, stored by index.
+struct Names {
+  std::vector<std::string> list;
+  std::unordered_map<std::string, int> index;
+  bool add(const std::string& n) {
+    if (!index.emplace(n, static_cast<int>(list.size())).second) return false;
+    list.push_back(n);
+    return true;
+  }
+};
+
+// A top-level array of unique names ("sites", "domains").
+Names names_read(Fields& top, const char* key, const char* noun) {
+  Names names;
+  if (const json* list = top.list(key, false))
+    for (size_t i = 0; i < list->size() && top.ok(); ++i) {
+      const json& n = (*list)[i];
+      if (!n.is_string() || n.get<std::string>().empty())
+        top.fail(indexed(key, i), std::string("expected a ") + noun + " name, got " + shown(n));
+      else if (!names.add(n.get<std::string>()))
+        top.fail(indexed(key, i), std::string("duplicate ") + noun + " '" + n.get<std::string>() + "'");
+    }
+  return names;
+}
+
+// An optional reference by name; -1 when absent.
+int ref(Fields& f, const char* key, const Names& names, const char* noun) {
+  if (!f.has(key)) return -1;
+  std::string n = f.text(key, kRequired);
+  auto it = names.index.find(n);
+  if (it != names.index.end()) return it->second;
+  f.fail(f.at(key), std::string("no ") + noun + " '" + n + "'" + did_you_mean(n, names.list));
+  return -1;
+}
+
+template <typename Kind>
+Kind kind_read(Fields& f, std::optional<Kind> (*from)(std::string_view), const std::vector<std::string>& names,
+               const char* noun) {
+  std::string k = f.text("kind", kRequired);
+  std::optional<Kind> kind = from(k);
+  if (f.ok() && !kind) f.fail(f.at("kind"), std::string("unknown ") + noun + " '" + k + "'" + did_you_mean(k, names));
+  return kind.value_or(Kind{});
+}
+
+VertexId endpoint(Fields& f, const char* key, const Cluster& c) {
+  std::string n = f.name(key);
+  if (!f.ok()) return kNoVertex;
+  if (std::optional<VertexId> v = c.find(n)) return *v;
+  // Suggestions scan every name, which is fine on the way to an error.
+  std::vector<std::string> all;
+  all.reserve(c.num_devices());
+  for (VertexId v = 0; v < c.num_devices(); ++v) all.push_back(c.device(v).name);
+  f.fail(f.at(key), "no device '" + n + "'" + did_you_mean(n, all));
+  return kNoVertex;
+}
+
+// nlohmann counts bytes; people and editors want the line:column (1-based) of the offending byte.
+std::string line_col(const std::string& text, size_t byte) {
+  size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i < at; ++i)
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  return std::to_string(line) + ":" + std::to_string(at - line_start + 1);
+}
+
+// The part of nlohmann's message after its own "[json.exception...] parse error at ...: " prefix.
+std::string reason(const std::string& what) {
+  size_t p = what.find("parse error");
+  p = what.find(": ", p == std::string::npos ? 0 : p);
+  return p == std::string::npos ? what : what.substr(p + 2);
+}
+
+// Whole numbers print without ".0", so saved files read like written ones; others print exactly.
+nlohmann::ordered_json number_json(double x) {
+  if (x == std::trunc(x) && std::abs(x) < 1e15) return static_cast<int64_t>(x);
+  return x;
+}
+
+}  // namespace
+
+Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) {
+  std::string error;
+  Fields top(doc, "", {"name", "node", "nodes", "racks", "fabric", "sites", "dci"}, &error);
+  std::string node = top.text("node", kRequired);
+  if (!error.empty()) return error_in(where, error);
+  Result<NodeType> type = node_type_named(node);
+  if (!type) return error_in(where, "node: " + type.error());
+  const int per_rack = type->hosts_per_domain;
+
+  ClusterSpec spec;
+  spec.node = *type;
+  int count = 0;  // as a preset spec counts: racks for rack-scale types, else nodes
+  if (top.has("racks") && per_rack == 1) {
+    top.fail("racks", "only rack-scale node types (gb200-nvl72) come in racks; give 'nodes' for " + node);
+  } else if (top.has("racks") && top.has("nodes")) {
+    top.fail("", "give 'nodes' or 'racks', not both");
+  } else if (top.has("racks")) {
+    count = top.integer("racks", kRequired, 1, INT_MAX / per_rack);
+    spec.nodes = count * per_rack;
+  } else {
+    spec.nodes = top.integer("nodes", kRequired, 1);
+    count = spec.nodes;
+  }
+  spec.name = top.text("name", node + ":" + std::to_string(count));
+
+  FabricSpec& fabric = spec.fabric;
+  fabric = fabric_default(*type);
+  // The parser checks types and signs; cluster_build judges the values (radix, ratios, multiples).
+  if (const json* value = top.get("fabric", false)) {
+    Fields f(*value, "fabric",
+             {"kind", "nodes_per_su", "leaf_oversubscription", "nodes_per_pod", "pod_oversubscription", "planes",
+              "switch_radix", "spines_per_pod", "cores"},
+             &error);
+    std::string kind = f.text("kind", fabric.kind == FabricKind::rail ? "rail" : "tor");
+    if (kind == "rail" || kind == "tor")
+      fabric.kind = kind == "rail" ? FabricKind::rail : FabricKind::tor;
+    else
+      f.fail(f.at("kind"), "expected \"rail\" or \"tor\", got \"" + kind + "\"" + did_you_mean(kind, {"rail", "tor"}));
+    fabric.nodes_per_su = f.integer("nodes_per_su", fabric.nodes_per_su, 1);
+    fabric.leaf_oversubscription = f.number("leaf_oversubscription", fabric.leaf_oversubscription, 0, false);
+    fabric.nodes_per_pod = f.integer("nodes_per_pod", fabric.nodes_per_pod, 0);
+    fabric.pod_oversubscription = f.number("pod_oversubscription", fabric.pod_oversubscription, 0, false);
+    fabric.planes = f.integer("planes", fabric.planes, 1);
+    fabric.switch_radix = f.integer("switch_radix", fabric.switch_radix, 1);
+    fabric.spines_per_pod = f.integer("spines_per_pod", fabric.spines_per_pod, 0);
+    fabric.cores = f.integer("cores", fabric.cores, 0);
+  }
+  if (const json* list = top.list("sites", false))
+    for (size_t i = 0; i < list->size() && error.empty(); ++i) {
+      Fields f((*list)[i], indexed("sites", i), {"name", "nodes"}, &error);
+      spec.sites.push_back({f.name("name"), f.integer("nodes", kRequired, 1)});
+    }
+  if (const json* value = top.get("dci", false)) {
+    Fields f(*value, "dci", {"links", "link_rate", "length_km"}, &error);
+    spec.dci.links = f.integer("links", spec.dci.links, 1);
+    if (f.has("link_rate")) {
+      std::string rate = f.text("link_rate", kRequired);
+      Result<double> GBps = parse_rate_GBps(rate);
+      if (!GBps) f.fail(f.at("link_rate"), GBps.error());
+      else spec.dci.link_gbps = *GBps * 8;  // DciSpec keeps the input edge's Gbit/s
+    }
+    spec.dci.length_km = f.number("length_km", spec.dci.length_km, 0, true);
+  }
+  if (!error.empty()) return error_in(where, error);
+  return spec;
+}
+
+Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
+  std::string error;
+  Fields top(doc, "", {"format", "version", "name", "sites", "domains", "hosts", "devices", "links"}, &error);
+  if (top.has("format") && top.text("format", kRequired) != "topoplan-cluster")
+    top.fail("format", "expected \"topoplan-cluster\", got " + shown(doc.at("format")));
+  if (top.has("version") && top.integer("version", kRequired, 0) != 1)
+    top.fail("version", "expected 1, got " + shown(doc.at("version")));
+  Cluster c;
+  c.name = top.text("name", "");
+  Names sites = names_read(top, "sites", "site");
+  Names domains = names_read(top, "domains", "scale-up domain");
+  for (const std::string& s : sites.list) c.add_site(s);
+  for (const std::string& d : domains.list) c.add_domain(d);
+
+  Names hosts;
+  if (const json* list = top.list("hosts", false))
+    for (size_t i = 0; i < list->size() && error.empty(); ++i) {
+      Fields f((*list)[i], indexed("hosts", i), {"name", "site", "scaleup_domain", "node_type"}, &error);
+      Host h;
+      h.name = f.name("name");
+      h.site = ref(f, "site", sites, "site");
+      h.scaleup_domain = ref(f, "scaleup_domain", domains, "scale-up domain");
+      h.node_type = f.text("node_type", "");
+      if (f.ok() && !hosts.add(h.name)) f.fail(f.at("name"), "duplicate host '" + h.name + "'");
+      c.add_host(std::move(h));
+    }
+
+  if (const json* list = top.list("devices", true))
+    for (size_t i = 0; i < list->size() && error.empty(); ++i) {
+      Fields f((*list)[i], indexed("devices", i),
+               {"name", "kind", "host", "scaleup_domain", "site", "rail", "tier", "index", "model"}, &error);
+      Device d;
+      d.name = f.name("name");
+      d.kind = kind_read(f, device_kind_from, device_kind_names(), "device kind");
+      d.host = ref(f, "host", hosts, "host");
+      d.scaleup_domain = ref(f, "scaleup_domain", domains, "scale-up domain");
+      d.site = ref(f, "site", sites, "site");
+      d.rail = static_cast<int16_t>(f.integer("rail", -1, 0, INT16_MAX));
+      d.tier = static_cast<int16_t>(f.integer("tier", 0, 0, INT16_MAX));
+      d.local_index = static_cast<int16_t>(f.integer("index", -1, 0, INT16_MAX));
+      d.model = f.text("model", "");
+      if (!f.ok()) break;
+      if (Result<VertexId> v = c.add_device(std::move(d)); !v) f.fail(f.at("name"), v.error());
+    }
+
+  if (const json* list = top.list("links", false))
+    for (size_t i = 0; i < list->size() && error.empty(); ++i) {
+      Fields f((*list)[i], indexed("links", i), {"a", "b", "kind", "bw_gbps", "latency_us", "length_km"}, &error);
+      VertexId a = endpoint(f, "a", c);
+      VertexId b = endpoint(f, "b", c);
+      LinkKind kind = kind_read(f, link_kind_from, link_kind_names(), "link kind");
+      double bw_gbps = f.number("bw_gbps", kRequired, 0, false);
+      double latency_us = f.number("latency_us", 0.0, 0, true);
+      double length_km = f.number("length_km", 0.0, 0, true);
+      if (!f.ok()) break;
+      if (Result<EdgeId> e = c.add_link(a, b, kind, bw_gbps, latency_us, length_km); !e) f.fail(f.path(), e.error());
+    }
+  if (!error.empty()) return error_in(where, error);
+  if (Result<bool> ok = c.finalize(); !ok) return error_in(where, ok.error());
+  return c;
+}
+
+Result<Cluster> load_cluster_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error_in(path, std::string("cannot read: ") + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return Error{path + ":" + line_col(text, e.byte) + ": " + reason(e.what())};
+  } catch (const json::exception& e) {
+    return error_in(path, reason(e.what()));
+  }
+  if (doc.is_object() && doc.contains("devices")) return cluster_from_json(doc, path);
+  if (doc.is_object() && doc.contains("node")) {
+    Result<ClusterSpec> spec = recipe_from_json(doc, path);
+    if (!spec) return Error{spec.error()};
+    Result<Cluster> built = cluster_build(*spec);
+    if (!built) return error_in(path, built.error());
+    return built;
+  }
+  return error_in(path, "not a cluster file: expected \"node\" (a recipe) or \"devices\" (an explicit graph)");
+}
+
+std::string save_cluster_json(const Cluster& c) {
+  using ojson = nlohmann::ordered_json;  // keys in the documented order, not sorted
+  ojson doc = {{"format", "topoplan-cluster"}, {"version", 1}, {"name", c.name},
+               {"sites", c.sites()},           {"domains", c.domains()}};
+  ojson hosts = ojson::array();
+  for (const Host& h : c.hosts()) {
+    ojson x = {{"name", h.name}};
+    if (h.site >= 0) x["site"] = c.sites()[h.site];
+    if (h.scaleup_domain >= 0) x["scaleup_domain"] = c.domains()[h.scaleup_domain];
+    if (!h.node_type.empty()) x["node_type"] = h.node_type;
+    hosts.push_back(std::move(x));
+  }
+  doc["hosts"] = std::move(hosts);
+  ojson devices = ojson::array();
+  for (VertexId v = 0; v < c.num_devices(); ++v) {
+    const Device& d = c.device(v);
+    ojson x = {{"name", d.name}, {"kind", to_string(d.kind)}};
+    if (d.host >= 0) x["host"] = c.hosts()[d.host].name;
+    if (d.scaleup_domain >= 0) x["scaleup_domain"] = c.domains()[d.scaleup_domain];
+    if (d.site >= 0) x["site"] = c.sites()[d.site];
+    if (d.rail >= 0) x["rail"] = d.rail;
+    if (d.tier > 0) x["tier"] = d.tier;
+    if (d.local_index >= 0) x["index"] = d.local_index;
+    if (!d.model.empty()) x["model"] = d.model;
+    devices.push_back(std::move(x));
+  }
+  doc["devices"] = std::move(devices);
+  ojson links = ojson::array();
+  for (EdgeId e = 0; e < c.num_edges(); e += 2) {
+    const Link& l = c.link(e);
+    ojson x = {{"a", c.device(c.source(e)).name},
+               {"b", c.device(c.target(e)).name},
+               {"kind", to_string(l.kind)},
+               {"bw_gbps", number_json(l.bw_gbps)}};
+    if (l.latency_us > 0) x["latency_us"] = number_json(l.latency_us);
+    if (l.length_km > 0) x["length_km"] = number_json(l.length_km);
+    links.push_back(std::move(x));
+  }
+  doc["links"] = std::move(links);
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace topoplan

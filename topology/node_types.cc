@@ -1,0 +1,118 @@
+#include "topology/node_types.h"
+
+#include "topology/suggest.h"
+
+namespace topoplan {
+namespace {
+
+// PCIe x16 per direction after 128b/130b encoding: Gen4 16 GT/s -> 31.5 GB/s, Gen5 32 GT/s -> 63 GB/s.
+constexpr double kPcieGen4x16_GBps = 31.5;
+constexpr double kPcieGen5x16_GBps = 63.0;
+// Socket links as NCCL models them (NVIDIA/nccl src/graph/topo.h, 2.21: AMD_BW 16.0, SKL_QPI_BW 10.0).
+constexpr double kAmdXgmi_GBps = 16.0;
+constexpr double kIntelUpi_GBps = 10.0;
+
+std::vector<NodeType> make_presets() {
+  std::vector<NodeType> t;
+  // DGX A100 user guide: 8x A100 SXM4, NVLink3 12 links x 25 GB/s = 300 GB/s per direction through
+  // 6 NVSwitches; 8x ConnectX-6 HDR 200 Gb/s; 4 PCIe Gen4 switches, each with 2 GPUs and 2 NICs;
+  // 2x AMD EPYC 7742.
+  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, kAmdXgmi_GBps, 0, 1});
+  // DGX H100 user guide: 8x H100 SXM5, NVLink4 18 links x 25 GB/s = 450 GB/s per direction through
+  // 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5 switch
+  // (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
+  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1});
+  // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
+  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1});
+  // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.
+  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1});
+  // GB200 NVL72: a host is one compute tray (2 Grace + 4 Blackwell); 18 trays share one NVLink5
+  // domain (900 GB/s per GPU per direction); NVLink-C2C 900 GB/s bidirectional between Grace and
+  // Blackwell; one 400 Gb/s ConnectX-7 per GPU on the Grace PCIe Gen5 root.
+  t.push_back({"gb200-nvl72", "B200-GB200", 4, 4, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 450, 18});
+  // A PCIe-only 8x L40S server (e.g. Supermicro SYS-521GE-TNRT): 4 PCIe Gen4 switches with 2 GPUs and
+  // one 200 Gb/s NIC each, no NVLink.
+  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, kIntelUpi_GBps, 0, 1});
+  return t;
+}
+
+}  // namespace
+
+const std::vector<NodeType>& node_types() {
+  static const std::vector<NodeType> presets = make_presets();
+  return presets;
+}
+
+Result<NodeType> node_type_named(const std::string& name) {
+  std::vector<std::string> names;
+  for (const NodeType& t : node_types()) {
+    if (t.name == name) return t;
+    names.push_back(t.name);
+  }
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return Error{"unknown preset '" + name + "'" + did_you_mean(name, names) + " (presets: " + list + ")"};
+}
+
+void node_type_build(const NodeType& type, Cluster& cluster, int host, int domain, VertexId domain_nvswitch) {
+  const Host& h = cluster.hosts()[host];
+  auto add = [&](const std::string& suffix, DeviceKind kind, int local) {
+    Device d;
+    d.name = h.name + "/" + suffix;
+    d.kind = kind;
+    d.host = host;
+    d.site = h.site;
+    d.local_index = static_cast<int16_t>(local);
+    if (kind == DeviceKind::nic) d.rail = static_cast<int16_t>(local);  // NIC i is on rail i
+    if (kind == DeviceKind::gpu) {
+      d.scaleup_domain = domain;
+      d.model = type.gpu_model;
+    }
+    return cluster.add_device(std::move(d)).value();
+  };
+  auto link = [&](VertexId a, VertexId b, LinkKind k, double bw, double lat) {
+    cluster.add_link(a, b, k, bw, lat).value();
+  };
+
+  std::vector<VertexId> cpus;
+  for (int c = 0; c < type.cpus; ++c) cpus.push_back(add("cpu" + std::to_string(c), DeviceKind::cpu, c));
+  if (type.cpus == 2 && type.cpu_link_GBps > 0)
+    link(cpus[0], cpus[1], LinkKind::SYS, type.cpu_link_GBps, HopLatency::cpu_us);
+
+  // Grace-based trays hang GPUs off the CPU by C2C and NICs off its PCIe root; others use switches.
+  const bool grace = type.c2c_GBps > 0;
+  std::vector<VertexId> switches;
+  if (!grace) {
+    int n = type.gpus / type.gpus_per_pcie_switch;
+    for (int s = 0; s < n; ++s) {
+      VertexId sw = add("pcie" + std::to_string(s), DeviceKind::pcie_switch, s);
+      link(sw, cpus[s * type.cpus / n], LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
+      switches.push_back(sw);
+    }
+  }
+  if (type.nvlink_GBps > 0 && domain_nvswitch == kNoVertex) {
+    // One vertex stands for all NVSwitch chips of the domain: they act as one full crossbar.
+    Device nvs;
+    nvs.name = h.name + "/nvswitch";
+    nvs.kind = DeviceKind::nvswitch;
+    nvs.host = host;
+    nvs.site = h.site;
+    nvs.scaleup_domain = domain;
+    domain_nvswitch = cluster.add_device(std::move(nvs)).value();
+  }
+  for (int g = 0; g < type.gpus; ++g) {
+    VertexId gpu = add("gpu" + std::to_string(g), DeviceKind::gpu, g);
+    if (grace)
+      link(gpu, cpus[g * type.cpus / type.gpus], LinkKind::C2C, type.c2c_GBps, HopLatency::pcie_us);
+    else
+      link(gpu, switches[g / type.gpus_per_pcie_switch], LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
+    if (type.nvlink_GBps > 0) link(gpu, domain_nvswitch, LinkKind::NVL, type.nvlink_GBps, HopLatency::nvlink_us);
+  }
+  for (int n = 0; n < type.nics; ++n) {
+    VertexId nic = add("nic" + std::to_string(n), DeviceKind::nic, n);
+    VertexId parent = grace ? cpus[n * type.cpus / type.nics] : switches[n * switches.size() / type.nics];
+    link(nic, parent, LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
+  }
+}
+
+}  // namespace topoplan

@@ -1,0 +1,43 @@
+// Node presets: one server (or one NVL72 rack) as devices and links, numbers cited in node_types.cc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/cluster.h"
+
+namespace topoplan {
+
+struct NodeType {
+  std::string name;        // "dgx-h100"
+  std::string gpu_model;   // "H100-SXM"
+  int gpus = 8;            // per host
+  int nics = 8;            // per host, NIC i serves GPU i (rail i) where nics == gpus
+  double nic_gbps = 400;   // line rate per NIC, Gbit/s (input edge: converted to GB/s once)
+  double nvlink_GBps = 0;  // per GPU per direction into the NVSwitch domain; 0 = no NVLink
+  double pcie_GBps = 0;    // per x16 link per direction
+  int gpus_per_pcie_switch = 1;
+  int cpus = 2;
+  double cpu_link_GBps = 0;  // socket-to-socket (UPI / xGMI) per direction
+  double c2c_GBps = 0;       // Grace-Blackwell NVLink-C2C per GPU per direction; 0 = none
+  int hosts_per_domain = 1;  // hosts sharing one NVLink domain (18 trays in an NVL72 rack)
+};
+
+// Every preset, in a stable order.
+const std::vector<NodeType>& node_types();
+Result<NodeType> node_type_named(const std::string& name);
+
+// Adds one host of this type to the cluster: GPUs, NVSwitch, PCIe switches, CPUs and NICs.
+// `domain` is the scale-up domain the host's GPUs join (shared by hosts of one NVL72 rack).
+void node_type_build(const NodeType& type, Cluster& cluster, int host, int domain, VertexId domain_nvswitch);
+
+// Latencies per hop class, in one place so calibration has one thing to overlay.
+struct HopLatency {
+  static constexpr double nvlink_us = 0.5;  // NVSwitch traversal
+  static constexpr double pcie_us = 0.3;
+  static constexpr double cpu_us = 0.4;
+  static constexpr double net_us = 0.6;     // NIC/switch port to port incl. a few metres of cable
+  static constexpr double dci_base_us = 2.0;  // router traversal at each end, before propagation
+};
+
+}  // namespace topoplan

@@ -1,0 +1,454 @@
+#include "topology/routing.h"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+
+namespace topoplan {
+namespace {
+
+constexpr int kInf = INT_MAX / 4;
+constexpr uint32_t kNoLeafset = UINT32_MAX;
+
+uint64_t pair_key(uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; }
+
+int tier_of(const Device& d) { return is_fabric(d.kind) ? d.tier : 0; }
+
+// What a local path has crossed so far; its class is derived from that, as NCCL's paths.cc does:
+// one PCIe switch is PIX, several PXB, a CPU PHB, the socket link SYS.
+struct LocalState {
+  bool nvl = false, c2c = false, sys = false, nvb = false, pxn = false, phb = false, p2c = false;
+  int pcie_switches = 0;
+
+  PathClass path_class() const {
+    PathClass c = PathClass::LOC;
+    auto worst = [&c](PathClass x) { c = std::max(c, x); };
+    if (nvl) worst(PathClass::NVL);
+    if (nvb) worst(PathClass::NVB);
+    if (c2c) worst(PathClass::C2C);
+    if (pcie_switches == 1) worst(PathClass::PIX);
+    if (pcie_switches > 1) worst(PathClass::PXB);
+    // NCCL 2.23 names a GPU->CPU(C2C)->NIC path P2C and ranks it just after PXB; we fold it into PXB.
+    if (p2c) worst(PathClass::PXB);
+    if (pxn) worst(PathClass::PXN);
+    if (phb) worst(PathClass::PHB);
+    if (sys) worst(PathClass::SYS);
+    return c;
+  }
+};
+
+}  // namespace
+
+Router::Router(const Cluster& cluster) : c_(cluster) {
+  const size_t n = c_.num_devices();
+  up_begin_.assign(n + 1, 0);
+  hz_begin_.assign(n + 1, 0);
+  down_begin_.assign(n + 1, 0);
+  nic_leafset_.assign(n, kNoLeafset);
+  std::map<std::vector<VertexId>, uint32_t> leafset_ids;
+  for (VertexId v = 0; v < n; ++v) {
+    up_begin_[v] = static_cast<uint32_t>(up_.size());
+    hz_begin_[v] = static_cast<uint32_t>(hz_.size());
+    down_begin_[v] = static_cast<uint32_t>(down_.size());
+    const Device& d = c_.device(v);
+    if (!is_fabric(d.kind) && d.kind != DeviceKind::nic) continue;
+    std::vector<VertexId> leaves;
+    for (EdgeId e : c_.out_edges(v)) {
+      const Device& t = c_.device(c_.target(e));
+      if (!is_fabric(t.kind)) continue;
+      if (tier_of(t) > tier_of(d)) {
+        up_.push_back(e);
+        leaves.push_back(c_.target(e));
+      } else if (tier_of(t) == tier_of(d)) {
+        hz_.push_back(e);
+      } else {
+        down_.push_back(e);
+      }
+    }
+    if (d.kind == DeviceKind::nic && !leaves.empty()) {
+      std::sort(leaves.begin(), leaves.end());
+      auto [it, inserted] = leafset_ids.emplace(leaves, static_cast<uint32_t>(leafsets_.size()));
+      if (inserted) leafsets_.push_back(leaves);
+      nic_leafset_[v] = it->second;
+    }
+  }
+  up_begin_[n] = static_cast<uint32_t>(up_.size());
+  hz_begin_[n] = static_cast<uint32_t>(hz_.size());
+  down_begin_[n] = static_cast<uint32_t>(down_.size());
+  // Fill the begin offsets of vertices skipped above (they have empty ranges).
+  for (size_t v = n; v-- > 0;) {
+    const Device& d = c_.device(static_cast<VertexId>(v));
+    if (!is_fabric(d.kind) && d.kind != DeviceKind::nic) {
+      up_begin_[v] = up_begin_[v + 1];
+      hz_begin_[v] = hz_begin_[v + 1];
+      down_begin_[v] = down_begin_[v + 1];
+    }
+  }
+  nic_of_gpu_.assign(n, kNoVertex);
+  dist_a_.assign(n, kInf);
+  dist_b_.assign(n, kInf);
+  rem_.assign(n, kInf);
+  flow_up_.assign(n, 0);
+  flow_down_.assign(n, 0);
+  count_up_.assign(n, 0);
+  count_down_.assign(n, 0);
+  lat_up_.assign(n, 0);
+  lat_down_.assign(n, 0);
+}
+
+Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
+  const Device& da = c_.device(a);
+  const Device& db = c_.device(b);
+  auto allowed = [&](const Device& v) {
+    if (v.kind == DeviceKind::nic || is_fabric(v.kind)) return false;
+    if (v.host >= 0 && (v.host == da.host || v.host == db.host)) return true;
+    return v.scaleup_domain >= 0 && (v.scaleup_domain == da.scaleup_domain || v.scaleup_domain == db.scaleup_domain);
+  };
+  LocalPath best;
+  std::vector<EdgeId> stack;
+  std::vector<VertexId> on_path{a};
+  // Depth-first over the few devices of one host; the best path by (class, bandwidth, hops) wins.
+  auto better = [&](PathClass cls, double bw, size_t hops) {
+    if (!best.found) return true;
+    if (cls != best.path_class) return cls < best.path_class;
+    if (bw != best.bw_gbps) return bw > best.bw_gbps;
+    return hops < best.edges.size();
+  };
+  auto dfs = [&](auto&& self, VertexId v, LocalState st, double bw, double lat) -> void {
+    if (stack.size() > 8) return;
+    for (EdgeId e : c_.out_edges(v)) {
+      VertexId w = c_.target(e);
+      if (std::find(on_path.begin(), on_path.end(), w) != on_path.end()) continue;
+      const Link& l = c_.link(e);
+      LocalState next = st;
+      if (l.kind == LinkKind::NVL) next.nvl = true;
+      if (l.kind == LinkKind::C2C) next.c2c = true;
+      if (l.kind == LinkKind::SYS) next.sys = true;
+      if (l.kind == LinkKind::NET || l.kind == LinkKind::DCI) continue;
+      double nbw = std::min(bw, l.bw_gbps);
+      double nlat = lat + l.latency_us;
+      if (w == b) {
+        if (db.kind == DeviceKind::nic && next.nvb) {
+          next.nvb = false;  // NVLink to a peer GPU, then its NIC: NCCL's PXN
+          next.pxn = true;
+        }
+        PathClass cls = next.path_class();
+        if (better(cls, nbw, stack.size() + 1)) {
+          best.found = true;
+          best.path_class = cls;
+          best.bw_gbps = nbw;
+          best.latency_us = nlat;
+          best.edges = stack;
+          best.edges.push_back(e);
+        }
+        continue;
+      }
+      const Device& dw = c_.device(w);
+      if (!allowed(dw)) continue;
+      switch (dw.kind) {
+        case DeviceKind::gpu:
+          // Through a peer GPU only over NVLink: NVB to another GPU, PXN out to a NIC.
+          if (l.kind != LinkKind::NVL || next.nvb || next.pxn) continue;
+          next.nvb = true;
+          break;
+        case DeviceKind::pcie_switch: ++next.pcie_switches; break;
+        case DeviceKind::cpu: (l.kind == LinkKind::C2C ? next.p2c : next.phb) = true; break;
+        default: break;
+      }
+      if (best.found && next.path_class() > best.path_class) continue;
+      stack.push_back(e);
+      on_path.push_back(w);
+      self(self, w, next, nbw, nlat);
+      stack.pop_back();
+      on_path.pop_back();
+    }
+  };
+  dfs(dfs, a, LocalState{}, 1e300, 0);
+  return best;
+}
+
+const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const {
+  auto [it, inserted] = gpu_nic_.try_emplace(pair_key(gpu, nic));
+  if (inserted) it->second = local_path(gpu, nic);
+  return it->second;
+}
+
+VertexId Router::nic_for(VertexId gpu) const {
+  if (nic_of_gpu_[gpu] != kNoVertex) return nic_of_gpu_[gpu];
+  const Device& g = c_.device(gpu);
+  if (g.kind == DeviceKind::nic) return gpu;
+  VertexId best = kNoVertex;
+  const LocalPath* best_path = nullptr;
+  for (VertexId nic : c_.hosts()[g.host].nics) {
+    if (nic_leafset_[nic] == kNoLeafset) continue;  // not cabled to the fabric
+    const LocalPath& p = gpu_nic_path(gpu, nic);
+    if (!p.found || p.path_class >= PathClass::PXN) continue;  // PXN is a policy, not a default
+    bool take = !best_path || p.path_class < best_path->path_class ||
+                (p.path_class == best_path->path_class &&
+                 (p.bw_gbps > best_path->bw_gbps ||
+                  (p.bw_gbps == best_path->bw_gbps && c_.device(nic).local_index == g.local_index &&
+                   c_.device(best).local_index != g.local_index)));
+    if (take) {
+      best = nic;
+      best_path = &p;
+    }
+  }
+  if (best == kNoVertex)  // only NICs behind a peer GPU or none: take any cabled one
+    for (VertexId nic : c_.hosts()[g.host].nics)
+      if (nic_leafset_[nic] != kNoLeafset) {
+        best = nic;
+        break;
+      }
+  nic_of_gpu_[gpu] = best;
+  return best;
+}
+
+VertexId Router::pxn_nic(VertexId gpu, VertexId dst_nic) const {
+  VertexId own = nic_for(gpu);
+  int rail = c_.device(dst_nic).rail;
+  if (rail < 0 || c_.device(own).rail == rail) return own;
+  for (VertexId nic : c_.hosts()[c_.device(gpu).host].nics)
+    if (c_.device(nic).rail == rail && gpu_nic_path(gpu, nic).path_class <= PathClass::PXN) return nic;
+  return own;
+}
+
+const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset) const {
+  auto [it, inserted] = cache_.try_emplace(pair_key(from, leafset));
+  if (!inserted) return it->second;
+  SwitchPaths& out = it->second;
+  const std::vector<VertexId>& targets = leafsets_[leafset];
+  touched_.clear();
+  auto touch = [this](VertexId v) { touched_.push_back(v); };
+
+  // Up-cones: shortest up-only distance from the source switch and from the target leaves.
+  auto cone = [&](std::vector<int>& dist, const std::vector<VertexId>& starts) {
+    std::vector<VertexId> order;
+    for (VertexId s : starts) {
+      if (dist[s] == kInf) touch(s);
+      dist[s] = 0;
+      order.push_back(s);
+    }
+    for (size_t i = 0; i < order.size(); ++i) {
+      VertexId v = order[i];
+      for (uint32_t k = up_begin_[v]; k < up_begin_[v + 1]; ++k) {
+        VertexId w = c_.target(up_[k]);
+        if (dist[w] != kInf) continue;
+        touch(w);
+        dist[w] = dist[v] + 1;
+        order.push_back(w);
+      }
+    }
+    return order;
+  };
+  std::vector<VertexId> cone_a = cone(dist_a_, {from});
+  std::vector<VertexId> cone_b = cone(dist_b_, targets);
+
+  // Remaining valley-free distance from each up-cone switch: go down here, cross once, or climb.
+  std::vector<VertexId> by_tier = cone_a;
+  std::stable_sort(by_tier.begin(), by_tier.end(),
+                   [this](VertexId x, VertexId y) { return c_.device(x).tier > c_.device(y).tier; });
+  for (VertexId s : by_tier) {
+    int r = dist_b_[s];
+    for (uint32_t k = hz_begin_[s]; k < hz_begin_[s + 1]; ++k)
+      if (int d = dist_b_[c_.target(hz_[k])]; d != kInf) r = std::min(r, d + 1);
+    for (uint32_t k = up_begin_[s]; k < up_begin_[s + 1]; ++k)
+      if (int d = rem_[c_.target(up_[k])]; d != kInf) r = std::min(r, d + 1);
+    rem_[s] = r;
+  }
+  if (rem_[from] == kInf) {
+    for (VertexId v : touched_) dist_a_[v] = dist_b_[v] = rem_[v] = kInf;
+    return out;
+  }
+  out.reachable = true;
+  out.length = rem_[from];
+  out.exit_share.assign(targets.size(), 0);
+  auto exit_at = [&](VertexId v, double flow, double count, double lat) {
+    size_t j = static_cast<size_t>(std::lower_bound(targets.begin(), targets.end(), v) - targets.begin());
+    out.exit_share[j] += flow;
+    out.paths += count;
+    out.latency_us = std::max(out.latency_us, lat);
+  };
+
+  // Per-hop even split over every next hop on a shortest path, as ECMP switches hash flows.
+  flow_up_[from] = 1;
+  count_up_[from] = 1;
+  std::vector<VertexId> up_order = by_tier;
+  std::reverse(up_order.begin(), up_order.end());
+  std::vector<std::pair<EdgeId, bool>> next;  // edge, lands in the down phase
+  for (VertexId s : up_order) {
+    if (flow_up_[s] == 0) continue;
+    if (dist_b_[s] == 0 && rem_[s] == 0) {
+      exit_at(s, flow_up_[s], count_up_[s], lat_up_[s]);
+      continue;
+    }
+    next.clear();
+    if (dist_b_[s] != kInf && dist_b_[s] == rem_[s])
+      for (uint32_t k = down_begin_[s]; k < down_begin_[s + 1]; ++k)
+        if (dist_b_[c_.target(down_[k])] == dist_b_[s] - 1) next.push_back({down_[k], true});
+    for (uint32_t k = hz_begin_[s]; k < hz_begin_[s + 1]; ++k)
+      if (int d = dist_b_[c_.target(hz_[k])]; d != kInf && d + 1 == rem_[s]) next.push_back({hz_[k], true});
+    for (uint32_t k = up_begin_[s]; k < up_begin_[s + 1]; ++k)
+      if (int d = rem_[c_.target(up_[k])]; d != kInf && d + 1 == rem_[s]) next.push_back({up_[k], false});
+    double share = flow_up_[s] / static_cast<double>(next.size());
+    for (auto [e, down] : next) {
+      VertexId w = c_.target(e);
+      out.hops.push_back({e, share});
+      double lat = lat_up_[s] + c_.link(e).latency_us;
+      (down ? flow_down_ : flow_up_)[w] += share;
+      (down ? count_down_ : count_up_)[w] += count_up_[s];
+      double& l = (down ? lat_down_ : lat_up_)[w];
+      l = std::max(l, lat);
+    }
+  }
+  std::vector<VertexId> down_order = cone_b;
+  std::reverse(down_order.begin(), down_order.end());  // BFS order reversed: farthest from B first
+  for (VertexId s : down_order) {
+    if (flow_down_[s] == 0) continue;
+    if (dist_b_[s] == 0) {
+      exit_at(s, flow_down_[s], count_down_[s], lat_down_[s]);
+      continue;
+    }
+    next.clear();
+    for (uint32_t k = down_begin_[s]; k < down_begin_[s + 1]; ++k)
+      if (dist_b_[c_.target(down_[k])] == dist_b_[s] - 1) next.push_back({down_[k], true});
+    double share = flow_down_[s] / static_cast<double>(next.size());
+    for (auto [e, down] : next) {
+      VertexId w = c_.target(e);
+      out.hops.push_back({e, share});
+      flow_down_[w] += share;
+      count_down_[w] += count_down_[s];
+      lat_down_[w] = std::max(lat_down_[w], lat_down_[s] + c_.link(e).latency_us);
+    }
+  }
+  for (VertexId v : touched_) {
+    dist_a_[v] = dist_b_[v] = rem_[v] = kInf;
+    flow_up_[v] = flow_down_[v] = count_up_[v] = count_down_[v] = lat_up_[v] = lat_down_[v] = 0;
+  }
+  return out;
+}
+
+Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const {
+  Route r;
+  r.src = src;
+  r.dst = dst;
+  r.src_nic = nic_a;
+  r.dst_nic = nic_b;
+  r.paths = 0;
+  std::vector<Hop> hops;
+  double local_lat = 0;
+  auto add_local = [&](const std::vector<EdgeId>& edges, bool reversed) {
+    for (size_t i = 0; i < edges.size(); ++i) {
+      EdgeId e = reversed ? Cluster::reverse(edges[edges.size() - 1 - i]) : edges[i];
+      hops.push_back({e, 1.0});
+      local_lat += c_.link(e).latency_us;
+    }
+  };
+  if (src != nic_a) add_local(gpu_nic_path(src, nic_a).edges, false);
+
+  const uint32_t target = nic_leafset_[nic_b];
+  if (nic_leafset_[nic_a] == kNoLeafset || target == kNoLeafset)
+    return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name +
+                 "': a NIC on the way is not cabled to the fabric"};
+  int best = kInf;
+  for (uint32_t k = up_begin_[nic_a]; k < up_begin_[nic_a + 1]; ++k) {
+    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
+    if (sp.reachable) best = std::min(best, sp.length);
+  }
+  if (best == kInf)
+    return Error{"no up/down route from '" + c_.device(nic_a).name + "' to '" + c_.device(nic_b).name +
+                 "': check the switch tiers"};
+  std::vector<uint32_t> first;
+  for (uint32_t k = up_begin_[nic_a]; k < up_begin_[nic_a + 1]; ++k) {
+    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
+    if (sp.reachable && sp.length == best) first.push_back(k);
+  }
+  const std::vector<VertexId>& leaves = leafsets_[target];
+  std::vector<double> exit(leaves.size(), 0);
+  double fabric_lat = 0;
+  size_t fabric_begin = hops.size();
+  for (uint32_t k : first) {
+    double share = 1.0 / static_cast<double>(first.size());
+    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
+    hops.push_back({up_[k], share});
+    for (const Hop& h : sp.hops) hops.push_back({h.edge, h.share * share});
+    for (size_t j = 0; j < leaves.size(); ++j) exit[j] += sp.exit_share[j] * share;
+    r.paths += sp.paths;
+    fabric_lat = std::max(fabric_lat, c_.link(up_[k]).latency_us + sp.latency_us);
+  }
+  // Several first hops may reach the same switches: merge repeated edges, keeping path order.
+  if (first.size() > 1) {
+    std::unordered_map<EdgeId, size_t> at;
+    size_t w = fabric_begin;
+    for (size_t i = fabric_begin; i < hops.size(); ++i) {
+      auto [it, inserted] = at.try_emplace(hops[i].edge, w);
+      if (inserted)
+        hops[w++] = hops[i];
+      else
+        hops[it->second].share += hops[i].share;
+    }
+    hops.resize(w);
+  }
+  double last_hop_lat = 0;
+  for (size_t j = 0; j < leaves.size(); ++j) {
+    if (exit[j] == 0) continue;
+    for (uint32_t k = up_begin_[nic_b]; k < up_begin_[nic_b + 1]; ++k)
+      if (c_.target(up_[k]) == leaves[j]) {
+        hops.push_back({Cluster::reverse(up_[k]), exit[j]});
+        last_hop_lat = std::max(last_hop_lat, c_.link(up_[k]).latency_us);
+      }
+  }
+  if (dst != nic_b) add_local(gpu_nic_path(dst, nic_b).edges, true);
+
+  r.latency_us = local_lat + fabric_lat + last_hop_lat;
+  r.path_class = PathClass::NET;
+  r.bw_gbps = 1e300;
+  for (const Hop& h : hops) {
+    const Link& l = c_.link(h.edge);
+    if (l.kind == LinkKind::DCI) r.path_class = PathClass::DCI;
+    if (double cap = l.bw_gbps / h.share; cap < r.bw_gbps) {
+      r.bw_gbps = cap;
+      r.bottleneck = h.edge;
+    }
+  }
+  r.hops = std::move(hops);
+  return r;
+}
+
+Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const {
+  const Device& da = c_.device(a);
+  const Device& db = c_.device(b);
+  for (const Device* d : {&da, &db})
+    if (d->kind != DeviceKind::gpu && d->kind != DeviceKind::nic)
+      return Error{"'" + d->name + "' is a " + std::string(to_string(d->kind)) + "; routes join GPUs or NICs"};
+  Route r;
+  r.src = a;
+  r.dst = b;
+  if (a == b) {
+    r.bw_gbps = 1e300;
+    return r;
+  }
+  bool near = da.host == db.host || (da.scaleup_domain >= 0 && da.scaleup_domain == db.scaleup_domain);
+  if (near) {
+    LocalPath p = local_path(a, b);
+    if (p.found) {
+      r.path_class = p.path_class;
+      r.latency_us = p.latency_us;
+      r.bw_gbps = 1e300;
+      for (EdgeId e : p.edges) {
+        r.hops.push_back({e, 1.0});
+        if (c_.link(e).bw_gbps < r.bw_gbps) {
+          r.bw_gbps = c_.link(e).bw_gbps;
+          r.bottleneck = e;
+        }
+      }
+      return r;
+    }
+  }
+  VertexId nic_b = nic_for(b);
+  VertexId nic_a = options.nic == NicPolicy::pxn && da.kind == DeviceKind::gpu ? pxn_nic(a, nic_b) : nic_for(a);
+  if (nic_a == kNoVertex || nic_b == kNoVertex)
+    return Error{"no route from '" + da.name + "' to '" + db.name + "': a host has no NIC on the fabric"};
+  return fabric_route(a, nic_a, nic_b, b);
+}
+
+}  // namespace topoplan

@@ -1,0 +1,94 @@
+// Routes between GPUs (or NICs): inside a host or scale-up domain the best local path, NCCL-style;
+// between hosts up/down (valley-free) routing over the whole set of equal-cost paths, split per
+// hop the way ECMP switches hash flows. Fabric path sets are cached per (source switch, destination
+// leaf set), never per GPU pair, so routing a 100,000-GPU cluster stays cheap.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "topology/cluster.h"
+
+namespace topoplan {
+
+// A directed edge carrying `share` of the flow's bytes.
+struct Hop {
+  EdgeId edge;
+  double share;
+};
+
+struct Route {
+  VertexId src = kNoVertex, dst = kNoVertex;
+  PathClass path_class = PathClass::LOC;
+  double bw_gbps = 0;          // the flow's ceiling: min over hops of bw / share
+  EdgeId bottleneck = 0;       // the hop that sets bw_gbps (meaningless for LOC)
+  double latency_us = 0;       // the longest of the equal-cost paths
+  double paths = 1;            // number of distinct equal-cost paths
+  std::vector<Hop> hops;       // in path order; ECMP fans out into several hops per stage
+  VertexId src_nic = kNoVertex, dst_nic = kNoVertex;  // set on NET/DCI routes
+};
+
+// How a GPU picks its NIC for traffic leaving the host.
+enum class NicPolicy {
+  rail_aligned,  // its own nearest NIC (NCCL's default: GPU i uses NIC i on a DGX)
+  pxn,           // the NIC on the destination's rail, reached over NVLink through a peer GPU
+};
+
+struct RouteOptions {
+  NicPolicy nic = NicPolicy::rail_aligned;
+};
+
+class Router {
+ public:
+  explicit Router(const Cluster& cluster);
+
+  // Endpoints are GPUs or NICs. Errors only for endpoints of another kind or a fabric that has no
+  // up/down path between them (an explicit graph without tiers, say).
+  Result<Route> route(VertexId a, VertexId b, RouteOptions options = {}) const;
+  // The NIC a GPU uses for inter-host traffic: best path class, then bandwidth, then same index.
+  VertexId nic_for(VertexId gpu) const;
+  size_t cached_switch_paths() const { return cache_.size(); }
+  const Cluster& cluster() const { return c_; }
+
+ private:
+  struct LocalPath {
+    std::vector<EdgeId> edges;
+    PathClass path_class = PathClass::LOC;
+    double bw_gbps = 0;
+    double latency_us = 0;
+    bool found = false;
+  };
+  // Equal-cost paths from a switch to any switch of a NIC's leaf set.
+  struct SwitchPaths {
+    bool reachable = false;
+    int length = 0;                 // switch hops
+    std::vector<Hop> hops;          // switch-to-switch edges
+    std::vector<double> exit_share; // per leaf of the target leaf set
+    double paths = 0;
+    double latency_us = 0;
+  };
+
+  LocalPath local_path(VertexId a, VertexId b) const;
+  const LocalPath& gpu_nic_path(VertexId gpu, VertexId nic) const;
+  const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
+  Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const;
+  VertexId pxn_nic(VertexId gpu, VertexId dst_nic) const;
+
+  const Cluster& c_;
+  // Up/down adjacency of fabric devices and NICs, as contiguous arrays indexed by vertex.
+  std::vector<uint32_t> up_begin_, hz_begin_, down_begin_;
+  std::vector<EdgeId> up_, hz_, down_;
+  std::vector<uint32_t> nic_leafset_;  // per vertex; UINT32_MAX for non-NICs
+  std::vector<std::vector<VertexId>> leafsets_;
+
+  mutable std::vector<VertexId> nic_of_gpu_;  // lazily filled, kNoVertex = not yet
+  mutable std::unordered_map<uint64_t, LocalPath> gpu_nic_;
+  mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
+  // Scratch per vertex for the path-set search, reset through the touched list.
+  mutable std::vector<int> dist_a_, dist_b_, rem_;
+  mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
+  mutable std::vector<VertexId> touched_;
+};
+
+}  // namespace topoplan

@@ -1,0 +1,42 @@
+#include "topology/suggest.h"
+
+#include <algorithm>
+
+namespace topoplan {
+namespace {
+
+// Optimal string alignment distance: a swap of two neighbours ("tpoo" for "topo") costs one.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string suggest_closest(std::string_view typed, const std::vector<std::string>& candidates) {
+  // Accept up to a third of the word mistyped, as ninja does for its tools.
+  size_t best = typed.size() / 3 + 1;
+  std::string found;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(typed, c);
+    if (d < best) {
+      best = d;
+      found = c;
+    }
+  }
+  return found;
+}
+
+std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates) {
+  std::string s = suggest_closest(typed, candidates);
+  return s.empty() ? "" : ", did you mean '" + s + "'?";
+}
+
+}  // namespace topoplan

@@ -1,0 +1,52 @@
+// What `topoplan topo show` reports about a cluster: counts, tiers, capacity, DCI links.
+#pragma once
+
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "topology/cluster.h"
+
+namespace topoplan {
+
+struct TierSummary {
+  int tier = 0;
+  int switches = 0;
+  double down_GBps = 0;  // capacity into this tier from below, one direction
+  double up_GBps = 0;    // capacity from this tier to the one above, one direction
+};
+
+struct DciSummary {
+  std::string site_a, site_b;
+  int links = 0;
+  double GBps = 0;  // one direction, all parallel links
+  double length_km = 0;
+};
+
+struct ClusterSummary {
+  std::string name;
+  std::map<DeviceKind, int> devices;
+  int hosts = 0, sites = 0, scaleup_domains = 0, rails = 0;
+  int largest_domain_gpus = 0;
+  double injection_GBps = 0;  // all NIC-to-leaf capacity, one direction
+  std::vector<TierSummary> tiers;
+  // Half the capacity of the thinnest tier boundary (or the DCI between sites): what crosses any
+  // even split of the hosts when the fabric routes it evenly.
+  double bisection_GBps = 0;
+  std::vector<DciSummary> dci;
+};
+
+ClusterSummary cluster_summarize(const Cluster& cluster);
+nlohmann::json summary_to_json(const ClusterSummary& s);
+std::string summary_to_text(const ClusterSummary& s);
+
+// Aggregate one-direction DCI capacity between two sites, and their distance. Error names the site.
+struct SiteLink {
+  double GBps = 0;
+  double length_km = 0;
+  int links = 0;
+};
+Result<SiteLink> site_link(const Cluster& cluster, const std::string& from, const std::string& to);
+
+}  // namespace topoplan
