@@ -25,15 +25,13 @@ std::vector<std::string_view> split_dashes(std::string_view text) {
   }
 }
 
-// One substitution, insertion, deletion or swap of neighbours turns `a` into `b`.
+// One substitution, insertion or deletion turns `a` into `b`.
 bool one_edit_apart(std::string_view a, std::string_view b) {
   if (a.size() > b.size()) std::swap(a, b);
   size_t i = 0;
   while (i < a.size() && a[i] == b[i]) ++i;
   if (a.size() + 1 == b.size()) return a.substr(i) == b.substr(i + 1);
-  if (a.size() != b.size() || i == a.size()) return false;
-  if (a.substr(i + 1) == b.substr(i + 1)) return true;
-  return i + 1 < a.size() && a[i] == b[i + 1] && a[i + 1] == b[i] && a.substr(i + 2) == b.substr(i + 2);
+  return a.size() == b.size() && i < a.size() && a.substr(i + 1) == b.substr(i + 1);
 }
 
 // suggest.h allows a third of a word mistyped, which is no letter of a two-letter axis name;

@@ -115,19 +115,25 @@ class SiteFabric {
       for (auto& sp : pod_spines) top_.insert(top_.end(), sp.begin(), sp.end());
       return top_;
     }
-    // Cores per plane; every spine of that plane connects to every core of it.
+    // Cores come in groups, one per spine position: spine i of every pod in a plane links to every
+    // core of group i, as three-tier Clos fabrics are cabled (a full spine-core mesh would not fit
+    // the radix).
     for (int plane = 0; plane < f_.planes; ++plane) {
-      long long spine_up_total = 0;
-      for (size_t p = plane; p < pod_spines.size(); p += f_.planes) spine_up_total += pod_spines[p].size() * spine_up_ports;
-      int n = f_.cores > 0 ? f_.cores : std::max(1, ceil_div(spine_up_total, f_.switch_radix));
-      std::vector<VertexId> cs;
-      for (int i = 0; i < n; ++i) cs.push_back(add_switch("core", 3, -1));
-      for (size_t p = plane; p < pod_spines.size(); p += f_.planes)
-        for (VertexId spine : pod_spines[p])
-          for (VertexId core : cs)
-            c_.add_link(spine, core, LinkKind::NET, pod_spine_down_GBps[p] / f_.pod_oversubscription / n,
+      size_t positions = 0, pods = 0;
+      for (size_t p = plane; p < pod_spines.size(); p += f_.planes, ++pods) positions = std::max(positions, pod_spines[p].size());
+      int per_group = f_.cores > 0 ? ceil_div(f_.cores, static_cast<long long>(positions))
+                                   : std::max(1, ceil_div(static_cast<long long>(pods) * spine_up_ports, f_.switch_radix));
+      for (size_t i = 0; i < positions; ++i) {
+        std::vector<VertexId> group;
+        for (int k = 0; k < per_group; ++k) group.push_back(add_switch("core", 3, -1));
+        for (size_t p = plane; p < pod_spines.size(); p += f_.planes) {
+          if (i >= pod_spines[p].size()) continue;
+          for (VertexId core : group)
+            c_.add_link(pod_spines[p][i], core, LinkKind::NET, pod_spine_down_GBps[p] / f_.pod_oversubscription / per_group,
                         HopLatency::net_us).value();
-      top_.insert(top_.end(), cs.begin(), cs.end());
+        }
+        top_.insert(top_.end(), group.begin(), group.end());
+      }
     }
     return top_;
   }

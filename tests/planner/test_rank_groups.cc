@@ -207,6 +207,9 @@ TEST_CASE("rank groups reject unknown group tokens") {
   CHECK(g->groups("expret.tp").error() ==
         "group 'expret.tp': unknown grid 'expret', did you mean 'expert'? (groups are 'tp', 'dp-cp', … or "
         "'expert.tp', …)");
+  CHECK(g->groups("d").error() == "group 'd': unknown axis 'd', did you mean 'dp'? (axes: tp, cp, ep, dp, pp)");
+  // One letter off every axis: no single guess.
+  CHECK(g->groups("xp").error() == "group 'xp': unknown axis 'xp' (axes: tp, cp, ep, dp, pp)");
   CHECK(g->groups("expert.tp-dq").error().find("unknown axis 'dq', did you mean 'dp'?") != std::string::npos);
 }
 

@@ -54,8 +54,8 @@ TEST_CASE("fabric: three tiers with 7:1 oversubscription above the pods") {
   Cluster c = *cluster_build(spec);
   // Per pod: 16 leaves; spines sized for 56 down ports (7/8 of 64): ceil(16*32/56) = 10.
   CHECK(count(c, DeviceKind::switch_, 2) == 40);
-  // 40 spines x 8 up ports / 64 = 5 cores.
-  CHECK(count(c, DeviceKind::switch_, 3) == 5);
+  // One core group per spine position: 10 groups of ceil(4 pods x 8 up ports / 64) = 1 core.
+  CHECK(count(c, DeviceKind::switch_, 3) == 10);
   ClusterSummary s = cluster_summarize(c);
   REQUIRE(s.tiers.size() == 3);
   CHECK(s.tiers[1].down_GBps / s.tiers[1].up_GBps == doctest::Approx(7));

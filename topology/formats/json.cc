@@ -181,11 +181,12 @@ std::string line_col(const std::string& text, size_t byte) {
   return std::to_string(line) + ":" + std::to_string(at - line_start + 1);
 }
 
-// The part of nlohmann's message after its own "[json.exception...] parse error at ...: " prefix.
-std::string reason(const std::string& what) {
-  size_t p = what.find("parse error");
-  p = what.find(": ", p == std::string::npos ? 0 : p);
-  return p == std::string::npos ? what : what.substr(p + 2);
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 3, column 11: "
+// prefix, which repeats what line_col says.
+std::string reason(std::string what) {
+  if (size_t p = what.find("] "); what.starts_with("[json.exception") && p != std::string::npos) what.erase(0, p + 2);
+  if (size_t p = what.find(": "); what.starts_with("parse error") && p != std::string::npos) what.erase(0, p + 2);
+  return what;
 }
 
 // Whole numbers print without ".0", so saved files read like written ones; others print exactly.
