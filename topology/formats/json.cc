@@ -1,16 +1,13 @@
 #include "topology/formats/json.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
 
+#include "topology/formats/json_fields.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
@@ -18,100 +15,6 @@ namespace topoplan {
 namespace {
 
 using nlohmann::json;
-constexpr std::nullopt_t kRequired = std::nullopt;
-
-// How a value is shown after "got": scalars as written, containers by their type.
-std::string shown(const json& v) {
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "an array";
-  return v.dump();
-}
-
-std::string indexed(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
-// The typed fields of one JSON object. The first problem is kept in *error and later reads return
-// their fallback, so a loader checks once per object instead of after every field.
-class Fields {
- public:
-  Fields(const json& value, std::string path, const std::vector<std::string>& keys, std::string* error)
-      : value_(value), path_(std::move(path)), error_(error) {
-    if (!value.is_object()) {
-      fail(path_, "expected an object, got " + shown(value));
-      return;
-    }
-    for (auto it = value.begin(); it != value.end(); ++it)
-      if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
-        fail(path_, "unknown key '" + it.key() + "'" + did_you_mean(it.key(), keys));
-        return;
-      }
-  }
-
-  bool ok() const { return error_->empty(); }
-  const std::string& path() const { return path_; }
-  std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-  bool has(const std::string& key) const { return ok() && value_.contains(key); }
-  void fail(const std::string& where, const std::string& what) {
-    if (ok()) *error_ = where.empty() ? what : where + ": " + what;
-  }
-
-  // The value under key, or nullptr when absent (an error if required) or after an error.
-  const json* get(const std::string& key, bool required) {
-    if (has(key)) return &value_.at(key);
-    if (ok() && required) fail(path_, "missing key '" + key + "'");
-    return nullptr;
-  }
-
-  const json* list(const std::string& key, bool required) {
-    const json* v = get(key, required);
-    if (v && !v->is_array()) fail(at(key), "expected an array, got " + shown(*v));
-    return ok() ? v : nullptr;
-  }
-
-  std::string text(const std::string& key, std::optional<std::string> fallback) {
-    const json* v = get(key, !fallback);
-    if (v && v->is_string()) return v->get<std::string>();
-    if (v) fail(at(key), "expected a string, got " + shown(*v));
-    return fallback.value_or("");
-  }
-
-  // A required string that names something, so it may not be empty.
-  std::string name(const std::string& key) {
-    std::string s = text(key, kRequired);
-    if (ok() && s.empty()) fail(at(key), "expected a non-empty name");
-    return s;
-  }
-
-  int integer(const std::string& key, std::optional<int> fallback, int minimum, int maximum = INT_MAX) {
-    const json* v = get(key, !fallback);
-    if (!v) return fallback.value_or(0);
-    double x = v->is_number() ? v->get<double>() : NAN;
-    if (x == std::trunc(x) && x >= minimum && x <= maximum) return static_cast<int>(x);
-    std::string expected = maximum != INT_MAX ? "an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum)
-                           : minimum == 1     ? "a positive integer"
-                           : minimum == 0     ? "a non-negative integer"
-                                              : "an integer >= " + std::to_string(minimum);
-    fail(at(key), "expected " + expected + ", got " + shown(*v));
-    return fallback.value_or(0);
-  }
-
-  // A number above `minimum`, or at least `minimum` when `inclusive`.
-  double number(const std::string& key, std::optional<double> fallback, double minimum, bool inclusive) {
-    const json* v = get(key, !fallback);
-    if (!v) return fallback.value_or(0);
-    if (v->is_number() && (inclusive ? v->get<double>() >= minimum : v->get<double>() > minimum))
-      return v->get<double>();
-    std::string expected = inclusive ? "a number >= " + format_number(minimum)
-                           : minimum == 0 ? "a positive number"
-                                          : "a number > " + format_number(minimum);
-    fail(at(key), "expected " + expected + ", got " + shown(*v));
-    return fallback.value_or(0);
-  }
-
- private:
-  const json& value_;
-  std::string path_;
-  std::string* error_;
-};
 
 // Names in the order listed: sites, domains and hosts are referred to by name, stored by index.
 struct Names {
@@ -131,9 +34,9 @@ Names names_read(Fields& top, const char* key, const char* noun) {
     for (size_t i = 0; i < list->size() && top.ok(); ++i) {
       const json& n = (*list)[i];
       if (!n.is_string() || n.get<std::string>().empty())
-        top.fail(indexed(key, i), std::string("expected a ") + noun + " name, got " + shown(n));
+        top.fail(json_indexed(key, i), std::string("expected a ") + noun + " name, got " + json_shown(n));
       else if (!names.add(n.get<std::string>()))
-        top.fail(indexed(key, i), std::string("duplicate ") + noun + " '" + n.get<std::string>() + "'");
+        top.fail(json_indexed(key, i), std::string("duplicate ") + noun + " '" + n.get<std::string>() + "'");
     }
   return names;
 }
@@ -167,26 +70,6 @@ VertexId endpoint(Fields& f, const char* key, const Cluster& c) {
   for (VertexId v = 0; v < c.num_devices(); ++v) all.push_back(c.device(v).name);
   f.fail(f.at(key), "no device '" + n + "'" + did_you_mean(n, all));
   return kNoVertex;
-}
-
-// nlohmann counts bytes; people and editors want the line:column (1-based) of the offending byte.
-std::string line_col(const std::string& text, size_t byte) {
-  size_t at = std::min(byte > 0 ? byte - 1 : 0, text.size());
-  size_t line = 1, line_start = 0;
-  for (size_t i = 0; i < at; ++i)
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  return std::to_string(line) + ":" + std::to_string(at - line_start + 1);
-}
-
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 3, column 11: "
-// prefix, which repeats what line_col says.
-std::string reason(std::string what) {
-  if (size_t p = what.find("] "); what.starts_with("[json.exception") && p != std::string::npos) what.erase(0, p + 2);
-  if (size_t p = what.find(": "); what.starts_with("parse error") && p != std::string::npos) what.erase(0, p + 2);
-  return what;
 }
 
 // Whole numbers print without ".0", so saved files read like written ones; others print exactly.
@@ -246,7 +129,7 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
   }
   if (const json* list = top.list("sites", false))
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
-      Fields f((*list)[i], indexed("sites", i), {"name", "nodes"}, &error);
+      Fields f((*list)[i], json_indexed("sites", i), {"name", "nodes"}, &error);
       spec.sites.push_back({f.name("name"), f.integer("nodes", kRequired, 1)});
     }
   if (const json* value = top.get("dci", false)) {
@@ -268,9 +151,9 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
   std::string error;
   Fields top(doc, "", {"format", "version", "name", "sites", "domains", "hosts", "devices", "links"}, &error);
   if (top.has("format") && top.text("format", kRequired) != "topoplan-cluster")
-    top.fail("format", "expected \"topoplan-cluster\", got " + shown(doc.at("format")));
+    top.fail("format", "expected \"topoplan-cluster\", got " + json_shown(doc.at("format")));
   if (top.has("version") && top.integer("version", kRequired, 0) != 1)
-    top.fail("version", "expected 1, got " + shown(doc.at("version")));
+    top.fail("version", "expected 1, got " + json_shown(doc.at("version")));
   Cluster c;
   c.name = top.text("name", "");
   Names sites = names_read(top, "sites", "site");
@@ -281,7 +164,7 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
   Names hosts;
   if (const json* list = top.list("hosts", false))
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
-      Fields f((*list)[i], indexed("hosts", i), {"name", "site", "scaleup_domain", "node_type"}, &error);
+      Fields f((*list)[i], json_indexed("hosts", i), {"name", "site", "scaleup_domain", "node_type"}, &error);
       Host h;
       h.name = f.name("name");
       h.site = ref(f, "site", sites, "site");
@@ -293,7 +176,7 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
 
   if (const json* list = top.list("devices", true))
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
-      Fields f((*list)[i], indexed("devices", i),
+      Fields f((*list)[i], json_indexed("devices", i),
                {"name", "kind", "host", "scaleup_domain", "site", "rail", "tier", "index", "model"}, &error);
       Device d;
       d.name = f.name("name");
@@ -311,7 +194,7 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
 
   if (const json* list = top.list("links", false))
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
-      Fields f((*list)[i], indexed("links", i), {"a", "b", "kind", "bw_gbps", "latency_us", "length_km"}, &error);
+      Fields f((*list)[i], json_indexed("links", i), {"a", "b", "kind", "bw_gbps", "latency_us", "length_km"}, &error);
       VertexId a = endpoint(f, "a", c);
       VertexId b = endpoint(f, "b", c);
       LinkKind kind = kind_read(f, link_kind_from, link_kind_names(), "link kind");
@@ -327,19 +210,9 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
 }
 
 Result<Cluster> load_cluster_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error_in(path, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return Error{path + ":" + line_col(text, e.byte) + ": " + reason(e.what())};
-  } catch (const json::exception& e) {
-    return error_in(path, reason(e.what()));
-  }
+  Result<json> read = json_read_file(path);
+  if (!read) return Error{read.error()};
+  const json& doc = *read;
   if (doc.is_object() && doc.contains("devices")) return cluster_from_json(doc, path);
   if (doc.is_object() && doc.contains("node")) {
     Result<ClusterSpec> spec = recipe_from_json(doc, path);
