@@ -5,12 +5,14 @@ namespace topoplan::cli {
 Tool topo_tool();
 Tool transfer_tool();
 Tool groups_tool();
+Tool collective_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
       topo_tool(),
       transfer_tool(),
       groups_tool(),
+      collective_tool(),
   };
   return table;
 }

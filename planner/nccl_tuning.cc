@@ -165,6 +165,15 @@ NcclTuning make_v2_25_1() {
   t.nvls_channels_sm90 = 16;
   t.nvls_channels_sm100 = 32;
   t.nvls_min_local_gpus = 3;
+  // Not in 2.25.1: NCCL 2.27 (the release of the H200 rows in ../shared/reference) runs ring
+  // rather than NVLS on 4 Hopper GPUs (stas00/ml-engineering network/README.md, 8x H200 with
+  // NCCL 2.27.7: "4 GPUs: NCCL picks ring"), and Blackwell needs 6.
+  t.nvls_min_local_ranks_sm90 = 5;
+  t.nvls_min_local_ranks_sm100 = 6;
+  // src/include/collectives.h ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2, ALLREDUCE_SLICESTEPS NCCL_STEPS/4
+  // (the same for all_gather / reduce_scatter): a 2 MiB chunk of 4 steps, forwarded in 1 MiB slices.
+  t.chunk_steps = 4;
+  t.slice_steps = 2;
   t.nvls_max_arity = 32;
   t.collnet_direct_max_local_ranks = 8;
   t.ncclsteps = 8;
@@ -253,13 +262,13 @@ bool combination_allowed(const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclPro
   return true;
 }
 
-double net_overhead_us(const NcclTuning& t, NcclCpu cpu) {
+}  // namespace
+
+double nccl_net_overhead_us(const NcclTuning& t, NcclCpu cpu) {
   if (cpu == NcclCpu::intel_x86) return t.net_overhead_us_intel;
   if (cpu == NcclCpu::amd_x86) return t.net_overhead_us_amd;
   return t.net_overhead_us_other;
 }
-
-}  // namespace
 
 // ---- names -----------------------------------------------------------------------------------
 
@@ -436,7 +445,7 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
       } else {
         double overhead = 0;
         if (n_nodes > 1) {
-          overhead = net_overhead_us(t, c.cpu);
+          overhead = nccl_net_overhead_us(t, c.cpu);
           if (p == NcclProto::simple) overhead *= t.net_overhead_simple_multiplier;
         }
         intra_lat = std::max(intra_lat, overhead);
@@ -467,22 +476,34 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
   return e;
 }
 
-double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
-                    double bytes) {
-  NcclEstimate e = nccl_estimate(t, c, op, a, p);
-  if (!e.available) return -1.0;
-  double bw = e.bandwidth_gbps, lat = e.latency_us;
+double nccl_tree_correction(const NcclTuning& t, CollectiveOp op, NcclAlgo a, NcclProto p, double bytes) {
   int log_size = nccl_log2i(static_cast<long long>(bytes) >> 6);
   if (a == NcclAlgo::tree && op == CollectiveOp::all_reduce && log_size >= 0 &&
       log_size < static_cast<int>(t.tree_correction[0].size()))
-    bw *= t.tree_correction[idx(p)][static_cast<size_t>(log_size)];
+    return t.tree_correction[idx(p)][static_cast<size_t>(log_size)];
+  return 1.0;
+}
+
+double nccl_latency_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
+                       double bytes) {
+  NcclEstimate e = nccl_estimate(t, c, op, a, p);
+  if (!e.available) return -1.0;
+  double lat = e.latency_us;
   if (a == NcclAlgo::ring && p == NcclProto::simple && c.n_nodes > 1 && op == CollectiveOp::all_reduce) {
     double per = bytes / (static_cast<double>(std::max(c.n_channels, 1)) * c.n_ranks);
     if (per >= t.ring_plateau_min_bytes_per_channel_rank)
       lat *= c.compute_capability < 80 ? t.ring_plateau_factor_pre_sm80 : t.ring_plateau_factor;
   }
+  return lat;
+}
+
+double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
+                    double bytes) {
+  NcclEstimate e = nccl_estimate(t, c, op, a, p);
+  if (!e.available) return -1.0;
+  double bw = e.bandwidth_gbps * nccl_tree_correction(t, op, a, p, bytes);
   // GB/s is 1e3 bytes per microsecond.
-  return lat + bytes / (1000.0 * bw);
+  return nccl_latency_us(t, c, op, a, p, bytes) + bytes / (1000.0 * bw);
 }
 
 NcclChoice nccl_choose(const NcclTuning& t, const NcclComm& c, CollectiveOp op, double bytes) {

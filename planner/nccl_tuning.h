@@ -133,6 +133,10 @@ struct NcclTuning {
   int nvls_channels_sm90;
   int nvls_channels_sm100;
   int nvls_min_local_gpus;  // NVLS is off at or below 2 GPUs in the node
+  int nvls_min_local_ranks_sm90;   // newer NCCL: NVLS only from this many local ranks (Hopper)
+  int nvls_min_local_ranks_sm100;  // and Blackwell
+  int chunk_steps;  // Simple ring: buffer slots per chunk (ALLREDUCE_CHUNKSTEPS)
+  int slice_steps;  // and per slice, the unit a hop forwards (ALLREDUCE_SLICESTEPS)
   int nvls_max_arity;       // NVLS all_gather / reduce_scatter only up to this many ranks
   int collnet_direct_max_local_ranks;
   int ncclsteps;  // NCCL_STEPS: slots per connection buffer
@@ -213,6 +217,13 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
 // buffer for all_gather / reduce_scatter).
 double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
                     double bytes);
+// getNetOverhead: the host's cost to post one network operation (Intel 1 us, AMD 2 us, else 1).
+double nccl_net_overhead_us(const NcclTuning& t, NcclCpu cpu);
+// The size-dependent factor NCCL multiplies tree all_reduce bandwidth by (1 elsewhere).
+double nccl_tree_correction(const NcclTuning& t, CollectiveOp op, NcclAlgo a, NcclProto p, double bytes);
+// The latency part alone: nccl_estimate's latency with the ring plateau applied; -1 when unavailable.
+double nccl_latency_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
+                       double bytes);
 
 struct NcclChoice {
   bool ok = false;

@@ -17,22 +17,22 @@ std::vector<NodeType> make_presets() {
   // DGX A100 user guide: 8x A100 SXM4, NVLink3 12 links x 25 GB/s = 300 GB/s per direction through
   // 6 NVSwitches; 8x ConnectX-6 HDR 200 Gb/s; 4 PCIe Gen4 switches, each with 2 GPUs and 2 NICs;
   // 2x AMD EPYC 7742.
-  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, kAmdXgmi_GBps, 0, 1});
+  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, kAmdXgmi_GBps, 0, 1, "EPYC-7742"});
   // DGX H100 user guide: 8x H100 SXM5, NVLink4 18 links x 25 GB/s = 450 GB/s per direction through
   // 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5 switch
   // (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
-  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1});
+  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C"});
   // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
-  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1});
+  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C"});
   // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.
-  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1});
+  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8570"});
   // GB200 NVL72: a host is one compute tray (2 Grace + 4 Blackwell); 18 trays share one NVLink5
   // domain (900 GB/s per GPU per direction); NVLink-C2C 900 GB/s bidirectional between Grace and
   // Blackwell; one 400 Gb/s ConnectX-7 per GPU on the Grace PCIe Gen5 root.
-  t.push_back({"gb200-nvl72", "B200-GB200", 4, 4, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 450, 18});
+  t.push_back({"gb200-nvl72", "B200-GB200", 4, 4, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 450, 18, "Grace"});
   // A PCIe-only 8x L40S server (e.g. Supermicro SYS-521GE-TNRT): 4 PCIe Gen4 switches with 2 GPUs and
   // one 200 Gb/s NIC each, no NVLink.
-  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, kIntelUpi_GBps, 0, 1});
+  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, kIntelUpi_GBps, 0, 1, "Xeon-6448Y"});
   return t;
 }
 
@@ -68,6 +68,7 @@ void node_type_build(const NodeType& type, Cluster& cluster, int host, int domai
       d.scaleup_domain = domain;
       d.model = type.gpu_model;
     }
+    if (kind == DeviceKind::cpu) d.model = type.cpu_model;
     return cluster.add_device(std::move(d)).value();
   };
   auto link = [&](VertexId a, VertexId b, LinkKind k, double bw, double lat) {

@@ -21,6 +21,7 @@ struct NodeType {
   double cpu_link_GBps = 0;  // socket-to-socket (UPI / xGMI) per direction
   double c2c_GBps = 0;       // Grace-Blackwell NVLink-C2C per GPU per direction; 0 = none
   int hosts_per_domain = 1;  // hosts sharing one NVLink domain (18 trays in an NVL72 rack)
+  std::string cpu_model;     // "EPYC-7742", "Xeon-8480C", "Grace": NCCL tunes by CPU vendor
 };
 
 // Every preset, in a stable order.

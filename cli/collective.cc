@@ -1,0 +1,198 @@
+// topoplan collective: predict one NCCL collective on a group of GPUs, or sweep its sizes.
+#include <iomanip>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "cli/tool.h"
+#include "planner/collective.h"
+#include "topology/index_list.h"
+#include "topology/load.h"
+#include "topology/units.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string cluster, op, size, gpus, algo = "auto", proto = "auto", sweep, calibration;
+  int gpus_per_node = 0;
+  bool json = false;
+};
+
+nlohmann::json prediction_json(const CollectivePrediction& p) {
+  nlohmann::json j = {{"op", std::string(to_string(p.op))},
+                      {"bytes", p.bytes},
+                      {"ranks", p.ranks},
+                      {"nodes", p.nodes},
+                      {"algorithm", p.algorithm},
+                      {"protocol", std::string(to_string(p.proto))},
+                      {"channels", p.channels},
+                      {"time_us", p.time_us},
+                      {"latency_us", p.latency_us},
+                      {"transfer_us", p.transfer_us},
+                      {"algbw_GBps", p.algbw_GBps},
+                      {"busbw_GBps", p.busbw_GBps},
+                      {"channel_bound", p.channel_bound}};
+  j["bottleneck"] = {{"link", p.bottleneck.link},
+                     {"class", std::string(to_string(p.bottleneck.kind))},
+                     {"bytes", p.bottleneck.bytes},
+                     {"bw_gbps", p.bottleneck.bw_gbps}};
+  nlohmann::json cands = nlohmann::json::array();
+  for (const CollectiveCandidate& c : p.candidates)
+    cands.push_back({{"algorithm", c.algorithm},
+                     {"protocol", std::string(to_string(c.proto))},
+                     {"time_us", c.time_us},
+                     {"latency_us", c.latency_us},
+                     {"transfer_us", c.transfer_us}});
+  j["candidates"] = cands;
+  return j;
+}
+
+std::string time_text(double us) { return format_duration(us * 1e-6); }
+
+void print_one(std::ostream& out, const CollectivePrediction& p) {
+  out << to_string(p.op) << " " << format_bytes(p.bytes) << " on " << p.ranks << " GPUs (" << p.nodes
+      << (p.nodes == 1 ? " node" : " nodes") << ", " << p.channels << " channels): " << p.algorithm << "/"
+      << to_string(p.proto) << "\n";
+  out << "  time " << time_text(p.time_us) << "   algbw " << format_number(p.algbw_GBps, 1) << " GB/s   busbw "
+      << format_number(p.busbw_GBps, 1) << " GB/s\n";
+  out << "  latency " << time_text(p.latency_us) << " + transfer " << time_text(p.transfer_us);
+  if (p.channel_bound) out << " (bound by NCCL's per-channel rate, not a link)";
+  out << "\n  busiest link " << p.bottleneck.link << " (" << to_string(p.bottleneck.kind) << "): "
+      << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_gbps, 1) << " GB/s effective\n";
+  out << "  candidates:";
+  for (size_t i = 0; i < p.candidates.size() && i < 6; ++i)
+    out << (i ? ", " : " ") << p.candidates[i].algorithm << "/" << to_string(p.candidates[i].proto) << " "
+        << time_text(p.candidates[i].time_us);
+  out << "\n";
+}
+
+// nccl-tests' layout: '#' comment lines, then one row per size.
+void print_sweep(std::ostream& out, const std::string& cluster, const std::vector<CollectivePrediction>& rows) {
+  const CollectivePrediction& first = rows.front();
+  out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << first.ranks << " ranks, "
+      << first.nodes << (first.nodes == 1 ? " node" : " nodes") << ", " << first.channels << " channels\n";
+  out << "#" << std::setw(14) << "size" << std::setw(14) << "time_us" << std::setw(12) << "algbw_GBps"
+      << std::setw(12) << "busbw_GBps" << "  " << std::left << std::setw(10) << "algorithm" << "protocol"
+      << std::right << "\n";
+  for (const CollectivePrediction& p : rows) {
+    std::ostringstream time, alg, bus;
+    time << std::fixed << std::setprecision(2) << p.time_us;
+    alg << std::fixed << std::setprecision(2) << p.algbw_GBps;
+    bus << std::fixed << std::setprecision(2) << p.busbw_GBps;
+    out << std::setw(15) << static_cast<long long>(p.bytes) << std::setw(14) << time.str() << std::setw(12)
+        << alg.str() << std::setw(12) << bus.str() << "  " << std::left << std::setw(10) << p.algorithm
+        << to_string(p.proto) << std::right << "\n";
+  }
+}
+
+// "8B:16GiB" -> {8, 17179869184}.
+Result<std::pair<double, double>> parse_sweep(const std::string& text) {
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) return Error{"expected MIN:MAX such as 8B:16GiB, got '" + text + "'"};
+  Result<double> lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
+  if (!lo) return Error{lo.error()};
+  if (!hi) return Error{hi.error()};
+  if (!(*lo >= 1) || *hi < *lo) return Error{"expected 1 <= MIN <= MAX, got '" + text + "'"};
+  return std::pair{*lo, *hi};
+}
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<CollectiveOp> op = parse_collective_op(o.op);
+  if (!op) return fail(err, "--op: " + op.error());
+  CollectiveRequest req;
+  req.op = *op;
+  if (o.algo != "auto") {
+    std::optional<NcclAlgo> a = nccl_algo_from(o.algo);
+    if (!a || *a == NcclAlgo::collnet_direct || *a == NcclAlgo::collnet_chain)
+      return fail(err, "--algo: expected auto, ring, tree, nvls, nvlstree or pat, got '" + o.algo + "'");
+    req.algo = a;
+  }
+  if (o.proto != "auto") {
+    std::optional<NcclProto> p = nccl_proto_from(o.proto);
+    if (!p) return fail(err, "--proto: expected auto, ll, ll128 or simple, got '" + o.proto + "'");
+    req.proto = p;
+  }
+  if (o.size.empty() == o.sweep.empty()) return fail(err, "give --size SIZE or --sweep MIN:MAX");
+  std::pair<double, double> range{0, 0};
+  if (!o.size.empty()) {
+    Result<double> b = parse_bytes(o.size);
+    if (!b) return fail(err, "--size: " + b.error());
+    if (!(*b >= 1)) return fail(err, "--size: must be at least 1 byte");
+    req.bytes = *b;
+  } else {
+    Result<std::pair<double, double>> r = parse_sweep(o.sweep);
+    if (!r) return fail(err, "--sweep: " + r.error());
+    range = *r;
+  }
+  Calibration cal = calibration_default();
+  if (!o.calibration.empty()) {
+    Result<Calibration> c = calibration_load(o.calibration);
+    if (!c) return fail(err, c.error());
+    cal = *c;
+  }
+  Result<Cluster> c = cluster_load(o.cluster);
+  if (!c) return fail(err, c.error());
+  const std::vector<VertexId>& all = c->gpus();
+  std::vector<int> picked;
+  if (!o.gpus.empty()) {
+    Result<std::vector<int>> list = parse_index_list(o.gpus, static_cast<int>(all.size()));
+    if (!list) return fail(err, "--gpus: " + list.error());
+    picked = *list;
+  } else {
+    for (int i = 0; i < static_cast<int>(all.size()); ++i) picked.push_back(i);
+  }
+  std::vector<int> per_host(c->hosts().size(), 0);
+  for (int i : picked) {
+    VertexId v = all[static_cast<size_t>(i)];
+    if (o.gpus_per_node > 0 && per_host[static_cast<size_t>(c->device(v).host)]++ >= o.gpus_per_node) continue;
+    req.gpus.push_back(v);
+  }
+  if (req.gpus.size() < 2) return fail(err, "--gpus: a collective needs at least 2 GPUs, got " + std::to_string(req.gpus.size()));
+
+  Router router(*c);
+  CollectiveModel model(*c, router, nccl_tuning_default(), cal);
+  if (!o.sweep.empty()) {
+    Result<std::vector<CollectivePrediction>> rows = model.sweep(req, range.first, range.second);
+    if (!rows) return fail(err, rows.error());
+    if (o.json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const CollectivePrediction& p : *rows) j.push_back(prediction_json(p));
+      out << j.dump(2) << "\n";
+    } else {
+      print_sweep(out, o.cluster, *rows);
+    }
+    return kExitOk;
+  }
+  Result<CollectivePrediction> p = model.predict(req);
+  if (!p) return fail(err, p.error());
+  if (o.json)
+    out << prediction_json(*p).dump(2) << "\n";
+  else
+    print_one(out, *p);
+  return kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:2) or cluster file")->required();
+  app.add_option("--op", o->op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv")
+      ->required();
+  app.add_option("--size", o->size, "nccl-tests size: 1GiB, 8MB, 4096");
+  app.add_option("--sweep", o->sweep, "powers of two MIN:MAX, e.g. 8B:16GiB");
+  app.add_option("--gpus", o->gpus, "global GPU indices, host-major: 0-7,16 (default: every GPU)");
+  app.add_option("--gpus-per-node", o->gpus_per_node, "keep the first K selected GPUs of each host")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--algo", o->algo, "auto, ring, tree, nvls, nvlstree, pat (NCCL_ALGO)");
+  app.add_option("--proto", o->proto, "auto, ll, ll128, simple (NCCL_PROTO)");
+  app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
+  app.add_flag("--json", o->json, "machine-readable output");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool collective_tool() { return {"collective", "predict one NCCL collective on a group of GPUs", setup}; }
+
+}  // namespace topoplan::cli

@@ -1,0 +1,41 @@
+// What the hardware delivers to NCCL, as opposed to what its links are rated at: the numbers the
+// cost model calibrates, in one overlay (`--calibration FILE`; `topoplan calibrate` will write it).
+// NCCL's own constants (latencies, protocol factors) stay in the NCCL tuning table.
+#pragma once
+
+#include <array>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "topology/cluster.h"
+#include "topology/error.h"
+#include "topology/kinds.h"
+
+namespace topoplan {
+
+struct Calibration {
+  std::string source;  // where the numbers were fitted
+  // Fraction of a link's line rate that NCCL's copy-based transfers (rings, trees, send/recv)
+  // sustain, per LinkKind: protocol headers, flow control and DMA engines take the rest.
+  std::array<double, kLinkKinds> efficiency{};
+  // NVLS multimem reduce / broadcast through the NVSwitch, relative to copies on the same NVLink.
+  double nvls_efficiency = 1;
+  // Fixed cost per collective call seen by nccl-tests: launch, argument setup, stream sync.
+  double launch_us = 0;
+
+  // Bandwidth a transfer of NCCL's copy kind gets from this link, GB/s.
+  double effective_gbps(const Link& link) const { return link.bw_gbps * efficiency[static_cast<size_t>(link.kind)]; }
+};
+
+// The defaults, fitted to published nccl-tests results (calibration.cc says which).
+const Calibration& calibration_default();
+
+// An overlay: every key optional, the rest from `base`. `where` prefixes errors.
+// {"efficiency": {"NVL": 0.8, "NET": 0.95}, "nvls_efficiency": 0.85, "launch_us": 30}
+Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where,
+                                          const Calibration& base = calibration_default());
+Result<Calibration> calibration_load(const std::string& path);
+// Every key, so the output of one run can be edited and fed back.
+nlohmann::json calibration_to_json(const Calibration& c);
+
+}  // namespace topoplan

@@ -1,0 +1,85 @@
+// The collective cost model: one NCCL collective on a group of GPUs, predicted the way NCCL runs
+// it. Each candidate algorithm is expanded into its transfers and routed over the cluster; its time
+// is NCCL's latency for that (algorithm, protocol) plus the time the busiest link needs for its
+// bytes at the bandwidth NCCL gets from it, bounded by what NCCL's channels can push (the tuning
+// table's per-channel caps). `auto` takes the fastest, as NCCL's tuner does. docs/cost-model.md.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/calibration.h"
+#include "planner/comm_group.h"
+#include "planner/link_load.h"
+#include "planner/nccl_tuning.h"
+
+namespace topoplan {
+
+struct CollectiveRequest {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0;                // nccl-tests' size
+  std::vector<VertexId> gpus;      // rank order
+  std::optional<NcclAlgo> algo;    // forced (NCCL_ALGO), else the tuner's choice
+  std::optional<NcclProto> proto;  // forced (NCCL_PROTO)
+};
+
+struct CollectiveCandidate {
+  std::string algorithm;  // "ring", "tree", "nvls", "nvls_tree", "pat"; "pairwise" / "p2p"
+  NcclProto proto = NcclProto::simple;
+  double time_us = 0;
+  double latency_us = 0;   // NCCL's latency, launch and propagation
+  double transfer_us = 0;  // the busiest link's bytes at its effective bandwidth, or the channel cap
+};
+
+struct CollectivePrediction {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0;
+  int ranks = 0, nodes = 0;
+  int channels = 0;  // NCCL's communicator channels (ring graph after duplication)
+  std::string algorithm;
+  NcclProto proto = NcclProto::simple;
+  double time_us = 0, latency_us = 0, transfer_us = 0;
+  double algbw_GBps = 0, busbw_GBps = 0;
+  bool channel_bound = false;  // the per-channel cap, not a link, set transfer_us
+  struct Bottleneck {
+    EdgeId edge = 0;
+    std::string link;  // "h001/gpu0 -> h001/nvswitch"
+    LinkKind kind = LinkKind::NVL;
+    double bytes = 0;
+    double bw_gbps = 0;  // effective, GB/s
+  } bottleneck;
+  std::vector<CollectiveCandidate> candidates;  // every available pair, fastest first
+};
+
+// Holds what one group's predictions share: routes, the per-algorithm link profile (link loads
+// scale with the size, so a sweep expands and routes once).
+class CollectiveModel {
+ public:
+  CollectiveModel(const Cluster& cluster, const Router& router, const NcclTuning& tuning = nccl_tuning_default(),
+                  const Calibration& calibration = calibration_default());
+  ~CollectiveModel();
+
+  Result<CollectivePrediction> predict(const CollectiveRequest& request);
+  // Powers of two from min_bytes to max_bytes, inclusive, as nccl-tests -f 2 does.
+  Result<std::vector<CollectivePrediction>> sweep(const CollectiveRequest& request, double min_bytes, double max_bytes);
+
+ private:
+  struct Profile;
+  struct Prepared;
+  Result<bool> prepare(const CollectiveRequest& request);
+  Result<CollectivePrediction> evaluate(const CollectiveRequest& request, double bytes) const;
+
+  const Cluster& cluster_;
+  const Router& router_;
+  const NcclTuning& tuning_;
+  const Calibration& cal_;
+  LinkLoad load_;
+  std::unique_ptr<Prepared> prepared_;
+};
+
+// The algorithm names topoplan prints: NCCL's for collectives, "pairwise" (alltoall), "p2p".
+std::string collective_algorithm_name(CollectiveOp op, NcclAlgo algo);
+
+}  // namespace topoplan

@@ -1,0 +1,262 @@
+#include "planner/comm_group.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+namespace topoplan {
+namespace {
+
+// Per NVLink, one direction: NVLink3 and NVLink4 run 25 GB/s per link, NVLink5 50 GB/s
+// (NVIDIA NVLink product page: A100 12 links 600 GB/s, H100 18 links 900 GB/s, B200 18 links
+// 1.8 TB/s, all bidirectional). NCCL counts links, then charges its own per-link figure.
+double nvlink_lane_GBps(int cc) { return cc >= 100 ? 50.0 : 25.0; }
+
+// NCCL's search speed lists are indexed pre-SM90, SM90, SM100 and later.
+size_t speed_list(int cc) { return cc >= 100 ? 2 : cc >= 90 ? 1 : 0; }
+
+struct Search {
+  int channels = 0;
+  double bw = 0;
+};
+
+// The ring search: the first speed (highest first) reaching the most total bandwidth, where each
+// channel takes `speed` from every GPU's NVLink and one NIC per channel across nodes.
+Search search(const std::vector<double>& speeds, double gpu_bw, const std::vector<double>& nic_bws, int max_channels) {
+  Search best;
+  for (double s : speeds) {
+    int n = static_cast<int>(std::floor(gpu_bw / s + 1e-9));
+    if (!nic_bws.empty()) {
+      int by_nic = 0;
+      for (double b : nic_bws) by_nic += static_cast<int>(std::floor(b / s + 1e-9));
+      n = std::min(n, by_nic);
+    }
+    n = std::min(n, max_channels);
+    if (n * s > best.channels * best.bw + 1e-9) best = {n, s};
+  }
+  return best;
+}
+
+// For each NIC: the GPU behind it, and the other GPU closest to it (latest before the entry in
+// the node's cyclic order on ties), which ends the chain.
+Result<bool> entries_and_exits(const Router& router, CommNode& node) {
+  const size_t p = node.gpus.size();
+  for (VertexId nic : node.nics) {
+    size_t e = 0;
+    while (e < p && node.gpu_nics[e] != nic) ++e;
+    size_t x = e;
+    PathClass best = PathClass::DCI;
+    for (size_t step = p - 1; step >= 1; --step) {
+      size_t i = (e + step) % p;
+      Result<Route> r = router.route(node.gpus[i], nic);
+      if (!r) return Error{r.error()};
+      if (x == e || r->path_class < best) {
+        best = r->path_class;
+        x = i;
+      }
+    }
+    node.entry.push_back(e);
+    node.exit.push_back(x);
+  }
+  return true;
+}
+
+void rails_of(const Cluster& c, CommNode& node) {
+  const int host = c.device(node.gpus[0]).host;
+  std::vector<VertexId> by_rail;
+  bool ok = host >= 0;
+  for (VertexId v : node.gpus) ok = ok && c.device(v).host == host;
+  if (ok)
+    for (VertexId nic : c.hosts()[static_cast<size_t>(host)].nics) {
+      int r = c.device(nic).rail;
+      if (r < 0) {
+        ok = false;
+        break;
+      }
+      if (by_rail.size() <= static_cast<size_t>(r)) by_rail.resize(static_cast<size_t>(r) + 1, kNoVertex);
+      by_rail[static_cast<size_t>(r)] = nic;
+    }
+  for (VertexId nic : node.gpu_nics) {
+    int r = nic == kNoVertex ? -1 : c.device(nic).rail;
+    ok = ok && r >= 0 && static_cast<size_t>(r) < by_rail.size() && by_rail[static_cast<size_t>(r)] != kNoVertex;
+    node.gpu_rails.push_back(r);
+  }
+  if (ok) node.rail_nics = std::move(by_rail);
+}
+
+}  // namespace
+
+int CommGroup::min_local() const {
+  int m = nodes.empty() ? 0 : static_cast<int>(nodes[0].gpus.size());
+  for (const CommNode& n : nodes) m = std::min(m, static_cast<int>(n.gpus.size()));
+  return m;
+}
+
+int CommGroup::max_local() const {
+  int m = 0;
+  for (const CommNode& n : nodes) m = std::max(m, static_cast<int>(n.gpus.size()));
+  return m;
+}
+
+int gpu_compute_capability(const std::string& model) {
+  // CUDA GPUs table (developer.nvidia.com/cuda-gpus): V100 7.0, A100 8.0, L40S / L40 / L4 8.9,
+  // H100 / H200 / H800 9.0, B200 / GB200 10.0.
+  struct Entry {
+    const char* prefix;
+    int cc;
+  };
+  static constexpr Entry kTable[] = {{"V100", 70}, {"A100", 80}, {"A800", 80}, {"L40", 89}, {"L4", 89},
+                                     {"H100", 90}, {"H200", 90}, {"H800", 90}, {"GH200", 90}, {"B200", 100},
+                                     {"GB200", 100}, {"B300", 100}, {"GB300", 100}};
+  for (const Entry& e : kTable)
+    if (model.starts_with(e.prefix)) return e.cc;
+  return 0;
+}
+
+NcclCpu cpu_vendor(const std::string& model) {
+  if (model.starts_with("Xeon")) return NcclCpu::intel_x86;
+  if (model.starts_with("EPYC")) return NcclCpu::amd_x86;
+  if (model.starts_with("Grace")) return NcclCpu::arm;
+  if (model.starts_with("POWER")) return NcclCpu::power;
+  return NcclCpu::other;
+}
+
+Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus) {
+  CommGroup g;
+  if (gpus.empty()) return Error{"the group has no GPUs"};
+  std::unordered_map<int64_t, int> node_index;
+  std::vector<char> seen(c.num_devices(), 0);
+  g.compute_capability = 1 << 20;
+  g.nvlink_GBps = 1e300;
+  bool first = true;
+  for (VertexId v : gpus) {
+    const Device& d = c.device(v);
+    if (d.kind != DeviceKind::gpu) return Error{"'" + d.name + "' is not a GPU"};
+    if (seen[v]) return Error{"GPU '" + d.name + "' is listed twice"};
+    seen[v] = 1;
+    int cc = gpu_compute_capability(d.model);
+    if (cc == 0)
+      return Error{"GPU '" + d.name + "' has model '" + d.model +
+                   "', whose compute capability is unknown (A100, H100, H200, B200, GB200, L40S ...)"};
+    g.compute_capability = std::min(g.compute_capability, cc);
+    // A node is an NVLink domain when the GPU has one (NVL72: the rack), else its host.
+    int64_t key = d.scaleup_domain >= 0 ? d.scaleup_domain : (int64_t{1} << 40) + d.host;
+    auto [it, inserted] = node_index.try_emplace(key, static_cast<int>(g.nodes.size()));
+    if (inserted) g.nodes.emplace_back();
+    CommNode& node = g.nodes[it->second];
+    if (inserted) node.site = d.site;
+    node.gpus.push_back(v);
+    VertexId nic = router.nic_for(v);
+    node.gpu_nics.push_back(nic);
+    if (nic != kNoVertex && std::find(node.nics.begin(), node.nics.end(), nic) == node.nics.end())
+      node.nics.push_back(nic);
+    g.ranks.push_back(v);
+    g.node_of_rank.push_back(it->second);
+
+    double nvl = 0;
+    VertexId nvs = kNoVertex;
+    for (EdgeId e : c.out_edges(v))
+      if (c.link(e).kind == LinkKind::NVL && c.device(c.target(e)).kind == DeviceKind::nvswitch) {
+        nvl += c.link(e).bw_gbps;
+        nvs = c.target(e);
+      }
+    // One NVSwitch per node: a GPU without one, or on another, means no NVLS.
+    if (node.gpus.size() == 1) node.nvswitch = nvs;
+    if (first) g.nvswitch = true;
+    if (nvs == kNoVertex || nvs != node.nvswitch) g.nvswitch = false;
+    g.nvlink_GBps = std::min(g.nvlink_GBps, nvl);
+    if (d.host >= 0 && first) {
+      for (VertexId cpu = 0; cpu < c.num_devices() && g.cpu == NcclCpu::other; ++cpu) {
+        const Device& x = c.device(cpu);
+        if (x.kind == DeviceKind::cpu && x.host == d.host) g.cpu = cpu_vendor(x.model);
+      }
+    }
+    first = false;
+  }
+  // Path classes NCCL's LL128 rule and latency rows read: pairs along the node's chain, and each
+  // GPU to its NIC (cheap: every pair is a short local search).
+  for (CommNode& node : g.nodes) {
+    if (Result<bool> ok = entries_and_exits(router, node); !ok) return Error{ok.error()};
+    rails_of(c, node);
+    for (size_t i = 0; i + 1 < node.gpus.size(); ++i) {
+      Result<Route> r = router.route(node.gpus[i], node.gpus[i + 1]);
+      if (!r) return Error{r.error()};
+      g.intra = std::max(g.intra, r->path_class);
+    }
+    if (g.nodes.size() > 1)
+      for (VertexId v : node.gpus) {
+        VertexId nic = router.nic_for(v);
+        if (nic == kNoVertex) return Error{"GPU '" + c.device(v).name + "' has no NIC to reach the other nodes"};
+        Result<Route> r = router.route(v, nic);
+        if (!r) return Error{r.error()};
+        g.inter = std::max(g.inter, r->path_class);
+      }
+  }
+  if (!g.nvswitch) g.nvlink_GBps = 0;
+  return g;
+}
+
+NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup& g) {
+  NcclComm comm;
+  comm.n_ranks = g.size();
+  comm.n_nodes = static_cast<int>(g.nodes.size());
+  comm.compute_capability = g.compute_capability;
+  comm.cpu = g.cpu;
+  comm.has_nvswitch = g.nvswitch;
+  comm.ll128_enabled = nccl_ll128_default_enabled(g.compute_capability, g.intra, g.nodes.size() > 1 ? g.inter : PathClass::LOC);
+  const int cc = g.compute_capability;
+  int min_local = cc >= 100 ? t.nvls_min_local_ranks_sm100 : t.nvls_min_local_ranks_sm90;
+  comm.nvls_support = g.nvswitch && cc >= 90 && g.min_local() >= std::max(min_local, t.nvls_min_local_gpus);
+
+  // What one GPU can give the channels inside a node: its NVLinks at NCCL's per-link figure, or
+  // its PCIe link.
+  double gpu_bw = 0;
+  if (g.nvswitch) {
+    double lanes = std::round(g.nvlink_GBps / nvlink_lane_GBps(cc));
+    gpu_bw = lanes * t.nvlink_bw_gbps(cc);
+  } else {
+    gpu_bw = t.pci_bw;
+  }
+  std::vector<double> nic_bws;
+  if (comm.n_nodes > 1) {
+    // The node with the fewest NICs bounds every ring.
+    const CommNode* thin = &g.nodes[0];
+    for (const CommNode& n : g.nodes)
+      if (n.nics.size() < thin->nics.size()) thin = &n;
+    for (VertexId nic : thin->nics) {
+      double bw = 0;
+      for (EdgeId e : c.out_edges(nic))
+        if (c.link(e).kind == LinkKind::NET) bw += c.link(e).bw_gbps;
+      nic_bws.push_back(bw);
+    }
+  }
+  const size_t list = speed_list(cc);
+  const auto& speeds = comm.n_nodes > 1 ? t.search_speeds_inter_gbps[list] : t.search_speeds_intra_gbps[list];
+  // One GPU alone has no ring to search; NCCL still runs one channel per... one local copy.
+  Search s = g.size() > 1 ? search(speeds, gpu_bw, nic_bws, t.ring_graph_max_channels) : Search{1, gpu_bw};
+  if (s.channels == 0) s = {1, std::min(gpu_bw, nic_bws.empty() ? gpu_bw : nic_bws[0])};
+  // connect.cc ncclTopoDupChannels: fast channels split in two, except on SM90+ below 50 GB/s
+  // with more than 4 channels.
+  if (s.bw >= 25.0 && !(cc >= 90 && s.bw < 50.0 && s.channels > 4)) {
+    s.channels = std::min(2 * s.channels, t.ring_graph_max_channels);
+    s.bw /= 2;
+  }
+  NcclGraph ring;
+  ring.n_channels = s.channels;
+  ring.bw_intra_gbps = ring.bw_inter_gbps = s.bw;
+  ring.intra_nvlink = g.intra <= PathClass::NVB;
+  comm.graphs[static_cast<size_t>(NcclAlgo::ring)] = ring;
+  comm.graphs[static_cast<size_t>(NcclAlgo::tree)] = ring;
+  // ncclTopoPostset doubles the communicator's channels over the ring graph's.
+  comm.n_channels = std::min(2 * s.channels, t.max_channels);
+  if (comm.nvls_support) {
+    NcclGraph nvls;
+    nvls.n_channels = cc >= 100 ? t.nvls_channels_sm100 : t.nvls_channels_sm90;
+    nvls.bw_intra_gbps = nvls.bw_inter_gbps = gpu_bw / std::max(g.max_local(), 1);
+    nvls.intra_nvlink = true;
+    comm.graphs[static_cast<size_t>(NcclAlgo::nvls)] = nvls;
+  }
+  return comm;
+}
+
+}  // namespace topoplan

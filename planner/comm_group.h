@@ -1,0 +1,58 @@
+// A group of GPUs as NCCL sees it when it builds a communicator: ranks in order, split into nodes
+// (a host, or a whole NVLink domain such as an NVL72 rack, as NCCL's MNNVL does), the NICs each
+// node's ranks reach, and the facts NCCL's tuner reads (compute capability, CPU, path types).
+#pragma once
+
+#include <vector>
+
+#include "planner/nccl_tuning.h"
+#include "topology/cluster.h"
+#include "topology/routing.h"
+
+namespace topoplan {
+
+struct CommNode {
+  std::vector<VertexId> gpus;  // the group's GPUs on this node, in rank order
+  std::vector<VertexId> gpu_nics;  // each GPU's rail-aligned NIC, parallel to gpus
+  std::vector<VertexId> nics;      // the distinct ones, in first-seen order
+  // Per NIC: the local GPUs (indices into gpus) a ring channel on it enters at (the NIC's own
+  // GPU) and leaves from (another GPU with the best path to the same NIC, as NCCL's search
+  // ends the node's chain next to the NIC it started from).
+  std::vector<size_t> entry, exit;
+  VertexId nvswitch = kNoVertex;   // where all its GPUs meet over NVLink, if they do
+  // The host's NIC on each rail when all the node's GPUs are in one host with railed NICs (PXN
+  // can send through any of them), else empty; and each GPU's rail.
+  std::vector<VertexId> rail_nics;
+  std::vector<int> gpu_rails;
+  int site = -1;  // of its first GPU
+};
+
+struct CommGroup {
+  std::vector<VertexId> ranks;   // GPU of each rank
+  std::vector<int> node_of_rank;  // index into nodes
+  std::vector<CommNode> nodes;   // in order of their first rank
+  int compute_capability = 0;    // minimum over the ranks
+  NcclCpu cpu = NcclCpu::other;
+  bool nvswitch = false;          // every node's GPUs meet in one NVSwitch
+  PathClass intra = PathClass::LOC;  // worst GPU-to-GPU class inside a node
+  PathClass inter = PathClass::LOC;  // worst GPU-to-NIC class, for multi-node groups
+  double nvlink_GBps = 0;         // per GPU into the NVSwitch, line rate (min over ranks)
+
+  int size() const { return static_cast<int>(ranks.size()); }
+  int min_local() const;
+  int max_local() const;
+};
+
+// SM version of a GPU model string ("H100-SXM5" -> 90); 0 when unknown.
+int gpu_compute_capability(const std::string& model);
+NcclCpu cpu_vendor(const std::string& model);
+
+// The GPUs must be distinct GPU vertices; every model must be known (errors say which device).
+Result<CommGroup> comm_group_make(const Cluster& cluster, const Router& router, const std::vector<VertexId>& gpus);
+
+// The communicator NCCL's tuner would see: channel counts from a restatement of its search
+// (search.cc: the per-channel speeds it tries, bounded by NVLink and NIC bandwidth, then
+// connect.cc's duplication), NVLS and LL128 eligibility.
+NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& cluster, const CommGroup& g);
+
+}  // namespace topoplan

@@ -1,0 +1,85 @@
+#include "planner/link_load.h"
+
+namespace topoplan {
+
+LinkLoad::LinkLoad(const Router& router, const Calibration& calibration) : router_(router), cal_(calibration) {
+  const size_t n = router.cluster().num_edges();
+  bytes_.assign(n, 0);
+  busy_us_.assign(n, 0);
+}
+
+void LinkLoad::clear() {
+  for (EdgeId e : loaded_) bytes_[e] = busy_us_[e] = 0;
+  loaded_.clear();
+  dci_latency_us_ = 0;
+  worst_class_ = PathClass::LOC;
+}
+
+void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) {
+  if (bytes_[e] == 0 && busy_us_[e] == 0) loaded_.push_back(e);
+  const Link& l = router_.cluster().link(e);
+  double gbps = cal_.effective_gbps(l);
+  if (mode == FlowMode::multimem) gbps *= cal_.nvls_efficiency;
+  bytes_[e] += bytes;
+  busy_us_[e] += bytes / (1000.0 * gbps);  // GB/s = 1e3 bytes per microsecond
+}
+
+const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* error) {
+  uint64_t key = (static_cast<uint64_t>(a) << 32 | b) ^ (pxn ? uint64_t{1} << 63 : 0);
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return &it->second;
+  Result<Route> r = router_.route(a, b, {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned});
+  if (!r) {
+    *error = r.error();
+    return nullptr;
+  }
+  return &routes_.emplace(key, std::move(*r)).first->second;
+}
+
+Result<bool> LinkLoad::add(const Transfer& t) {
+  if (t.bytes <= 0 || t.src == t.dst) return true;
+  const Cluster& c = router_.cluster();
+  if (t.mode == FlowMode::multimem) {
+    for (EdgeId e : c.out_edges(t.src))
+      if (c.target(e) == t.dst) {
+        add_edge(e, t.bytes, t.mode);
+        worst_class_ = std::max(worst_class_, PathClass::NVL);
+        return true;
+      }
+    return Error{"no link from '" + c.device(t.src).name + "' to '" + c.device(t.dst).name + "' for NVLS"};
+  }
+  std::string error;
+  const Route* r = route(t.src, t.dst, t.pxn, &error);
+  if (!r) return Error{error};
+  double dci = 0;
+  for (const Hop& h : r->hops) {
+    add_edge(h.edge, t.bytes * h.share, t.mode);
+    if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
+  }
+  dci_latency_us_ = std::max(dci_latency_us_, dci);
+  worst_class_ = std::max(worst_class_, r->path_class);
+  return true;
+}
+
+Result<bool> LinkLoad::add(const std::vector<Transfer>& transfers) {
+  for (const Transfer& t : transfers)
+    if (Result<bool> ok = add(t); !ok) return ok;
+  return true;
+}
+
+LinkLoad::Peak LinkLoad::busiest() const {
+  Peak p;
+  for (EdgeId e : loaded_)
+    if (!p.any || busy_us_[e] > p.busy_us || (busy_us_[e] == p.busy_us && e < p.edge)) {
+      p.any = true;
+      p.edge = e;
+      p.busy_us = busy_us_[e];
+    }
+  if (p.any) {
+    p.bytes = bytes_[p.edge];
+    p.effective_gbps = p.bytes / (1000.0 * p.busy_us);
+  }
+  return p;
+}
+
+}  // namespace topoplan

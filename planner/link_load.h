@@ -1,0 +1,59 @@
+// Bytes per direction on every physical link, accumulated from routed transfers, and how long each
+// link needs to drain them at the bandwidth NCCL gets from it (Calibration). Dense per edge id, so
+// adding the transfers of thousands of groups stays cheap; routes are cached per endpoint pair.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "planner/calibration.h"
+#include "planner/transfers.h"
+#include "topology/routing.h"
+
+namespace topoplan {
+
+class LinkLoad {
+ public:
+  LinkLoad(const Router& router, const Calibration& calibration);
+
+  // Routes the transfer and adds its bytes to every hop (ECMP shares included). A GPU and its
+  // NVSwitch (multimem) are one link.
+  Result<bool> add(const Transfer& t);
+  Result<bool> add(const std::vector<Transfer>& transfers);
+  void clear();
+
+  double bytes(EdgeId e) const { return bytes_[e]; }
+  // Microseconds the link needs for its bytes at its effective bandwidth.
+  double busy_us(EdgeId e) const { return busy_us_[e]; }
+  // Every edge carrying bytes, in the order they were first loaded.
+  const std::vector<EdgeId>& loaded() const { return loaded_; }
+  // The one-way DCI latency of the worst route added (propagation included), 0 without DCI.
+  double dci_latency_us() const { return dci_latency_us_; }
+  // Worst path class of the routes added.
+  PathClass worst_class() const { return worst_class_; }
+
+  struct Peak {
+    bool any = false;
+    EdgeId edge = 0;
+    double bytes = 0, busy_us = 0, effective_gbps = 0;
+  };
+  // The link that takes longest to drain; ties to the lower edge id, so reports are stable.
+  Peak busiest() const;
+
+  const Router& router() const { return router_; }
+  const Calibration& calibration() const { return cal_; }
+
+ private:
+  void add_edge(EdgeId e, double bytes, FlowMode mode);
+  const Route* route(VertexId a, VertexId b, bool pxn, std::string* error);
+
+  const Router& router_;
+  const Calibration& cal_;
+  std::vector<double> bytes_, busy_us_;
+  std::vector<EdgeId> loaded_;
+  double dci_latency_us_ = 0;
+  PathClass worst_class_ = PathClass::LOC;
+  std::unordered_map<uint64_t, Route> routes_;
+};
+
+}  // namespace topoplan

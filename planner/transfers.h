@@ -1,0 +1,37 @@
+// A collective as the point-to-point transfers NCCL's algorithm makes (src, dst, bytes), so that
+// they can be routed over the cluster and every link's bytes per direction known. One group's
+// transfers are what `collective` times; many groups' transfers added together are what a job's
+// concurrent link load is made of.
+#pragma once
+
+#include <vector>
+
+#include "planner/comm_group.h"
+
+namespace topoplan {
+
+// Copies move data GPU to GPU (rings, trees, send/recv); multimem is NVLS, where the NVSwitch
+// reduces or replicates and the transfer ends at the switch.
+enum class FlowMode : uint8_t { copy, multimem };
+
+struct Transfer {
+  VertexId src = kNoVertex, dst = kNoVertex;  // GPUs or NICs; or a GPU and its NVSwitch (multimem)
+  double bytes = 0;
+  FlowMode mode = FlowMode::copy;
+  bool pxn = false;  // leave the node through the NIC on dst's rail, as NCCL's PXN does for p2p
+};
+
+// The transfers of one call of `op` over `bytes` (nccl-tests' size: the whole buffer for
+// all_gather / reduce_scatter, the per-rank send buffer for alltoall) with algorithm `algo`.
+// alltoall is always a pairwise exchange and sendrecv a ring of sends (rank r to r+1), whatever
+// `algo` says. Errors for an algorithm the group cannot run (NVLS without an NVSwitch, PAT with
+// several GPUs per node, tree for anything but all_reduce).
+Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, CollectiveOp op, NcclAlgo algo, double bytes);
+
+// NCCL's double binary tree over n nodes (src/graph/trees.cc, restated): the parent of each
+// position in tree 0 and tree 1, -1 at the roots. Tree 1 mirrors tree 0 for even n, shifts it by
+// one for odd n, so that no node is an inner node of both.
+std::vector<int> nccl_btree_parents(int n);
+std::vector<int> nccl_dtree_parents(int n);
+
+}  // namespace topoplan

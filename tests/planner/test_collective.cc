@@ -1,0 +1,151 @@
+#include "planner/collective.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "topology/load.h"
+
+namespace topoplan {
+namespace {
+
+struct Model {
+  Cluster cluster;
+  Router router;
+  Calibration cal;
+  CollectiveModel model;
+  explicit Model(const std::string& spec, Calibration c = calibration_default())
+      : cluster(cluster_load(spec).value()), router(cluster), cal(c), model(cluster, router, nccl_tuning_default(), cal) {}
+  CollectiveRequest request(CollectiveOp op, double bytes, std::vector<int> gpus = {}) {
+    if (gpus.empty()) {
+      gpus.resize(cluster.gpus().size());
+      std::iota(gpus.begin(), gpus.end(), 0);
+    }
+    CollectiveRequest r;
+    r.op = op;
+    r.bytes = bytes;
+    for (int i : gpus) r.gpus.push_back(cluster.gpus()[static_cast<size_t>(i)]);
+    return r;
+  }
+  CollectivePrediction predict(const CollectiveRequest& r) {
+    Result<CollectivePrediction> p = model.predict(r);
+    REQUIRE_MESSAGE(p.ok(), p.error());
+    return *p;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("collective: NCCL's channel search on common nodes") {
+  const NcclTuning& t = nccl_tuning_default();
+  auto comm = [&](const std::string& spec) {
+    Cluster c = cluster_load(spec).value();
+    Router r(c);
+    return comm_group_nccl(t, c, comm_group_make(c, r, c.gpus()).value());
+  };
+  // docs/nccl-model.md section 5: H100 6 x 60 -> 12 x 30, A100 6 x 40 -> 12 x 20, then doubled.
+  NcclComm h100 = comm("dgx-h100:1");
+  CHECK(h100.graphs[static_cast<size_t>(NcclAlgo::ring)].n_channels == 12);
+  CHECK(h100.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_gbps == 30);
+  CHECK(h100.n_channels == 24);
+  CHECK(h100.nvls_support);
+  CHECK(h100.ll128_enabled);
+  CHECK(h100.cpu == NcclCpu::intel_x86);
+  NcclComm a100 = comm("dgx-a100:1");
+  CHECK(a100.graphs[static_cast<size_t>(NcclAlgo::ring)].n_channels == 12);
+  CHECK(a100.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_gbps == 20);
+  CHECK_FALSE(a100.nvls_support);
+  CHECK(a100.cpu == NcclCpu::amd_x86);
+  // Across nodes each of the 8 NICs carries a channel: 8 x 45 GB/s, no split below 50 on SM90.
+  NcclComm two = comm("dgx-h100:2");
+  CHECK(two.n_nodes == 2);
+  CHECK(two.graphs[static_cast<size_t>(NcclAlgo::ring)].n_channels == 8);
+  CHECK(two.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_inter_gbps == 45);
+  // NVL72: the rack is one node to NCCL.
+  NcclComm rack = comm("gb200-nvl72:1");
+  CHECK(rack.n_nodes == 1);
+  CHECK(rack.n_ranks == 72);
+  CHECK(rack.cpu == NcclCpu::arm);
+}
+
+TEST_CASE("collective: auto takes the fastest candidate, and forcing one is honoured") {
+  Model m("dgx-h100:1");
+  CollectivePrediction p = m.predict(m.request(CollectiveOp::all_reduce, 1 << 30));
+  CHECK(p.algorithm == "nvls");
+  CHECK(p.proto == NcclProto::simple);
+  for (const CollectiveCandidate& c : p.candidates) CHECK(p.time_us <= c.time_us);
+  CHECK(p.busbw_GBps == doctest::Approx(p.algbw_GBps * 2 * 7 / 8));
+  CHECK(p.bottleneck.kind == LinkKind::NVL);
+  CollectiveRequest ring = m.request(CollectiveOp::all_reduce, 1 << 30);
+  ring.algo = NcclAlgo::ring;
+  ring.proto = NcclProto::ll128;
+  CollectivePrediction r = m.predict(ring);
+  CHECK(r.algorithm == "ring");
+  CHECK(r.proto == NcclProto::ll128);
+  CHECK(r.time_us > p.time_us);
+  // Small messages take LL, whose latency is lowest.
+  CHECK(m.predict(m.request(CollectiveOp::all_reduce, 4096)).proto == NcclProto::ll);
+  // Four Hopper GPUs stay on rings (newer NCCL keeps NVLS for five and more).
+  CHECK(m.predict(m.request(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3})).algorithm == "ring");
+  CollectiveRequest bad = m.request(CollectiveOp::all_gather, 1 << 20);
+  bad.algo = NcclAlgo::tree;
+  CHECK(m.model.predict(bad).error() ==
+        "no way to run all_gather with --algo tree on this group: algorithm tree cannot run here: NCCL's trees only "
+        "run all_reduce");
+}
+
+TEST_CASE("collective: a sweep grows in time and bandwidth with the size") {
+  Model m("dgx-h100:2");
+  Result<std::vector<CollectivePrediction>> rows = m.model.sweep(m.request(CollectiveOp::all_reduce, 0), 8, 1LL << 34);
+  REQUIRE(rows.ok());
+  CHECK(rows->size() == 32);
+  for (size_t i = 1; i < rows->size(); ++i) {
+    CHECK((*rows)[i].time_us >= (*rows)[i - 1].time_us);
+    CHECK((*rows)[i].bytes == 2 * (*rows)[i - 1].bytes);
+  }
+  CHECK(rows->back().busbw_GBps > 100 * rows->front().busbw_GBps);
+  // The same size predicted alone gives the same answer as inside the sweep.
+  CollectivePrediction one = m.predict(m.request(CollectiveOp::all_reduce, 1 << 20));
+  CHECK(one.time_us == doctest::Approx((*rows)[17].time_us));
+}
+
+TEST_CASE("collective: the slowest hop decides; across nodes it is the NIC") {
+  Model m("dgx-h100:2");
+  CollectiveRequest r = m.request(CollectiveOp::sendrecv, 1 << 30, {0, 8});
+  CollectivePrediction p = m.predict(r);
+  CHECK(p.algorithm == "p2p");
+  CHECK(p.bottleneck.kind == LinkKind::NET);
+  CHECK(p.bottleneck.bw_gbps == doctest::Approx(50 * 0.95));
+  // Within a node the same send/recv runs on NVLink, many times faster.
+  CollectivePrediction local = m.predict(m.request(CollectiveOp::sendrecv, 1 << 30, {0, 1}));
+  CHECK(local.bottleneck.kind == LinkKind::NVL);
+  CHECK(local.time_us * 5 < p.time_us);
+  // alltoall is bounded by each GPU's own NIC: it does not aggregate NICs.
+  CollectivePrediction a2a = m.predict(m.request(CollectiveOp::alltoall, 1 << 30));
+  CHECK(a2a.algorithm == "pairwise");
+  CHECK(a2a.bottleneck.kind == LinkKind::NET);
+  CHECK(a2a.transfer_us == doctest::Approx((1 << 30) / 16.0 * 8 / (1000 * 47.5)).epsilon(0.01));
+}
+
+TEST_CASE("collective: a DCI hop adds its propagation to every ring step") {
+  Model m((std::string(TOPOPLAN_SOURCE_DIR) + "/data/clusters/two-site-h100.json"));
+  const int across = static_cast<int>(m.cluster.gpus().size() / 2);
+  CollectivePrediction far = m.predict(m.request(CollectiveOp::all_reduce, 4096, {0, across}));
+  CollectivePrediction near = m.predict(m.request(CollectiveOp::all_reduce, 4096, {0, 8}));
+  // 2 ring steps, each over 100 km of fibre (490 us one way).
+  CHECK(far.time_us - near.time_us == doctest::Approx(2 * 490).epsilon(0.02));
+}
+
+TEST_CASE("collective: the calibration overlay moves the prediction it should") {
+  Calibration slow = calibration_default();
+  slow.efficiency[static_cast<size_t>(LinkKind::NET)] = 0.5;
+  Model fast_net("dgx-h100:2"), slow_net("dgx-h100:2", slow);
+  CollectiveRequest r = fast_net.request(CollectiveOp::sendrecv, 1 << 30, {0, 8});
+  CHECK(slow_net.predict(r).transfer_us == doctest::Approx(fast_net.predict(r).transfer_us * 0.95 / 0.5));
+  // NVLink-only collectives do not care.
+  CollectiveRequest local = fast_net.request(CollectiveOp::all_reduce, 1 << 30, {0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(slow_net.predict(local).time_us == doctest::Approx(fast_net.predict(local).time_us));
+}
+
+}  // namespace topoplan
