@@ -1,31 +1,18 @@
 // Builds a three-tier DGX H100 cluster and routes GPU pairs across it; prints time and peak memory.
 // Usage: bench_route_100k [GPUS=100000] [PAIRS=20000]
-#include <sys/resource.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
+#include "bench/bench.h"
 #include "topology/fabric.h"
 #include "topology/load.h"
 #include "topology/routing.h"
 
 using namespace topoplan;
 
-namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux reports KiB
-}
-
-}  // namespace
+using bench::now_s;
+using bench::peak_rss_mib;
 
 int main(int argc, char** argv) {
   int gpus = argc > 1 ? std::atoi(argv[1]) : 100000;

@@ -37,28 +37,31 @@ Search search(const std::vector<double>& speeds, double gpu_bw, const std::vecto
   return best;
 }
 
-// For each NIC: the GPU behind it, and the other GPU closest to it (latest before the entry in
-// the node's cyclic order on ties), which ends the chain.
-Result<bool> entries_and_exits(const Router& router, CommNode& node) {
+// For each NIC: the GPU behind it, and the GPU that ends the chain: another GPU on the NIC's
+// PCIe switch or CPU when there is one (the latest before the entry in cyclic order), else the
+// GPU just before the entry, which then sends over NVLink through the entry GPU (PXN).
+void entries_and_exits(const Cluster& c, CommNode& node) {
   const size_t p = node.gpus.size();
   for (VertexId nic : node.nics) {
     size_t e = 0;
     while (e < p && node.gpu_nics[e] != nic) ++e;
-    size_t x = e;
-    PathClass best = PathClass::DCI;
-    for (size_t step = p - 1; step >= 1; --step) {
-      size_t i = (e + step) % p;
-      Result<Route> r = router.route(node.gpus[i], nic);
-      if (!r) return Error{r.error()};
-      if (x == e || r->path_class < best) {
-        best = r->path_class;
-        x = i;
+    std::vector<VertexId> parents;
+    for (EdgeId up : c.out_edges(nic))
+      if (c.link(up).kind != LinkKind::NET) parents.push_back(c.target(up));
+    auto beside_nic = [&](VertexId gpu) {
+      for (EdgeId l : c.out_edges(gpu))
+        if (std::find(parents.begin(), parents.end(), c.target(l)) != parents.end()) return true;
+      return false;
+    };
+    size_t x = (e + p - 1) % p;
+    for (size_t step = p - 1; step >= 1; --step)
+      if (beside_nic(node.gpus[(e + step) % p])) {
+        x = (e + step) % p;
+        break;
       }
-    }
     node.entry.push_back(e);
     node.exit.push_back(x);
   }
-  return true;
 }
 
 void rails_of(const Cluster& c, CommNode& node) {
@@ -176,7 +179,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   // Path classes NCCL's LL128 rule and latency rows read: pairs along the node's chain, and each
   // GPU to its NIC (cheap: every pair is a short local search).
   for (CommNode& node : g.nodes) {
-    if (Result<bool> ok = entries_and_exits(router, node); !ok) return Error{ok.error()};
+    entries_and_exits(c, node);
     rails_of(c, node);
     for (size_t i = 0; i + 1 < node.gpus.size(); ++i) {
       Result<Route> r = router.route(node.gpus[i], node.gpus[i + 1]);

@@ -114,9 +114,11 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
     if (bw != best.bw_gbps) return bw > best.bw_gbps;
     return hops < best.edges.size();
   };
+  bool done = false;
   auto dfs = [&](auto&& self, VertexId v, LocalState st, double bw, double lat) -> void {
     if (stack.size() > 8) return;
     for (EdgeId e : c_.out_edges(v)) {
+      if (done) return;
       VertexId w = c_.target(e);
       if (std::find(on_path.begin(), on_path.end(), w) != on_path.end()) continue;
       const Link& l = c_.link(e);
@@ -133,6 +135,8 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
           next.pxn = true;
         }
         PathClass cls = next.path_class();
+        // Nothing beats one PCIe switch between a GPU and a NIC: stop searching.
+        if (db.kind == DeviceKind::nic && cls <= PathClass::PIX) done = true;
         if (better(cls, nbw, stack.size() + 1)) {
           best.found = true;
           best.path_class = cls;
@@ -179,6 +183,11 @@ VertexId Router::nic_for(VertexId gpu) const {
   if (g.kind == DeviceKind::nic) return gpu;
   VertexId best = kNoVertex;
   const LocalPath* best_path = nullptr;
+  // The GPU's own NIC one PCIe switch away is the answer (no class is better), as on every DGX.
+  for (VertexId nic : c_.hosts()[g.host].nics)
+    if (c_.device(nic).local_index == g.local_index && nic_leafset_[nic] != kNoLeafset &&
+        gpu_nic_path(gpu, nic).found && gpu_nic_path(gpu, nic).path_class <= PathClass::PIX)
+      return nic_of_gpu_[gpu] = nic;
   for (VertexId nic : c_.hosts()[g.host].nics) {
     if (nic_leafset_[nic] == kNoLeafset) continue;  // not cabled to the fabric
     const LocalPath& p = gpu_nic_path(gpu, nic);
@@ -428,8 +437,30 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
     return r;
   }
   bool near = da.host == db.host || (da.scaleup_domain >= 0 && da.scaleup_domain == db.scaleup_domain);
+  // Two GPUs on one NVSwitch: that 2-hop NVL path is the best there is (no search needed).
+  if (near && da.kind == DeviceKind::gpu && db.kind == DeviceKind::gpu)
+    for (EdgeId up : c_.out_edges(a)) {
+      if (c_.link(up).kind != LinkKind::NVL || c_.device(c_.target(up)).kind != DeviceKind::nvswitch) continue;
+      for (EdgeId back : c_.out_edges(b))
+        if (c_.target(back) == c_.target(up) && c_.link(back).kind == LinkKind::NVL) {
+          EdgeId down = Cluster::reverse(back);
+          r.path_class = PathClass::NVL;
+          r.latency_us = c_.link(up).latency_us + c_.link(down).latency_us;
+          r.bottleneck = c_.link(up).bw_gbps <= c_.link(down).bw_gbps ? up : down;
+          r.bw_gbps = c_.link(r.bottleneck).bw_gbps;
+          r.hops = {{up, 1.0}, {down, 1.0}};
+          return r;
+        }
+    }
   if (near) {
-    LocalPath p = local_path(a, b);
+    // GPU-NIC paths repeat for every flow leaving a host: take them from the cache.
+    const bool gpu_nic = da.kind == DeviceKind::gpu && db.kind == DeviceKind::nic;
+    const bool nic_gpu = da.kind == DeviceKind::nic && db.kind == DeviceKind::gpu;
+    LocalPath p = gpu_nic ? gpu_nic_path(a, b) : nic_gpu ? gpu_nic_path(b, a) : local_path(a, b);
+    if (nic_gpu) {
+      std::reverse(p.edges.begin(), p.edges.end());
+      for (EdgeId& e : p.edges) e = Cluster::reverse(e);
+    }
     if (p.found) {
       r.path_class = p.path_class;
       r.latency_us = p.latency_us;
