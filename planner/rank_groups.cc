@@ -25,30 +25,10 @@ std::vector<std::string_view> split_dashes(std::string_view text) {
   }
 }
 
-// One substitution, insertion or deletion turns `a` into `b`.
-bool one_edit_apart(std::string_view a, std::string_view b) {
-  if (a.size() > b.size()) std::swap(a, b);
-  size_t i = 0;
-  while (i < a.size() && a[i] == b[i]) ++i;
-  if (a.size() + 1 == b.size()) return a.substr(i) == b.substr(i + 1);
-  return a.size() == b.size() && i < a.size() && a.substr(i + 1) == b.substr(i + 1);
-}
-
-// suggest.h allows a third of a word mistyped, which is no letter of a two-letter axis name;
-// here a single edit counts, when it points at one axis only ("dq" -> dp, not "xp").
-std::string axis_hint(std::string_view name) {
-  std::string hint = did_you_mean(name, axis_names());
-  if (!hint.empty()) return hint;
-  std::vector<std::string> near;
-  for (const char* axis : kAxisNames)
-    if (one_edit_apart(name, axis)) near.push_back(axis);
-  return near.size() == 1 ? ", did you mean '" + near[0] + "'?" : "";
-}
-
 Result<Axis> axis_parse(std::string_view name) {
   for (int i = 0; i < kAxisCount; ++i)
     if (name == kAxisNames[i]) return static_cast<Axis>(i);
-  std::string what = name.empty() ? "empty axis name" : "unknown axis '" + std::string(name) + "'" + axis_hint(name);
+  std::string what = name.empty() ? "empty axis name" : "unknown axis '" + std::string(name) + "'" + did_you_mean(name, axis_names());
   return Error{what + " (axes: tp, cp, ep, dp, pp)"};
 }
 

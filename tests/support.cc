@@ -1,5 +1,7 @@
 #include "tests/support.h"
 
+#include <doctest/doctest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +10,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include "topology/load.h"
 
 namespace topoplan::test {
 
@@ -32,6 +36,12 @@ std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
+}
+
+Cluster load_cluster(const std::string& spec) {
+  Result<Cluster> c = cluster_load(spec);
+  REQUIRE_MESSAGE(c.ok(), (c ? "" : c.error()));
+  return std::move(*c);
 }
 
 RunResult run_topoplan(const std::string& args) {

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "topology/cluster.h"
+
 namespace topoplan::test {
 
 inline std::filesystem::path source_dir() { return TOPOPLAN_SOURCE_DIR; }
@@ -21,6 +23,9 @@ struct RunResult {
 RunResult run_topoplan(const std::string& args);
 
 std::string read_file(const std::filesystem::path& path);
+// A cluster from a preset spec or file; the test stops with the loader's message if it fails.
+Cluster load_cluster(const std::string& spec);
+
 // A fresh temporary directory for one test.
 std::filesystem::path temp_dir(const std::string& name);
 

@@ -1,6 +1,7 @@
 #include "topology/suggest.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace topoplan {
 namespace {
@@ -21,17 +22,23 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string suggest_closest(std::string_view typed, const std::vector<std::string>& candidates) {
-  // Accept up to a third of the word mistyped, as ninja does for its tools.
-  size_t best = typed.size() / 3 + 1;
+  // Accept up to a third of the word mistyped, as ninja does for its tools; and a single edit
+  // when only one candidate is that close, so two-letter names ("dq" for "dp") get a hint too.
+  size_t best = SIZE_MAX;
+  int at_best = 0;
   std::string found;
   for (const auto& c : candidates) {
     size_t d = edit_distance(typed, c);
     if (d < best) {
       best = d;
       found = c;
+      at_best = 1;
+    } else if (d == best && c != found) {
+      ++at_best;
     }
   }
-  return found;
+  if (best < typed.size() / 3 + 1 || (best == 1 && at_best == 1)) return found;
+  return "";
 }
 
 std::string did_you_mean(std::string_view typed, const std::vector<std::string>& candidates) {

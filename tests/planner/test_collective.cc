@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "topology/load.h"
+#include "tests/support.h"
 
 namespace topoplan {
 namespace {
@@ -16,7 +16,7 @@ struct Model {
   Calibration cal;
   CollectiveModel model;
   explicit Model(const std::string& spec, Calibration c = calibration_default())
-      : cluster(cluster_load(spec).value()), router(cluster), cal(c), model(cluster, router, nccl_tuning_default(), cal) {}
+      : cluster(test::load_cluster(spec)), router(cluster), cal(c), model(cluster, router, nccl_tuning_default(), cal) {}
   CollectiveRequest request(CollectiveOp op, double bytes, std::vector<int> gpus = {}) {
     if (gpus.empty()) {
       gpus.resize(cluster.gpus().size());
@@ -40,7 +40,7 @@ struct Model {
 TEST_CASE("collective: NCCL's channel search on common nodes") {
   const NcclTuning& t = nccl_tuning_default();
   auto comm = [&](const std::string& spec) {
-    Cluster c = cluster_load(spec).value();
+    Cluster c = test::load_cluster(spec);
     Router r(c);
     return comm_group_nccl(t, c, comm_group_make(c, r, c.gpus()).value());
   };

@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "planner/link_load.h"
-#include "topology/load.h"
+#include "tests/support.h"
 
 namespace topoplan {
 namespace {
@@ -15,7 +15,7 @@ struct Fixture {
   Router router;
   CommGroup group;
   Fixture(const std::string& spec, std::vector<int> gpus)
-      : cluster(cluster_load(spec).value()), router(cluster), group(make(gpus)) {}
+      : cluster(test::load_cluster(spec)), router(cluster), group(make(gpus)) {}
   CommGroup make(std::vector<int> gpus) {
     if (gpus.empty()) {
       gpus.resize(cluster.gpus().size());

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "tests/support.h"
+
 #include "topology/fabric.h"
 #include "topology/load.h"
 #include "topology/summary.h"
@@ -8,11 +10,7 @@ using namespace topoplan;
 
 namespace {
 
-Cluster build(const std::string& preset) {
-  Result<Cluster> c = cluster_load(preset);
-  REQUIRE_MESSAGE(c, (c ? "" : c.error()));
-  return std::move(*c);
-}
+Cluster build(const std::string& preset) { return test::load_cluster(preset); }
 
 int count(const Cluster& c, DeviceKind k, int tier = -1) {
   int n = 0;

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "tests/support.h"
+
 #include <set>
 
 #include "topology/fabric.h"
@@ -10,11 +12,7 @@ using namespace topoplan;
 
 namespace {
 
-Cluster build(const std::string& preset) {
-  Result<Cluster> c = cluster_load(preset);
-  REQUIRE_MESSAGE(c, (c ? "" : c.error()));
-  return std::move(*c);
-}
+Cluster build(const std::string& preset) { return test::load_cluster(preset); }
 
 Route route(const Cluster& c, const Router& r, const std::string& a, const std::string& b,
             NicPolicy nic = NicPolicy::rail_aligned) {
