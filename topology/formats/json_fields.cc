@@ -42,13 +42,16 @@ Result<json> json_read_file(const std::string& path) {
   if (!in) return error_in(path, std::string("cannot read: ") + std::strerror(errno));
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return json_parse_text(buffer.str(), path);
+}
+
+Result<json> json_parse_text(const std::string& text, const std::string& where) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    return Error{path + ":" + line_col(text, e.byte) + ": " + reason(e.what())};
+    return Error{where + ":" + line_col(text, e.byte) + ": " + reason(e.what())};
   } catch (const json::exception& e) {
-    return error_in(path, reason(e.what()));
+    return error_in(where, reason(e.what()));
   }
 }
 

@@ -17,6 +17,8 @@ inline constexpr std::nullopt_t kRequired = std::nullopt;
 
 // The whole file parsed; "file:3:11: syntax error ..." or "file: cannot read: ..." on failure.
 Result<nlohmann::json> json_read_file(const std::string& path);
+// The same for text already read; `where` names it in errors.
+Result<nlohmann::json> json_parse_text(const std::string& text, const std::string& where);
 
 // How a value is shown after "got": scalars as written, containers by their type.
 std::string json_shown(const nlohmann::json& v);

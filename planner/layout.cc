@@ -1,0 +1,148 @@
+#include "planner/layout.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "topology/formats/json_fields.h"
+#include "topology/suggest.h"
+
+namespace topoplan {
+namespace {
+
+std::vector<std::string> host_names(const Cluster& c) {
+  std::vector<std::string> names;
+  for (const Host& h : c.hosts()) names.push_back(h.name);
+  return names;
+}
+
+std::string no_host(const Cluster& c, const std::string& name) {
+  return "no host '" + name + "'" + did_you_mean(name, host_names(c));
+}
+
+// Checks and completes a rank -> GPU assignment; `where_of(rank)` says where the rank was given.
+template <typename Where>
+Result<Layout> finish(std::vector<VertexId> gpus, const Cluster& c, int world, const std::string& source, Where where_of) {
+  if (static_cast<int>(gpus.size()) != world)
+    return Error{source + ": the job has " + std::to_string(world) + " ranks, the layout places " +
+                 std::to_string(gpus.size())};
+  std::vector<int> owner(c.num_devices(), -1);
+  for (int r = 0; r < world; ++r) {
+    VertexId v = gpus[static_cast<size_t>(r)];
+    if (v == kNoVertex) return Error{source + ": rank " + std::to_string(r) + " is not placed"};
+    if (owner[v] >= 0)
+      return Error{where_of(r) + ": GPU " + c.device(v).name + " already runs rank " + std::to_string(owner[v])};
+    owner[v] = r;
+  }
+  Layout l;
+  l.gpu_of_rank = std::move(gpus);
+  l.source = source;
+  return l;
+}
+
+Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, const Cluster& c, int world) {
+  std::string error;
+  Fields top(doc, "", {"format", "ranks"}, &error);
+  if (top.has("format") && top.text("format", kRequired) != "topoplan-layout")
+    top.fail("format", "expected \"topoplan-layout\"");
+  const nlohmann::json* ranks = top.list("ranks", true);
+  if (!error.empty()) return error_in(where, error);
+  std::vector<VertexId> gpus(ranks->size(), kNoVertex);
+  for (size_t i = 0; i < ranks->size() && error.empty(); ++i) {
+    const nlohmann::json& item = (*ranks)[i];
+    const std::string at = json_indexed("ranks", i);
+    if (item.is_string()) {
+      std::string name = item.get<std::string>();
+      std::optional<VertexId> v = c.find(name);
+      if (!v || c.device(*v).kind != DeviceKind::gpu)
+        error = at + ": no GPU '" + name + "' (GPUs are named like '" + c.device(c.gpus()[0]).name + "')";
+      else
+        gpus[i] = *v;
+      continue;
+    }
+    Fields f(item, at, {"rank", "host", "gpu"}, &error);
+    int rank = f.integer("rank", kRequired, 0, static_cast<int>(ranks->size()) - 1);
+    std::string host = f.name("host");
+    int local = f.integer("gpu", kRequired, 0);
+    if (!f.ok()) break;
+    std::optional<int> h = c.host_index(host);
+    if (!h) {
+      f.fail(f.at("host"), no_host(c, host));
+      break;
+    }
+    const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
+    if (local >= static_cast<int>(hg.size())) {
+      f.fail(f.at("gpu"), host + " has " + std::to_string(hg.size()) + " GPUs (0-" + std::to_string(hg.size() - 1) +
+                              "), got " + std::to_string(local));
+      break;
+    }
+    if (gpus[static_cast<size_t>(rank)] != kNoVertex) {
+      f.fail(f.at("rank"), "rank " + std::to_string(rank) + " is placed twice");
+      break;
+    }
+    gpus[static_cast<size_t>(rank)] = hg[static_cast<size_t>(local)];
+  }
+  if (!error.empty()) return error_in(where, error);
+  return finish(std::move(gpus), c, world, where, [&](int r) { return where + ": " + json_indexed("ranks", static_cast<size_t>(r)); });
+}
+
+Result<Layout> from_host_list(const std::string& text, const std::string& where, const Cluster& c, int world) {
+  std::vector<VertexId> gpus;
+  std::vector<int> used(c.hosts().size(), 0), line_of;
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    std::string host = line.substr(b, e - b + 1);
+    const std::string at = where + ":" + std::to_string(n);
+    if (host.find_first_of(" \t") != std::string::npos)
+      return Error{at + ": expected one host name per line, got '" + host + "'"};
+    std::optional<int> h = c.host_index(host);
+    if (!h) return Error{at + ": " + no_host(c, host)};
+    const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
+    int& k = used[static_cast<size_t>(*h)];
+    if (k >= static_cast<int>(hg.size()))
+      return Error{at + ": " + host + " is listed more often than it has GPUs (" + std::to_string(hg.size()) + ")"};
+    gpus.push_back(hg[static_cast<size_t>(k++)]);
+    line_of.push_back(n);
+  }
+  return finish(std::move(gpus), c, world, where,
+                [&](int r) { return where + ":" + std::to_string(line_of[static_cast<size_t>(r)]); });
+}
+
+}  // namespace
+
+Result<Layout> layout_default(const Cluster& c, int world) {
+  if (world > static_cast<int>(c.gpus().size()))
+    return Error{"the job needs " + std::to_string(world) + " GPUs, the cluster has " + std::to_string(c.gpus().size())};
+  Layout l;
+  l.gpu_of_rank.assign(c.gpus().begin(), c.gpus().begin() + world);
+  l.source = "default";
+  return l;
+}
+
+Result<Layout> layout_parse(const std::string& text, const std::string& where, const Cluster& c, int world) {
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
+    Result<nlohmann::json> parsed = json_parse_text(text, where);
+    if (!parsed) return Error{parsed.error()};
+    nlohmann::json doc = std::move(*parsed);
+    if (doc.is_array()) doc = {{"ranks", doc}};
+    return from_json(doc, where, c, world);
+  }
+  return from_host_list(text, where, c, world);
+}
+
+Result<Layout> layout_load(const std::string& path, const Cluster& c, int world) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return error_in(path, std::string("cannot read: ") + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return layout_parse(buffer.str(), path, c, world);
+}
+
+}  // namespace topoplan

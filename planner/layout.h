@@ -1,0 +1,31 @@
+// Where each rank runs: a rank -> GPU map. The default puts rank r on the r-th GPU in host-major
+// order (what `srun` with a block distribution and CUDA_VISIBLE_DEVICES in local-rank order
+// give); a layout file lets a user review the placement a scheduler proposed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/cluster.h"
+
+namespace topoplan {
+
+struct Layout {
+  std::vector<VertexId> gpu_of_rank;
+  std::string source;  // "default" or the file
+  int world_size() const { return static_cast<int>(gpu_of_rank.size()); }
+};
+
+// Ranks 0..world-1 on the first `world` GPUs, host-major. An error when the cluster is smaller.
+Result<Layout> layout_default(const Cluster& cluster, int world);
+
+// A layout file, either
+//  - JSON: {"ranks": [{"rank": 0, "host": "h001", "gpu": 3}, ...]} (gpu = the host's local index,
+//    cuda_ordinal order) or {"ranks": ["h001/gpu3", ...]} (rank = position), or
+//  - a host list in rank order, one host per line (SLURM_HOSTFILE for --distribution=arbitrary):
+//    the k-th line naming a host gets that host's k-th GPU; '#' starts a comment.
+// Every rank 0..world-1 exactly once, every GPU at most once; errors name the file and line.
+Result<Layout> layout_load(const std::string& path, const Cluster& cluster, int world);
+Result<Layout> layout_parse(const std::string& text, const std::string& where, const Cluster& cluster, int world);
+
+}  // namespace topoplan
