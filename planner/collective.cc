@@ -168,6 +168,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
       if (req.proto && *req.proto != proto) continue;
       CollectiveCandidate c;
       c.algorithm = collective_algorithm_name(req.op, prof.algo);
+      c.algo = prof.algo;
       c.proto = proto;
       bool channel_bound = false;
       if (point_to_point(req.op)) {
@@ -219,6 +220,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
                    [](const Scored& a, const Scored& b) { return a.c.time_us < b.c.time_us; });
   const Scored& best = scored.front();
   out.algorithm = best.c.algorithm;
+  out.algo = best.c.algo;
   out.proto = best.c.proto;
   out.time_us = best.c.time_us;
   out.latency_us = best.c.latency_us;
@@ -237,6 +239,8 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   for (const Scored& s : scored) out.candidates.push_back(s.c);
   return out;
 }
+
+const CommGroup& CollectiveModel::group() const { return prepared_->group; }
 
 Result<CollectivePrediction> CollectiveModel::predict(const CollectiveRequest& req) {
   if (!(req.bytes > 0)) return Error{"the size must be > 0 bytes"};

@@ -27,6 +27,7 @@ struct CollectiveRequest {
 
 struct CollectiveCandidate {
   std::string algorithm;  // "ring", "tree", "nvls", "nvls_tree", "pat"; "pairwise" / "p2p"
+  NcclAlgo algo = NcclAlgo::ring;
   NcclProto proto = NcclProto::simple;
   double time_us = 0;
   double latency_us = 0;   // NCCL's latency, launch and propagation
@@ -39,6 +40,7 @@ struct CollectivePrediction {
   int ranks = 0, nodes = 0;
   int channels = 0;  // NCCL's communicator channels (ring graph after duplication)
   std::string algorithm;
+  NcclAlgo algo = NcclAlgo::ring;  // what the transfers were expanded with
   NcclProto proto = NcclProto::simple;
   double time_us = 0, latency_us = 0, transfer_us = 0;
   double algbw_GBps = 0, busbw_GBps = 0;
@@ -64,6 +66,8 @@ class CollectiveModel {
   Result<CollectivePrediction> predict(const CollectiveRequest& request);
   // Powers of two from min_bytes to max_bytes, inclusive, as nccl-tests -f 2 does.
   Result<std::vector<CollectivePrediction>> sweep(const CollectiveRequest& request, double min_bytes, double max_bytes);
+  // The group of the last prediction, as NCCL sees it.
+  const CommGroup& group() const;
 
  private:
   struct Profile;

@@ -137,4 +137,14 @@ bool Fields::boolean(const std::string& key, std::optional<bool> fallback) {
   return fallback.value_or(false);
 }
 
+std::string Fields::choice(const std::string& key, std::optional<std::string> fallback,
+                           const std::vector<std::string>& names) {
+  std::string s = text(key, fallback);
+  if (!ok() || std::find(names.begin(), names.end(), s) != names.end()) return s;
+  std::string listed;
+  for (const std::string& n : names) listed += (listed.empty() ? "\"" : ", \"") + n + "\"";
+  fail(at(key), "expected one of " + listed + ", got \"" + s + "\"" + did_you_mean(s, names));
+  return fallback.value_or(names.front());
+}
+
 }  // namespace topoplan
