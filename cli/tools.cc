@@ -6,6 +6,7 @@ Tool topo_tool();
 Tool transfer_tool();
 Tool groups_tool();
 Tool collective_tool();
+Tool score_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
@@ -13,6 +14,7 @@ const std::vector<Tool>& tools() {
       transfer_tool(),
       groups_tool(),
       collective_tool(),
+      score_tool(),
   };
   return table;
 }

@@ -170,6 +170,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
       c.algorithm = collective_algorithm_name(req.op, prof.algo);
       c.algo = prof.algo;
       c.proto = proto;
+      c.dci_us = dci_us;
       bool channel_bound = false;
       if (point_to_point(req.op)) {
         // NCCL's p2p is Simple over its own connections; it is not in the tuner's tables, so
@@ -224,6 +225,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   out.proto = best.c.proto;
   out.time_us = best.c.time_us;
   out.latency_us = best.c.latency_us;
+  out.dci_us = best.c.dci_us;
   out.transfer_us = best.c.transfer_us;
   out.channel_bound = best.channel_bound;
   out.algbw_GBps = bytes / (1000.0 * out.time_us);

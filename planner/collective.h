@@ -31,6 +31,7 @@ struct CollectiveCandidate {
   NcclProto proto = NcclProto::simple;
   double time_us = 0;
   double latency_us = 0;   // NCCL's latency, launch and propagation
+  double dci_us = 0;       // the propagation part
   double transfer_us = 0;  // the busiest link's bytes at its effective bandwidth, or the channel cap
 };
 
@@ -43,6 +44,7 @@ struct CollectivePrediction {
   NcclAlgo algo = NcclAlgo::ring;  // what the transfers were expanded with
   NcclProto proto = NcclProto::simple;
   double time_us = 0, latency_us = 0, transfer_us = 0;
+  double dci_us = 0;  // of latency_us: propagation over DCI links on the critical path
   double algbw_GBps = 0, busbw_GBps = 0;
   bool channel_bound = false;  // the per-channel cap, not a link, set transfer_us
   struct Bottleneck {

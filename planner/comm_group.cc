@@ -128,15 +128,18 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   CommGroup g;
   if (gpus.empty()) return Error{"the group has no GPUs"};
   std::unordered_map<int64_t, int> node_index;
-  std::vector<char> seen(c.num_devices(), 0);
+  // Sorted copy for the duplicate check: a job scores thousands of small groups on a cluster of
+  // hundreds of thousands of devices, so nothing here may scale with the cluster.
+  std::vector<VertexId> sorted = gpus;
+  std::sort(sorted.begin(), sorted.end());
+  if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
+    return Error{"GPU '" + c.device(*dup).name + "' is listed twice"};
   g.compute_capability = 1 << 20;
   g.nvlink_GBps = 1e300;
   bool first = true;
   for (VertexId v : gpus) {
     const Device& d = c.device(v);
     if (d.kind != DeviceKind::gpu) return Error{"'" + d.name + "' is not a GPU"};
-    if (seen[v]) return Error{"GPU '" + d.name + "' is listed twice"};
-    seen[v] = 1;
     int cc = gpu_compute_capability(d.model);
     if (cc == 0)
       return Error{"GPU '" + d.name + "' has model '" + d.model +
@@ -168,12 +171,9 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     if (first) g.nvswitch = true;
     if (nvs == kNoVertex || nvs != node.nvswitch) g.nvswitch = false;
     g.nvlink_GBps = std::min(g.nvlink_GBps, nvl);
-    if (d.host >= 0 && first) {
-      for (VertexId cpu = 0; cpu < c.num_devices() && g.cpu == NcclCpu::other; ++cpu) {
-        const Device& x = c.device(cpu);
-        if (x.kind == DeviceKind::cpu && x.host == d.host) g.cpu = cpu_vendor(x.model);
-      }
-    }
+    if (d.host >= 0 && first)
+      for (VertexId cpu : c.hosts()[static_cast<size_t>(d.host)].cpus)
+        if (g.cpu == NcclCpu::other) g.cpu = cpu_vendor(c.device(cpu).model);
     first = false;
   }
   // Path classes NCCL's LL128 rule and latency rows read: pairs along the node's chain, and each

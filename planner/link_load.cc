@@ -1,5 +1,7 @@
 #include "planner/link_load.h"
 
+#include <algorithm>
+
 namespace topoplan {
 
 LinkLoad::LinkLoad(const Router& router, const Calibration& calibration) : router_(router), cal_(calibration) {
@@ -65,6 +67,16 @@ Result<bool> LinkLoad::add(const std::vector<Transfer>& transfers) {
   for (const Transfer& t : transfers)
     if (Result<bool> ok = add(t); !ok) return ok;
   return true;
+}
+
+void LinkLoad::add(const LinkLoad& other, double scale) {
+  for (EdgeId e : other.loaded_) {
+    if (bytes_[e] == 0 && busy_us_[e] == 0) loaded_.push_back(e);
+    bytes_[e] += other.bytes_[e] * scale;
+    busy_us_[e] += other.busy_us_[e] * scale;
+  }
+  dci_latency_us_ = std::max(dci_latency_us_, other.dci_latency_us_);
+  worst_class_ = std::max(worst_class_, other.worst_class_);
 }
 
 LinkLoad::Peak LinkLoad::busiest() const {

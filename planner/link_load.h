@@ -20,6 +20,8 @@ class LinkLoad {
   // NVSwitch (multimem) are one link.
   Result<bool> add(const Transfer& t);
   Result<bool> add(const std::vector<Transfer>& transfers);
+  // Another load's bytes and busy time, times `scale` (loads scale with the size).
+  void add(const LinkLoad& other, double scale = 1);
   void clear();
 
   double bytes(EdgeId e) const { return bytes_[e]; }

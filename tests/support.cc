@@ -44,6 +44,28 @@ Cluster load_cluster(const std::string& spec) {
   return std::move(*c);
 }
 
+Job small_job() {
+  Job j;
+  j.name = "small";
+  j.model.layers = 4;
+  j.model.hidden = 1024;
+  j.model.ffn_hidden = 4096;
+  j.model.heads = j.model.kv_heads = 16;
+  j.model.vocab = 32000;
+  j.model.swiglu = false;
+  j.training.seq_length = 2048;
+  j.training.global_batch = 8;
+  j.parallel.tp = 2;
+  j.parallel.pp = 2;
+  j.parallel.dp = 2;
+  j.parallel.expert_tp = 2;
+  j.parallel.sequence_parallel = true;
+  j.parallel.zero_stage = 1;
+  j.compute.peak_tflops = 1000;
+  j.compute.achievable_fraction = 0.5;
+  return j;
+}
+
 RunResult run_topoplan(const std::string& args) {
   auto dir = temp_dir("run");
   std::string out = (dir / "out").string(), err = (dir / "err").string();

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "planner/job.h"
 #include "topology/cluster.h"
 
 namespace topoplan::test {
@@ -25,6 +26,11 @@ RunResult run_topoplan(const std::string& args);
 std::string read_file(const std::filesystem::path& path);
 // A cluster from a preset spec or file; the test stops with the loader's message if it fails.
 Cluster load_cluster(const std::string& spec);
+
+// A small dense job whose figures the planner tests compute by hand: 4 layers of h 1024, 16
+// heads (MHA), a plain 4h MLP, vocab 32000, s 2048, global batch 8; tp 2 pp 2 dp 2 with sequence
+// parallelism and the distributed optimizer (ZeRO 1); 1000 TFLOPS at 50%.
+Job small_job();
 
 // A fresh temporary directory for one test.
 std::filesystem::path temp_dir(const std::string& name);

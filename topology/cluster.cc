@@ -65,9 +65,11 @@ Result<bool> Cluster::finalize() {
   for (auto& h : hosts_) {
     h.gpus.clear();
     h.nics.clear();
+    h.cpus.clear();
   }
   for (VertexId v = 0; v < n; ++v) {
     const Device& d = g_[v];
+    if (d.kind == DeviceKind::cpu && d.host >= 0 && d.host < static_cast<int>(hosts_.size())) hosts_[d.host].cpus.push_back(v);
     if (d.kind != DeviceKind::gpu && d.kind != DeviceKind::nic) continue;
     if (d.host < 0 || d.host >= static_cast<int>(hosts_.size()))
       return Error{"device '" + d.name + "' (" + std::string(to_string(d.kind)) + ") has no host"};

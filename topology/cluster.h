@@ -46,6 +46,7 @@ struct Host {
   std::string node_type;  // preset it was built from, "" for explicit graphs
   std::vector<VertexId> gpus;  // by local_index
   std::vector<VertexId> nics;  // by local_index
+  std::vector<VertexId> cpus;  // NUMA nodes, in vertex order
 };
 
 // Propagation in fibre, about 2/3 c: 4.9 us per km (ITU-T G.652 group index ~1.468).

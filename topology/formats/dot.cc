@@ -1,5 +1,6 @@
 #include "topology/formats/dot.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <sstream>
@@ -46,9 +47,20 @@ std::string node_line(const Cluster& c, VertexId v) {
   return quoted(d.name) + " [label=" + quoted(label) + ", " + kDeviceStyle[static_cast<size_t>(d.kind)] + "];";
 }
 
-}  // namespace
+// Green to red as a link fills; wider as it does.
+std::string load_style(double u) {
+  const char* colour = u < 0.25 ? "green4" : u < 0.5 ? "gold3" : u < 0.75 ? "darkorange" : "red";
+  return std::string("color=") + colour + ", penwidth=" + format_number(1 + 5 * std::min(u, 1.0), 2);
+}
 
-std::string save_cluster_dot(const Cluster& c) {
+std::string percent(double u) { return format_number(100 * u, 1) + "%"; }
+
+std::string draw(const Cluster& c, const DotLoad* load) {
+  auto loaded = [&](EdgeId e) { return load->utilization[e] > 0 || load->utilization[e ^ 1u] > 0; };
+  std::vector<char> keep(c.num_devices(), load ? 0 : 1);
+  if (load)
+    for (EdgeId e = 0; e < c.num_edges(); e += 2)
+      if (loaded(e)) keep[c.source(e)] = keep[c.target(e)] = 1;
   // Slot 0 holds what belongs to no site; site s is slot s + 1.
   const size_t slots = c.sites().size() + 1;
   std::vector<std::vector<int>> site_hosts(slots);
@@ -56,6 +68,7 @@ std::string save_cluster_dot(const Cluster& c) {
   std::vector<std::map<int, std::vector<VertexId>>> site_tiers(slots);
   for (size_t h = 0; h < c.hosts().size(); ++h) site_hosts[c.hosts()[h].site + 1].push_back(static_cast<int>(h));
   for (VertexId v = 0; v < c.num_devices(); ++v) {
+    if (!keep[v]) continue;
     const Device& d = c.device(v);
     if (d.host >= 0)
       host_devices[d.host].push_back(v);
@@ -68,11 +81,13 @@ std::string save_cluster_dot(const Cluster& c) {
   std::ostringstream out;
   // Bottom to top: hosts, then leaves, spines, cores and site routers, as fabrics are drawn.
   out << "graph " << quoted(c.name) << " {\n  rankdir=BT;\n  node [fontsize=10];\n  edge [fontsize=8];\n";
+  if (load && !load->title.empty()) out << "  label=" << quoted(load->title) << ";\n  labelloc=t;\n";
   for (size_t slot = 0; slot < slots; ++slot) {
     const std::string in = slot == 0 ? "  " : "    ";
     if (slot > 0)
       out << "  subgraph cluster_site_" << slot - 1 << " {\n" << in << "label=" << quoted(c.sites()[slot - 1]) << ";\n";
     for (int h : site_hosts[slot]) {
+      if (host_devices[h].empty()) continue;
       out << in << "subgraph cluster_host_" << h << " {\n" << in << "  label=" << quoted(c.hosts()[h].name) << ";\n";
       for (VertexId v : host_devices[h]) out << in << "  " << node_line(c, v) << "\n";
       out << in << "}\n";
@@ -87,13 +102,27 @@ std::string save_cluster_dot(const Cluster& c) {
   }
   for (EdgeId e = 0; e < c.num_edges(); e += 2) {
     const Link& l = c.link(e);
-    std::string label = format_number(l.bw_gbps, 2) + " GB/s";
-    if (l.length_km > 0) label += "\\n" + format_number(l.length_km) + " km";
+    std::string label, style = kLinkStyle[static_cast<size_t>(l.kind)];
+    if (load) {
+      if (!loaded(e)) continue;
+      // Each direction's share, source to target first.
+      label = percent(load->utilization[e]) + " / " + percent(load->utilization[e ^ 1u]);
+      style = load_style(std::max(load->utilization[e], load->utilization[e ^ 1u]));
+    } else {
+      label = format_number(l.bw_gbps, 2) + " GB/s";
+      if (l.length_km > 0) label += "\\n" + format_number(l.length_km) + " km";
+    }
     out << "  " << quoted(c.device(c.source(e)).name) << " -- " << quoted(c.device(c.target(e)).name)
-        << " [label=" << quoted(label) << ", " << kLinkStyle[static_cast<size_t>(l.kind)] << "];\n";
+        << " [label=" << quoted(label) << ", " << style << "];\n";
   }
   out << "}\n";
   return out.str();
 }
+
+}  // namespace
+
+std::string save_cluster_dot(const Cluster& c) { return draw(c, nullptr); }
+
+std::string save_cluster_dot(const Cluster& c, const DotLoad& load) { return draw(c, &load); }
 
 }  // namespace topoplan

@@ -1,0 +1,63 @@
+// How long one training step computes, estimated from the model's FLOPs: per layer forward and
+// backward time over the GPU's dense peak times an achievable fraction, and the pipeline bubble of
+// the schedule. It is deliberately simple; it decides which communication hides behind compute
+// and gives a step time to set the exposed communication beside (docs/model.md, "Compute").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/job.h"
+
+namespace topoplan {
+
+// Forward FLOPs of one micro-batch through one layer, the whole tensor/context-parallel group's
+// work (divide by tp * cp for one GPU). Narayanan et al., SC21, section 5.1: two FLOPs per
+// multiply-add; attention scores and the weighted sum 2*b*s^2*h each, causal mask not discounted.
+struct LayerFlops {
+  double qkv = 0, attention_out = 0;  // projections
+  double attention_core = 0;          // scores and weighted values
+  double mlp_in = 0, mlp_out = 0;     // fc1 (gate and up) and fc2; routed (top-k) and shared experts
+  double router = 0;
+  double total() const { return qkv + attention_out + attention_core + mlp_in + mlp_out + router; }
+};
+LayerFlops layer_flops(const Job& job, bool moe_layer);
+// The output layer (logits) of one micro-batch, on the last stage.
+double logit_flops(const Job& job);
+
+// Dense peak and the fraction of it a large training run sustains, per GPU model.
+struct GpuRate {
+  std::string model;             // the GPU model it was matched from
+  double peak_tflops = 0;        // dense, at the job's dtype
+  double achievable_fraction = 0;
+  std::string source;            // where the default came from, or "job file"
+  double effective_tflops() const { return peak_tflops * achievable_fraction; }
+};
+// Table defaults by model prefix, then the job's overrides. An error for an unknown model without
+// a peak_tflops override, or fp8 on a GPU without fp8 tensor cores.
+Result<GpuRate> gpu_rate(const std::string& gpu_model, const Job& job);
+
+// One pipeline stage's compute per micro-batch on one GPU, microseconds.
+struct StageCompute {
+  double forward_us = 0, backward_us = 0;  // backward = 2 x forward (weights and inputs)
+  double attention_core_forward_us = 0;    // what context-parallel K/V exchange overlaps with
+  // The column-parallel GEMMs (QKV, fc1) whose backward Megatron overlaps TP's input re-gather
+  // and input-gradient reduction with; forward time, the backward's dgrad and wgrad each match it.
+  double column_gemm_forward_us = 0;
+  int layers = 0, moe_layers = 0;
+};
+
+struct ComputeEstimate {
+  GpuRate gpu;
+  std::vector<StageCompute> stages;  // per physical pipeline stage
+  int slowest_stage = 0;
+  int micro_batches = 0;
+  // Idle share of the step: (pp - 1) / (v * m) (Narayanan et al., SC21, sections 2.2.1-2.2.2).
+  double bubble_fraction = 0;
+  // (m + (pp - 1) / v) * (forward + backward) of the slowest stage.
+  double step_us = 0;
+  const StageCompute& slowest() const { return stages[static_cast<size_t>(slowest_stage)]; }
+};
+Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_model);
+
+}  // namespace topoplan

@@ -1,0 +1,422 @@
+#include "planner/job.h"
+
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "topology/formats/json_fields.h"
+
+namespace topoplan {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 4> kDtypeNames = {"bf16", "fp16", "fp8", "fp32"};
+constexpr std::array<std::string_view, 2> kCpCommNames = {"p2p", "allgather"};
+
+template <size_t N>
+std::vector<std::string> names_of(const std::array<std::string_view, N>& names) {
+  return {names.begin(), names.end()};
+}
+
+std::string str(int64_t n) { return std::to_string(n); }
+
+// "data/jobs/llama3-70b.json" -> "llama3-70b".
+std::string name_from(const std::string& where) {
+  std::string file = std::filesystem::path(where).filename().string();
+  if (file.ends_with(".json")) file.erase(file.size() - 5);
+  return file;
+}
+
+// An absent optional section reads as {}, so every key in it takes its default.
+const json& section(Fields& top, const std::string& key, bool required) {
+  static const json kEmpty = json::object();
+  const json* v = top.get(key, required);
+  return v ? *v : kEmpty;
+}
+
+Dtype dtype_read(Fields& f, const std::string& key, Dtype fallback) {
+  return *dtype_from(f.choice(key, std::string(to_string(fallback)), names_of(kDtypeNames)));
+}
+
+// Megatron --moe-layer-freq: an int, or a list with one 0/1 per layer.
+void layer_freq_read(Fields& f, int layers, MoeShape& moe) {
+  const json* v = f.get("layer_freq", false);
+  if (!v || !v->is_array()) {
+    moe.layer_freq = f.integer("layer_freq", 1, 1);
+    return;
+  }
+  if (static_cast<int64_t>(v->size()) != layers) {
+    f.fail(f.at("layer_freq"), "expected a list of " + str(layers) + " entries (one per model.layers), got " +
+                                   str(static_cast<int64_t>(v->size())));
+    return;
+  }
+  for (size_t i = 0; i < v->size() && f.ok(); ++i) {
+    const json& x = (*v)[i];
+    if (x == 0 || x == 1)
+      moe.layer_pattern.push_back(x.get<int>());
+    else
+      f.fail(json_indexed(f.at("layer_freq"), i), "expected 0 or 1, got " + json_shown(x));
+  }
+}
+
+MoeShape moe_read(const json& value, const ModelShape& m, std::string* error) {
+  Fields f(value, "model.moe", {"experts", "top_k", "layer_freq", "ffn_hidden", "shared_experts", "capacity_factor"},
+           error);
+  MoeShape moe;
+  moe.experts = f.integer("experts", kRequired, 1);
+  moe.top_k = f.integer("top_k", kRequired, 1, moe.experts);
+  layer_freq_read(f, m.layers, moe);
+  moe.ffn_hidden = f.integer("ffn_hidden", m.ffn_hidden, 1);
+  moe.shared_experts = f.integer("shared_experts", 0, 0);
+  moe.capacity_factor = f.number("capacity_factor", 0, 0, true);
+  return moe;
+}
+
+ModelShape model_read(const json& value, std::string* error) {
+  Fields f(value, "model", {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "swiglu", "moe"}, error);
+  ModelShape m;
+  m.layers = f.integer("layers", kRequired, 1);
+  // ffn_hidden defaults to 4 x hidden, which must stay an int.
+  m.hidden = f.integer("hidden", kRequired, 1, INT_MAX / 4);
+  m.ffn_hidden = f.integer("ffn_hidden", 4 * m.hidden, 1);
+  m.heads = f.integer("heads", kRequired, 1);
+  m.kv_heads = f.integer("kv_heads", m.heads, 1);
+  m.vocab = f.integer("vocab", kRequired, 1);
+  m.swiglu = f.boolean("swiglu", true);
+  if (const json* moe = f.get("moe", false)) m.moe = moe_read(*moe, m, error);
+  return m;
+}
+
+Training training_read(const json& value, std::string* error) {
+  Fields f(value, "training", {"seq_length", "micro_batch", "global_batch", "dtype", "grad_reduce_dtype"}, error);
+  Training t;
+  t.seq_length = f.integer("seq_length", kRequired, 1);
+  t.micro_batch = f.integer("micro_batch", 1, 1);
+  t.global_batch = f.integer("global_batch", kRequired, 1);
+  t.dtype = dtype_read(f, "dtype", Dtype::bf16);
+  // Megatron accumulates and all-reduces bf16 gradients in fp32 by default.
+  t.grad_reduce_dtype = dtype_read(f, "grad_reduce_dtype", Dtype::fp32);
+  return t;
+}
+
+Parallelism parallel_read(const json& value, std::string* error) {
+  Fields f(value, "parallel",
+           {"tp", "cp", "pp", "dp", "ep", "expert_tp", "sequence_parallel", "zero_stage", "fsdp",
+            "virtual_pipeline_stages", "first_stage_layers", "last_stage_layers", "cp_comm", "order",
+            "overlap_grad_reduce", "overlap_param_gather", "bucket_params"},
+           error);
+  Parallelism p;
+  p.tp = f.integer("tp", 1, 1);
+  p.cp = f.integer("cp", 1, 1);
+  p.pp = f.integer("pp", 1, 1);
+  p.dp = f.integer("dp", 1, 1);
+  p.ep = f.integer("ep", 1, 1);
+  p.expert_tp = f.integer("expert_tp", p.tp, 1);
+  // Megatron turns sequence parallelism off when there is no tensor parallelism to split over.
+  p.sequence_parallel = f.boolean("sequence_parallel", false) && p.tp > 1;
+  p.fsdp = f.boolean("fsdp", false);
+  p.zero_stage = f.integer("zero_stage", p.fsdp ? 3 : 0, 0, 3);
+  if (p.fsdp && p.zero_stage != 3)
+    f.fail(f.at("zero_stage"), "fsdp shards parameters, gradients and optimizer state as ZeRO stage 3 does, so "
+                               "zero_stage must be 3 or left out, got " + str(p.zero_stage));
+  p.virtual_pipeline_stages = f.integer("virtual_pipeline_stages", 1, 1);
+  p.first_stage_layers = f.integer("first_stage_layers", 0, 0);
+  p.last_stage_layers = f.integer("last_stage_layers", 0, 0);
+  p.cp_comm = f.choice("cp_comm", "p2p", names_of(kCpCommNames)) == "p2p" ? CpComm::p2p : CpComm::allgather;
+  p.order = f.text("order", std::string(kDefaultOrder));
+  p.overlap_grad_reduce = f.boolean("overlap_grad_reduce", true);
+  p.overlap_param_gather = f.boolean("overlap_param_gather", true);
+  p.bucket_params = f.integer("bucket_params", 0, 0);
+  return p;
+}
+
+ComputeOverrides compute_read(const json& value, std::string* error) {
+  Fields f(value, "compute", {"achievable_fraction", "peak_tflops"}, error);
+  ComputeOverrides c;
+  if (f.has("achievable_fraction")) {
+    c.achievable_fraction = f.number("achievable_fraction", kRequired, 0, false);
+    if (f.ok() && *c.achievable_fraction > 1)
+      f.fail(f.at("achievable_fraction"), "expected a fraction of peak in (0, 1], got " + json_shown(value.at("achievable_fraction")));
+  }
+  if (f.has("peak_tflops")) c.peak_tflops = f.number("peak_tflops", kRequired, 0, false);
+  return c;
+}
+
+// Layers per physical pipeline stage: the given first and last counts, the rest split evenly.
+std::vector<int> stage_counts(const Parallelism& p, int layers) {
+  const int first = p.first_stage_layers, last = p.last_stage_layers;
+  const int middle_stages = p.pp - (first > 0) - (last > 0);
+  std::vector<int> counts(static_cast<size_t>(p.pp), middle_stages > 0 ? (layers - first - last) / middle_stages : 0);
+  if (first > 0) counts.front() = first;
+  if (last > 0) counts.back() = last;
+  return counts;
+}
+
+// The checks below run in order on a parsed job; Fields::fail keeps the first failure.
+
+void model_check(const ModelShape& m, Fields& f) {
+  if (m.hidden % m.heads != 0)
+    f.fail("model.heads", "hidden " + str(m.hidden) + " is not divisible by " + str(m.heads) + " heads");
+  if (m.heads % m.kv_heads != 0)
+    f.fail("model.kv_heads", str(m.heads) + " heads are not divisible by " + str(m.kv_heads) + " kv_heads");
+}
+
+void tensor_check(const Job& job, bool expert_tp_given, Fields& f) {
+  const ModelShape& m = job.model;
+  const int tp = job.parallel.tp, etp = job.parallel.expert_tp;
+  if (m.heads % tp != 0) f.fail("parallel.tp", str(m.heads) + " heads are not divisible by tp " + str(tp));
+  // Megatron: num_query_groups must be divisible by the tensor-parallel size.
+  if (m.kv_heads % tp != 0) f.fail("parallel.tp", str(m.kv_heads) + " kv_heads are not divisible by tp " + str(tp));
+  if (m.ffn_hidden % tp != 0) f.fail("parallel.tp", "ffn_hidden " + str(m.ffn_hidden) + " is not divisible by tp " + str(tp));
+  if (m.is_moe() && m.moe.ffn_hidden % etp != 0)
+    f.fail("parallel.expert_tp", "moe.ffn_hidden " + str(m.moe.ffn_hidden) + " is not divisible by expert_tp " +
+                                     str(etp) + (expert_tp_given ? "" : " (expert_tp defaults to tp)"));
+}
+
+void expert_check(const Job& job, Fields& f) {
+  const ModelShape& m = job.model;
+  const Parallelism& p = job.parallel;
+  if (!m.is_moe() && p.ep > 1)
+    f.fail("parallel.ep", "ep " + str(p.ep) + " needs an MoE model (model.moe), the model is dense");
+  if (m.is_moe() && m.moe.experts % p.ep != 0)
+    f.fail("parallel.ep", str(m.moe.experts) + " experts are not divisible by ep " + str(p.ep));
+  if (m.is_moe() && p.ep > 1 && p.tp > 1 && !p.sequence_parallel)
+    f.fail("parallel.sequence_parallel", "Megatron requires sequence parallelism for MoE with ep " + str(p.ep) +
+                                             " and tp " + str(p.tp) + ", got false");
+}
+
+void batch_check(const Job& job, Fields& f) {
+  const Training& t = job.training;
+  const Parallelism& p = job.parallel;
+  const int64_t per_step = int64_t{t.micro_batch} * p.dp;
+  if (t.global_batch % per_step != 0)
+    f.fail("training.global_batch", str(t.global_batch) + " is not divisible by micro_batch x dp = " +
+                                        str(t.micro_batch) + " x " + str(p.dp) + " = " + str(per_step));
+}
+
+void sequence_check(const Job& job, Fields& f) {
+  const int seq = job.training.seq_length, cp = job.parallel.cp, tp = job.parallel.tp;
+  // Load-balanced causal CP gives each rank two of 2 x cp chunks, one early and one late.
+  if (cp > 1 && seq % (int64_t{2} * cp) != 0)
+    f.fail("parallel.cp", "seq_length " + str(seq) + " is not divisible by 2 x cp = " + str(int64_t{2} * cp) +
+                              " (causal load balancing splits the sequence into 2 x cp chunks)");
+  if (job.parallel.sequence_parallel && (seq / cp) % tp != 0)
+    f.fail("parallel.sequence_parallel", "seq_length / cp = " + str(seq) + " / " + str(cp) + " = " + str(seq / cp) +
+                                             " is not divisible by tp " + str(tp));
+}
+
+// "126 layers - first_stage_layers 6 - last_stage_layers 7 = 113 layers".
+std::string rest_of(const Job& job, int rest) {
+  const Parallelism& p = job.parallel;
+  std::string s = str(job.model.layers) + " layers";
+  if (p.first_stage_layers > 0) s += " - first_stage_layers " + str(p.first_stage_layers);
+  if (p.last_stage_layers > 0) s += " - last_stage_layers " + str(p.last_stage_layers);
+  return s + " = " + str(rest) + " layers";
+}
+
+// Megatron's TransformerConfig checks for get_num_layers_to_build's split.
+void uneven_check(const Job& job, Fields& f) {
+  const Parallelism& p = job.parallel;
+  const int middle_stages = p.pp - (p.first_stage_layers > 0) - (p.last_stage_layers > 0);
+  const int rest = job.model.layers - p.first_stage_layers - p.last_stage_layers;
+  if (middle_stages == 0 && rest != 0)
+    f.fail("parallel.pp", rest_of(job, rest) + ", but pp " + str(p.pp) + " has no stage besides the first and last");
+  else if (middle_stages > 0 && rest < middle_stages)
+    f.fail("parallel.pp", rest_of(job, rest) + " for the other " + str(middle_stages) +
+                              " stages; each stage needs at least one layer");
+  else if (middle_stages > 0 && rest % middle_stages != 0)
+    f.fail("parallel.pp", rest_of(job, rest) + ", which do not divide evenly over the other " + str(middle_stages) +
+                              " stages");
+  if (!f.ok() || p.virtual_pipeline_stages == 1) return;
+  std::vector<int> counts = stage_counts(p, job.model.layers);
+  for (size_t s = 0; s < counts.size(); ++s)
+    if (counts[s] % p.virtual_pipeline_stages != 0) {
+      f.fail("parallel.virtual_pipeline_stages", "stage " + str(static_cast<int64_t>(s)) + "'s " + str(counts[s]) +
+                                                     " layers are not divisible by virtual_pipeline_stages " +
+                                                     str(p.virtual_pipeline_stages));
+      return;
+    }
+}
+
+void pipeline_check(const Job& job, Fields& f) {
+  const Parallelism& p = job.parallel;
+  const int layers = job.model.layers, v = p.virtual_pipeline_stages;
+  if (p.first_stage_layers > 0 && p.pp == 1) f.fail("parallel.first_stage_layers", "needs pp > 1, got pp 1");
+  if (p.last_stage_layers > 0 && p.pp == 1) f.fail("parallel.last_stage_layers", "needs pp > 1, got pp 1");
+  if (v > 1 && p.pp == 1) f.fail("parallel.virtual_pipeline_stages", "interleaving needs pp > 1, got pp 1");
+  if (!f.ok()) return;
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    uneven_check(job, f);
+    return;
+  }
+  if (layers % p.pp != 0) f.fail("parallel.pp", str(layers) + " layers are not divisible by pp " + str(p.pp));
+  if (layers % (int64_t{p.pp} * v) != 0)
+    f.fail("parallel.virtual_pipeline_stages", str(layers) + " layers are not divisible by pp x virtual_pipeline_stages = " +
+                                                   str(p.pp) + " x " + str(v) + " = " + str(int64_t{p.pp} * v));
+}
+
+// RankGroups checks the sizes (every order puts them on the same grid) and then the order.
+void groups_check(const Job& job, Fields& f) {
+  Result<RankGroups> sizes = RankGroups::make(job_parallel_sizes(job), kDefaultOrder);
+  if (!sizes) {
+    f.fail("parallel", sizes.error());
+    return;
+  }
+  Result<RankGroups> ordered = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
+  if (!ordered) f.fail("parallel.order", ordered.error());
+}
+
+json layer_freq_json(const MoeShape& moe) {
+  if (moe.layer_pattern.empty()) return moe.layer_freq;
+  return moe.layer_pattern;
+}
+
+}  // namespace
+
+std::string_view to_string(Dtype d) { return kDtypeNames[static_cast<size_t>(d)]; }
+
+std::optional<Dtype> dtype_from(std::string_view s) {
+  for (size_t i = 0; i < kDtypeNames.size(); ++i)
+    if (kDtypeNames[i] == s) return static_cast<Dtype>(i);
+  return std::nullopt;
+}
+
+int dtype_bytes(Dtype d) {
+  constexpr std::array<int, 4> kBytes = {2, 2, 1, 4};
+  return kBytes[static_cast<size_t>(d)];
+}
+
+std::string_view to_string(CpComm c) { return kCpCommNames[static_cast<size_t>(c)]; }
+
+Result<Job> job_from_json(const json& doc, const std::string& where) {
+  std::string error;
+  Fields top(doc, "", {"format", "name", "model", "training", "parallel", "compute"}, &error);
+  if (top.has("format") && top.text("format", kRequired) != "topoplan-job")
+    top.fail("format", "expected \"topoplan-job\", got " + json_shown(doc.at("format")));
+  Job job;
+  job.name = top.has("name") ? top.name("name") : name_from(where);
+  job.model = model_read(section(top, "model", true), &error);
+  job.training = training_read(section(top, "training", true), &error);
+  const json& parallel = section(top, "parallel", false);
+  job.parallel = parallel_read(parallel, &error);
+  job.compute = compute_read(section(top, "compute", false), &error);
+  if (!error.empty()) return error_in(where, error);
+
+  model_check(job.model, top);
+  tensor_check(job, parallel.contains("expert_tp"), top);
+  expert_check(job, top);
+  batch_check(job, top);
+  sequence_check(job, top);
+  pipeline_check(job, top);
+  if (top.ok()) groups_check(job, top);
+  if (!error.empty()) return error_in(where, error);
+  return job;
+}
+
+Result<Job> job_load(const std::string& path) {
+  Result<json> doc = json_read_file(path);
+  if (!doc) return Error{doc.error()};
+  return job_from_json(*doc, path);
+}
+
+json job_to_json(const Job& job) {
+  const ModelShape& m = job.model;
+  json model = {{"layers", m.layers},       {"hidden", m.hidden}, {"ffn_hidden", m.ffn_hidden},
+                {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"vocab", m.vocab},
+                {"swiglu", m.swiglu}};
+  if (m.is_moe())
+    model["moe"] = {{"experts", m.moe.experts},
+                    {"top_k", m.moe.top_k},
+                    {"layer_freq", layer_freq_json(m.moe)},
+                    {"ffn_hidden", m.moe.ffn_hidden},
+                    {"shared_experts", m.moe.shared_experts},
+                    {"capacity_factor", m.moe.capacity_factor}};
+  const Training& t = job.training;
+  json training = {{"seq_length", t.seq_length},
+                   {"micro_batch", t.micro_batch},
+                   {"global_batch", t.global_batch},
+                   {"dtype", to_string(t.dtype)},
+                   {"grad_reduce_dtype", to_string(t.grad_reduce_dtype)}};
+  const Parallelism& p = job.parallel;
+  json parallel = {{"tp", p.tp},
+                   {"cp", p.cp},
+                   {"pp", p.pp},
+                   {"dp", p.dp},
+                   {"ep", p.ep},
+                   {"expert_tp", p.expert_tp},
+                   {"sequence_parallel", p.sequence_parallel},
+                   {"zero_stage", p.zero_stage},
+                   {"fsdp", p.fsdp},
+                   {"virtual_pipeline_stages", p.virtual_pipeline_stages},
+                   {"first_stage_layers", p.first_stage_layers},
+                   {"last_stage_layers", p.last_stage_layers},
+                   {"cp_comm", to_string(p.cp_comm)},
+                   {"order", p.order},
+                   {"overlap_grad_reduce", p.overlap_grad_reduce},
+                   {"overlap_param_gather", p.overlap_param_gather},
+                   {"bucket_params", p.bucket_params}};
+  json doc = {{"format", "topoplan-job"}, {"name", job.name}, {"model", model}, {"training", training},
+              {"parallel", parallel}};
+  json compute = json::object();
+  if (job.compute.achievable_fraction) compute["achievable_fraction"] = *job.compute.achievable_fraction;
+  if (job.compute.peak_tflops) compute["peak_tflops"] = *job.compute.peak_tflops;
+  if (!compute.empty()) doc["compute"] = compute;
+  return doc;
+}
+
+int job_ranks(const Job& job) {
+  const Parallelism& p = job.parallel;
+  return p.tp * p.cp * p.pp * p.dp;
+}
+
+ParallelSizes job_parallel_sizes(const Job& job) {
+  const Parallelism& p = job.parallel;
+  return {p.tp, p.cp, p.pp, p.dp, p.ep, p.expert_tp};
+}
+
+int job_expert_dp(const Job& job) {
+  const Parallelism& p = job.parallel;
+  return job_ranks(job) / (p.expert_tp * p.ep * p.pp);
+}
+
+Result<bool> job_fits(const Job& job, int gpus) {
+  const Parallelism& p = job.parallel;
+  if (job_ranks(job) <= gpus) return true;
+  return Error{"the job needs " + str(job_ranks(job)) + " GPUs (tp " + str(p.tp) + " x cp " + str(p.cp) + " x pp " +
+               str(p.pp) + " x dp " + str(p.dp) + "), the cluster has " + str(gpus)};
+}
+
+bool job_layer_is_moe(const Job& job, int layer) {
+  const MoeShape& moe = job.model.moe;
+  if (!job.model.is_moe() || layer < 0 || layer >= job.model.layers) return false;
+  if (!moe.layer_pattern.empty()) return moe.layer_pattern[static_cast<size_t>(layer)] == 1;
+  return layer % moe.layer_freq == 0;
+}
+
+std::vector<StageLayers> job_stages(const Job& job) {
+  const int v = job.parallel.virtual_pipeline_stages;
+  const int chunk_round = job.model.layers / v;  // layers in one chunk of every stage
+  std::vector<int> counts = stage_counts(job.parallel, job.model.layers);
+  // Interleaving (get_transformer_layer_offset): chunk c of every stage precedes chunk c + 1 of
+  // any stage, and within a round the stages' chunks follow in stage order.
+  std::vector<StageLayers> stages(counts.size());
+  int offset = 0;  // layers per round in the stages before
+  for (size_t s = 0; s < counts.size(); ++s) {
+    const int per_chunk = counts[s] / v;
+    stages[s].first = offset;
+    stages[s].count = counts[s];
+    for (int c = 0; c < v; ++c)
+      for (int i = 0; i < per_chunk; ++i) stages[s].moe += job_layer_is_moe(job, c * chunk_round + offset + i);
+    offset += per_chunk;
+  }
+  return stages;
+}
+
+int job_micro_batches(const Job& job) {
+  return job.training.global_batch / (job.training.micro_batch * job.parallel.dp);
+}
+
+}  // namespace topoplan

@@ -1,0 +1,117 @@
+// A training job: the model's shape, the batch, and how Megatron-LM splits it over ranks. Job files
+// are JSON (docs/job-format.md, examples in data/jobs/); every size is checked the way Megatron
+// checks it at start-up, so a job that loads here would also start there.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "planner/rank_groups.h"
+#include "topology/error.h"
+
+namespace topoplan {
+
+// Training precision; parallel string table in job.cc.
+enum class Dtype : uint8_t { bf16, fp16, fp8, fp32 };
+std::string_view to_string(Dtype d);
+std::optional<Dtype> dtype_from(std::string_view s);
+int dtype_bytes(Dtype d);  // 2, 2, 1, 4
+
+// How context-parallel attention exchanges K/V (Megatron --cp-comm-type).
+enum class CpComm : uint8_t { p2p, allgather };
+std::string_view to_string(CpComm c);
+
+struct MoeShape {
+  int experts = 0;  // routed experts; 0 = a dense model
+  int top_k = 0;
+  // Megatron --moe-layer-freq: layer i (0-based) is MoE when i % layer_freq == 0, or, in the list
+  // form, when layer_pattern[i] == 1 (the list overrides the int when non-empty).
+  int layer_freq = 1;
+  std::vector<int> layer_pattern;
+  int ffn_hidden = 0;           // per expert
+  int shared_experts = 0;       // always-active experts of ffn_hidden each (DeepSeek)
+  double capacity_factor = 0;   // 0 = dropless
+};
+
+struct ModelShape {
+  int layers = 0, hidden = 0, ffn_hidden = 0, heads = 0, kv_heads = 0, vocab = 0;
+  bool swiglu = true;  // gated MLP: three hidden x ffn matrices instead of two
+  MoeShape moe;
+  bool is_moe() const { return moe.experts > 0; }
+};
+
+struct Training {
+  int seq_length = 0, micro_batch = 1, global_batch = 0;
+  Dtype dtype = Dtype::bf16;
+  Dtype grad_reduce_dtype = Dtype::fp32;  // the data-parallel gradient reduction's element type
+};
+
+struct Parallelism {
+  int tp = 1, cp = 1, pp = 1, dp = 1, ep = 1;
+  int expert_tp = 1;  // resolved: equals tp when the file leaves it out, as Megatron does
+  bool sequence_parallel = false;
+  int zero_stage = 0;  // 0-3 as Rajbhandari et al. (SC20) number them
+  bool fsdp = false;   // FSDP full sharding; moves what stage 3 moves, so zero_stage is 3
+  int virtual_pipeline_stages = 1;
+  // Megatron --decoder-first/last-pipeline-num-layers; 0 = an even split.
+  int first_stage_layers = 0, last_stage_layers = 0;
+  CpComm cp_comm = CpComm::p2p;
+  std::string order{kDefaultOrder};
+  // Megatron's DDP options: gradient buckets reduced while the last micro-batch's backward runs,
+  // parameters gathered while the next step's forward runs (distributed optimizer).
+  bool overlap_grad_reduce = true;
+  bool overlap_param_gather = true;
+  // Parameters per gradient bucket; 0 = Megatron's default max(40M, 1M x data-parallel size)
+  // (megatron/core/distributed/distributed_data_parallel.py).
+  int64_t bucket_params = 0;
+};
+
+// Overrides of the GPU table in planner/compute.cc.
+struct ComputeOverrides {
+  std::optional<double> achievable_fraction;  // of dense peak, in (0, 1]
+  std::optional<double> peak_tflops;          // dense, at the job's dtype
+};
+
+struct Job {
+  std::string name;
+  ModelShape model;
+  Training training;
+  Parallelism parallel;
+  ComputeOverrides compute;
+};
+
+// Reads and validates a job file; errors name the file and the field:
+// "llama.json: parallel.tp: 64 heads are not divisible by tp 3".
+Result<Job> job_load(const std::string& path);
+// The same for a parsed document; `where` (usually the file name) prefixes every error and gives
+// the default name.
+Result<Job> job_from_json(const nlohmann::json& doc, const std::string& where);
+// Every field written explicitly (defaults resolved), so job_from_json gives the same Job back.
+nlohmann::json job_to_json(const Job& job);
+
+// tp * cp * pp * dp: one rank per GPU.
+int job_ranks(const Job& job);
+ParallelSizes job_parallel_sizes(const Job& job);
+// world / (expert_tp * ep * pp): Megatron's expert data-parallel size (CP folded in).
+int job_expert_dp(const Job& job);
+// An error when the job needs more GPUs than `gpus`; fewer ranks than GPUs leaves some idle.
+Result<bool> job_fits(const Job& job, int gpus);
+
+// Whether global layer `layer` (0-based) is an MoE layer.
+bool job_layer_is_moe(const Job& job, int layer);
+
+// One pipeline stage's share of the layers, as Megatron's get_num_layers_to_build splits them.
+struct StageLayers {
+  int first = 0;  // global index of its first layer
+  int count = 0;
+  int moe = 0;    // how many of them are MoE layers
+};
+std::vector<StageLayers> job_stages(const Job& job);
+// Micro-batches per pipeline per step: global_batch / (micro_batch * dp).
+int job_micro_batches(const Job& job);
+
+}  // namespace topoplan

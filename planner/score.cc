@@ -1,0 +1,443 @@
+#include "planner/score.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "planner/transfers.h"
+
+namespace topoplan {
+namespace {
+
+std::string fmt_us(double us) {
+  char buf[48];
+  if (us >= 1e6) std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
+  else if (us >= 1e3) std::snprintf(buf, sizeof buf, "%.2f ms", us / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.1f us", us);
+  return buf;
+}
+
+std::string fmt(const char* format, double x) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, x);
+  return buf;
+}
+
+// Small ordinal maps: groups are tens to hundreds of ranks, so a linear scan beats hashing.
+int ordinal(std::vector<int>& seen, int value) {
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (seen[i] == value) return static_cast<int>(i);
+  seen.push_back(value);
+  return static_cast<int>(seen.size()) - 1;
+}
+
+// Groups with equal signatures are the same collective to NCCL: the same local GPUs on the same
+// kind of hosts, split the same way over hosts, NVLink domains and sites. The fabric between
+// them is not in it: the contended time below reads each group's own links.
+std::string signature(const Cluster& c, const std::vector<VertexId>& gpus) {
+  std::vector<int> hosts, domains, sites;
+  std::string key;
+  key.reserve(gpus.size() * 8);
+  for (VertexId v : gpus) {
+    const Device& d = c.device(v);
+    const int h = ordinal(hosts, d.host);
+    if (static_cast<size_t>(h) + 1 == hosts.size()) key += c.hosts()[static_cast<size_t>(d.host)].node_type + ":";
+    for (int x : {h, static_cast<int>(d.local_index), ordinal(domains, d.scaleup_domain), ordinal(sites, d.site)}) {
+      key += std::to_string(x);
+      key += ',';
+    }
+  }
+  return key;
+}
+
+std::string hosts_of(const Cluster& c, const std::vector<VertexId>& gpus) {
+  std::vector<int> hosts;
+  for (VertexId v : gpus) ordinal(hosts, c.device(v).host);
+  std::string out;
+  const size_t shown = std::min<size_t>(hosts.size(), 4);
+  for (size_t i = 0; i < shown; ++i) {
+    out += (i == 0 ? "" : i + 1 == hosts.size() ? " and " : ", ");
+    out += c.hosts()[static_cast<size_t>(hosts[i])].name;
+  }
+  if (hosts.size() > shown) out += " and " + std::to_string(hosts.size() - shown) + " more hosts";
+  return out;
+}
+
+bool one_domain(const Cluster& c, const std::vector<VertexId>& gpus) {
+  const Device& first = c.device(gpus.front());
+  for (VertexId v : gpus) {
+    const Device& d = c.device(v);
+    const bool same = first.scaleup_domain >= 0 ? d.scaleup_domain == first.scaleup_domain : d.host == first.host;
+    if (!same) return false;
+  }
+  return true;
+}
+
+std::string plural_op(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::all_reduce: return "all-reduces";
+    case CollectiveOp::all_gather: return "all-gathers";
+    case CollectiveOp::reduce_scatter: return "reduce-scatters";
+    case CollectiveOp::alltoall: return "all-to-alls";
+    case CollectiveOp::sendrecv: return "sends";
+    default: return std::string(to_string(op)) + "s";
+  }
+}
+
+int severity_rank(const std::string& s) { return s == "critical" ? 0 : s == "warning" ? 1 : 2; }
+
+// A group alone: NCCL's choice and time, and the busiest link's busy time per byte that the
+// choice was timed on.
+struct Alone {
+  CollectivePrediction prediction;
+  double peak_busy_per_byte = 0;
+};
+
+// Every group of one item loaded at one byte: the links they share, and each group's own links.
+struct Pattern {
+  explicit Pattern(const Router& r, const Calibration& cal) : total(r, cal) {}
+  LinkLoad total;
+  std::vector<std::vector<EdgeId>> edges;  // per group
+};
+
+class Scorer {
+ public:
+  Scorer(const Cluster& c, const Router& r, const Job& job, const Layout& layout, const ScoreOptions& opt, RankGroups groups)
+      : c_(c), r_(r), job_(job), layout_(layout), opt_(opt), model_(c, r, *opt.tuning, *opt.calibration),
+        scratch_(r, *opt.calibration), groups_(std::move(groups)) {}
+
+  Result<JobScore> run(StepTraffic traffic);
+
+ private:
+  Result<const std::vector<std::vector<VertexId>>*> gpu_groups(const TrafficItem& item);
+  Result<const Alone*> alone(const TrafficItem& item, const std::vector<VertexId>& gpus);
+  Result<bool> load_own(const TrafficItem& item, const std::vector<VertexId>& gpus, NcclAlgo algo);
+  Result<ItemScore> score_item(const TrafficItem& item, const std::vector<std::vector<VertexId>>& gpus);
+  void find(const ItemScore& s, const std::vector<std::vector<VertexId>>& gpus);
+  void exposure(JobScore& out) const;
+  void links(JobScore& out) const;
+
+  const Cluster& c_;
+  const Router& r_;
+  const Job& job_;
+  const Layout& layout_;
+  const ScoreOptions& opt_;
+  CollectiveModel model_;
+  LinkLoad scratch_;
+  RankGroups groups_;
+  std::map<std::string, std::vector<std::vector<VertexId>>> gpu_groups_;
+  std::unordered_map<std::string, Alone> alone_;
+  std::map<std::string, std::unique_ptr<Pattern>> patterns_;
+  const Pattern* pattern_ = nullptr;  // of the item being scored
+  std::vector<double> step_bytes_, step_busy_us_;
+  std::vector<EdgeId> step_loaded_;
+  std::vector<Finding> findings_;
+  std::map<std::string, int> span_reported_;  // group token -> findings made
+  struct Dci {
+    int groups = 0, of = 0;
+    double per_call_us = 0, per_step_us = 0;
+    std::string sites;
+  };
+  std::array<Dci, kTrafficKinds> dci_{};
+};
+
+Result<const std::vector<std::vector<VertexId>>*> Scorer::gpu_groups(const TrafficItem& item) {
+  const std::string key = item.group + (item.stage_pairs ? "/pairs" : "");
+  if (auto it = gpu_groups_.find(key); it != gpu_groups_.end()) return &it->second;
+  Result<GroupList> ranks = groups_.groups(item.group);
+  if (!ranks) return Error{ranks.error()};
+  std::vector<std::vector<VertexId>> out;
+  auto gpus_of = [&](std::initializer_list<int> rs) {
+    std::vector<VertexId> g;
+    for (int rank : rs) g.push_back(layout_.gpu_of_rank[static_cast<size_t>(rank)]);
+    return g;
+  };
+  for (const std::vector<int>& g : *ranks) {
+    if (!item.stage_pairs) {
+      std::vector<VertexId> v;
+      for (int rank : g) v.push_back(layout_.gpu_of_rank[static_cast<size_t>(rank)]);
+      out.push_back(std::move(v));
+      continue;
+    }
+    // Neighbouring stages; the interleaved schedule also sends from the last stage to the first.
+    for (size_t k = 0; k + 1 < g.size(); ++k) out.push_back(gpus_of({g[k], g[k + 1]}));
+    if (job_.parallel.virtual_pipeline_stages > 1 && g.size() > 2) out.push_back(gpus_of({g.back(), g.front()}));
+  }
+  return &gpu_groups_.emplace(key, std::move(out)).first->second;
+}
+
+Result<bool> Scorer::load_own(const TrafficItem& item, const std::vector<VertexId>& gpus, NcclAlgo algo) {
+  Result<CommGroup> g = comm_group_make(c_, r_, gpus);
+  if (!g) return Error{g.error()};
+  Result<std::vector<Transfer>> t = collective_transfers(*g, item.op, algo, 1.0);
+  if (!t) return Error{t.error()};
+  scratch_.clear();
+  return scratch_.add(*t);
+}
+
+Result<const Alone*> Scorer::alone(const TrafficItem& item, const std::vector<VertexId>& gpus) {
+  std::string key = signature(c_, gpus) + "|" + std::string(to_string(item.op)) + "|" + fmt("%.17g", item.bytes) + "|" +
+                    (item.algo ? std::string(to_string(*item.algo)) : "auto");
+  if (auto it = alone_.find(key); it != alone_.end()) return &it->second;
+  CollectiveRequest req;
+  req.op = item.op;
+  req.bytes = item.bytes;
+  req.gpus = gpus;
+  req.algo = item.algo;
+  Result<CollectivePrediction> p = model_.predict(req);
+  if (!p) return Error{p.error()};
+  Alone a;
+  a.prediction = std::move(*p);
+  if (Result<bool> ok = load_own(item, gpus, a.prediction.algo); !ok) return Error{ok.error()};
+  a.peak_busy_per_byte = scratch_.busiest().busy_us;
+  return &alone_.emplace(std::move(key), std::move(a)).first->second;
+}
+
+Result<ItemScore> Scorer::score_item(const TrafficItem& item, const std::vector<std::vector<VertexId>>& gpus) {
+  ItemScore s;
+  s.item = item;
+  s.groups = static_cast<int>(gpus.size());
+  std::vector<const Alone*> alone_of;
+  std::string pattern_key = item.group + (item.stage_pairs ? "/pairs|" : "|") + std::string(to_string(item.op)) + "|";
+  for (const std::vector<VertexId>& g : gpus) {
+    Result<const Alone*> a = alone(item, g);
+    if (!a) return Error{a.error()};
+    alone_of.push_back(*a);
+    pattern_key += static_cast<char>('a' + static_cast<int>((*a)->prediction.algo));
+  }
+  auto [it, fresh] = patterns_.try_emplace(pattern_key);
+  if (fresh) {
+    it->second = std::make_unique<Pattern>(r_, *opt_.calibration);
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      if (Result<bool> ok = load_own(item, gpus[i], alone_of[i]->prediction.algo); !ok) return Error{ok.error()};
+      it->second->edges.push_back(scratch_.loaded());
+      it->second->total.add(scratch_);
+    }
+  }
+  const Pattern& pat = *it->second;
+  pattern_ = &pat;
+
+  // Each group drains its links shared with every other group of the item: its transfer time
+  // alone grows by how much more its busiest shared link carries than the link it was timed on.
+  double worst = -1;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const Alone& a = *alone_of[i];
+    const CollectivePrediction& p = a.prediction;
+    double shared = 0;
+    EdgeId hot = 0;
+    for (EdgeId e : pat.edges[i])
+      if (pat.total.busy_us(e) > shared) {
+        shared = pat.total.busy_us(e);
+        hot = e;
+      }
+    const double ratio = a.peak_busy_per_byte > 0 ? shared / a.peak_busy_per_byte : 1;
+    const double transfer = p.channel_bound ? std::max(p.transfer_us, shared * item.bytes) : p.transfer_us * ratio;
+    const double contended = p.latency_us + transfer;
+    if (contended > worst) {
+      worst = contended;
+      s.slowest_group = static_cast<int>(i);
+      s.algorithm = p.algorithm;
+      s.proto = p.proto;
+      s.alone_us = p.time_us;
+      s.contended_us = contended;
+      s.dci_us = p.dci_us;
+      s.has_hot_edge = shared > 0;
+      s.hot_edge = hot;
+    }
+  }
+  if (s.has_hot_edge) {
+    s.hot_edge_bytes = pat.total.bytes(s.hot_edge) * item.bytes;
+    for (const std::vector<EdgeId>& edges : pat.edges)
+      s.hot_edge_groups += std::find(edges.begin(), edges.end(), s.hot_edge) != edges.end();
+  }
+  s.time_us = item.calls * s.contended_us;
+  for (EdgeId e : pat.total.loaded()) {
+    if (step_bytes_[e] == 0 && step_busy_us_[e] == 0) step_loaded_.push_back(e);
+    step_bytes_[e] += pat.total.bytes(e) * item.bytes * item.calls;
+    step_busy_us_[e] += pat.total.busy_us(e) * item.bytes * item.calls;
+  }
+  return s;
+}
+
+// Plain-words findings for one scored item.
+void Scorer::find(const ItemScore& s, const std::vector<std::vector<VertexId>>& gpus) {
+  const TrafficItem& item = s.item;
+  const std::string kind(to_string(item.kind));
+  const std::string what = std::string(to_string(item.op)) + " (" + item.what + ")";
+
+  // Tensor parallelism belongs inside one NVLink domain.
+  if ((item.group == "tp" || item.group == "expert.tp") && !span_reported_.count(item.group)) {
+    int spanning = 0;
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      if (one_domain(c_, gpus[i])) continue;
+      if (++spanning > opt_.findings_per_kind) continue;
+      const Alone* a = *alone(item, gpus[i]);
+      const CollectivePrediction::Bottleneck& b = a->prediction.bottleneck;
+      findings_.push_back({"critical", kind, item.group + " " + std::to_string(i),
+                           "TP group " + std::to_string(i) + " spans " + hosts_of(c_, gpus[i]) + ": its " +
+                               plural_op(item.op) + " cross " + std::string(to_string(b.kind)) + " at " +
+                               fmt("%.1f", b.bw_gbps) + " GB/s instead of NVLink"});
+    }
+    if (spanning > opt_.findings_per_kind)
+      findings_.push_back({"critical", kind, "",
+                           std::to_string(spanning - opt_.findings_per_kind) + " more of the " +
+                               std::to_string(gpus.size()) + " " + item.group + " groups span NVLink domains"});
+    span_reported_[item.group] = spanning;
+  }
+
+  // Where the slowest group's traffic waits.
+  if (s.has_hot_edge) {
+    const std::vector<VertexId>& g = gpus[static_cast<size_t>(s.slowest_group)];
+    const double slowdown = s.alone_us > 0 ? s.contended_us / s.alone_us : 1;
+    // All-to-all incast: the busiest link into a NIC, when it is (one of) the group's bottleneck.
+    EdgeId into_nic = 0;
+    double into_busy = 0;
+    if (item.op == CollectiveOp::alltoall)
+      for (EdgeId e : pattern_->edges[static_cast<size_t>(s.slowest_group)])
+        if (c_.device(c_.target(e)).kind == DeviceKind::nic && pattern_->total.busy_us(e) > into_busy) {
+          into_busy = pattern_->total.busy_us(e);
+          into_nic = e;
+        }
+    const int host = into_busy > 0 ? c_.device(c_.target(into_nic)).host : -1;
+    int senders = 0;
+    for (VertexId v : g) senders += host >= 0 && c_.device(v).host != host;
+    if (senders > 1 && into_busy >= 0.99 * pattern_->total.busy_us(s.hot_edge)) {
+      findings_.push_back({"warning", kind, item.group + " " + std::to_string(s.slowest_group),
+                           "EP all-to-all: " + std::to_string(senders) + " senders target " +
+                               c_.hosts()[static_cast<size_t>(host)].name + "'s NIC (" + c_.edge_name(into_nic) +
+                               "): each " + item.what + " call takes " + fmt_us(s.contended_us) +
+                               (slowdown > 1.05 ? " (" + fmt("%.1f", slowdown) + "x its time alone)" : "")});
+    } else if (slowdown >= 1.25) {
+      findings_.push_back({"warning", kind, item.group + " " + std::to_string(s.slowest_group),
+                           kind + " " + what + ": " + c_.edge_name(s.hot_edge) + " carries " +
+                               std::to_string(s.hot_edge_groups) + " groups at once; a call takes " +
+                               fmt_us(s.contended_us) + " instead of " + fmt_us(s.alone_us) + " alone (" +
+                               fmt("%.1f", slowdown) + "x)"});
+    }
+  }
+
+  // Cross-site traffic other than data parallelism's.
+  if (item.kind != TrafficKind::dp) {
+    Dci& d = dci_[static_cast<size_t>(item.kind)];
+    int crossing = 0;
+    double per_call = 0;
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      bool crosses = false;
+      for (EdgeId e : pattern_->edges[i])
+        if (c_.link(e).kind == LinkKind::DCI) {
+          crosses = true;
+          if (d.sites.empty())
+            d.sites = c_.sites()[static_cast<size_t>(c_.device(c_.source(e)).site)] + " and " +
+                      c_.sites()[static_cast<size_t>(c_.device(c_.target(e)).site)];
+          break;
+        }
+      if (!crosses) continue;
+      ++crossing;
+      per_call = std::max(per_call, (*alone(item, gpus[i]))->prediction.dci_us);
+    }
+    if (crossing) {
+      d.groups = std::max(d.groups, crossing);
+      d.of = std::max(d.of, static_cast<int>(gpus.size()));
+      d.per_call_us = std::max(d.per_call_us, per_call);
+      d.per_step_us += per_call * item.calls;
+    }
+  }
+}
+
+void Scorer::exposure(JobScore& out) const {
+  const StepTraffic& t = out.traffic;
+  std::vector<double> hideable(t.windows.size(), 0);
+  for (const ItemScore& s : out.items)
+    if (s.item.window >= 0) hideable[static_cast<size_t>(s.item.window)] += (s.item.calls - s.item.unhidden_calls) * s.contended_us;
+  for (ItemScore& s : out.items) {
+    const double unhidden = s.item.window >= 0 ? s.item.unhidden_calls : s.item.calls;
+    s.exposed_us = unhidden * s.contended_us;
+    if (s.item.window >= 0) {
+      const double h = hideable[static_cast<size_t>(s.item.window)];
+      const double left = std::max(0.0, h - t.windows[static_cast<size_t>(s.item.window)].us);
+      if (h > 0) s.exposed_us += (s.item.calls - s.item.unhidden_calls) * s.contended_us * left / h;
+    }
+    KindScore& k = out.by_kind[static_cast<size_t>(s.item.kind)];
+    k.alone_s += s.item.calls * s.alone_us / 1e6;
+    k.time_s += s.time_us / 1e6;
+    k.exposed_s += s.exposed_us / 1e6;
+    out.comm_s += s.time_us / 1e6;
+    out.exposed_comm_s += s.exposed_us / 1e6;
+  }
+  out.compute_s = t.compute.step_us / 1e6;
+  out.step_s = out.compute_s + out.exposed_comm_s;
+}
+
+void Scorer::links(JobScore& out) const {
+  for (EdgeId e : step_loaded_)
+    out.links.push_back({e, step_bytes_[e], step_busy_us_[e], out.step_s > 0 ? step_busy_us_[e] / (out.step_s * 1e6) : 0});
+  std::stable_sort(out.links.begin(), out.links.end(), [](const LinkUse& a, const LinkUse& b) {
+    return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
+  });
+}
+
+Result<JobScore> Scorer::run(StepTraffic traffic) {
+  step_bytes_.assign(c_.num_edges(), 0);
+  step_busy_us_.assign(c_.num_edges(), 0);
+  JobScore out;
+  out.job = job_.name;
+  out.layout = layout_.source;
+  out.ranks = layout_.world_size();
+  for (const TrafficItem& item : traffic.items) {
+    Result<const std::vector<std::vector<VertexId>>*> gpus = gpu_groups(item);
+    if (!gpus) return Error{gpus.error()};
+    if ((*gpus)->empty() || (*gpus)->front().size() < 2) continue;
+    Result<ItemScore> s = score_item(item, **gpus);
+    if (!s) return Error{std::string(to_string(item.kind)) + " " + std::string(to_string(item.op)) + ": " + s.error()};
+    find(*s, **gpus);
+    out.items.push_back(std::move(*s));
+  }
+  out.traffic = std::move(traffic);
+  exposure(out);
+  links(out);
+  for (size_t k = 0; k < kTrafficKinds; ++k) {
+    const Dci& d = dci_[k];
+    if (d.groups == 0) continue;
+    const std::string kind(to_string(static_cast<TrafficKind>(k)));
+    findings_.push_back({k == static_cast<size_t>(TrafficKind::pp) ? "warning" : "critical", kind, "",
+                         kind + " traffic of " + std::to_string(d.groups) + " of " + std::to_string(d.of) +
+                             " groups crosses the DCI between " + d.sites + ": +" + fmt_us(d.per_call_us) +
+                             " propagation per call, +" + fmt_us(d.per_step_us) + " per step"});
+  }
+  for (size_t k = 0; k < kTrafficKinds; ++k) {
+    const double exposed = out.by_kind[k].exposed_s;
+    if (out.step_s > 0 && exposed / out.step_s >= 0.05)
+      findings_.push_back({"info", std::string(to_string(static_cast<TrafficKind>(k))), "",
+                           fmt_us(exposed * 1e6) + " of " + std::string(to_string(static_cast<TrafficKind>(k))) +
+                               " communication per step is exposed (" + fmt("%.0f", 100 * exposed / out.step_s) +
+                               "% of the step)"});
+  }
+  std::stable_sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) {
+    return severity_rank(a.severity) < severity_rank(b.severity);
+  });
+  out.findings = std::move(findings_);
+  return out;
+}
+
+}  // namespace
+
+Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
+                           const ScoreOptions& options) {
+  if (layout.world_size() != job_ranks(job))
+    return Error{layout.source + ": the layout places " + std::to_string(layout.world_size()) + " ranks, the job has " +
+                 std::to_string(job_ranks(job))};
+  if (layout.world_size() == 0) return Error{"the job has no ranks"};
+  Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
+  if (!groups) return Error{groups.error()};
+  Result<ComputeEstimate> compute = compute_estimate(job, cluster.device(layout.gpu_of_rank.front()).model);
+  if (!compute) return Error{compute.error()};
+  Result<StepTraffic> traffic = step_traffic(job, *compute);
+  if (!traffic) return Error{traffic.error()};
+  Scorer scorer(cluster, router, job, layout, options, std::move(*groups));
+  return scorer.run(std::move(*traffic));
+}
+
+}  // namespace topoplan

@@ -1,0 +1,86 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support.h"
+
+using topoplan::test::run_topoplan;
+
+namespace {
+
+std::string job_path(const std::string& name) { return (topoplan::test::data_dir() / "jobs" / (name + ".json")).string(); }
+
+}  // namespace
+
+TEST_CASE("score: JSON for llama3-70b on 16 DGX H100 has the fields the issue names") {
+  auto r = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["ranks"] == 128);
+  CHECK(j["exposed_comm_s"].get<double>() > 0);
+  CHECK(j["exposed_comm_s"].get<double>() < j["step_s"].get<double>());
+  for (const char* kind : {"tp", "cp", "pp", "dp", "ep"}) {
+    REQUIRE_MESSAGE(j["by_kind"].contains(kind), kind);
+    CHECK(j["by_kind"][kind].contains("time_s"));
+  }
+  CHECK(j["by_kind"]["tp"]["time_s"].get<double>() > 0);
+  CHECK(j["by_kind"]["ep"]["time_s"] == 0.0);  // a dense model
+  REQUIRE(j["links"].size() == 10);
+  for (const auto& l : j["links"]) {
+    CHECK(l.contains("bytes"));
+    CHECK(l["utilization"].get<double>() >= 0);
+  }
+  CHECK(j["links"][0]["utilization"].get<double>() >= j["links"][9]["utilization"].get<double>());
+  // The default layout keeps every TP group inside a host.
+  for (const auto& f : j["findings"]) {
+    for (const char* key : {"severity", "kind", "group", "message"}) CHECK(f.contains(key));
+    CHECK(f["severity"] != "critical");
+  }
+}
+
+TEST_CASE("score: text output, --links CSV and --dot") {
+  auto dir = topoplan::test::temp_dir("score-cli");
+  const std::string csv = (dir / "links.csv").string(), dot = (dir / "load.dot").string();
+  auto r = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --links " + csv + " --dot " + dot);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default\nstep "));
+  CHECK(r.out.find("hottest links (per step):") != std::string::npos);
+  std::string links = topoplan::test::read_file(csv);
+  CHECK(links.starts_with("link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse\n"));
+  CHECK(links.find(",NET,leaf,") != std::string::npos);
+  CHECK(links.find(",NVL,host,") != std::string::npos);
+  std::string graph = topoplan::test::read_file(dot);
+  CHECK(graph.starts_with("graph "));
+  CHECK(graph.find("penwidth=") != std::string::npos);
+  CHECK(graph.find("%") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
+  auto dir = topoplan::test::temp_dir("score-bad");
+  const std::string hosts = (dir / "hosts").string();
+  {
+    std::ofstream f(hosts);
+    for (int r = 0; r < 128; ++r) f << "h" << (r % 16 < 9 ? "00" : "0") << (r % 16 + 1) << "\n";
+  }
+  auto scattered = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --layout " + hosts + " --json");
+  REQUIRE_MESSAGE(scattered.exit_code == 0, scattered.err);
+  auto j = nlohmann::json::parse(scattered.out);
+  CHECK(j["findings"][0]["severity"] == "critical");
+  CHECK(j["findings"][0]["message"].get<std::string>().starts_with("TP group 0 spans h001, h002, h003, h004 and 4 more hosts"));
+
+  auto small = run_topoplan("score --cluster dgx-h100:8 --job " + job_path("llama3-70b"));
+  CHECK(small.exit_code == 2);
+  CHECK(small.err.find("the job needs 128 GPUs") != std::string::npos);
+  auto missing = run_topoplan("score --cluster dgx-h100:16 --job " + (dir / "nope.json").string());
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("nope.json: cannot read") != std::string::npos);
+  const std::string bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"({"model": {"layers": 80, "hidden": 8192, "heads": 64, "vocab": 1000},
+    "training": {"seq_length": 4096, "global_batch": 8}, "parallel": {"tp": 3}})";
+  auto r = run_topoplan("score --cluster dgx-h100:1 --job " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("bad.json: parallel.tp:") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

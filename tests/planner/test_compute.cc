@@ -1,0 +1,86 @@
+#include "planner/compute.h"
+
+#include <doctest/doctest.h>
+
+#include "tests/support.h"
+
+namespace topoplan {
+
+// test::small_job() has the GPT shape of Narayanan et al., whose layer forward is a third of
+// 72 b s h^2 (1 + s / 6h).
+TEST_CASE("compute: a layer's forward FLOPs match Narayanan et al.'s closed form") {
+  Job j = test::small_job();
+  LayerFlops f = layer_flops(j, false);
+  const double b = 1, s = 2048, h = 1024;
+  CHECK(f.total() == doctest::Approx(72 * b * s * h * h * (1 + s / (6 * h)) / 3));
+  CHECK(f.attention_core == 4 * b * s * s * h);
+  CHECK(f.qkv == 2 * s * h * 3 * h);  // MHA: Q, K and V are h x h each
+  CHECK(logit_flops(j) == 2 * s * h * 32000);
+  // SwiGLU's gate adds one more h x ffn matrix to fc1.
+  j.model.swiglu = true;
+  CHECK(layer_flops(j, false).mlp_in == 2 * 2 * s * h * 4096);
+}
+
+TEST_CASE("compute: MoE layers count top-k routed and the shared experts, and the router") {
+  Job j = test::small_job();
+  j.model.moe.experts = 8;
+  j.model.moe.top_k = 2;
+  j.model.moe.ffn_hidden = 512;
+  j.model.moe.shared_experts = 1;
+  LayerFlops f = layer_flops(j, true);
+  const double s = 2048, h = 1024;
+  CHECK(f.mlp_in == 2 * s * h * 512 * 3);  // (top-2 + 1 shared) expert fc1, not gated
+  CHECK(f.mlp_out == 2 * s * h * 512 * 3);
+  CHECK(f.router == 2 * s * h * 8);
+}
+
+TEST_CASE("compute: stage times, the slowest stage, bubble and step time by hand") {
+  Result<ComputeEstimate> r = compute_estimate(test::small_job(), "H100-SXM5");
+  REQUIRE(r.ok());
+  const ComputeEstimate& c = *r;
+  CHECK(c.gpu.effective_tflops() == doctest::Approx(500));
+  REQUIRE(c.stages.size() == 2);
+  // Stage 0: 2 layers of 2^36 FLOPs over tp 2 at 5e8 FLOP/us = 137.44 us.
+  CHECK(c.stages[0].forward_us == doctest::Approx(2 * 68719476736.0 / 2 / 5e8));
+  // Stage 1 adds the logits: 2 * 2048 * 1024 * 32000 / 2 / 5e8 = 134.22 us.
+  CHECK(c.stages[1].forward_us == doctest::Approx(c.stages[0].forward_us + 134.217728));
+  CHECK(c.stages[1].backward_us == doctest::Approx(2 * c.stages[1].forward_us));
+  CHECK(c.slowest_stage == 1);
+  CHECK(c.micro_batches == 4);  // 8 / (1 x dp 2)
+  CHECK(c.bubble_fraction == doctest::Approx(0.25));  // (pp - 1) / m
+  CHECK(c.step_us == doctest::Approx(5 * 3 * c.stages[1].forward_us));  // (m + pp - 1)(f + b)
+}
+
+TEST_CASE("compute: the interleaved schedule divides the bubble by its virtual stages") {
+  Job j = test::small_job();
+  j.model.layers = 8;
+  j.parallel.virtual_pipeline_stages = 2;
+  ComputeEstimate c = *compute_estimate(j, "H100-SXM5");
+  CHECK(c.bubble_fraction == doctest::Approx(1.0 / 8));
+  const StageCompute& s = c.slowest();
+  CHECK(c.step_us == doctest::Approx((4 + 0.5) * (s.forward_us + s.backward_us)));
+}
+
+TEST_CASE("compute: GPU table, overrides and unknown models") {
+  Job j = test::small_job();
+  j.compute = {};
+  GpuRate a100 = *gpu_rate("A100-SXM4", j);
+  CHECK(a100.peak_tflops == 312);
+  CHECK(a100.achievable_fraction == doctest::Approx(0.52));
+  CHECK(gpu_rate("B200-GB200", j)->peak_tflops == 2500);
+  CHECK(gpu_rate("B200", j)->peak_tflops == 2250);
+  j.training.dtype = Dtype::fp8;
+  CHECK(gpu_rate("H100-SXM5", j)->peak_tflops == 1979);
+  CHECK(gpu_rate("A100-SXM4", j).error() == "training.dtype: A100-SXM4 has no fp8 tensor cores");
+  j.training.dtype = Dtype::bf16;
+  CHECK(gpu_rate("MI300X", j).error() ==
+        "compute: no compute figures for GPU model 'MI300X'; give compute.peak_tflops and "
+        "compute.achievable_fraction in the job file");
+  j.compute.peak_tflops = 1300;
+  j.compute.achievable_fraction = 0.3;
+  GpuRate mi = *gpu_rate("MI300X", j);
+  CHECK(mi.effective_tflops() == doctest::Approx(390));
+  CHECK(mi.source == "job file");
+}
+
+}  // namespace topoplan

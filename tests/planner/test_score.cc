@@ -1,0 +1,173 @@
+#include "planner/score.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "tests/support.h"
+
+namespace topoplan {
+namespace {
+
+struct Scored {
+  Cluster cluster;
+  JobScore score;
+};
+
+Scored score_of(const std::string& cluster, const Job& job, const std::string& layout_text = "") {
+  Scored s{test::load_cluster(cluster), {}};
+  Router router(s.cluster);
+  Result<Layout> layout = layout_text.empty() ? layout_default(s.cluster, job_ranks(job))
+                                              : layout_parse(layout_text, "layout", s.cluster, job_ranks(job));
+  REQUIRE_MESSAGE(layout.ok(), (layout ? "" : layout.error()));
+  Result<JobScore> r = score_job(s.cluster, router, job, *layout);
+  REQUIRE_MESSAGE(r.ok(), (r ? "" : r.error()));
+  s.score = std::move(*r);
+  return s;
+}
+
+const ItemScore& item(const JobScore& s, TrafficKind kind, CollectiveOp op) {
+  for (const ItemScore& i : s.items)
+    if (i.item.kind == kind && i.item.op == op) return i;
+  FAIL("no such item");
+  return s.items.front();
+}
+
+std::vector<const Finding*> findings(const JobScore& s, const std::string& severity) {
+  std::vector<const Finding*> out;
+  for (const Finding& f : s.findings)
+    if (f.severity == severity) out.push_back(&f);
+  return out;
+}
+
+// TP 8 inside each DGX H100, DP 2 across the two hosts.
+Job tp8_dp2() {
+  Job j = test::small_job();
+  j.parallel.tp = j.parallel.expert_tp = 8;
+  j.parallel.pp = 1;
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("score: TP inside the NVLink domain, the score adds up") {
+  Scored s = score_of("dgx-h100:2", tp8_dp2());
+  const JobScore& r = s.score;
+  CHECK(r.ranks == 16);
+  CHECK(findings(r, "critical").empty());
+  const ItemScore& ag = item(r, TrafficKind::tp, CollectiveOp::all_gather);
+  CHECK(ag.groups == 2);
+  // The two TP groups share no link: contention changes nothing.
+  CHECK(ag.contended_us == doctest::Approx(ag.alone_us));
+  CHECK(ag.time_us == doctest::Approx(ag.item.calls * ag.contended_us));
+  double exposed = 0, time = 0;
+  for (const ItemScore& i : r.items) {
+    CHECK(i.exposed_us <= i.time_us * (1 + 1e-12));
+    exposed += i.exposed_us;
+    time += i.time_us;
+  }
+  CHECK(r.exposed_comm_s == doctest::Approx(exposed / 1e6));
+  CHECK(r.comm_s == doctest::Approx(time / 1e6));
+  CHECK(r.step_s == doctest::Approx(r.compute_s + r.exposed_comm_s));
+  // TP's forward collectives hide behind nothing.
+  CHECK(r.by_kind[static_cast<size_t>(TrafficKind::tp)].exposed_s > 0);
+  REQUIRE_FALSE(r.links.empty());
+  for (size_t i = 1; i < r.links.size(); ++i) CHECK(r.links[i - 1].utilization >= r.links[i].utilization);
+}
+
+TEST_CASE("score: a TP group split over two hosts is a critical finding and costs more") {
+  // Large enough activations (4 x 8192 x 1024 x 2 bytes = 64 MiB) that bandwidth, not latency, sets
+  // the TP time.
+  Job job = tp8_dp2();
+  job.training.micro_batch = 4;
+  job.training.seq_length = 8192;
+  Scored good = score_of("dgx-h100:2", job);
+  // Rank r on host r % 2: every TP group has four GPUs on each host.
+  std::string layout;
+  for (int r = 0; r < 16; ++r) layout += (r % 2 ? "h002\n" : "h001\n");
+  Scored bad = score_of("dgx-h100:2", job, layout);
+  std::vector<const Finding*> crit = findings(bad.score, "critical");
+  REQUIRE(crit.size() == 2);
+  CHECK(crit[0]->kind == "tp");
+  CHECK(crit[0]->group == "tp 0");
+  CHECK(crit[0]->message.starts_with("TP group 0 spans h001 and h002: its all-gathers cross NET at "));
+  CHECK(crit[0]->message.ends_with(" GB/s instead of NVLink"));
+  // Four GPUs a host send through four 400G NICs (4 x 47.5 GB/s) instead of NVLink (360 GB/s each).
+  CHECK(bad.score.by_kind[0].time_s > 1.5 * good.score.by_kind[0].time_s);
+  CHECK(bad.score.exposed_comm_s > good.score.exposed_comm_s);
+}
+
+TEST_CASE("score: GPUs sharing a NIC slow each other's data-parallel traffic") {
+  // pcie-l40s: 8 GPUs, 4 NICs, so DP groups of local GPUs 0 and 1 share NIC 0.
+  Scored shared = score_of("pcie-l40s:2", tp8_dp2());
+  const ItemScore& rs = item(shared.score, TrafficKind::dp, CollectiveOp::reduce_scatter);
+  CHECK(rs.groups == 8);
+  CHECK(rs.contended_us > 1.7 * rs.alone_us);
+  CHECK(rs.contended_us < 2.0 * rs.alone_us);
+  CHECK(rs.hot_edge_groups == 2);
+  bool reported = false;
+  for (const Finding& f : shared.score.findings)
+    reported |= f.kind == "dp" && f.message.find("carries 2 groups at once") != std::string::npos;
+  CHECK(reported);
+  // One NIC per GPU: the same groups do not meet.
+  Scored own = score_of("dgx-h100:2", tp8_dp2());
+  const ItemScore& rs2 = item(own.score, TrafficKind::dp, CollectiveOp::reduce_scatter);
+  CHECK(rs2.contended_us == doctest::Approx(rs2.alone_us));
+}
+
+TEST_CASE("score: expert all-to-all over two hosts reports the senders into one NIC") {
+  Job j = test::small_job();
+  j.parallel.tp = j.parallel.expert_tp = 1;
+  j.parallel.sequence_parallel = false;
+  j.parallel.pp = 1;
+  j.parallel.dp = 16;
+  j.parallel.ep = 16;
+  j.training.global_batch = 16;
+  j.model.moe.experts = 16;
+  j.model.moe.top_k = 2;
+  j.model.moe.ffn_hidden = 1024;
+  Scored s = score_of("dgx-h100:2", j);
+  const ItemScore& a2a = item(s.score, TrafficKind::ep, CollectiveOp::alltoall);
+  CHECK(a2a.groups == 1);
+  bool incast = false;
+  for (const Finding& f : s.score.findings)
+    incast |= f.kind == "ep" && f.message.starts_with("EP all-to-all: 8 senders target h00");
+  CHECK(incast);
+}
+
+TEST_CASE("score: pipeline traffic across a DCI is a finding, data-parallel traffic is not") {
+  auto dir = test::temp_dir("score-dci");
+  const std::string path = (dir / "two-site.json").string();
+  std::ofstream(path) << R"({"name": "two-site", "node": "dgx-h100", "nodes": 4,
+    "sites": [{"name": "east", "nodes": 2}, {"name": "west", "nodes": 2}],
+    "dci": {"links": 2, "link_rate": "400Gbps", "length_km": 100}})";
+  Job pp = tp8_dp2();
+  pp.parallel.pp = 4;
+  pp.parallel.dp = 1;
+  Scored s = score_of(path, pp);
+  const ItemScore& p2p = item(s.score, TrafficKind::pp, CollectiveOp::sendrecv);
+  CHECK(p2p.groups == 24);        // 8 pipelines x 3 neighbouring pairs
+  CHECK(p2p.dci_us >= 490);       // 100 km of fibre at 4.9 us/km
+  const Finding* dci = nullptr;
+  for (const Finding& f : s.score.findings)
+    if (f.message.find("crosses the DCI") != std::string::npos) dci = &f;
+  REQUIRE(dci != nullptr);
+  CHECK(dci->kind == "pp");
+  CHECK(dci->message.starts_with("pp traffic of 8 of 24 groups crosses the DCI between east and west: +"));
+
+  Job dp = tp8_dp2();
+  dp.parallel.dp = 4;
+  dp.training.global_batch = 16;
+  Scored d = score_of(path, dp);
+  for (const Finding& f : d.score.findings) CHECK(f.message.find("crosses the DCI") == std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("score: the layout must place the job's ranks") {
+  Cluster c = test::load_cluster("dgx-h100:2");
+  Router router(c);
+  Layout l = *layout_default(c, 8);
+  CHECK(score_job(c, router, tp8_dp2(), l).error() == "default: the layout places 8 ranks, the job has 16");
+}
+
+}  // namespace topoplan

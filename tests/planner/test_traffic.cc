@@ -1,0 +1,166 @@
+#include "planner/traffic.h"
+
+#include <doctest/doctest.h>
+
+#include "tests/support.h"
+
+namespace topoplan {
+namespace {
+
+StepTraffic traffic_of(const Job& j) {
+  Result<ComputeEstimate> c = compute_estimate(j, "H100-SXM5");
+  REQUIRE(c.ok());
+  Result<StepTraffic> t = step_traffic(j, *c);
+  REQUIRE(t.ok());
+  return *t;
+}
+
+std::vector<const TrafficItem*> items_of(const StepTraffic& t, TrafficKind k) {
+  std::vector<const TrafficItem*> out;
+  for (const TrafficItem& i : t.items)
+    if (i.kind == k) out.push_back(&i);
+  return out;
+}
+
+constexpr double kHidden = 2048.0 * 1024 * 2;  // b s h x 2 bytes = 4 MiB
+
+}  // namespace
+
+TEST_CASE("traffic: sequence-parallel TP, per pair and micro-batch") {
+  StepTraffic t = traffic_of(test::small_job());
+  auto tp = items_of(t, TrafficKind::tp);
+  // Forward all-gather and reduce-scatter; backward the all-gather of output gradients, the
+  // re-gather of inputs and the reduce-scatter of input gradients.
+  REQUIRE(tp.size() == 5);
+  for (const TrafficItem* i : tp) {
+    CHECK(i->bytes == kHidden);
+    CHECK(i->calls == 16);  // 4 micro-batches x 2 layers x 2 pairs
+    CHECK(i->group == "tp");
+  }
+  CHECK(tp[0]->op == CollectiveOp::all_gather);
+  CHECK(tp[0]->window == -1);
+  CHECK(tp[3]->window >= 0);  // the re-gather hides under the column-parallel backward GEMMs
+  CHECK(t.windows[static_cast<size_t>(tp[3]->window)].us ==
+        doctest::Approx(4 * 2 * t.compute.slowest().column_gemm_forward_us));
+}
+
+TEST_CASE("traffic: TP without sequence parallelism all-reduces, forward and backward") {
+  Job j = test::small_job();
+  j.parallel.sequence_parallel = false;
+  StepTraffic t = traffic_of(j);
+  auto tp = items_of(t, TrafficKind::tp);
+  REQUIRE(tp.size() == 2);
+  CHECK(tp[0]->op == CollectiveOp::all_reduce);
+  CHECK(tp[0]->phase == Phase::forward);
+  CHECK(tp[1]->phase == Phase::backward);
+  CHECK(tp[1]->calls == 16);
+  // Without SP each TP rank sends the whole activation to the next stage.
+  CHECK(items_of(t, TrafficKind::pp)[0]->bytes == kHidden);
+}
+
+TEST_CASE("traffic: pipeline sends per schedule slot, 1F1B and interleaved") {
+  StepTraffic t = traffic_of(test::small_job());
+  auto pp = items_of(t, TrafficKind::pp);
+  REQUIRE(pp.size() == 1);
+  CHECK(pp[0]->op == CollectiveOp::sendrecv);
+  CHECK(pp[0]->stage_pairs);
+  CHECK(pp[0]->bytes == kHidden / 2);  // SP: 1/tp of the activation
+  CHECK(pp[0]->calls == 5);            // m + pp - 1
+  CHECK(pp[0]->window == -1);          // 1F1B blocks on them
+  Job j = test::small_job();
+  j.model.layers = 8;
+  j.parallel.virtual_pipeline_stages = 2;
+  StepTraffic v = traffic_of(j);
+  const TrafficItem* p = items_of(v, TrafficKind::pp)[0];
+  CHECK(p->calls == 9);  // m v + pp - 1 = 8 + 1
+  REQUIRE(p->window >= 0);
+  const StageCompute& s = v.compute.slowest();
+  CHECK(v.windows[static_cast<size_t>(p->window)].us == doctest::Approx(9 * (s.forward_us + s.backward_us) / 2));
+}
+
+TEST_CASE("traffic: data-parallel gradients and parameters with the distributed optimizer") {
+  StepTraffic t = traffic_of(test::small_job());
+  auto dp = items_of(t, TrafficKind::dp);
+  REQUIRE(dp.size() == 2);
+  // Stage 0: 2 layers x (attention 1024 x 4096 + MLP 2 x 1024 x 4096) + embedding 32000 x 1024,
+  // over tp 2 = 28,966,912 parameters: one bucket (Megatron's is at least 40M).
+  const double params = (2 * (1024.0 * 4096 + 2 * 1024.0 * 4096) + 32000.0 * 1024) / 2;
+  CHECK(dp[0]->op == CollectiveOp::reduce_scatter);
+  CHECK(dp[0]->group == "dp-cp");
+  CHECK(dp[0]->calls == 1);
+  CHECK(dp[0]->bytes == params * 4);  // fp32 gradient reduction
+  CHECK(dp[0]->unhidden_calls == 1);
+  CHECK(dp[1]->op == CollectiveOp::all_gather);
+  CHECK(dp[1]->bytes == params * 2);  // bf16 parameters
+  CHECK(dp[1]->phase == Phase::optimizer);
+
+  Job j = test::small_job();
+  j.parallel.zero_stage = 0;
+  j.parallel.bucket_params = 10'000'000;
+  j.parallel.overlap_grad_reduce = false;
+  auto ar = items_of(traffic_of(j), TrafficKind::dp);
+  REQUIRE(ar.size() == 1);
+  CHECK(ar[0]->op == CollectiveOp::all_reduce);
+  CHECK(ar[0]->calls == 3);  // ceil(28.97M / 10M)
+  CHECK(ar[0]->bytes == doctest::Approx(params / 3 * 4));
+  CHECK(ar[0]->window == -1);
+}
+
+TEST_CASE("traffic: ZeRO-3 gathers and reduces per layer, every micro-batch") {
+  Job j = test::small_job();
+  j.parallel.zero_stage = 3;
+  auto dp = items_of(traffic_of(j), TrafficKind::dp);
+  REQUIRE(dp.size() == 3);
+  const double params = (2 * (1024.0 * 4096 + 2 * 1024.0 * 4096) + 32000.0 * 1024) / 2;
+  for (const TrafficItem* i : dp) CHECK(i->calls == 8);  // 4 micro-batches x 2 layers
+  CHECK(dp[0]->bytes == doctest::Approx(params / 2 * 2));
+  CHECK(dp[2]->op == CollectiveOp::reduce_scatter);
+  CHECK(dp[2]->bytes == doctest::Approx(params / 2 * 4));
+}
+
+TEST_CASE("traffic: context parallelism's K/V ring") {
+  Job j = test::small_job();
+  j.parallel.cp = 2;
+  j.parallel.dp = 1;
+  j.training.global_batch = 4;
+  j.model.kv_heads = 4;  // GQA: K and V are 4 heads of 64
+  StepTraffic t = traffic_of(j);
+  auto cp = items_of(t, TrafficKind::cp);
+  REQUIRE(cp.size() == 2);
+  // K and V of the whole sequence on this TP rank: 2 x 2048 x (4 x 64 / 2) x 2 bytes.
+  CHECK(cp[0]->bytes == 2.0 * 2048 * 128 * 2);
+  CHECK(cp[0]->algo == NcclAlgo::ring);
+  CHECK(cp[1]->bytes == 2 * cp[0]->bytes);  // K/V again and their gradients
+  CHECK(cp[0]->calls == 8);                 // 4 micro-batches x 2 layers
+  // Each CP rank holds s / cp of the sequence: TP's activations halve.
+  CHECK(items_of(t, TrafficKind::tp)[0]->bytes == kHidden / 2);
+}
+
+TEST_CASE("traffic: expert parallelism's all-to-all and expert gradients") {
+  Job j = test::small_job();
+  j.model.moe.experts = 8;
+  j.model.moe.top_k = 2;
+  j.model.moe.ffn_hidden = 1024;
+  j.model.moe.layer_freq = 1;
+  j.parallel.tp = 1;
+  j.parallel.expert_tp = 1;
+  j.parallel.sequence_parallel = false;
+  j.parallel.dp = 4;
+  j.parallel.ep = 2;
+  j.training.global_batch = 16;
+  StepTraffic t = traffic_of(j);
+  auto ep = items_of(t, TrafficKind::ep);
+  REQUIRE(ep.size() == 2);
+  CHECK(ep[0]->op == CollectiveOp::alltoall);
+  CHECK(ep[0]->bytes == 2048.0 * 2 * 1024 * 2);  // tokens x top-2 x h x 2 bytes
+  CHECK(ep[0]->calls == 2 * 4 * 2);              // dispatch + combine, 4 micro-batches, 2 MoE layers
+  j.model.moe.capacity_factor = 1.25;
+  CHECK(items_of(traffic_of(j), TrafficKind::ep)[0]->bytes == doctest::Approx(2048.0 * 2 * 1.25 * 1024 * 2));
+  auto dp = items_of(t, TrafficKind::dp);
+  REQUIRE(dp.size() == 4);  // dense and expert: reduce-scatter + all-gather each
+  CHECK(dp[2]->group == "expert.dp");
+  // 2 MoE layers x 8/2 local experts x 2 x 1024 x 1024 parameters, fp32 gradients.
+  CHECK(dp[2]->bytes == 2 * 4 * 2 * 1024.0 * 1024 * 4);
+}
+
+}  // namespace topoplan
