@@ -11,13 +11,14 @@ LinkLoad::LinkLoad(const Router& router, const Calibration& calibration) : route
 }
 
 void LinkLoad::clear() {
+  pending_.clear();
   for (EdgeId e : loaded_) bytes_[e] = busy_us_[e] = 0;
   loaded_.clear();
   dci_latency_us_ = 0;
   worst_class_ = PathClass::LOC;
 }
 
-void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) {
+void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
   if (bytes_[e] == 0 && busy_us_[e] == 0) loaded_.push_back(e);
   const Link& l = router_.cluster().link(e);
   double gbps = cal_.effective_gbps(l);
@@ -30,21 +31,27 @@ const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* erro
   uint64_t key = (static_cast<uint64_t>(a) << 32 | b) ^ (pxn ? uint64_t{1} << 63 : 0);
   auto it = routes_.find(key);
   if (it != routes_.end()) return &it->second;
-  Result<Route> r = router_.route(a, b, {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned});
+  Result<Route> r = router_.route(a, b, {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned, true});
   if (!r) {
     *error = r.error();
     return nullptr;
   }
+  if (cached_hops_ + r->hops.size() > kMaxCachedHops) {
+    routes_.clear();
+    cached_hops_ = 0;
+  }
+  cached_hops_ += r->hops.size();
   return &routes_.emplace(key, std::move(*r)).first->second;
 }
 
-Result<bool> LinkLoad::add(const Transfer& t) {
+Result<bool> LinkLoad::add(const Transfer& t, Touched* touched) {
   if (t.bytes <= 0 || t.src == t.dst) return true;
   const Cluster& c = router_.cluster();
   if (t.mode == FlowMode::multimem) {
     for (EdgeId e : c.out_edges(t.src))
       if (c.target(e) == t.dst) {
         add_edge(e, t.bytes, t.mode);
+        if (touched) touched->edges.push_back(e);
         worst_class_ = std::max(worst_class_, PathClass::NVL);
         return true;
       }
@@ -56,20 +63,34 @@ Result<bool> LinkLoad::add(const Transfer& t) {
   double dci = 0;
   for (const Hop& h : r->hops) {
     add_edge(h.edge, t.bytes * h.share, t.mode);
+    if (touched) touched->edges.push_back(h.edge);
     if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
+  }
+  if (r->segment != Route::kNoSegment) {
+    pending_[r->segment] += t.bytes * r->segment_share;
+    if (touched) touched->segments.push_back(r->segment);
+    dci += r->segment_share * router_.segment(r->segment).dci_latency_us;
   }
   dci_latency_us_ = std::max(dci_latency_us_, dci);
   worst_class_ = std::max(worst_class_, r->path_class);
   return true;
 }
 
-Result<bool> LinkLoad::add(const std::vector<Transfer>& transfers) {
+Result<bool> LinkLoad::add(const std::vector<Transfer>& transfers, Touched* touched) {
   for (const Transfer& t : transfers)
-    if (Result<bool> ok = add(t); !ok) return ok;
+    if (Result<bool> ok = add(t, touched); !ok) return ok;
   return true;
 }
 
+void LinkLoad::spread() const {
+  for (const auto& [id, b] : pending_)
+    for (const Hop& h : *router_.segment(id).hops) add_edge(h.edge, b * h.share, FlowMode::copy);
+  pending_.clear();
+}
+
 void LinkLoad::add(const LinkLoad& other, double scale) {
+  other.flush();
+  flush();
   for (EdgeId e : other.loaded_) {
     if (bytes_[e] == 0 && busy_us_[e] == 0) loaded_.push_back(e);
     bytes_[e] += other.bytes_[e] * scale;
@@ -80,6 +101,7 @@ void LinkLoad::add(const LinkLoad& other, double scale) {
 }
 
 LinkLoad::Peak LinkLoad::busiest() const {
+  flush();
   Peak p;
   for (EdgeId e : loaded_)
     if (!p.any || busy_us_[e] > p.busy_us || (busy_us_[e] == p.busy_us && e < p.edge)) {

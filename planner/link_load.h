@@ -12,23 +12,40 @@
 
 namespace topoplan {
 
+// What one caller's transfers landed on, repeats included: single edges, and fabric segments
+// (Router::segment) whose every hop carries a share.
+struct Touched {
+  std::vector<EdgeId> edges;
+  std::vector<uint32_t> segments;
+};
+
 class LinkLoad {
  public:
   LinkLoad(const Router& router, const Calibration& calibration);
 
   // Routes the transfer and adds its bytes to every hop (ECMP shares included). A GPU and its
   // NVSwitch (multimem) are one link.
-  Result<bool> add(const Transfer& t);
-  Result<bool> add(const std::vector<Transfer>& transfers);
+  // `touched`, when given, gets what the bytes land on appended.
+  Result<bool> add(const Transfer& t, Touched* touched = nullptr);
+  Result<bool> add(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
   // Another load's bytes and busy time, times `scale` (loads scale with the size).
   void add(const LinkLoad& other, double scale = 1);
   void clear();
 
-  double bytes(EdgeId e) const { return bytes_[e]; }
+  double bytes(EdgeId e) const {
+    flush();
+    return bytes_[e];
+  }
   // Microseconds the link needs for its bytes at its effective bandwidth.
-  double busy_us(EdgeId e) const { return busy_us_[e]; }
+  double busy_us(EdgeId e) const {
+    flush();
+    return busy_us_[e];
+  }
   // Every edge carrying bytes, in the order they were first loaded.
-  const std::vector<EdgeId>& loaded() const { return loaded_; }
+  const std::vector<EdgeId>& loaded() const {
+    flush();
+    return loaded_;
+  }
   // The one-way DCI latency of the worst route added (propagation included), 0 without DCI.
   double dci_latency_us() const { return dci_latency_us_; }
   // Worst path class of the routes added.
@@ -46,16 +63,27 @@ class LinkLoad {
   const Calibration& calibration() const { return cal_; }
 
  private:
-  void add_edge(EdgeId e, double bytes, FlowMode mode);
+  void add_edge(EdgeId e, double bytes, FlowMode mode) const;
+  // Spreads the bytes waiting on fabric segments over their hops: flows between the same leaves
+  // are summed first, so each segment's ECMP fan-out is walked once, not once per flow.
+  void flush() const {
+    if (!pending_.empty()) spread();
+  }
+  void spread() const;
   const Route* route(VertexId a, VertexId b, bool pxn, std::string* error);
 
   const Router& router_;
   const Calibration& cal_;
-  std::vector<double> bytes_, busy_us_;
-  std::vector<EdgeId> loaded_;
+  mutable std::vector<double> bytes_, busy_us_;
+  mutable std::vector<EdgeId> loaded_;
+  mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes
   double dci_latency_us_ = 0;
   PathClass worst_class_ = PathClass::LOC;
   std::unordered_map<uint64_t, Route> routes_;
+  // Routes across a large fabric carry every ECMP hop; a job's traffic touches hundreds of
+  // thousands of endpoint pairs, so the cache is dropped once it holds this many hops (64 MiB).
+  static constexpr size_t kMaxCachedHops = size_t{1} << 22;
+  size_t cached_hops_ = 0;
 };
 
 }  // namespace topoplan

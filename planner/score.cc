@@ -96,12 +96,73 @@ struct Alone {
   double peak_busy_per_byte = 0;
 };
 
-// Every group of one item loaded at one byte: the links they share, and each group's own links.
+// Every group of one item loaded at one byte: the links they share, and each group's own links
+// (single edges and fabric segments, sorted, without repeats).
 struct Pattern {
-  explicit Pattern(const Router& r, const Calibration& cal) : total(r, cal) {}
+  Pattern(const Router& r, const Calibration& cal) : router(r), total(r, cal) {}
+  const Router& router;
   LinkLoad total;
-  std::vector<std::vector<EdgeId>> edges;  // per group
+  std::vector<Touched> own;  // per group
+
+  struct Peak {
+    double busy_us = 0;
+    EdgeId edge = 0;
+  };
+  // The group's busiest link under every group's load; segments' peaks are found once.
+  Peak peak(size_t group) {
+    Peak best;
+    auto consider = [&](EdgeId e) {
+      if (double b = total.busy_us(e); b > best.busy_us) best = {b, e};
+    };
+    for (EdgeId e : own[group].edges) consider(e);
+    for (uint32_t id : own[group].segments) {
+      auto [it, fresh] = segment_peak_.try_emplace(id);
+      if (fresh) {
+        Peak p;
+        for (const Hop& h : *router.segment(id).hops)
+          if (double b = total.busy_us(h.edge); b > p.busy_us) p = {b, h.edge};
+        it->second = p;
+      }
+      if (it->second.busy_us > best.busy_us) best = it->second;
+    }
+    return best;
+  }
+  // Every edge the group loads, segments expanded.
+  template <typename F>
+  void for_each_edge(size_t group, F f) const {
+    for (EdgeId e : own[group].edges) f(e);
+    for (uint32_t id : own[group].segments)
+      for (const Hop& h : *router.segment(id).hops) f(h.edge);
+  }
+  // How many groups load edge `e`.
+  int groups_on(EdgeId e) const {
+    std::unordered_map<uint32_t, bool> on;  // segment -> has e
+    int n = 0;
+    for (const Touched& t : own) {
+      bool hit = std::binary_search(t.edges.begin(), t.edges.end(), e);
+      for (size_t k = 0; k < t.segments.size() && !hit; ++k) {
+        auto [it, fresh] = on.try_emplace(t.segments[k]);
+        if (fresh) {
+          const std::vector<Hop>& hops = *router.segment(t.segments[k]).hops;
+          it->second = std::any_of(hops.begin(), hops.end(), [e](const Hop& h) { return h.edge == e; });
+        }
+        hit = it->second;
+      }
+      n += hit;
+    }
+    return n;
+  }
+
+ private:
+  std::unordered_map<uint32_t, Peak> segment_peak_;
 };
+
+template <typename T>
+void sort_unique(std::vector<T>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  v.shrink_to_fit();
+}
 
 class Scorer {
  public:
@@ -114,7 +175,9 @@ class Scorer {
  private:
   Result<const std::vector<std::vector<VertexId>>*> gpu_groups(const TrafficItem& item);
   Result<const Alone*> alone(const TrafficItem& item, const std::vector<VertexId>& gpus);
-  Result<bool> load_own(const TrafficItem& item, const std::vector<VertexId>& gpus, NcclAlgo algo);
+  // The group's transfers for `algo` at one byte, added to `into`.
+  Result<bool> load(const TrafficItem& item, const std::vector<VertexId>& gpus, NcclAlgo algo, LinkLoad& into,
+                    Touched* touched = nullptr);
   Result<ItemScore> score_item(const TrafficItem& item, const std::vector<std::vector<VertexId>>& gpus);
   void find(const ItemScore& s, const std::vector<std::vector<VertexId>>& gpus);
   void exposure(JobScore& out) const;
@@ -131,7 +194,7 @@ class Scorer {
   std::map<std::string, std::vector<std::vector<VertexId>>> gpu_groups_;
   std::unordered_map<std::string, Alone> alone_;
   std::map<std::string, std::unique_ptr<Pattern>> patterns_;
-  const Pattern* pattern_ = nullptr;  // of the item being scored
+  Pattern* pattern_ = nullptr;  // of the item being scored
   std::vector<double> step_bytes_, step_busy_us_;
   std::vector<EdgeId> step_loaded_;
   std::vector<Finding> findings_;
@@ -169,13 +232,14 @@ Result<const std::vector<std::vector<VertexId>>*> Scorer::gpu_groups(const Traff
   return &gpu_groups_.emplace(key, std::move(out)).first->second;
 }
 
-Result<bool> Scorer::load_own(const TrafficItem& item, const std::vector<VertexId>& gpus, NcclAlgo algo) {
+Result<bool> Scorer::load(const TrafficItem& item, const std::vector<VertexId>& gpus, NcclAlgo algo, LinkLoad& into,
+                          Touched* touched) {
+  if (item.op == CollectiveOp::sendrecv) return into.add(ring_of_sends(gpus, 1.0), touched);  // PP: many pairs
   Result<CommGroup> g = comm_group_make(c_, r_, gpus);
   if (!g) return Error{g.error()};
   Result<std::vector<Transfer>> t = collective_transfers(*g, item.op, algo, 1.0);
   if (!t) return Error{t.error()};
-  scratch_.clear();
-  return scratch_.add(*t);
+  return into.add(*t, touched);
 }
 
 Result<const Alone*> Scorer::alone(const TrafficItem& item, const std::vector<VertexId>& gpus) {
@@ -191,7 +255,8 @@ Result<const Alone*> Scorer::alone(const TrafficItem& item, const std::vector<Ve
   if (!p) return Error{p.error()};
   Alone a;
   a.prediction = std::move(*p);
-  if (Result<bool> ok = load_own(item, gpus, a.prediction.algo); !ok) return Error{ok.error()};
+  scratch_.clear();
+  if (Result<bool> ok = load(item, gpus, a.prediction.algo, scratch_); !ok) return Error{ok.error()};
   a.peak_busy_per_byte = scratch_.busiest().busy_us;
   return &alone_.emplace(std::move(key), std::move(a)).first->second;
 }
@@ -201,23 +266,31 @@ Result<ItemScore> Scorer::score_item(const TrafficItem& item, const std::vector<
   s.item = item;
   s.groups = static_cast<int>(gpus.size());
   std::vector<const Alone*> alone_of;
-  std::string pattern_key = item.group + (item.stage_pairs ? "/pairs|" : "|") + std::string(to_string(item.op)) + "|";
+  std::string algos;
+  bool rings = true;
   for (const std::vector<VertexId>& g : gpus) {
     Result<const Alone*> a = alone(item, g);
     if (!a) return Error{a.error()};
     alone_of.push_back(*a);
-    pattern_key += static_cast<char>('a' + static_cast<int>((*a)->prediction.algo));
+    algos += static_cast<char>('a' + static_cast<int>((*a)->prediction.algo));
+    rings = rings && (*a)->prediction.algo == NcclAlgo::ring;
   }
-  auto [it, fresh] = patterns_.try_emplace(pattern_key);
+  // A ring all-gather and a ring reduce-scatter put the same bytes on the same hops.
+  const bool ag_rs = item.op == CollectiveOp::all_gather || item.op == CollectiveOp::reduce_scatter;
+  const std::string op = rings && ag_rs ? "ring ag/rs" : std::string(to_string(item.op));
+  auto [it, fresh] = patterns_.try_emplace(item.group + (item.stage_pairs ? "/pairs|" : "|") + op + "|" + algos);
   if (fresh) {
     it->second = std::make_unique<Pattern>(r_, *opt_.calibration);
+    Pattern& p = *it->second;
+    p.own.resize(gpus.size());
     for (size_t i = 0; i < gpus.size(); ++i) {
-      if (Result<bool> ok = load_own(item, gpus[i], alone_of[i]->prediction.algo); !ok) return Error{ok.error()};
-      it->second->edges.push_back(scratch_.loaded());
-      it->second->total.add(scratch_);
+      Touched& t = p.own[i];
+      if (Result<bool> ok = load(item, gpus[i], alone_of[i]->prediction.algo, p.total, &t); !ok) return Error{ok.error()};
+      sort_unique(t.edges);
+      sort_unique(t.segments);
     }
   }
-  const Pattern& pat = *it->second;
+  Pattern& pat = *it->second;
   pattern_ = &pat;
 
   // Each group drains its links shared with every other group of the item: its transfer time
@@ -226,13 +299,7 @@ Result<ItemScore> Scorer::score_item(const TrafficItem& item, const std::vector<
   for (size_t i = 0; i < gpus.size(); ++i) {
     const Alone& a = *alone_of[i];
     const CollectivePrediction& p = a.prediction;
-    double shared = 0;
-    EdgeId hot = 0;
-    for (EdgeId e : pat.edges[i])
-      if (pat.total.busy_us(e) > shared) {
-        shared = pat.total.busy_us(e);
-        hot = e;
-      }
+    const auto [shared, hot] = pat.peak(i);
     const double ratio = a.peak_busy_per_byte > 0 ? shared / a.peak_busy_per_byte : 1;
     const double transfer = p.channel_bound ? std::max(p.transfer_us, shared * item.bytes) : p.transfer_us * ratio;
     const double contended = p.latency_us + transfer;
@@ -250,8 +317,7 @@ Result<ItemScore> Scorer::score_item(const TrafficItem& item, const std::vector<
   }
   if (s.has_hot_edge) {
     s.hot_edge_bytes = pat.total.bytes(s.hot_edge) * item.bytes;
-    for (const std::vector<EdgeId>& edges : pat.edges)
-      s.hot_edge_groups += std::find(edges.begin(), edges.end(), s.hot_edge) != edges.end();
+    s.hot_edge_groups = pat.groups_on(s.hot_edge);
   }
   s.time_us = item.calls * s.contended_us;
   for (EdgeId e : pat.total.loaded()) {
@@ -296,11 +362,12 @@ void Scorer::find(const ItemScore& s, const std::vector<std::vector<VertexId>>& 
     EdgeId into_nic = 0;
     double into_busy = 0;
     if (item.op == CollectiveOp::alltoall)
-      for (EdgeId e : pattern_->edges[static_cast<size_t>(s.slowest_group)])
+      pattern_->for_each_edge(static_cast<size_t>(s.slowest_group), [&](EdgeId e) {
         if (c_.device(c_.target(e)).kind == DeviceKind::nic && pattern_->total.busy_us(e) > into_busy) {
           into_busy = pattern_->total.busy_us(e);
           into_nic = e;
         }
+      });
     const int host = into_busy > 0 ? c_.device(c_.target(into_nic)).host : -1;
     int senders = 0;
     for (VertexId v : g) senders += host >= 0 && c_.device(v).host != host;
@@ -325,16 +392,18 @@ void Scorer::find(const ItemScore& s, const std::vector<std::vector<VertexId>>& 
     int crossing = 0;
     double per_call = 0;
     for (size_t i = 0; i < gpus.size(); ++i) {
-      bool crosses = false;
-      for (EdgeId e : pattern_->edges[i])
-        if (c_.link(e).kind == LinkKind::DCI) {
-          crosses = true;
-          if (d.sites.empty())
+      const Touched& own = pattern_->own[i];
+      bool crosses = std::any_of(own.edges.begin(), own.edges.end(),
+                                 [&](EdgeId e) { return c_.link(e).kind == LinkKind::DCI; }) ||
+                     std::any_of(own.segments.begin(), own.segments.end(),
+                                 [&](uint32_t id) { return r_.segment(id).crosses_dci; });
+      if (!crosses) continue;
+      if (d.sites.empty())
+        pattern_->for_each_edge(i, [&](EdgeId e) {
+          if (c_.link(e).kind == LinkKind::DCI && d.sites.empty())
             d.sites = c_.sites()[static_cast<size_t>(c_.device(c_.source(e)).site)] + " and " +
                       c_.sites()[static_cast<size_t>(c_.device(c_.target(e)).site)];
-          break;
-        }
-      if (!crosses) continue;
+        });
       ++crossing;
       per_call = std::max(per_call, (*alone(item, gpus[i]))->prediction.dci_us);
     }

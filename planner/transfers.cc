@@ -202,17 +202,17 @@ std::string why_not(NcclAlgo algo, const std::string& reason) {
 
 }  // namespace
 
+std::vector<Transfer> ring_of_sends(const std::vector<VertexId>& ranks, double bytes) {
+  std::vector<Transfer> out;
+  for (size_t r = 0; r < ranks.size(); ++r) out.push_back({ranks[r], ranks[(r + 1) % ranks.size()], bytes, FlowMode::copy, true});
+  return out;
+}
+
 Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, CollectiveOp op, NcclAlgo algo, double bytes) {
   using A = NcclAlgo;
   if (g.size() < 2) return Error{"a collective needs at least 2 GPUs, the group has " + std::to_string(g.size())};
   if (op == CollectiveOp::alltoall) return alltoall(g, bytes);
-  if (op == CollectiveOp::sendrecv) {
-    Transfers out;
-    for (int r = 0; r < g.size(); ++r)
-      out.push_back({g.ranks[static_cast<size_t>(r)], g.ranks[static_cast<size_t>((r + 1) % g.size())], bytes,
-                     FlowMode::copy, true});
-    return out;
-  }
+  if (op == CollectiveOp::sendrecv) return ring_of_sends(g.ranks, bytes);
   const bool ag_rs = op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
   const bool one_node = g.nodes.size() == 1;
   bool uniform = true;

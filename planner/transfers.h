@@ -28,6 +28,11 @@ struct Transfer {
 // several GPUs per node, tree for anything but all_reduce).
 Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, CollectiveOp op, NcclAlgo algo, double bytes);
 
+// sendrecv's pattern on its own, for callers with many small groups that need no CommGroup: rank
+// r sends `bytes` to rank r + 1 (the last to the first), leaving through the NIC on the
+// destination's rail (PXN).
+std::vector<Transfer> ring_of_sends(const std::vector<VertexId>& ranks, double bytes);
+
 // NCCL's double binary tree over n nodes (src/graph/trees.cc, restated): the parent of each
 // position in tree 0 and tree 1, -1 at the roots. Tree 1 mirrors tree 0 for even n, shifts it by
 // one for odd n, so that no node is an inner node of both.

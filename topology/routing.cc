@@ -225,6 +225,8 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   auto [it, inserted] = cache_.try_emplace(pair_key(from, leafset));
   if (!inserted) return it->second;
   SwitchPaths& out = it->second;
+  out.id = static_cast<uint32_t>(segments_.size());
+  segments_.push_back(&out);
   const std::vector<VertexId>& targets = leafsets_[leafset];
   touched_.clear();
   auto touch = [this](VertexId v) { touched_.push_back(v); };
@@ -333,10 +335,20 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
     dist_a_[v] = dist_b_[v] = rem_[v] = kInf;
     flow_up_[v] = flow_down_[v] = count_up_[v] = count_down_[v] = lat_up_[v] = lat_down_[v] = 0;
   }
+  for (const Hop& h : out.hops)
+    if (const Link& l = c_.link(h.edge); l.kind == LinkKind::DCI) {
+      out.crosses_dci = true;
+      out.dci_latency_us += h.share * l.latency_us;
+    }
   return out;
 }
 
-Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const {
+Segment Router::segment(uint32_t id) const {
+  const SwitchPaths& sp = *segments_[id];
+  return {&sp.hops, sp.dci_latency_us, sp.crosses_dci};
+}
+
+Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const {
   Route r;
   r.src = src;
   r.dst = dst;
@@ -344,6 +356,7 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   r.dst_nic = nic_b;
   r.paths = 0;
   std::vector<Hop> hops;
+  hops.reserve(64);
   double local_lat = 0;
   auto add_local = [&](const std::vector<EdgeId>& edges, bool reversed) {
     for (size_t i = 0; i < edges.size(); ++i) {
@@ -375,11 +388,20 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   std::vector<double> exit(leaves.size(), 0);
   double fabric_lat = 0;
   size_t fabric_begin = hops.size();
+  // One first hop (a NIC cabled to one leaf): its switch paths can stay a named segment.
+  const bool split = segments && first.size() == 1;
+  const SwitchPaths* named = nullptr;
   for (uint32_t k : first) {
     double share = 1.0 / static_cast<double>(first.size());
     const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
     hops.push_back({up_[k], share});
-    for (const Hop& h : sp.hops) hops.push_back({h.edge, h.share * share});
+    if (split) {
+      named = &sp;
+      r.segment = sp.id;
+      r.segment_share = share;
+    } else {
+      for (const Hop& h : sp.hops) hops.push_back({h.edge, h.share * share});
+    }
     for (size_t j = 0; j < leaves.size(); ++j) exit[j] += sp.exit_share[j] * share;
     r.paths += sp.paths;
     fabric_lat = std::max(fabric_lat, c_.link(up_[k]).latency_us + sp.latency_us);
@@ -411,14 +433,17 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   r.latency_us = local_lat + fabric_lat + last_hop_lat;
   r.path_class = PathClass::NET;
   r.bw_gbps = 1e300;
-  for (const Hop& h : hops) {
+  auto ceiling = [&](const Hop& h, double share) {
     const Link& l = c_.link(h.edge);
     if (l.kind == LinkKind::DCI) r.path_class = PathClass::DCI;
-    if (double cap = l.bw_gbps / h.share; cap < r.bw_gbps) {
+    if (double cap = l.bw_gbps / (h.share * share); cap < r.bw_gbps) {
       r.bw_gbps = cap;
       r.bottleneck = h.edge;
     }
-  }
+  };
+  for (const Hop& h : hops) ceiling(h, 1.0);
+  if (named)
+    for (const Hop& h : named->hops) ceiling(h, r.segment_share);
   r.hops = std::move(hops);
   return r;
 }
@@ -479,7 +504,7 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
   VertexId nic_a = options.nic == NicPolicy::pxn && da.kind == DeviceKind::gpu ? pxn_nic(a, nic_b) : nic_for(a);
   if (nic_a == kNoVertex || nic_b == kNoVertex)
     return Error{"no route from '" + da.name + "' to '" + db.name + "': a host has no NIC on the fabric"};
-  return fabric_route(a, nic_a, nic_b, b);
+  return fabric_route(a, nic_a, nic_b, b, options.segments);
 }
 
 }  // namespace topoplan

@@ -27,6 +27,19 @@ struct Route {
   double paths = 1;            // number of distinct equal-cost paths
   std::vector<Hop> hops;       // in path order; ECMP fans out into several hops per stage
   VertexId src_nic = kNoVertex, dst_nic = kNoVertex;  // set on NET/DCI routes
+  // With RouteOptions::segments, the switch-to-switch part shared by every flow from one leaf
+  // to one leaf set is left out of `hops` and named here (Router::segment), carrying
+  // `segment_share` of the bytes; bw_gbps, bottleneck and path_class still count it.
+  uint32_t segment = kNoSegment;
+  double segment_share = 0;
+  static constexpr uint32_t kNoSegment = UINT32_MAX;
+};
+
+// A fabric segment: the equal-cost switch-to-switch hops from one switch to one leaf set.
+struct Segment {
+  const std::vector<Hop>* hops = nullptr;
+  double dci_latency_us = 0;  // share-weighted one-way latency of its DCI hops
+  bool crosses_dci = false;
 };
 
 // How a GPU picks its NIC for traffic leaving the host.
@@ -37,6 +50,9 @@ enum class NicPolicy {
 
 struct RouteOptions {
   NicPolicy nic = NicPolicy::rail_aligned;
+  // Name the fabric part instead of listing it: many flows between the same leaves then add
+  // their bytes once per segment (LinkLoad), not once per ECMP hop.
+  bool segments = false;
 };
 
 class Router {
@@ -49,6 +65,7 @@ class Router {
   // The NIC a GPU uses for inter-host traffic: best path class, then bandwidth, then same index.
   VertexId nic_for(VertexId gpu) const;
   size_t cached_switch_paths() const { return cache_.size(); }
+  Segment segment(uint32_t id) const;
   const Cluster& cluster() const { return c_; }
 
  private:
@@ -67,12 +84,15 @@ class Router {
     std::vector<double> exit_share; // per leaf of the target leaf set
     double paths = 0;
     double latency_us = 0;
+    uint32_t id = 0;  // index into segments_
+    double dci_latency_us = 0;
+    bool crosses_dci = false;
   };
 
   LocalPath local_path(VertexId a, VertexId b) const;
   const LocalPath& gpu_nic_path(VertexId gpu, VertexId nic) const;
   const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
-  Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const;
+  Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const;
   VertexId pxn_nic(VertexId gpu, VertexId dst_nic) const;
 
   const Cluster& c_;
@@ -85,6 +105,7 @@ class Router {
   mutable std::vector<VertexId> nic_of_gpu_;  // lazily filled, kNoVertex = not yet
   mutable std::unordered_map<uint64_t, LocalPath> gpu_nic_;
   mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
+  mutable std::vector<const SwitchPaths*> segments_;  // cache_ entries by id (node addresses are stable)
   // Scratch per vertex for the path-set search, reset through the touched list.
   mutable std::vector<int> dist_a_, dist_b_, rem_;
   mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
