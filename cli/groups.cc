@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/tool.h"
+#include "planner/job.h"
 #include "planner/rank_groups.h"
 
 namespace topoplan::cli {
@@ -21,6 +22,7 @@ constexpr size_t kShownRanks = 8;
 struct Options {
   ParallelSizes sizes;
   std::string order{kDefaultOrder};
+  std::string job;
   bool json = false;
 };
 
@@ -91,9 +93,17 @@ Tool groups_tool() {
             sub.add_option("--ep", o->sizes.ep, "expert-parallel size")->capture_default_str();
             sub.add_option("--expert-tp", o->sizes.expert_tp, "expert tensor-parallel size (0: the tp size)")
                 ->capture_default_str();
-            sub.add_option("--order", o->order, "axes, fastest-varying first")->capture_default_str();
+            CLI::Option* order = sub.add_option("--order", o->order, "axes, fastest-varying first")->capture_default_str();
+            CLI::Option* job = sub.add_option("--job", o->job, "take the sizes and order from a job file");
+            for (const char* size : {"--tp", "--cp", "--pp", "--dp", "--ep", "--expert-tp"}) job->excludes(sub.get_option(size));
             sub.add_flag("--json", o->json, "every group of every list, as JSON");
-            return [o](std::ostream& out, std::ostream& err) {
+            return [o, order](std::ostream& out, std::ostream& err) {
+              if (!o->job.empty()) {
+                Result<Job> j = job_load(o->job);
+                if (!j) return fail(err, j.error());
+                o->sizes = job_parallel_sizes(*j);
+                if (order->count() == 0) o->order = j->parallel.order;
+              }
               Result<RankGroups> groups = RankGroups::make(o->sizes, o->order);
               if (!groups) return fail(err, groups.error());
               if (o->json)

@@ -103,3 +103,20 @@ TEST_CASE("topoplan groups runs from the command line") {
 }
 
 }  // namespace topoplan::cli
+
+TEST_CASE("groups --job takes the sizes and the order from a job file") {
+  const std::string job = (topoplan::test::data_dir() / "jobs" / "mixtral-8x7b.json").string();
+  auto r = topoplan::test::run_topoplan("groups --job " + job + " --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  // tp 1, pp 4, dp 16, ep 8 on 64 ranks: 16 PP groups of 4, 64 / 8 = 8 expert-EP groups of 8.
+  CHECK(j["pp"].size() == 16);
+  CHECK(j["pp"][0] == nlohmann::json({0, 16, 32, 48}));
+  CHECK(j["expert.ep"].size() == 8);
+  CHECK(j["expert.ep"][0].size() == 8);
+  auto both = topoplan::test::run_topoplan("groups --job " + job + " --tp 2");
+  CHECK(both.exit_code == 2);
+  auto missing = topoplan::test::run_topoplan("groups --job /nonexistent/job.json");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("/nonexistent/job.json: cannot read") != std::string::npos);
+}
