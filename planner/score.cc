@@ -8,17 +8,10 @@
 #include <unordered_map>
 
 #include "planner/transfers.h"
+#include "topology/units.h"
 
 namespace topoplan {
 namespace {
-
-std::string fmt_us(double us) {
-  char buf[48];
-  if (us >= 1e6) std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
-  else if (us >= 1e3) std::snprintf(buf, sizeof buf, "%.2f ms", us / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.1f us", us);
-  return buf;
-}
 
 std::string fmt(const char* format, double x) {
   char buf[48];
@@ -375,13 +368,13 @@ void Scorer::find(const ItemScore& s, const std::vector<std::vector<VertexId>>& 
       findings_.push_back({"warning", kind, item.group + " " + std::to_string(s.slowest_group),
                            "EP all-to-all: " + std::to_string(senders) + " senders target " +
                                c_.hosts()[static_cast<size_t>(host)].name + "'s NIC (" + c_.edge_name(into_nic) +
-                               "): each " + item.what + " call takes " + fmt_us(s.contended_us) +
+                               "): each " + item.what + " call takes " + format_duration(s.contended_us * 1e-6) +
                                (slowdown > 1.05 ? " (" + fmt("%.1f", slowdown) + "x its time alone)" : "")});
     } else if (slowdown >= 1.25) {
       findings_.push_back({"warning", kind, item.group + " " + std::to_string(s.slowest_group),
                            kind + " " + what + ": " + c_.edge_name(s.hot_edge) + " carries " +
                                std::to_string(s.hot_edge_groups) + " groups at once; a call takes " +
-                               fmt_us(s.contended_us) + " instead of " + fmt_us(s.alone_us) + " alone (" +
+                               format_duration(s.contended_us * 1e-6) + " instead of " + format_duration(s.alone_us * 1e-6) + " alone (" +
                                fmt("%.1f", slowdown) + "x)"});
     }
   }
@@ -473,14 +466,14 @@ Result<JobScore> Scorer::run(StepTraffic traffic) {
     const std::string kind(to_string(static_cast<TrafficKind>(k)));
     findings_.push_back({k == static_cast<size_t>(TrafficKind::pp) ? "warning" : "critical", kind, "",
                          kind + " traffic of " + std::to_string(d.groups) + " of " + std::to_string(d.of) +
-                             " groups crosses the DCI between " + d.sites + ": +" + fmt_us(d.per_call_us) +
-                             " propagation per call, +" + fmt_us(d.per_step_us) + " per step"});
+                             " groups crosses the DCI between " + d.sites + ": +" + format_duration(d.per_call_us * 1e-6) +
+                             " propagation per call, +" + format_duration(d.per_step_us * 1e-6) + " per step"});
   }
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const double exposed = out.by_kind[k].exposed_s;
     if (out.step_s > 0 && exposed / out.step_s >= 0.05)
       findings_.push_back({"info", std::string(to_string(static_cast<TrafficKind>(k))), "",
-                           fmt_us(exposed * 1e6) + " of " + std::string(to_string(static_cast<TrafficKind>(k))) +
+                           format_duration(exposed) + " of " + std::string(to_string(static_cast<TrafficKind>(k))) +
                                " communication per step is exposed (" + fmt("%.0f", 100 * exposed / out.step_s) +
                                "% of the step)"});
   }
