@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "bench/bench.h"
-#include "planner/collective.h"
+#include "cost/collective.h"
 #include "topology/load.h"
 
 using namespace topoplan;

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "cli/tool.h"
-#include "planner/collective.h"
+#include "cost/collective.h"
 #include "topology/index_list.h"
 #include "topology/load.h"
 #include "topology/units.h"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "planner/transfers.h"
+#include "cost/transfers.h"
 #include "topology/units.h"
 
 namespace topoplan {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "planner/calibration.h"
-#include "planner/collective.h"
+#include "cost/calibration.h"
+#include "cost/collective.h"
 #include "planner/layout.h"
-#include "planner/nccl_tuning.h"
+#include "cost/nccl_tuning.h"
 #include "planner/traffic.h"
 
 namespace topoplan {

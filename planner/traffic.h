@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "planner/compute.h"
-#include "planner/nccl_tuning.h"
+#include "cost/nccl_tuning.h"
 
 namespace topoplan {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "planner/nccl_tuning.h"
+#include "cost/nccl_tuning.h"
 #include "topology/cluster.h"
 #include "topology/routing.h"
 

@@ -1,9 +1,9 @@
-#include "planner/collective.h"
+#include "cost/collective.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "planner/transfers.h"
+#include "cost/transfers.h"
 
 namespace topoplan {
 namespace {

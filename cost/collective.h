@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "planner/calibration.h"
-#include "planner/comm_group.h"
-#include "planner/link_load.h"
-#include "planner/nccl_tuning.h"
+#include "cost/calibration.h"
+#include "cost/comm_group.h"
+#include "cost/link_load.h"
+#include "cost/nccl_tuning.h"
 
 namespace topoplan {
 

@@ -1,4 +1,4 @@
-#include "planner/link_load.h"
+#include "cost/link_load.h"
 
 #include <algorithm>
 

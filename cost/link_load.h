@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "planner/calibration.h"
-#include "planner/transfers.h"
+#include "cost/calibration.h"
+#include "cost/transfers.h"
 #include "topology/routing.h"
 
 namespace topoplan {

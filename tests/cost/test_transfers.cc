@@ -1,10 +1,10 @@
-#include "planner/transfers.h"
+#include "cost/transfers.h"
 
 #include <doctest/doctest.h>
 
 #include <numeric>
 
-#include "planner/link_load.h"
+#include "cost/link_load.h"
 #include "tests/support.h"
 
 namespace topoplan {

@@ -1,4 +1,4 @@
-#include "planner/nccl_tuning.h"
+#include "cost/nccl_tuning.h"
 
 #include <algorithm>
 #include <cctype>

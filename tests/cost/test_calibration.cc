@@ -1,4 +1,4 @@
-#include "planner/calibration.h"
+#include "cost/calibration.h"
 
 #include <doctest/doctest.h>
 

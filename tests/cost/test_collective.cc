@@ -1,4 +1,4 @@
-#include "planner/collective.h"
+#include "cost/collective.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "planner/comm_group.h"
+#include "cost/comm_group.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "planner/transfers.h"
+#include "cost/transfers.h"
 
 #include <algorithm>
 #include <string>

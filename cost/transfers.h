@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "planner/comm_group.h"
+#include "cost/comm_group.h"
 
 namespace topoplan {
 
