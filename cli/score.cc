@@ -10,6 +10,7 @@
 #include "planner/score.h"
 #include "topology/formats/dot.h"
 #include "topology/load.h"
+#include "topology/locality.h"
 #include "topology/units.h"
 
 namespace topoplan::cli {
@@ -18,26 +19,16 @@ namespace {
 constexpr size_t kHottest = 10;
 
 struct Options {
-  std::string cluster, job, layout, calibration, links, dot;
+  std::string cluster, job, layout, calibration, links, dot, fabric = "shared", background;
   bool json = false;
 };
-
-// "host" for links inside a host, else the fabric tier the link climbs to.
-std::string tier_name(const Cluster& c, EdgeId e) {
-  const Link& l = c.link(e);
-  if (l.kind == LinkKind::DCI) return "dci";
-  if (l.kind != LinkKind::NET) return "host";
-  const int tier = std::max(c.device(c.source(e)).tier, c.device(c.target(e)).tier);
-  static constexpr const char* kTiers[] = {"host", "leaf", "spine", "core"};
-  return tier < 4 ? kTiers[tier] : "tier " + std::to_string(tier);
-}
 
 std::string time_text(double seconds) { return format_duration(seconds); }
 
 nlohmann::json link_json(const Cluster& c, const LinkUse& u) {
   return {{"link", c.edge_name(u.edge)},
           {"kind", std::string(to_string(c.link(u.edge).kind))},
-          {"tier", tier_name(c, u.edge)},
+          {"tier", link_tier(c, u.edge)},
           {"bytes", u.bytes},
           {"busy_s", u.busy_us / 1e6},
           {"utilization", u.utilization}};
@@ -48,6 +39,8 @@ nlohmann::json score_json(const Cluster& c, const std::string& cluster, const Jo
   nlohmann::json j = {{"job", s.job},
                       {"cluster", cluster},
                       {"layout", s.layout},
+                      {"fabric", std::string(to_string(s.fabric))},
+                      {"background", s.background.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.background)},
                       {"ranks", s.ranks},
                       {"exposed_comm_s", s.exposed_comm_s},
                       {"comm_s", s.comm_s},
@@ -97,7 +90,8 @@ nlohmann::json score_json(const Cluster& c, const std::string& cluster, const Jo
 
 void print_text(std::ostream& out, const Cluster& c, const std::string& cluster, const JobScore& s) {
   const ComputeEstimate& ce = s.traffic.compute;
-  out << s.job << " on " << cluster << ": " << s.ranks << " ranks, layout " << s.layout << "\n";
+  out << s.job << " on " << cluster << ": " << s.ranks << " ranks, layout " << s.layout << ", " << to_string(s.fabric)
+      << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
   out << "step " << time_text(s.step_s) << " = compute " << time_text(s.compute_s) << " (" << ce.gpu.model << " at "
       << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
       << " TFLOPS, " << ce.micro_batches << " micro-batches, bubble " << format_number(100 * ce.bubble_fraction, 1)
@@ -123,7 +117,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   for (size_t i = 0; i < s.links.size() && i < kHottest; ++i) {
     const LinkUse& u = s.links[i];
     out << "  " << std::left << std::setw(40) << c.edge_name(u.edge) << std::right << std::setw(5)
-        << to_string(c.link(u.edge).kind) << std::setw(7) << tier_name(c, u.edge) << std::setw(12)
+        << to_string(c.link(u.edge).kind) << std::setw(7) << link_tier(c, u.edge) << std::setw(12)
         << format_bytes(u.bytes) << std::setw(8) << format_number(100 * u.utilization, 1) << "%\n";
   }
   out << "\nfindings:\n";
@@ -142,7 +136,7 @@ Result<bool> write_links_csv(const std::string& path, const Cluster& c, const Jo
     const LinkUse *fw = by_edge[e], *rv = by_edge[e + 1];
     if (!fw && !rv) continue;
     f << c.edge_name(e) << "," << c.device(c.source(e)).name << "," << c.device(c.target(e)).name << ","
-      << to_string(c.link(e).kind) << "," << tier_name(c, e) << "," << c.link(e).bw_gbps << "," << (fw ? fw->bytes : 0)
+      << to_string(c.link(e).kind) << "," << link_tier(c, e) << "," << c.link(e).bw_gbps << "," << (fw ? fw->bytes : 0)
       << "," << (rv ? rv->bytes : 0) << "," << (fw ? fw->utilization : 0) << "," << (rv ? rv->utilization : 0) << "\n";
   }
   if (!f) return Error{path + ": write failed"};
@@ -179,6 +173,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Router router(*c);
   ScoreOptions opt;
   opt.calibration = &cal;
+  opt.fabric = o.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
+  Background background;
+  if (!o.background.empty()) {
+    Result<Background> bg = background_load(o.background, *c);
+    if (!bg) return fail(err, bg.error());
+    background = std::move(*bg);
+    opt.background = &background;
+  }
   Result<JobScore> s = score_job(*c, router, *job, *layout, opt);
   if (!s) return fail(err, o.job + ": " + s.error());
   if (!o.links.empty())
@@ -198,6 +200,12 @@ Run setup(CLI::App& app) {
   app.add_option("--job", o->job, "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json")->required();
   app.add_option("--layout", o->layout, "rank -> GPU map: JSON, or a host list in rank order (SLURM_HOSTFILE)");
   app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
+  app.add_option("--fabric", o->fabric,
+                 "shared: other jobs fill the fabric, each host gets its fair share of every tier above it "
+                 "(default); idle: the job is alone")
+      ->check(CLI::IsMember({"shared", "idle"}));
+  app.add_option("--background", o->background,
+                 "utilization of links by other traffic, per tier or link (JSON, docs/model.md)");
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");
   app.add_option("--dot", o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");
   app.add_flag("--json", o->json, "machine-readable output");

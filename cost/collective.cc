@@ -96,8 +96,8 @@ struct CollectiveModel::Prepared {
 };
 
 CollectiveModel::CollectiveModel(const Cluster& cluster, const Router& router, const NcclTuning& tuning,
-                                 const Calibration& calibration)
-    : cluster_(cluster), router_(router), tuning_(tuning), cal_(calibration), load_(router, calibration) {}
+                                 const Calibration& calibration, const LinkShare* share)
+    : cluster_(cluster), router_(router), tuning_(tuning), cal_(calibration), load_(router, calibration, share) {}
 
 CollectiveModel::~CollectiveModel() = default;
 

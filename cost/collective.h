@@ -61,8 +61,10 @@ struct CollectivePrediction {
 // scale with the size, so a sweep expands and routes once).
 class CollectiveModel {
  public:
+  // `share`: the part of each link the group gets (a shared fabric, cost/link_share.h); whole
+  // links when null.
   CollectiveModel(const Cluster& cluster, const Router& router, const NcclTuning& tuning = nccl_tuning_default(),
-                  const Calibration& calibration = calibration_default());
+                  const Calibration& calibration = calibration_default(), const LinkShare* share = nullptr);
   ~CollectiveModel();
 
   Result<CollectivePrediction> predict(const CollectiveRequest& request);

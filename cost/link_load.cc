@@ -4,27 +4,38 @@
 
 namespace topoplan {
 
-LinkLoad::LinkLoad(const Router& router, const Calibration& calibration) : router_(router), cal_(calibration) {
+LinkLoad::LinkLoad(const Router& router, const Calibration& calibration, const LinkShare* share)
+    : router_(router), cal_(calibration), share_(share) {
   const size_t n = router.cluster().num_edges();
   bytes_.assign(n, 0);
   busy_us_.assign(n, 0);
+  is_loaded_.assign(n, false);
 }
 
 void LinkLoad::clear() {
   pending_.clear();
-  for (EdgeId e : loaded_) bytes_[e] = busy_us_[e] = 0;
+  for (EdgeId e : loaded_) {
+    bytes_[e] = busy_us_[e] = 0;
+    is_loaded_[e] = false;
+  }
   loaded_.clear();
+  level_bytes_.fill(0);
   dci_latency_us_ = 0;
   worst_class_ = PathClass::LOC;
 }
 
 void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
-  if (bytes_[e] == 0 && busy_us_[e] == 0) loaded_.push_back(e);
+  if (!is_loaded_[e]) {
+    is_loaded_[e] = true;
+    loaded_.push_back(e);
+  }
   const Link& l = router_.cluster().link(e);
   double gbps = cal_.effective_gbps(l);
   if (mode == FlowMode::multimem) gbps *= cal_.nvls_efficiency;
+  if (share_) gbps *= share_->at(e);
   bytes_[e] += bytes;
-  busy_us_[e] += bytes / (1000.0 * gbps);  // GB/s = 1e3 bytes per microsecond
+  busy_us_[e] += bytes / (1000.0 * gbps);
+  if (levels_) level_bytes_[(*levels_)[e]] += bytes;  // GB/s = 1e3 bytes per microsecond
 }
 
 const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* error) {
@@ -44,13 +55,22 @@ const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* erro
   return &routes_.emplace(key, std::move(*r)).first->second;
 }
 
-Result<bool> LinkLoad::add(const Transfer& t, Touched* touched) {
+Result<bool> LinkLoad::add(const Transfer& t, Touched* touched) { return add_scaled(t, 1, touched); }
+
+Result<bool> LinkLoad::remove(const std::vector<Transfer>& transfers) {
+  for (const Transfer& t : transfers)
+    if (Result<bool> ok = add_scaled(t, -1, nullptr); !ok) return ok;
+  return true;
+}
+
+Result<bool> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touched) {
   if (t.bytes <= 0 || t.src == t.dst) return true;
+  const double bytes = sign * t.bytes;
   const Cluster& c = router_.cluster();
   if (t.mode == FlowMode::multimem) {
     for (EdgeId e : c.out_edges(t.src))
       if (c.target(e) == t.dst) {
-        add_edge(e, t.bytes, t.mode);
+        add_edge(e, bytes, t.mode);
         if (touched) touched->edges.push_back(e);
         worst_class_ = std::max(worst_class_, PathClass::NVL);
         return true;
@@ -62,12 +82,12 @@ Result<bool> LinkLoad::add(const Transfer& t, Touched* touched) {
   if (!r) return Error{error};
   double dci = 0;
   for (const Hop& h : r->hops) {
-    add_edge(h.edge, t.bytes * h.share, t.mode);
+    add_edge(h.edge, bytes * h.share, t.mode);
     if (touched) touched->edges.push_back(h.edge);
     if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
   }
   if (r->segment != Route::kNoSegment) {
-    pending_[r->segment] += t.bytes * r->segment_share;
+    pending_[r->segment] += bytes * r->segment_share;
     if (touched) touched->segments.push_back(r->segment);
     dci += r->segment_share * router_.segment(r->segment).dci_latency_us;
   }
@@ -92,9 +112,13 @@ void LinkLoad::add(const LinkLoad& other, double scale) {
   other.flush();
   flush();
   for (EdgeId e : other.loaded_) {
-    if (bytes_[e] == 0 && busy_us_[e] == 0) loaded_.push_back(e);
+    if (!is_loaded_[e]) {
+      is_loaded_[e] = true;
+      loaded_.push_back(e);
+    }
     bytes_[e] += other.bytes_[e] * scale;
     busy_us_[e] += other.busy_us_[e] * scale;
+    if (levels_) level_bytes_[(*levels_)[e]] += other.bytes_[e] * scale;
   }
   dci_latency_us_ = std::max(dci_latency_us_, other.dci_latency_us_);
   worst_class_ = std::max(worst_class_, other.worst_class_);

@@ -3,14 +3,21 @@
 // adding the transfers of thousands of groups stays cheap; routes are cached per endpoint pair.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
 #include "cost/calibration.h"
+#include "cost/link_share.h"
 #include "cost/transfers.h"
+#include "topology/locality.h"
 #include "topology/routing.h"
 
 namespace topoplan {
+
+// Bytes by the highest fabric level they climb to (topology/locality.h link_level).
+using LevelBytes = std::array<double, kFabricLevels>;
 
 // What one caller's transfers landed on, repeats included: single edges, and fabric segments
 // (Router::segment) whose every hop carries a share.
@@ -21,7 +28,9 @@ struct Touched {
 
 class LinkLoad {
  public:
-  LinkLoad(const Router& router, const Calibration& calibration);
+  // `share`, when given, is the part of each link the job gets (a shared fabric); it must outlive
+  // the load.
+  LinkLoad(const Router& router, const Calibration& calibration, const LinkShare* share = nullptr);
 
   // Routes the transfer and adds its bytes to every hop (ECMP shares included). A GPU and its
   // NVSwitch (multimem) are one link.
@@ -30,6 +39,8 @@ class LinkLoad {
   Result<bool> add(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
   // Another load's bytes and busy time, times `scale` (loads scale with the size).
   void add(const LinkLoad& other, double scale = 1);
+  // Takes the transfers' bytes back off (incremental re-scoring moves a group elsewhere).
+  Result<bool> remove(const std::vector<Transfer>& transfers);
   void clear();
 
   double bytes(EdgeId e) const {
@@ -61,9 +72,17 @@ class LinkLoad {
 
   const Router& router() const { return router_; }
   const Calibration& calibration() const { return cal_; }
+  const LinkShare* share() const { return share_; }
+  // Counts bytes per fabric level from now on; `levels` (link_level per edge id) must outlive the load.
+  void count_levels(const std::vector<uint8_t>* levels) { levels_ = levels; }
+  const LevelBytes& level_bytes() const {
+    flush();
+    return level_bytes_;
+  }
 
  private:
   void add_edge(EdgeId e, double bytes, FlowMode mode) const;
+  Result<bool> add_scaled(const Transfer& t, double sign, Touched* touched);
   // Spreads the bytes waiting on fabric segments over their hops: flows between the same leaves
   // are summed first, so each segment's ECMP fan-out is walked once, not once per flow.
   void flush() const {
@@ -74,8 +93,12 @@ class LinkLoad {
 
   const Router& router_;
   const Calibration& cal_;
+  const LinkShare* share_;
   mutable std::vector<double> bytes_, busy_us_;
   mutable std::vector<EdgeId> loaded_;
+  mutable std::vector<bool> is_loaded_;
+  const std::vector<uint8_t>* levels_ = nullptr;
+  mutable LevelBytes level_bytes_{};  // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes
   double dci_latency_us_ = 0;
   PathClass worst_class_ = PathClass::LOC;

@@ -8,11 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cost/calibration.h"
-#include "cost/collective.h"
-#include "planner/layout.h"
-#include "cost/nccl_tuning.h"
-#include "planner/traffic.h"
+#include "planner/score_state.h"
 
 namespace topoplan {
 
@@ -55,6 +51,8 @@ struct Finding {
 
 struct JobScore {
   std::string job, layout;
+  FabricMode fabric = FabricMode::shared;
+  std::string background;  // the background file, if any
   int ranks = 0;
   StepTraffic traffic;
   std::vector<ItemScore> items;  // parallel to traffic.items
@@ -64,16 +62,14 @@ struct JobScore {
   double compute_s = 0, step_s = 0;  // step = compute + exposed communication
   std::vector<LinkUse> links;  // every loaded direction, highest utilization first
   std::vector<Finding> findings;  // most severe first
-};
-
-struct ScoreOptions {
-  const NcclTuning* tuning = &nccl_tuning_default();
-  const Calibration* calibration = &calibration_default();
-  int findings_per_kind = 8;  // per-group findings of one kind before they are summed up
+  LevelBytes level_bytes{};       // per step, by the highest fabric level crossed
 };
 
 // The layout must place exactly the job's ranks.
 Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
                            const ScoreOptions& options = {});
+// The report of a state already built (the planner's): the same as score_job on its layout.
+Result<JobScore> score_report(const Cluster& cluster, const Router& router, const Job& job, const ScoreState& state,
+                              const ScoreOptions& options = {});
 
 }  // namespace topoplan

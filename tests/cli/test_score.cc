@@ -44,7 +44,7 @@ TEST_CASE("score: text output, --links CSV and --dot") {
   const std::string csv = (dir / "links.csv").string(), dot = (dir / "load.dot").string();
   auto r = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --links " + csv + " --dot " + dot);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default\nstep "));
+  CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default, shared fabric\nstep "));
   CHECK(r.out.find("hottest links (per step):") != std::string::npos);
   std::string links = topoplan::test::read_file(csv);
   CHECK(links.starts_with("link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse\n"));

@@ -171,3 +171,63 @@ TEST_CASE("score: the layout must place the job's ranks") {
 }
 
 }  // namespace topoplan
+
+namespace topoplan {
+
+namespace {
+
+// Issue 9's case: llama3-70b (TP8 PP4 DP4, overlap off, no virtual stages) on 16 hosts of the
+// three-tier cluster (pods of 128 hosts, 7:1 above the pods).
+struct Fragmented {
+  Cluster cluster = test::load_cluster((test::data_dir() / "clusters" / "threetier-h100.json").string());
+  Router router{cluster};
+  Job job;
+  Fragmented() {
+    Result<Job> j = job_load((test::data_dir() / "jobs" / "llama3-70b.json").string());
+    REQUIRE(j.ok());
+    job = *j;
+    job.parallel.overlap_grad_reduce = job.parallel.overlap_param_gather = false;
+    job.parallel.virtual_pipeline_stages = 1;
+  }
+  // Host names in rank order, each repeated for its 8 GPUs.
+  double exposed(const std::vector<int>& hosts, FabricMode fabric) {
+    std::string text;
+    for (int h : hosts)
+      for (int k = 0; k < 8; ++k) text += cluster.hosts()[static_cast<size_t>(h)].name + "\n";
+    Result<Layout> layout = layout_parse(text, "layout", cluster, job_ranks(job));
+    REQUIRE_MESSAGE(layout.ok(), (layout ? "" : layout.error()));
+    ScoreOptions opt;
+    opt.fabric = fabric;
+    Result<JobScore> s = score_job(cluster, router, job, *layout, opt);
+    REQUIRE_MESSAGE(s.ok(), (s ? "" : s.error()));
+    return s->exposed_comm_s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("score: a shared fabric makes fragmentation cost what it costs") {
+  Fragmented f;
+  // Four hosts in each of four pods, grouped by pod (DP inside pods, PP across) or interleaved
+  // (every DP group spans the four pods).
+  std::vector<int> grouped, interleaved, one_pod;
+  for (int pod = 0; pod < 4; ++pod)
+    for (int i = 0; i < 4; ++i) grouped.push_back(128 * pod + i);
+  for (int i = 0; i < 4; ++i)
+    for (int pod = 0; pod < 4; ++pod) interleaved.push_back(128 * pod + i);
+  for (int i = 0; i < 16; ++i) one_pod.push_back(i);
+  const double g_shared = f.exposed(grouped, FabricMode::shared), i_shared = f.exposed(interleaved, FabricMode::shared);
+  const double g_idle = f.exposed(grouped, FabricMode::idle), i_idle = f.exposed(interleaved, FabricMode::idle);
+  MESSAGE("exposed per step: grouped " << g_shared << " s shared, " << g_idle << " s idle; interleaved " << i_shared
+                                       << " s shared, " << i_idle << " s idle");
+  // Alone on the cluster, four hosts cannot fill a pod's uplinks: both layouts score the same.
+  CHECK(g_idle == doctest::Approx(i_idle).epsilon(1e-9));
+  // Shared, each host gets a seventh of its NIC rate out of its pod: DP across pods costs more
+  // than PP across pods.
+  CHECK(g_shared < 0.8 * i_shared);
+  CHECK(g_shared >= g_idle);
+  // A job inside one pod never crosses the oversubscribed tier.
+  CHECK(f.exposed(one_pod, FabricMode::shared) == doctest::Approx(f.exposed(one_pod, FabricMode::idle)).epsilon(1e-9));
+}
+
+}  // namespace topoplan

@@ -1,0 +1,498 @@
+#include "planner/score_state.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+#include "cost/transfers.h"
+
+namespace topoplan {
+namespace {
+
+std::string exact(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+// Small ordinal maps: groups are tens to hundreds of ranks, so a linear scan beats hashing.
+int ordinal(std::vector<int>& seen, int value) {
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (seen[i] == value) return static_cast<int>(i);
+  seen.push_back(value);
+  return static_cast<int>(seen.size()) - 1;
+}
+
+// Groups with equal signatures are the same collective to NCCL: the same local GPUs on the same
+// kind of hosts, split the same way over hosts, NVLink domains and sites. The fabric between
+// them is not in it (NCCL's tuner does not see other jobs either): contended times read each
+// group's own links.
+std::string signature(const Cluster& c, const std::vector<VertexId>& gpus) {
+  std::vector<int> hosts, domains, sites;
+  std::string key;
+  key.reserve(gpus.size() * 8);
+  for (VertexId v : gpus) {
+    const Device& d = c.device(v);
+    const int h = ordinal(hosts, d.host);
+    if (static_cast<size_t>(h) + 1 == hosts.size()) key += c.hosts()[static_cast<size_t>(d.host)].node_type + ":";
+    for (int x : {h, static_cast<int>(d.local_index), ordinal(domains, d.scaleup_domain), ordinal(sites, d.site)}) {
+      key += std::to_string(x);
+      key += ',';
+    }
+  }
+  return key;
+}
+
+template <typename T>
+void sort_unique(std::vector<T>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+// One group token's groups ("tp", "dp-cp", "pp/pairs"): ranks, their GPUs, and which groups each
+// rank is in (compressed rows), so a move finds the groups it touches.
+struct GroupSet {
+  std::string key;
+  GroupList ranks;
+  std::vector<std::vector<VertexId>> gpus;
+  std::vector<uint32_t> begin, of_rank;
+};
+
+struct Alone {
+  CollectivePrediction prediction;
+  double peak = 0;  // busiest link's busy microseconds per byte, alone
+};
+
+struct Peak {
+  double busy_us = 0;
+  EdgeId edge = 0;
+};
+
+// The groups of one or more items that put the same transfers on the links: every group's
+// transfers at one byte in one load, and what each group's land on. Items share a pattern when
+// they have the same groups, the same NCCL algorithm per group and the same transfers per
+// algorithm (ring all-gather and reduce-scatter move the same bytes over the same hops).
+struct Pattern {
+  Pattern(const Router& r, const Calibration& cal, const LinkShare* share) : total(r, cal, share) {}
+  GroupSet* set = nullptr;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  bool ring_ag_rs = false;
+  std::vector<NcclAlgo> algo;  // per group
+  LinkLoad total;
+  std::vector<Touched> own;
+  std::vector<size_t> items;
+  std::unordered_map<uint32_t, Peak> segment_peak;  // valid until `total` changes
+
+  // The group's busiest link under every group's load; each segment's peak is found once.
+  Peak peak(const Router& router, size_t group) {
+    Peak best;
+    auto consider = [&](EdgeId e) {
+      if (double b = total.busy_us(e); b > best.busy_us) best = {b, e};
+    };
+    for (EdgeId e : own[group].edges) consider(e);
+    for (uint32_t id : own[group].segments) {
+      auto [it, fresh] = segment_peak.try_emplace(id);
+      if (fresh) {
+        Peak p;
+        for (const Hop& h : *router.segment(id).hops)
+          if (double b = total.busy_us(h.edge); b > p.busy_us) p = {b, h.edge};
+        it->second = p;
+      }
+      if (it->second.busy_us > best.busy_us) best = it->second;
+    }
+    return best;
+  }
+};
+
+struct ItemState {
+  GroupSet* set = nullptr;
+  std::vector<const Alone*> alone;  // per group
+  Pattern* pattern = nullptr;
+  ItemTime time;
+};
+
+std::vector<double> host_weights(const Cluster& c, const Layout& layout) {
+  std::vector<double> w(c.hosts().size(), 0);
+  for (VertexId v : layout.gpu_of_rank) {
+    const Host& h = c.hosts()[static_cast<size_t>(c.device(v).host)];
+    w[static_cast<size_t>(c.device(v).host)] += 1.0 / static_cast<double>(h.gpus.size());
+  }
+  return w;
+}
+
+}  // namespace
+
+double contended_us(const CollectivePrediction& p, double alone_peak, double shared, double bytes) {
+  const double ratio = alone_peak > 0 ? shared / alone_peak : 1;
+  const double transfer = p.channel_bound ? std::max(p.transfer_us, shared * bytes) : p.transfer_us * ratio;
+  return p.latency_us + transfer;
+}
+
+struct ScoreState::Impl {
+  Impl(const Cluster& cl, const Router& ro, const Job& j, const Layout& l, const ScoreOptions& o, RankGroups g,
+       StepTraffic t)
+      : c(cl), r(ro), job(j), opt(o), layout(l),
+        share(link_share_make(cl, o.fabric, host_weights(cl, l), o.background)),
+        model(cl, ro, *o.tuning, *o.calibration), scratch(ro, *o.calibration), groups(std::move(g)),
+        traffic(std::move(t)) {
+    levels.resize(c.num_edges());
+    for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
+  }
+
+  Result<GroupSet*> set_for(const TrafficItem& item);
+  Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
+  Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo) const;
+  Result<bool> load_group(Pattern& p, size_t group);
+  Result<bool> assign_patterns(const std::vector<size_t>& items);
+  void time_item(size_t index);
+  void expose();
+  Result<bool> exchange(std::span<const std::pair<int, int>> pairs);
+
+  const Cluster& c;
+  const Router& r;
+  Job job;
+  ScoreOptions opt;
+  Layout layout;
+  LinkShare share;
+  // NCCL's choice for a group sees whole links: its tuner knows nothing of other jobs. The share
+  // applies to the load of all groups together, which sets the contended time.
+  CollectiveModel model;
+  mutable LinkLoad scratch;
+  RankGroups groups;
+  StepTraffic traffic;
+  std::vector<uint8_t> levels;
+  std::vector<std::unique_ptr<GroupSet>> sets;
+  std::unordered_map<std::string, Alone> alone_cache;  // node-based: pointers stay valid
+  std::vector<std::unique_ptr<Pattern>> patterns;
+  std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
+  double exposed = 0, comm = 0;
+};
+
+Result<GroupSet*> ScoreState::Impl::set_for(const TrafficItem& item) {
+  const std::string key = item.group + (item.stage_pairs ? "/pairs" : "");
+  for (const auto& s : sets)
+    if (s->key == key) return s.get();
+  Result<GroupList> ranks = groups.groups(item.group);
+  if (!ranks) return Error{ranks.error()};
+  auto s = std::make_unique<GroupSet>();
+  s->key = key;
+  if (!item.stage_pairs) {
+    s->ranks = std::move(*ranks);
+  } else {
+    // Neighbouring stages; the interleaved schedule also sends from the last stage to the first.
+    for (const std::vector<int>& g : *ranks) {
+      for (size_t k = 0; k + 1 < g.size(); ++k) s->ranks.push_back({g[k], g[k + 1]});
+      if (job.parallel.virtual_pipeline_stages > 1 && g.size() > 2) s->ranks.push_back({g.back(), g.front()});
+    }
+  }
+  const size_t world = layout.gpu_of_rank.size();
+  s->begin.assign(world + 1, 0);
+  for (const std::vector<int>& g : s->ranks)
+    for (int rank : g) ++s->begin[static_cast<size_t>(rank) + 1];
+  for (size_t i = 0; i < world; ++i) s->begin[i + 1] += s->begin[i];
+  s->of_rank.resize(s->begin[world]);
+  std::vector<uint32_t> fill(s->begin.begin(), s->begin.end() - 1);
+  s->gpus.resize(s->ranks.size());
+  for (size_t g = 0; g < s->ranks.size(); ++g)
+    for (int rank : s->ranks[g]) {
+      s->of_rank[fill[static_cast<size_t>(rank)]++] = static_cast<uint32_t>(g);
+      s->gpus[g].push_back(layout.gpu_of_rank[static_cast<size_t>(rank)]);
+    }
+  sets.push_back(std::move(s));
+  return sets.back().get();
+}
+
+Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus) {
+  std::string key = signature(c, gpus) + "|" + std::string(to_string(item.op)) + "|" + exact(item.bytes) + "|" +
+                    (item.algo ? std::string(to_string(*item.algo)) : "auto");
+  if (auto it = alone_cache.find(key); it != alone_cache.end()) return &it->second;
+  CollectiveRequest req;
+  req.op = item.op;
+  req.bytes = item.bytes;
+  req.gpus = gpus;
+  req.algo = item.algo;
+  Result<CollectivePrediction> p = model.predict(req);
+  if (!p) return Error{p.error()};
+  Alone a;
+  a.prediction = std::move(*p);
+  Result<std::vector<Transfer>> t = transfers(item.op, gpus, a.prediction.algo);
+  if (!t) return Error{t.error()};
+  scratch.clear();
+  if (Result<bool> ok = scratch.add(*t); !ok) return Error{ok.error()};
+  a.peak = scratch.busiest().busy_us;
+  return &alone_cache.emplace(std::move(key), std::move(a)).first->second;
+}
+
+Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const std::vector<VertexId>& gpus,
+                                                          NcclAlgo algo) const {
+  if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0);  // PP: many pairs, no communicator
+  Result<CommGroup> g = comm_group_make(c, r, gpus);
+  if (!g) return Error{g.error()};
+  return collective_transfers(*g, op, algo, 1.0);
+}
+
+Result<bool> ScoreState::Impl::load_group(Pattern& p, size_t group) {
+  Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[group], p.algo[group]);
+  if (!t) return Error{t.error()};
+  Touched& own = p.own[group];
+  own.edges.clear();
+  own.segments.clear();
+  if (Result<bool> ok = p.total.add(*t, &own); !ok) return ok;
+  sort_unique(own.edges);
+  sort_unique(own.segments);
+  return true;
+}
+
+// Puts each item on a pattern with the items it shares transfers with, building new patterns.
+Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which) {
+  std::map<std::string, Pattern*> by_key;
+  for (size_t i : which) {
+    const TrafficItem& item = traffic.items[i];
+    ItemState& st = items[i];
+    std::string algos;
+    bool rings = true;
+    for (const Alone* a : st.alone) {
+      algos += static_cast<char>('a' + static_cast<int>(a->prediction.algo));
+      rings = rings && a->prediction.algo == NcclAlgo::ring;
+    }
+    const bool ag_rs = rings && (item.op == CollectiveOp::all_gather || item.op == CollectiveOp::reduce_scatter);
+    const std::string key = st.set->key + "|" + (ag_rs ? "ring ag/rs" : std::string(to_string(item.op))) + "|" + algos;
+    auto [it, fresh] = by_key.try_emplace(key, nullptr);
+    if (fresh) {
+      auto p = std::make_unique<Pattern>(r, *opt.calibration, &share);
+      p->set = st.set;
+      p->op = item.op;
+      p->ring_ag_rs = ag_rs;
+      p->total.count_levels(&levels);
+      for (const Alone* a : st.alone) p->algo.push_back(a->prediction.algo);
+      p->own.resize(st.alone.size());
+      for (size_t g = 0; g < p->own.size(); ++g)
+        if (Result<bool> ok = load_group(*p, g); !ok) return ok;
+      it->second = p.get();
+      patterns.push_back(std::move(p));
+    }
+    st.pattern = it->second;
+    it->second->items.push_back(i);
+  }
+  return true;
+}
+
+void ScoreState::Impl::time_item(size_t index) {
+  const TrafficItem& item = traffic.items[index];
+  ItemState& st = items[index];
+  Pattern& pat = *st.pattern;
+  ItemTime t;
+  double worst = -1;
+  // NCCL's time for the group's shape and the link it was timed on are the same for every group
+  // of a shape, so which group of a shape was predicted first does not matter.
+  for (size_t g = 0; g < st.alone.size(); ++g) {
+    const Alone& a = *st.alone[g];
+    const Peak shared = pat.peak(r, g);
+    const double contended = contended_us(a.prediction, a.peak, shared.busy_us, item.bytes);
+    // Ties (within rounding: moves add and take bytes back) go to the first group.
+    if (contended > worst * (1 + 1e-9)) {
+      worst = contended;
+      t.slowest_group = static_cast<int>(g);
+      t.contended_us = contended;
+      t.has_hot_edge = shared.busy_us > 0;
+      t.hot_edge = shared.edge;
+    }
+  }
+  st.time = t;
+}
+
+// Calls on the critical path count in full; calls that overlap a compute window share it with the
+// other items overlapping that window; the last gradient bucket never hides.
+void ScoreState::Impl::expose() {
+  std::vector<double> hideable(traffic.windows.size(), 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const TrafficItem& it = traffic.items[i];
+    if (items[i].pattern && it.window >= 0)
+      hideable[static_cast<size_t>(it.window)] += (it.calls - it.unhidden_calls) * items[i].time.contended_us;
+  }
+  exposed = comm = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const TrafficItem& it = traffic.items[i];
+    ItemTime& t = items[i].time;
+    if (!items[i].pattern) continue;
+    const double unhidden = it.window >= 0 ? it.unhidden_calls : it.calls;
+    t.exposed_us = unhidden * t.contended_us;
+    if (it.window >= 0) {
+      const double h = hideable[static_cast<size_t>(it.window)];
+      const double left = std::max(0.0, h - traffic.windows[static_cast<size_t>(it.window)].us);
+      if (h > 0) t.exposed_us += (it.calls - it.unhidden_calls) * t.contended_us * left / h;
+    }
+    exposed += t.exposed_us;
+    comm += it.calls * t.contended_us;
+  }
+}
+
+Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pairs) {
+  const int world = layout.world_size();
+  for (const auto& [a, b] : pairs)
+    if (a < 0 || b < 0 || a >= world || b >= world)
+      return Error{"exchange: rank out of range 0-" + std::to_string(world - 1)};
+  // The groups each move touches, per group set, with their GPUs before it.
+  std::vector<std::vector<uint32_t>> touched(sets.size());
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const GroupSet& set = *sets[s];
+    for (const auto& [a, b] : pairs)
+      for (int rank : {a, b})
+        for (uint32_t k = set.begin[static_cast<size_t>(rank)]; k < set.begin[static_cast<size_t>(rank) + 1]; ++k)
+          touched[s].push_back(set.of_rank[k]);
+    sort_unique(touched[s]);
+  }
+  std::vector<std::vector<std::vector<VertexId>>> before(sets.size());
+  for (size_t s = 0; s < sets.size(); ++s)
+    for (uint32_t g : touched[s]) before[s].push_back(sets[s]->gpus[g]);
+  for (const auto& [a, b] : pairs)
+    std::swap(layout.gpu_of_rank[static_cast<size_t>(a)], layout.gpu_of_rank[static_cast<size_t>(b)]);
+  auto set_index = [&](const GroupSet* set) {
+    for (size_t s = 0; s < sets.size(); ++s)
+      if (sets[s].get() == set) return s;
+    return sets.size();
+  };
+  for (size_t s = 0; s < sets.size(); ++s)
+    for (uint32_t g : touched[s]) {
+      std::vector<VertexId>& gpus = sets[s]->gpus[g];
+      for (size_t k = 0; k < gpus.size(); ++k) gpus[k] = layout.gpu_of_rank[static_cast<size_t>(sets[s]->ranks[g][k])];
+    }
+  for (size_t i = 0; i < items.size(); ++i) {
+    ItemState& st = items[i];
+    if (!st.pattern) continue;
+    for (uint32_t g : touched[set_index(st.set)]) {
+      Result<const Alone*> a = alone_for(traffic.items[i], st.set->gpus[g]);
+      if (!a) return Error{a.error()};
+      st.alone[g] = *a;
+    }
+  }
+  // Move each touched group's transfers in its patterns; a pattern whose items no longer agree
+  // on a group's algorithm is split up again from scratch.
+  std::vector<size_t> regroup;
+  std::vector<char> retime(items.size(), 0);
+  for (auto it = patterns.begin(); it != patterns.end();) {
+    Pattern& p = **it;
+    const size_t s = set_index(p.set);
+    if (touched[s].empty()) {
+      ++it;
+      continue;
+    }
+    bool agree = true;
+    for (uint32_t g : touched[s]) {
+      const NcclAlgo algo = items[p.items.front()].alone[g]->prediction.algo;
+      for (size_t i : p.items) agree = agree && items[i].alone[g]->prediction.algo == algo;
+      agree = agree && (!p.ring_ag_rs || algo == NcclAlgo::ring);
+    }
+    if (!agree) {
+      regroup.insert(regroup.end(), p.items.begin(), p.items.end());
+      it = patterns.erase(it);
+      continue;
+    }
+    for (size_t k = 0; k < touched[s].size(); ++k) {
+      const uint32_t g = touched[s][k];
+      Result<std::vector<Transfer>> old = transfers(p.op, before[s][k], p.algo[g]);
+      if (!old) return Error{old.error()};
+      if (Result<bool> ok = p.total.remove(*old); !ok) return ok;
+      p.algo[g] = items[p.items.front()].alone[g]->prediction.algo;
+      if (Result<bool> ok = load_group(p, g); !ok) return ok;
+    }
+    p.segment_peak.clear();
+    for (size_t i : p.items) retime[i] = 1;
+    ++it;
+  }
+  if (!regroup.empty()) {
+    std::sort(regroup.begin(), regroup.end());
+    if (Result<bool> ok = assign_patterns(regroup); !ok) return ok;
+    for (size_t i : regroup) retime[i] = 1;
+  }
+  for (size_t i = 0; i < items.size(); ++i)
+    if (retime[i]) time_item(i);
+  expose();
+  return true;
+}
+
+ScoreState::ScoreState(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ScoreState::~ScoreState() = default;
+
+Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Router& r, const Job& job,
+                                                     const Layout& layout, const ScoreOptions& opt) {
+  if (layout.world_size() != job_ranks(job))
+    return Error{layout.source + ": the layout places " + std::to_string(layout.world_size()) + " ranks, the job has " +
+                 std::to_string(job_ranks(job))};
+  if (layout.world_size() == 0) return Error{"the job has no ranks"};
+  Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
+  if (!groups) return Error{groups.error()};
+  Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);
+  if (!compute) return Error{compute.error()};
+  Result<StepTraffic> traffic = step_traffic(job, *compute);
+  if (!traffic) return Error{traffic.error()};
+  auto impl = std::make_unique<Impl>(c, r, job, layout, opt, std::move(*groups), std::move(*traffic));
+  Impl& m = *impl;
+  m.items.resize(m.traffic.items.size());
+  std::vector<size_t> scored;
+  for (size_t i = 0; i < m.traffic.items.size(); ++i) {
+    const TrafficItem& item = m.traffic.items[i];
+    const std::string what = std::string(to_string(item.kind)) + " " + std::string(to_string(item.op)) + ": ";
+    Result<GroupSet*> set = m.set_for(item);
+    if (!set) return Error{what + set.error()};
+    if ((*set)->ranks.empty() || (*set)->ranks.front().size() < 2) continue;
+    ItemState& st = m.items[i];
+    st.set = *set;
+    for (const std::vector<VertexId>& g : st.set->gpus) {
+      Result<const Alone*> a = m.alone_for(item, g);
+      if (!a) return Error{what + a.error()};
+      st.alone.push_back(*a);
+    }
+    scored.push_back(i);
+  }
+  if (Result<bool> ok = m.assign_patterns(scored); !ok) return Error{ok.error()};
+  for (size_t i : scored) m.time_item(i);
+  m.expose();
+  return std::unique_ptr<ScoreState>(new ScoreState(std::move(impl)));
+}
+
+Result<bool> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pairs) { return impl_->exchange(rank_pairs); }
+const Layout& ScoreState::layout() const { return impl_->layout; }
+const StepTraffic& ScoreState::traffic() const { return impl_->traffic; }
+const LinkShare& ScoreState::share() const { return impl_->share; }
+double ScoreState::exposed_us() const { return impl_->exposed; }
+double ScoreState::comm_us() const { return impl_->comm; }
+
+LevelBytes ScoreState::level_bytes() const {
+  LevelBytes out{};
+  for (size_t i = 0; i < impl_->items.size(); ++i) {
+    const ItemState& st = impl_->items[i];
+    if (!st.pattern) continue;
+    const TrafficItem& it = impl_->traffic.items[i];
+    const LevelBytes& b = st.pattern->total.level_bytes();
+    for (int l = 0; l < kFabricLevels; ++l) out[static_cast<size_t>(l)] += b[static_cast<size_t>(l)] * it.bytes * it.calls;
+  }
+  return out;
+}
+
+size_t ScoreState::item_count() const { return impl_->items.size(); }
+const ItemTime& ScoreState::item_time(size_t item) const { return impl_->items[item].time; }
+const std::vector<std::vector<VertexId>>& ScoreState::item_groups(size_t item) const {
+  static const std::vector<std::vector<VertexId>> kNone;
+  const GroupSet* s = impl_->items[item].set;
+  return s && impl_->items[item].pattern ? s->gpus : kNone;
+}
+const CollectivePrediction& ScoreState::item_alone(size_t item, size_t group) const {
+  return impl_->items[item].alone[group]->prediction;
+}
+double ScoreState::item_alone_peak(size_t item, size_t group) const { return impl_->items[item].alone[group]->peak; }
+const LinkLoad& ScoreState::item_load(size_t item) const { return impl_->items[item].pattern->total; }
+const Touched& ScoreState::item_touched(size_t item, size_t group) const {
+  return impl_->items[item].pattern->own[group];
+}
+
+Result<bool> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {
+  const ItemState& st = impl_->items[item];
+  Result<std::vector<Transfer>> t = impl_->transfers(st.pattern->op, st.set->gpus[group], st.pattern->algo[group]);
+  if (!t) return Error{t.error()};
+  into.clear();
+  return into.add(*t);
+}
+
+}  // namespace topoplan

@@ -1,0 +1,87 @@
+// A layout's score kept current while ranks move: every traffic item's groups, the bytes their
+// transfers put on each link with all groups of the item running at once, each item's time under
+// that contention, and the step's exposed communication. A move re-routes and re-times only the
+// groups it touches (the planner's inner loop); `score` reads the same state once and adds the
+// report. docs/model.md, "Score".
+#pragma once
+
+#include <array>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "cost/calibration.h"
+#include "cost/collective.h"
+#include "cost/link_share.h"
+#include "cost/nccl_tuning.h"
+#include "planner/layout.h"
+#include "planner/traffic.h"
+#include "topology/locality.h"
+
+namespace topoplan {
+
+struct ScoreOptions {
+  const NcclTuning* tuning = &nccl_tuning_default();
+  const Calibration* calibration = &calibration_default();
+  FabricMode fabric = FabricMode::shared;
+  const Background* background = nullptr;  // replaces the fabric mode's assumption where it says
+  int findings_per_kind = 8;  // per-group findings of one kind before they are summed up
+};
+
+// One traffic item as it stands: the group that finishes last with every group of the item
+// running, and its time per call under that contention.
+struct ItemTime {
+  int slowest_group = 0;
+  double contended_us = 0, exposed_us = 0;  // exposed: per step
+  EdgeId hot_edge = 0;  // the link that bounds the slowest group under contention
+  bool has_hot_edge = false;
+};
+
+class ScoreState {
+ public:
+  // Routes every group's collectives for `layout`, which must place exactly the job's ranks.
+  static Result<std::unique_ptr<ScoreState>> make(const Cluster& cluster, const Router& router, const Job& job,
+                                                  const Layout& layout, const ScoreOptions& options = {});
+  ~ScoreState();
+
+  // Exchanges the GPUs of each pair of ranks, all at once, and re-scores the groups they touch.
+  // Exchanging the same pairs again undoes it.
+  Result<bool> exchange(std::span<const std::pair<int, int>> rank_pairs);
+
+  const Layout& layout() const;
+  const StepTraffic& traffic() const;
+  const LinkShare& share() const;
+  double exposed_us() const;  // the score: communication the step waits for
+  double comm_us() const;     // every call, contended, as if nothing overlapped
+  // Per step, over every item; compared from the top level down when exposures tie.
+  LevelBytes level_bytes() const;
+
+  size_t item_count() const;
+  const ItemTime& item_time(size_t item) const;
+  // The item's groups as GPUs, in Megatron's rank order.
+  const std::vector<std::vector<VertexId>>& item_groups(size_t item) const;
+  // NCCL's choice and time for a group of this one's shape, and the busiest link's busy time per
+  // byte it was timed on.
+  const CollectivePrediction& item_alone(size_t item, size_t group) const;
+  double item_alone_peak(size_t item, size_t group) const;
+  // What every group of the item loads at one byte, and what one group's transfers land on.
+  const LinkLoad& item_load(size_t item) const;
+  const Touched& item_touched(size_t item, size_t group) const;
+  // One group's own transfers alone, at one byte, into `into` (cleared first).
+  Result<bool> group_load(size_t item, size_t group, LinkLoad& into) const;
+
+  struct Impl;
+
+ private:
+  explicit ScoreState(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Contended time of one call from a group's time alone: its transfer time grows by how much more
+// its busiest link carries with every group running (`shared`, busy microseconds per byte) than
+// the link it was timed on alone (`alone_peak`); a time set by NCCL's per-channel rate grows
+// only once the links are slower still.
+double contended_us(const CollectivePrediction& alone, double alone_peak, double shared, double bytes);
+
+}  // namespace topoplan

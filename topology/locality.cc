@@ -1,0 +1,121 @@
+#include "topology/locality.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace topoplan {
+namespace {
+
+struct UnionFind {
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
+  uint32_t find(uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void join(uint32_t a, uint32_t b) { parent[find(a)] = find(b); }
+  std::vector<uint32_t> parent;
+};
+
+// Renumbers per-host keys 0, 1, 2 ... in order of their first host.
+int renumber(std::vector<int>& ids) {
+  std::unordered_map<int, int> seen;
+  for (int& id : ids) id = seen.try_emplace(id, static_cast<int>(seen.size())).first->second;
+  return static_cast<int>(seen.size());
+}
+
+constexpr const char* kLevelNames[kLevels] = {"host", "NVLink domain", "leaf group", "pod", "site", "cluster"};
+
+}  // namespace
+
+std::string_view to_string(Level l) { return kLevelNames[static_cast<int>(l)]; }
+
+Level Locality::level(int a, int b) const {
+  const size_t x = static_cast<size_t>(a), y = static_cast<size_t>(b);
+  if (a == b) return Level::host;
+  if (domain[x] == domain[y]) return Level::domain;
+  if (leaf_group[x] == leaf_group[y]) return Level::leaf_group;
+  if (pod[x] == pod[y]) return Level::pod;
+  if (site[x] == site[y]) return Level::site;
+  return Level::world;
+}
+
+int Locality::unit(int host, Level l) const {
+  const size_t h = static_cast<size_t>(host);
+  switch (l) {
+    case Level::host: return host;
+    case Level::domain: return domain[h];
+    case Level::leaf_group: return leaf_group[h];
+    case Level::pod: return pod[h];
+    case Level::site: return site[h];
+    default: return 0;
+  }
+}
+
+Locality locality_of(const Cluster& c) {
+  const std::vector<Host>& hosts = c.hosts();
+  const size_t n = hosts.size();
+  Locality loc;
+  loc.domain.resize(n);
+  loc.site.resize(n);
+  // Leaves join when one host's NICs reach them; pods join leaves that share a switch above.
+  UnionFind leaves(c.num_devices());
+  std::vector<VertexId> first_leaf(n, kNoVertex);
+  for (size_t h = 0; h < n; ++h) {
+    loc.domain[h] = hosts[h].scaleup_domain >= 0 ? hosts[h].scaleup_domain : -1 - static_cast<int>(h);
+    loc.site[h] = hosts[h].site;
+    for (VertexId nic : hosts[h].nics)
+      for (EdgeId e : c.out_edges(nic)) {
+        const VertexId leaf = c.target(e);
+        if (!is_fabric(c.device(leaf).kind)) continue;
+        if (first_leaf[h] == kNoVertex) first_leaf[h] = leaf;
+        leaves.join(leaf, first_leaf[h]);
+      }
+  }
+  loc.leaf_group.resize(n);
+  for (size_t h = 0; h < n; ++h)
+    loc.leaf_group[h] = first_leaf[h] == kNoVertex ? -1 - static_cast<int>(h) : static_cast<int>(leaves.find(first_leaf[h]));
+  UnionFind pods(c.num_devices());
+  for (size_t h = 0; h < n; ++h) {
+    if (first_leaf[h] == kNoVertex) continue;
+    for (VertexId nic : hosts[h].nics)
+      for (EdgeId e : c.out_edges(nic)) {
+        const VertexId leaf = c.target(e);
+        if (!is_fabric(c.device(leaf).kind)) continue;
+        for (EdgeId up : c.out_edges(leaf)) {
+          const Device& s = c.device(c.target(up));
+          if (s.kind == DeviceKind::switch_ && s.tier > c.device(leaf).tier) pods.join(c.target(up), leaf);
+        }
+        pods.join(leaf, first_leaf[h]);
+      }
+  }
+  loc.pod.resize(n);
+  for (size_t h = 0; h < n; ++h)
+    loc.pod[h] = first_leaf[h] == kNoVertex ? -1 - static_cast<int>(h) : static_cast<int>(pods.find(first_leaf[h]));
+  loc.domains = renumber(loc.domain);
+  loc.leaf_groups = renumber(loc.leaf_group);
+  loc.pods = renumber(loc.pod);
+  loc.sites = static_cast<int>(c.sites().size());
+  return loc;
+}
+
+std::string link_tier(const Cluster& c, EdgeId e) {
+  const Link& l = c.link(e);
+  if (l.kind == LinkKind::DCI) return "dci";
+  if (l.kind != LinkKind::NET) return "host";
+  if (c.device(c.source(e)).kind == DeviceKind::site_router || c.device(c.target(e)).kind == DeviceKind::site_router)
+    return "site";
+  const int tier = std::max(c.device(c.source(e)).tier, c.device(c.target(e)).tier);
+  static constexpr const char* kTiers[] = {"host", "leaf", "spine", "core"};
+  return tier < 4 ? kTiers[tier] : "tier " + std::to_string(tier);
+}
+
+int link_level(const Cluster& c, EdgeId e) {
+  const Link& l = c.link(e);
+  if (l.kind == LinkKind::DCI) return kDciLevel;
+  if (l.kind != LinkKind::NET) return 0;
+  const int tier = std::max<int>(c.device(c.source(e)).tier, c.device(c.target(e)).tier);
+  return std::clamp(tier, 1, kDciLevel - 1);
+}
+
+}  // namespace topoplan
