@@ -11,28 +11,37 @@ constexpr double kPcieGen5x16_GBps = 63.0;
 // Socket links as NCCL models them (NVIDIA/nccl src/graph/topo.h, 2.21: AMD_BW 16.0, SKL_QPI_BW 10.0).
 constexpr double kAmdXgmi_GBps = 16.0;
 constexpr double kIntelUpi_GBps = 10.0;
+// Physical cores per socket, from the system datasheets: AMD EPYC 7742 64 (DGX A100: dual AMD Rome
+// 7742, 128 cores total); Xeon Platinum 8480C 56 (DGX H100 and H200: dual 8480C, 112 cores total);
+// Xeon Platinum 8570 56 (DGX B200: two 8570, 112 cores total); NVIDIA Grace 72 Arm Neoverse V2 cores
+// (Grace CPU datasheet); Xeon Gold 6448Y 32 (Intel ARK).
+constexpr int kEpyc7742Cores = 64;
+constexpr int kXeon8480cCores = 56;
+constexpr int kXeon8570Cores = 56;
+constexpr int kGraceCores = 72;
+constexpr int kXeon6448yCores = 32;
 
 std::vector<NodeType> make_presets() {
   std::vector<NodeType> t;
   // DGX A100 user guide: 8x A100 SXM4, NVLink3 12 links x 25 GB/s = 300 GB/s per direction through
   // 6 NVSwitches; 8x ConnectX-6 HDR 200 Gb/s; 4 PCIe Gen4 switches, each with 2 GPUs and 2 NICs;
   // 2x AMD EPYC 7742.
-  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, kAmdXgmi_GBps, 0, 1, "EPYC-7742"});
+  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, kAmdXgmi_GBps, 0, 1, "EPYC-7742", kEpyc7742Cores});
   // DGX H100 user guide: 8x H100 SXM5, NVLink4 18 links x 25 GB/s = 450 GB/s per direction through
   // 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5 switch
   // (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
-  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C"});
+  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C", kXeon8480cCores});
   // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
-  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C"});
+  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C", kXeon8480cCores});
   // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.
-  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8570"});
+  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8570", kXeon8570Cores});
   // GB200 NVL72: a host is one compute tray (2 Grace + 4 Blackwell); 18 trays share one NVLink5
   // domain (900 GB/s per GPU per direction); NVLink-C2C 900 GB/s bidirectional between Grace and
   // Blackwell; one 400 Gb/s ConnectX-7 per GPU on the Grace PCIe Gen5 root.
-  t.push_back({"gb200-nvl72", "B200-GB200", 4, 4, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 450, 18, "Grace"});
+  t.push_back({"gb200-nvl72", "B200-GB200", 4, 4, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 450, 18, "Grace", kGraceCores});
   // A PCIe-only 8x L40S server (e.g. Supermicro SYS-521GE-TNRT): 4 PCIe Gen4 switches with 2 GPUs and
   // one 200 Gb/s NIC each, no NVLink.
-  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, kIntelUpi_GBps, 0, 1, "Xeon-6448Y"});
+  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, kIntelUpi_GBps, 0, 1, "Xeon-6448Y", kXeon6448yCores});
   return t;
 }
 

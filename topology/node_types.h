@@ -22,6 +22,9 @@ struct NodeType {
   double c2c_GBps = 0;       // Grace-Blackwell NVLink-C2C per GPU per direction; 0 = none
   int hosts_per_domain = 1;  // hosts sharing one NVLink domain (18 trays in an NVL72 rack)
   std::string cpu_model;     // "EPYC-7742", "Xeon-8480C", "Grace": NCCL tunes by CPU vendor
+  // Physical cores per cpu vertex (one socket = one NUMA node in every preset); 0 = unknown. The
+  // Open MPI rankfile splits them between the GPUs that hang off that socket.
+  int cores_per_cpu = 0;
 };
 
 // Every preset, in a stable order.

@@ -1,0 +1,22 @@
+// The CPU cores a rank should run on: the NUMA node (cpu vertex) its GPU hangs off and, when the
+// node type gives a core count, an even share of that node's cores among the GPUs attached to it,
+// so that ranks on one socket do not compete for the same cores. Internal to planner/emit/.
+#pragma once
+
+#include <vector>
+
+#include "topology/cluster.h"
+
+namespace topoplan {
+
+struct CpuBinding {
+  int socket = -1;  // position in Host::cpus (one socket per NUMA node, as in every preset); -1: none
+  int first_core = -1, last_core = -1;  // logical cores counted within the socket; -1: the whole socket
+};
+
+// One per GPU of the host, by local index. A GPU's NUMA node is the cpu vertex nearest to it over
+// PCIe and C2C links (ties to the lower socket); cores come from the host's node type, so explicit
+// graphs without one get whole sockets.
+std::vector<CpuBinding> cpu_bindings(const Cluster& cluster, int host);
+
+}  // namespace topoplan

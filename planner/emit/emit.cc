@@ -1,0 +1,83 @@
+#include "planner/emit/emit.h"
+
+#include "planner/emit/formats.h"
+#include "topology/suggest.h"
+
+namespace topoplan {
+namespace {
+
+struct Format {
+  const char* name;
+  EmitResult (*write)(const EmitInput&, const Placement&);
+};
+
+// The order of `--emit`'s help and of emit_format_names().
+constexpr Format kFormats[] = {
+    {"slurm-hostfile", emit_slurm_hostfile},
+    {"ompi-rankfile", emit_ompi_rankfile},
+    {"torchrun", emit_torchrun},
+    {"megatron", emit_megatron},
+    {"env", emit_env},
+};
+
+std::string names_list() {
+  std::string list;
+  for (const std::string& n : emit_format_names()) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+const Format* find_format(std::string_view name) {
+  for (const Format& f : kFormats)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+Error unknown(std::string_view name) {
+  return Error{"unknown output format '" + std::string(name) + "'" + did_you_mean(name, emit_format_names()) +
+               " (formats: " + names_list() + ")"};
+}
+
+}  // namespace
+
+const std::vector<std::string>& emit_format_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Format& f : kFormats) n.emplace_back(f.name);
+    return n;
+  }();
+  return names;
+}
+
+Result<std::vector<std::string>> emit_formats_parse(std::string_view list) {
+  std::vector<std::string> out;
+  if (trim(list).empty()) return Error{"no output format given (formats: " + names_list() + ")"};
+  for (size_t start = 0, entry = 1;; ++entry) {
+    size_t comma = list.find(',', start);
+    std::string_view name = trim(list.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (name.empty())
+      return Error{"output format " + std::to_string(entry) + " of '" + std::string(list) +
+                   "' is empty (formats are separated by single commas)"};
+    if (!find_format(name)) return unknown(name);
+    for (const std::string& seen : out)
+      if (seen == name) return Error{"output format '" + seen + "' is listed twice"};
+    out.emplace_back(name);
+    if (comma == std::string_view::npos) return out;
+    start = comma + 1;
+  }
+}
+
+Result<std::vector<EmittedFile>> emit(std::string_view format, const EmitInput& in) {
+  const Format* f = find_format(format);
+  if (!f) return unknown(format);
+  Result<Placement> placement = placement_of(in);
+  if (!placement) return Error{placement.error()};
+  return f->write(in, *placement);
+}
+
+}  // namespace topoplan

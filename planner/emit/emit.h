@@ -1,0 +1,41 @@
+// What schedulers and launchers read, written from a plan: a Job and its Layout (rank -> GPU) on a
+// Cluster. One format per file in this folder; docs/plan-outputs.md shows each with an example and
+// the command that launches with it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "planner/job.h"
+#include "planner/layout.h"
+#include "topology/cluster.h"
+#include "topology/error.h"
+#include "topology/routing.h"
+
+namespace topoplan {
+
+struct EmitInput {
+  const Cluster& cluster;
+  const Router& router;  // the NIC each GPU uses (Router::nic_for)
+  const Job& job;        // parallel.order is the plan's Megatron order string
+  const Layout& layout;
+};
+
+struct EmittedFile {
+  std::string name;  // a file name such as "slurm.hostfile" or "ompi.rankfile"
+  std::string text;
+};
+
+// Names in the order `--emit` lists them: slurm-hostfile, ompi-rankfile, torchrun, megatron, env.
+const std::vector<std::string>& emit_format_names();
+
+// "slurm-hostfile,torchrun" -> the names, in the order given, checked, with "did you mean" for
+// typos; errors name the bad entry (unknown, empty or repeated).
+Result<std::vector<std::string>> emit_formats_parse(std::string_view list);
+
+// The files of one format. An error when the name is unknown, the layout does not fit the job and
+// cluster, or the format cannot express the layout (torchrun on hosts that interleave ranks).
+Result<std::vector<EmittedFile>> emit(std::string_view format, const EmitInput& in);
+
+}  // namespace topoplan

@@ -1,0 +1,19 @@
+// The emitters behind emit(), one per file, each given a checked Placement. Internal to
+// planner/emit/; users call emit() with a format name.
+#pragma once
+
+#include <vector>
+
+#include "planner/emit/placement.h"
+
+namespace topoplan {
+
+using EmitResult = Result<std::vector<EmittedFile>>;
+
+EmitResult emit_slurm_hostfile(const EmitInput& in, const Placement& placement);
+EmitResult emit_ompi_rankfile(const EmitInput& in, const Placement& placement);
+EmitResult emit_torchrun(const EmitInput& in, const Placement& placement);
+EmitResult emit_megatron(const EmitInput& in, const Placement& placement);
+EmitResult emit_env(const EmitInput& in, const Placement& placement);
+
+}  // namespace topoplan

@@ -1,0 +1,58 @@
+#include <string>
+#include <unordered_map>
+
+#include "planner/emit/cpu_binding.h"
+#include "planner/emit/formats.h"
+#include "planner/emit/preamble.h"
+
+namespace topoplan {
+namespace {
+
+// A slot list as Open MPI 4.1's rankfile reads it (orterun(1) "Rankfiles"; parsed by
+// opal_hwloc_base_cpu_list_parse in opal/mca/hwloc/base/hwloc_base_util.c). Indexes are logical,
+// as hwloc's lstopo numbers them, and cores count within their socket: "1:0-13" is cores 0 to 13
+// of socket 1, "1:*" every core of socket 1, and "S*" every socket, i.e. no binding.
+std::string slot_list(const CpuBinding& b) {
+  if (b.socket < 0) return "S*";
+  std::string socket = std::to_string(b.socket) + ":";
+  if (b.first_core < 0) return socket + "*";
+  return socket + std::to_string(b.first_core) + "-" + std::to_string(b.last_core);
+}
+
+}  // namespace
+
+// Two files: the rankfile, one "rank N=HOST slot=LIST" line per rank, and a hostfile giving every
+// host as many slots as it runs ranks (orterun(1) "Specifying Host Nodes": "aa slots=2"). Both
+// lexers (orte/mca/rmaps/rank_file/rmaps_rank_file_lex.l, orte/util/hostfile/hostfile_lex.l) treat
+// '#' to the end of the line as a comment.
+EmitResult emit_ompi_rankfile(const EmitInput& in, const Placement& placement) {
+  const Cluster& c = in.cluster;
+  const std::string preamble = emit_preamble("ompi-rankfile", in, placement);
+  const std::string ranks = std::to_string(placement.ranks.size());
+
+  std::string rankfile = preamble;
+  rankfile += "# launch: mpirun -np " + ranks + " --hostfile ompi.hostfile --rankfile ompi.rankfile --report-bindings APP\n";
+  rankfile += "# slot=SOCKET:FIRST-LAST binds to those logical cores of that socket (as lstopo numbers them), the\n"
+              "# GPU's NUMA node's cores shared among its GPUs; SOCKET:* the whole socket (core count unknown);\n"
+              "# S* every socket, i.e. unbound (the GPU reaches no CPU in the cluster graph)\n";
+  // Open MPI gives the ranks on a node local ranks in rank order; a job that takes the GPU of its
+  // local rank then needs the per-rank CUDA_VISIBLE_DEVICES to land on a permuted plan.
+  if (!placement_local_order_is_identity(placement))
+    rankfile += "# the plan orders GPUs within a host: give each rank its CUDA_VISIBLE_DEVICES from ranks.env\n";
+  std::unordered_map<int, std::vector<CpuBinding>> bindings;  // by host, computed once per host
+  for (size_t r = 0; r < placement.ranks.size(); ++r) {
+    const RankPlace& place = placement.ranks[r];
+    auto [at, fresh] = bindings.try_emplace(place.host);
+    if (fresh) at->second = cpu_bindings(c, place.host);
+    rankfile += "rank " + std::to_string(r) + "=" + c.hosts()[static_cast<size_t>(place.host)].name + " slot=" +
+                slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + "\n";
+  }
+
+  std::string hostfile = preamble;
+  for (int h : placement.hosts)
+    hostfile += c.hosts()[static_cast<size_t>(h)].name + " slots=" +
+                std::to_string(placement.ranks_on[static_cast<size_t>(h)]) + "\n";
+  return std::vector<EmittedFile>{{"ompi.rankfile", std::move(rankfile)}, {"ompi.hostfile", std::move(hostfile)}};
+}
+
+}  // namespace topoplan
