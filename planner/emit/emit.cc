@@ -8,7 +8,7 @@ namespace {
 
 struct Format {
   const char* name;
-  EmitResult (*write)(const EmitInput&, const Placement&);
+  EmitResult (*write)(const EmitInput&, const RankPlacement&);
 };
 
 // The order of `--emit`'s help and of emit_format_names().
@@ -75,7 +75,7 @@ Result<std::vector<std::string>> emit_formats_parse(std::string_view list) {
 Result<std::vector<EmittedFile>> emit(std::string_view format, const EmitInput& in) {
   const Format* f = find_format(format);
   if (!f) return unknown(format);
-  Result<Placement> placement = placement_of(in);
+  Result<RankPlacement> placement = placement_of(in);
   if (!placement) return Error{placement.error()};
   return f->write(in, *placement);
 }

@@ -10,7 +10,7 @@ namespace topoplan {
 // NICs nic0..nicN, a cluster file can name them after their HCA ("h001/mlx5_0").
 // NCCL_IB_HCA: a leading '=' makes the names exact rather than prefixes (src/transport/net_ib.cc,
 // searchExact), so "mlx5_1" does not also select mlx5_10.
-EmitResult emit_env(const EmitInput& in, const Placement& placement) {
+EmitResult emit_env(const EmitInput& in, const RankPlacement& placement) {
   const Cluster& c = in.cluster;
   std::string text = emit_preamble("env", in, placement);
   text += "# RANK HOST VARIABLES...: each rank sees only its planned GPU (as CUDA device 0) and uses one NIC\n";

@@ -1,4 +1,4 @@
-// The emitters behind emit(), one per file, each given a checked Placement. Internal to
+// The emitters behind emit(), one per file, each given a checked RankPlacement. Internal to
 // planner/emit/; users call emit() with a format name.
 #pragma once
 
@@ -10,10 +10,10 @@ namespace topoplan {
 
 using EmitResult = Result<std::vector<EmittedFile>>;
 
-EmitResult emit_slurm_hostfile(const EmitInput& in, const Placement& placement);
-EmitResult emit_ompi_rankfile(const EmitInput& in, const Placement& placement);
-EmitResult emit_torchrun(const EmitInput& in, const Placement& placement);
-EmitResult emit_megatron(const EmitInput& in, const Placement& placement);
-EmitResult emit_env(const EmitInput& in, const Placement& placement);
+EmitResult emit_slurm_hostfile(const EmitInput& in, const RankPlacement& placement);
+EmitResult emit_ompi_rankfile(const EmitInput& in, const RankPlacement& placement);
+EmitResult emit_torchrun(const EmitInput& in, const RankPlacement& placement);
+EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement);
+EmitResult emit_env(const EmitInput& in, const RankPlacement& placement);
 
 }  // namespace topoplan

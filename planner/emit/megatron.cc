@@ -26,7 +26,7 @@ bool same_grids(const RankGroups& a, const RankGroups& b) {
 // argument_utils.py: "--" + name with '_' -> '-', booleans as store_true), the rest from
 // megatron/training/arguments.py. The data-parallel size has no flag: Megatron derives it from the
 // world size.
-EmitResult emit_megatron(const EmitInput& in, const Placement& placement) {
+EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement) {
   const Parallelism& p = in.job.parallel;
   Result<RankGroups> planned = RankGroups::make(job_parallel_sizes(in.job), p.order);
   if (!planned) return Error{"job '" + in.job.name + "': " + planned.error()};

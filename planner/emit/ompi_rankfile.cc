@@ -25,7 +25,7 @@ std::string slot_list(const CpuBinding& b) {
 // host as many slots as it runs ranks (orterun(1) "Specifying Host Nodes": "aa slots=2"). Both
 // lexers (orte/mca/rmaps/rank_file/rmaps_rank_file_lex.l, orte/util/hostfile/hostfile_lex.l) treat
 // '#' to the end of the line as a comment.
-EmitResult emit_ompi_rankfile(const EmitInput& in, const Placement& placement) {
+EmitResult emit_ompi_rankfile(const EmitInput& in, const RankPlacement& placement) {
   const Cluster& c = in.cluster;
   const std::string preamble = emit_preamble("ompi-rankfile", in, placement);
   const std::string ranks = std::to_string(placement.ranks.size());

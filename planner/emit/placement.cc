@@ -2,13 +2,13 @@
 
 namespace topoplan {
 
-Result<Placement> placement_of(const EmitInput& in) {
+Result<RankPlacement> placement_of(const EmitInput& in) {
   const Cluster& c = in.cluster;
   const int world = in.layout.world_size();
   if (world != job_ranks(in.job))
     return Error{"the layout places " + std::to_string(world) + " ranks, job '" + in.job.name + "' has " +
                  std::to_string(job_ranks(in.job))};
-  Placement p;
+  RankPlacement p;
   p.ranks.resize(static_cast<size_t>(world));
   p.ranks_on.assign(c.hosts().size(), 0);
   std::vector<int> owner(c.num_devices(), -1);
@@ -28,7 +28,7 @@ Result<Placement> placement_of(const EmitInput& in) {
   return p;
 }
 
-bool placement_local_order_is_identity(const Placement& placement) {
+bool placement_local_order_is_identity(const RankPlacement& placement) {
   std::vector<int> seen(placement.ranks_on.size(), 0);
   for (const RankPlace& r : placement.ranks)
     if (r.cuda_ordinal != seen[static_cast<size_t>(r.host)]++) return false;

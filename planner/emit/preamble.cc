@@ -2,7 +2,7 @@
 
 namespace topoplan {
 
-std::string emit_preamble(std::string_view format, const EmitInput& in, const Placement& placement) {
+std::string emit_preamble(std::string_view format, const EmitInput& in, const RankPlacement& placement) {
   const Parallelism& p = in.job.parallel;
   auto n = [](int v) { return std::to_string(v); };
   std::string s = "# topoplan " + std::string(format) + ": job '" + in.job.name + "' on cluster '" + in.cluster.name +

@@ -10,6 +10,6 @@
 
 namespace topoplan {
 
-std::string emit_preamble(std::string_view format, const EmitInput& in, const Placement& placement);
+std::string emit_preamble(std::string_view format, const EmitInput& in, const RankPlacement& placement);
 
 }  // namespace topoplan

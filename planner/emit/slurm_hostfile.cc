@@ -7,7 +7,7 @@ namespace topoplan {
 // the environment variable SLURM_HOSTFILE", one host per line. Slurm's reader (slurm_read_hostfile
 // in src/api/allocate.c, since Slurm 1.0) drops everything after '#' and skips empty lines, so the
 // preamble can stay in the file.
-EmitResult emit_slurm_hostfile(const EmitInput& in, const Placement& placement) {
+EmitResult emit_slurm_hostfile(const EmitInput& in, const RankPlacement& placement) {
   std::string text = emit_preamble("slurm-hostfile", in, placement);
   text += "# launch: SLURM_HOSTFILE=slurm.hostfile srun --distribution=arbitrary --ntasks=" +
           std::to_string(placement.ranks.size()) + " APP\n";

@@ -18,7 +18,7 @@ std::string alternatives() {
 // lower node (elastic agent _assign_worker_ranks), the same --nproc-per-node on every node. Local
 // rank k runs on CUDA device k, i.e. the k-th entry of CUDA_VISIBLE_DEVICES. So a host must hold one
 // contiguous block of ranks, all hosts the same number.
-EmitResult emit_torchrun(const EmitInput& in, const Placement& placement) {
+EmitResult emit_torchrun(const EmitInput& in, const RankPlacement& placement) {
   const std::vector<Host>& hosts = in.cluster.hosts();
   auto host_name = [&](int h) { return hosts[static_cast<size_t>(h)].name; };
   const int nnodes = static_cast<int>(placement.hosts.size());
