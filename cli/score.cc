@@ -8,6 +8,7 @@
 
 #include "cli/tool.h"
 #include "planner/score.h"
+#include "planner/score_json.h"
 #include "topology/formats/dot.h"
 #include "topology/load.h"
 #include "topology/locality.h"
@@ -24,69 +25,6 @@ struct Options {
 };
 
 std::string time_text(double seconds) { return format_duration(seconds); }
-
-nlohmann::json link_json(const Cluster& c, const LinkUse& u) {
-  return {{"link", c.edge_name(u.edge)},
-          {"kind", std::string(to_string(c.link(u.edge).kind))},
-          {"tier", link_tier(c, u.edge)},
-          {"bytes", u.bytes},
-          {"busy_s", u.busy_us / 1e6},
-          {"utilization", u.utilization}};
-}
-
-nlohmann::json score_json(const Cluster& c, const std::string& cluster, const JobScore& s) {
-  const ComputeEstimate& ce = s.traffic.compute;
-  nlohmann::json j = {{"job", s.job},
-                      {"cluster", cluster},
-                      {"layout", s.layout},
-                      {"fabric", std::string(to_string(s.fabric))},
-                      {"background", s.background.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.background)},
-                      {"ranks", s.ranks},
-                      {"exposed_comm_s", s.exposed_comm_s},
-                      {"comm_s", s.comm_s},
-                      {"compute_s", s.compute_s},
-                      {"step_s", s.step_s},
-                      {"compute",
-                       {{"gpu", ce.gpu.model},
-                        {"peak_tflops", ce.gpu.peak_tflops},
-                        {"achievable_fraction", ce.gpu.achievable_fraction},
-                        {"source", ce.gpu.source},
-                        {"micro_batches", ce.micro_batches},
-                        {"bubble_fraction", ce.bubble_fraction},
-                        {"slowest_stage", ce.slowest_stage}}}};
-  for (int k = 0; k < kTrafficKinds; ++k) {
-    const KindScore& ks = s.by_kind[static_cast<size_t>(k)];
-    j["by_kind"][std::string(to_string(static_cast<TrafficKind>(k)))] = {
-        {"time_s", ks.time_s}, {"alone_s", ks.alone_s}, {"exposed_s", ks.exposed_s}};
-  }
-  j["items"] = nlohmann::json::array();
-  for (const ItemScore& i : s.items) {
-    const TrafficItem& t = i.item;
-    nlohmann::json item = {{"kind", std::string(to_string(t.kind))},
-                           {"phase", std::string(to_string(t.phase))},
-                           {"op", std::string(to_string(t.op))},
-                           {"what", t.what},
-                           {"group", t.group},
-                           {"groups", i.groups},
-                           {"bytes", t.bytes},
-                           {"calls", t.calls},
-                           {"algorithm", i.algorithm},
-                           {"protocol", std::string(to_string(i.proto))},
-                           {"alone_us", i.alone_us},
-                           {"contended_us", i.contended_us},
-                           {"time_s", i.time_us / 1e6},
-                           {"exposed_s", i.exposed_us / 1e6}};
-    item["overlaps"] = t.window >= 0 ? nlohmann::json(s.traffic.windows[static_cast<size_t>(t.window)].what) : nullptr;
-    if (i.has_hot_edge) item["hot_link"] = {{"link", c.edge_name(i.hot_edge)}, {"groups", i.hot_edge_groups}};
-    j["items"].push_back(std::move(item));
-  }
-  j["links"] = nlohmann::json::array();
-  for (size_t i = 0; i < s.links.size() && i < kHottest; ++i) j["links"].push_back(link_json(c, s.links[i]));
-  j["findings"] = nlohmann::json::array();
-  for (const Finding& f : s.findings)
-    j["findings"].push_back({{"severity", f.severity}, {"kind", f.kind}, {"group", f.group}, {"message", f.message}});
-  return j;
-}
 
 void print_text(std::ostream& out, const Cluster& c, const std::string& cluster, const JobScore& s) {
   const ComputeEstimate& ce = s.traffic.compute;
@@ -170,7 +108,19 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (Result<bool> fits = job_fits(*job, static_cast<int>(c->gpus().size())); !fits) return fail(err, o.job + ": " + fits.error());
   Result<Layout> layout = o.layout.empty() ? layout_default(*c, ranks) : layout_load(o.layout, *c, ranks);
   if (!layout) return fail(err, layout.error());
-  Router router(*c);
+  // A plan file brings the order string it placed ranks under and what it found down.
+  if (!layout->order.empty()) job->parallel.order = layout->order;
+  DownSet down;
+  if (!layout->down.empty()) {
+    Result<DownSet> d = down_parse(*c, layout->down);
+    if (!d) return fail(err, o.layout + ": exclude: " + d.error());
+    down = std::move(*d);
+    for (int r = 0; r < layout->world_size(); ++r)
+      if (down.device_down(layout->gpu_of_rank[static_cast<size_t>(r)]))
+        return fail(err, o.layout + ": rank " + std::to_string(r) + " runs on " +
+                             c->device(layout->gpu_of_rank[static_cast<size_t>(r)]).name + ", which the file excludes");
+  }
+  Router router(*c, down);
   ScoreOptions opt;
   opt.calibration = &cal;
   opt.fabric = o.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
@@ -188,7 +138,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.dot.empty())
     if (Result<bool> ok = write_dot(o.dot, *c, *s); !ok) return fail(err, ok.error());
   if (o.json)
-    out << score_json(*c, o.cluster, *s).dump(2) << "\n";
+    out << score_to_json(*c, o.cluster, *s).dump(2) << "\n";
   else
     print_text(out, *c, o.cluster, *s);
   return kExitOk;

@@ -7,9 +7,11 @@ Tool transfer_tool();
 Tool groups_tool();
 Tool collective_tool();
 Tool score_tool();
+Tool plan_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
+      plan_tool(),
       topo_tool(),
       transfer_tool(),
       groups_tool(),

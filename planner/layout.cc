@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "planner/plan_json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/suggest.h"
 
@@ -44,10 +45,23 @@ Result<Layout> finish(std::vector<VertexId> gpus, const Cluster& c, int world, c
 
 Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, const Cluster& c, int world) {
   std::string error;
-  Fields top(doc, "", {"format", "ranks"}, &error);
-  if (top.has("format") && top.text("format", kRequired) != "topoplan-layout")
-    top.fail("format", "expected \"topoplan-layout\"");
+  const bool plan = doc.is_object() && doc.value("format", nlohmann::json()) == kPlanFormat;
+  Fields top(doc, "", plan ? plan_json_keys() : std::vector<std::string>{"format", "ranks"}, &error);
+  if (!plan && top.has("format") && top.text("format", kRequired) != "topoplan-layout")
+    top.fail("format", "expected \"topoplan-layout\" or \"" + std::string(kPlanFormat) + "\"");
   const nlohmann::json* ranks = top.list("ranks", true);
+  std::string order;
+  std::vector<std::string> down;
+  if (plan) {
+    order = top.name("order");
+    if (const nlohmann::json* ex = top.list("exclude", false))
+      for (size_t i = 0; i < ex->size() && error.empty(); ++i) {
+        if (!(*ex)[i].is_string())
+          top.fail(json_indexed("exclude", i), "expected a device or link name, got " + json_shown((*ex)[i]));
+        else
+          down.push_back((*ex)[i].get<std::string>());
+      }
+  }
   if (!error.empty()) return error_in(where, error);
   std::vector<VertexId> gpus(ranks->size(), kNoVertex);
   for (size_t i = 0; i < ranks->size() && error.empty(); ++i) {
@@ -62,7 +76,8 @@ Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, co
         gpus[i] = *v;
       continue;
     }
-    Fields f(item, at, {"rank", "host", "gpu"}, &error);
+    Fields f(item, at, plan ? std::vector<std::string>{"rank", "host", "gpu", "nic"} : std::vector<std::string>{"rank", "host", "gpu"},
+             &error);
     int rank = f.integer("rank", kRequired, 0, static_cast<int>(ranks->size()) - 1);
     std::string host = f.name("host");
     int local = f.integer("gpu", kRequired, 0);
@@ -85,7 +100,13 @@ Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, co
     gpus[static_cast<size_t>(rank)] = hg[static_cast<size_t>(local)];
   }
   if (!error.empty()) return error_in(where, error);
-  return finish(std::move(gpus), c, world, where, [&](int r) { return where + ": " + json_indexed("ranks", static_cast<size_t>(r)); });
+  Result<Layout> out =
+      finish(std::move(gpus), c, world, where, [&](int r) { return where + ": " + json_indexed("ranks", static_cast<size_t>(r)); });
+  if (out) {
+    out->order = std::move(order);
+    out->down = std::move(down);
+  }
+  return out;
 }
 
 Result<Layout> from_host_list(const std::string& text, const std::string& where, const Cluster& c, int world) {

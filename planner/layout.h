@@ -13,6 +13,10 @@ namespace topoplan {
 struct Layout {
   std::vector<VertexId> gpu_of_rank;
   std::string source;  // "default" or the file
+  // From a plan file: the order string the ranks were placed under ("" = the job's) and the
+  // devices and links it avoided (--exclude), by name.
+  std::string order;
+  std::vector<std::string> down;
   int world_size() const { return static_cast<int>(gpu_of_rank.size()); }
 };
 
@@ -22,6 +26,7 @@ Result<Layout> layout_default(const Cluster& cluster, int world);
 // A layout file, either
 //  - JSON: {"ranks": [{"rank": 0, "host": "h001", "gpu": 3}, ...]} (gpu = the host's local index,
 //    cuda_ordinal order) or {"ranks": ["h001/gpu3", ...]} (rank = position), or
+//  - a plan file (planner/plan_json.h), whose order string and exclusions come with it, or
 //  - a host list in rank order, one host per line (SLURM_HOSTFILE for --distribution=arbitrary):
 //    the k-th line naming a host gets that host's k-th GPU; '#' starts a comment.
 // Every rank 0..world-1 exactly once, every GPU at most once; errors name the file and line.

@@ -123,6 +123,29 @@ std::vector<double> host_weights(const Cluster& c, const Layout& layout) {
 
 }  // namespace
 
+double exposure_us(const StepTraffic& traffic, const std::vector<double>& time_us, std::vector<double>* per_item) {
+  std::vector<double> hideable(traffic.windows.size(), 0);
+  for (size_t i = 0; i < traffic.items.size(); ++i) {
+    const TrafficItem& it = traffic.items[i];
+    if (it.window >= 0) hideable[static_cast<size_t>(it.window)] += (it.calls - it.unhidden_calls) * time_us[i];
+  }
+  double total = 0;
+  if (per_item) per_item->assign(traffic.items.size(), 0);
+  for (size_t i = 0; i < traffic.items.size(); ++i) {
+    const TrafficItem& it = traffic.items[i];
+    const double unhidden = it.window >= 0 ? it.unhidden_calls : it.calls;
+    double exposed = unhidden * time_us[i];
+    if (it.window >= 0) {
+      const double h = hideable[static_cast<size_t>(it.window)];
+      const double left = std::max(0.0, h - traffic.windows[static_cast<size_t>(it.window)].us);
+      if (h > 0) exposed += (it.calls - it.unhidden_calls) * time_us[i] * left / h;
+    }
+    if (per_item) (*per_item)[i] = exposed;
+    total += exposed;
+  }
+  return total;
+}
+
 double contended_us(const CollectivePrediction& p, double alone_peak, double shared, double bytes) {
   const double ratio = alone_peak > 0 ? shared / alone_peak : 1;
   const double transfer = p.channel_bound ? std::max(p.transfer_us, shared * bytes) : p.transfer_us * ratio;
@@ -302,30 +325,16 @@ void ScoreState::Impl::time_item(size_t index) {
   st.time = t;
 }
 
-// Calls on the critical path count in full; calls that overlap a compute window share it with the
-// other items overlapping that window; the last gradient bucket never hides.
 void ScoreState::Impl::expose() {
-  std::vector<double> hideable(traffic.windows.size(), 0);
-  for (size_t i = 0; i < items.size(); ++i) {
-    const TrafficItem& it = traffic.items[i];
-    if (items[i].pattern && it.window >= 0)
-      hideable[static_cast<size_t>(it.window)] += (it.calls - it.unhidden_calls) * items[i].time.contended_us;
-  }
-  exposed = comm = 0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    const TrafficItem& it = traffic.items[i];
-    ItemTime& t = items[i].time;
-    if (!items[i].pattern) continue;
-    const double unhidden = it.window >= 0 ? it.unhidden_calls : it.calls;
-    t.exposed_us = unhidden * t.contended_us;
-    if (it.window >= 0) {
-      const double h = hideable[static_cast<size_t>(it.window)];
-      const double left = std::max(0.0, h - traffic.windows[static_cast<size_t>(it.window)].us);
-      if (h > 0) t.exposed_us += (it.calls - it.unhidden_calls) * t.contended_us * left / h;
+  std::vector<double> time(items.size(), 0), exposed_per_item;
+  comm = 0;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i].pattern) {
+      time[i] = items[i].time.contended_us;
+      comm += traffic.items[i].calls * time[i];
     }
-    exposed += t.exposed_us;
-    comm += it.calls * t.contended_us;
-  }
+  exposed = exposure_us(traffic, time, &exposed_per_item);
+  for (size_t i = 0; i < items.size(); ++i) items[i].time.exposed_us = exposed_per_item[i];
 }
 
 Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pairs) {

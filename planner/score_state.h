@@ -78,6 +78,12 @@ class ScoreState {
   std::unique_ptr<Impl> impl_;
 };
 
+// Exposed communication per step, microseconds, from each item's time per call (0 for items
+// that issue nothing): calls on the critical path count in full; calls that overlap a compute
+// window share it with the other items overlapping that window; the calls that never hide (the
+// last gradient bucket) count in full. Per item into `per_item` when given.
+double exposure_us(const StepTraffic& traffic, const std::vector<double>& time_us, std::vector<double>* per_item = nullptr);
+
 // Contended time of one call from a group's time alone: its transfer time grows by how much more
 // its busiest link carries with every group running (`shared`, busy microseconds per byte) than
 // the link it was timed on alone (`alone_peak`); a time set by NCCL's per-channel rate grows

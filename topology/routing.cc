@@ -39,7 +39,7 @@ struct LocalState {
 
 }  // namespace
 
-Router::Router(const Cluster& cluster) : c_(cluster) {
+Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(down) {
   const size_t n = c_.num_devices();
   up_begin_.assign(n + 1, 0);
   hz_begin_.assign(n + 1, 0);
@@ -52,8 +52,10 @@ Router::Router(const Cluster& cluster) : c_(cluster) {
     down_begin_[v] = static_cast<uint32_t>(down_.size());
     const Device& d = c_.device(v);
     if (!is_fabric(d.kind) && d.kind != DeviceKind::nic) continue;
+    if (out_.device_down(v)) continue;  // no edges: a NIC without leaves is not cabled
     std::vector<VertexId> leaves;
     for (EdgeId e : c_.out_edges(v)) {
+      if (out_.edge_down(e) || out_.device_down(c_.target(e))) continue;
       const Device& t = c_.device(c_.target(e));
       if (!is_fabric(t.kind)) continue;
       if (tier_of(t) > tier_of(d)) {
@@ -78,7 +80,7 @@ Router::Router(const Cluster& cluster) : c_(cluster) {
   // Fill the begin offsets of vertices skipped above (they have empty ranges).
   for (size_t v = n; v-- > 0;) {
     const Device& d = c_.device(static_cast<VertexId>(v));
-    if (!is_fabric(d.kind) && d.kind != DeviceKind::nic) {
+    if ((!is_fabric(d.kind) && d.kind != DeviceKind::nic) || out_.device_down(static_cast<VertexId>(v))) {
       up_begin_[v] = up_begin_[v + 1];
       hz_begin_[v] = hz_begin_[v + 1];
       down_begin_[v] = down_begin_[v + 1];
@@ -99,8 +101,9 @@ Router::Router(const Cluster& cluster) : c_(cluster) {
 Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
   const Device& da = c_.device(a);
   const Device& db = c_.device(b);
-  auto allowed = [&](const Device& v) {
-    if (v.kind == DeviceKind::nic || is_fabric(v.kind)) return false;
+  auto allowed = [&](VertexId id) {
+    const Device& v = c_.device(id);
+    if (v.kind == DeviceKind::nic || is_fabric(v.kind) || out_.device_down(id)) return false;
     if (v.host >= 0 && (v.host == da.host || v.host == db.host)) return true;
     return v.scaleup_domain >= 0 && (v.scaleup_domain == da.scaleup_domain || v.scaleup_domain == db.scaleup_domain);
   };
@@ -120,7 +123,7 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
     for (EdgeId e : c_.out_edges(v)) {
       if (done) return;
       VertexId w = c_.target(e);
-      if (std::find(on_path.begin(), on_path.end(), w) != on_path.end()) continue;
+      if (std::find(on_path.begin(), on_path.end(), w) != on_path.end() || out_.edge_down(e)) continue;
       const Link& l = c_.link(e);
       LocalState next = st;
       if (l.kind == LinkKind::NVL) next.nvl = true;
@@ -148,7 +151,7 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
         continue;
       }
       const Device& dw = c_.device(w);
-      if (!allowed(dw)) continue;
+      if (!allowed(w)) continue;
       switch (dw.kind) {
         case DeviceKind::gpu:
           // Through a peer GPU only over NVLink: NVB to another GPU, PXN out to a NIC.
@@ -217,7 +220,9 @@ VertexId Router::pxn_nic(VertexId gpu, VertexId dst_nic) const {
   int rail = c_.device(dst_nic).rail;
   if (rail < 0 || c_.device(own).rail == rail) return own;
   for (VertexId nic : c_.hosts()[c_.device(gpu).host].nics)
-    if (c_.device(nic).rail == rail && gpu_nic_path(gpu, nic).path_class <= PathClass::PXN) return nic;
+    if (c_.device(nic).rail == rail && nic_leafset_[nic] != kNoLeafset && gpu_nic_path(gpu, nic).found &&
+        gpu_nic_path(gpu, nic).path_class <= PathClass::PXN)
+      return nic;
   return own;
 }
 
@@ -465,9 +470,11 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
   // Two GPUs on one NVSwitch: that 2-hop NVL path is the best there is (no search needed).
   if (near && da.kind == DeviceKind::gpu && db.kind == DeviceKind::gpu)
     for (EdgeId up : c_.out_edges(a)) {
-      if (c_.link(up).kind != LinkKind::NVL || c_.device(c_.target(up)).kind != DeviceKind::nvswitch) continue;
+      if (c_.link(up).kind != LinkKind::NVL || c_.device(c_.target(up)).kind != DeviceKind::nvswitch ||
+          out_.edge_down(up) || out_.device_down(c_.target(up)))
+        continue;
       for (EdgeId back : c_.out_edges(b))
-        if (c_.target(back) == c_.target(up) && c_.link(back).kind == LinkKind::NVL) {
+        if (c_.target(back) == c_.target(up) && c_.link(back).kind == LinkKind::NVL && !out_.edge_down(back)) {
           EdgeId down = Cluster::reverse(back);
           r.path_class = PathClass::NVL;
           r.latency_us = c_.link(up).latency_us + c_.link(down).latency_us;

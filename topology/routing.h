@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "topology/cluster.h"
+#include "topology/down.h"
 
 namespace topoplan {
 
@@ -57,7 +58,8 @@ struct RouteOptions {
 
 class Router {
  public:
-  explicit Router(const Cluster& cluster);
+  // Routes avoid what `down` marks (devices and links out of service); it is copied.
+  explicit Router(const Cluster& cluster, const DownSet& down = {});
 
   // Endpoints are GPUs or NICs. Errors only for endpoints of another kind or a fabric that has no
   // up/down path between them (an explicit graph without tiers, say).
@@ -96,6 +98,7 @@ class Router {
   VertexId pxn_nic(VertexId gpu, VertexId dst_nic) const;
 
   const Cluster& c_;
+  DownSet out_;  // devices and links out of service
   // Up/down adjacency of fabric devices and NICs, as contiguous arrays indexed by vertex.
   std::vector<uint32_t> up_begin_, hz_begin_, down_begin_;
   std::vector<EdgeId> up_, hz_, down_;

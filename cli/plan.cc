@@ -1,0 +1,291 @@
+// topoplan plan: the hosts, the order string and the GPU of every rank that keep a job's heavy
+// traffic on fast links, written for the launcher (planner/plan.h, planner/emit/).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "cli/tool.h"
+#include "planner/emit/emit.h"
+#include "planner/plan.h"
+#include "planner/plan_json.h"
+#include "topology/hostlist.h"
+#include "topology/load.h"
+#include "topology/suggest.h"
+#include "topology/units.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir, calibration, fabric = "shared", background;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+// "@FILE" -> the file's lines without comments and blanks; anything else -> the text itself.
+Result<std::vector<std::string>> entries_of(const std::string& arg, const std::string& option, bool hostlist) {
+  if (arg.empty() || arg[0] != '@') {
+    if (!hostlist) {
+      std::vector<std::string> out;
+      std::stringstream in(arg);
+      for (std::string item; std::getline(in, item, ',');) out.push_back(item);
+      return out;
+    }
+    Result<std::vector<std::string>> names = hostlist_expand(arg);
+    if (!names) return Error{option + ": " + names.error()};
+    return names;
+  }
+  const std::string path = arg.substr(1);
+  std::ifstream in(path);
+  if (!in) return Error{option + ": " + path + ": cannot read"};
+  std::vector<std::string> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+    if (b == std::string::npos) continue;
+    out.push_back(line.substr(b, e - b + 1));
+  }
+  if (out.empty()) return Error{option + ": " + path + ": no entries"};
+  return out;
+}
+
+Result<std::vector<int>> hosts_of(const Cluster& c, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  std::vector<char> seen(c.hosts().size(), 0);
+  std::vector<std::string> all;
+  for (const std::string& name : names) {
+    std::optional<int> h = c.host_index(name);
+    if (!h) {
+      if (all.empty())
+        for (const Host& host : c.hosts()) all.push_back(host.name);
+      return Error{"--nodes: no host '" + name + "' in the cluster" + did_you_mean(name, all) + " (hosts are named like '" +
+                   c.hosts().front().name + "')"};
+    }
+    if (seen[static_cast<size_t>(*h)]++) return Error{"--nodes: host '" + name + "' is listed twice"};
+    out.push_back(*h);
+  }
+  return out;
+}
+
+std::string ratio_text(double base, double plan) {
+  if (plan <= 0) return base <= 0 ? "the same" : "all of it saved";
+  const double r = base / plan;
+  if (r >= 1.005) return format_number(r, 2) + "x the plan's";
+  if (r <= 0.995) return format_number(r, 2) + "x the plan's";
+  return "the same as the plan";
+}
+
+void print_text(std::ostream& out, const Cluster& c, const std::string& cluster, const Plan& p,
+                const std::vector<std::string>& written) {
+  const JobScore& s = p.score;
+  const PlanBaseline& input = p.baselines.front();
+  out << "plan: " << p.job.name << " on " << cluster << ", " << s.ranks << " ranks on " << p.host_order.size()
+      << " hosts, order " << p.job.parallel.order << ": exposed communication " << format_duration(s.exposed_comm_s)
+      << " per step";
+  if (input.exposed_s > 0 && s.exposed_comm_s > 0 && input.exposed_s > s.exposed_comm_s * 1.005)
+    out << ", " << format_number(input.exposed_s / s.exposed_comm_s, 2) << "x less than the input order ("
+        << format_duration(input.exposed_s) << ")";
+  else
+    out << " (the input order: " << format_duration(input.exposed_s) << ")";
+  out << "\n\n";
+
+  std::vector<std::string> names;
+  for (int h : p.host_order) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  out << "hosts: " << p.hosts.why << "\n  in rank order: " << hostlist_compress(names) << "\n";
+  out << "step " << format_duration(s.step_s) << " = compute " << format_duration(s.compute_s)
+      << " + exposed communication " << format_duration(s.exposed_comm_s) << " (" << to_string(s.fabric) << " fabric"
+      << (s.background.empty() ? "" : ", background " + s.background) << ")\n\n";
+
+  out << "compared (exposed communication per step):\n";
+  auto row = [&](const std::string& name, const std::string& order, double exposed, const std::string& what) {
+    out << "  " << std::left << std::setw(32) << name << std::setw(18) << order << std::right << std::setw(12)
+        << format_duration(exposed) << "  " << what << "\n";
+  };
+  for (const PlanBaseline& b : p.baselines)
+    row(b.name, b.order, b.exposed_s,
+        b.what + "; " + ratio_text(b.exposed_s, s.exposed_comm_s) +
+            (b.violations ? "; " + std::to_string(b.violations) + " groups break a rule" : ""));
+  row("plan", p.job.parallel.order, s.exposed_comm_s, "hosts regrouped along the fabric, then local search");
+  if (p.lower_bound_s) row("lower bound", "", *p.lower_bound_s, p.lower_bound_how);
+  out << "\norder strings tried (placed in topology order, before local search):\n";
+  const size_t shown = std::min<size_t>(p.candidates.size(), 6);
+  for (size_t i = 0; i < shown; ++i)
+    out << "  " << std::left << std::setw(18) << p.candidates[i].order << std::right << std::setw(12)
+        << format_duration(p.candidates[i].exposed_s)
+        << (p.candidates[i].violations ? "  (" + std::to_string(p.candidates[i].violations) + " groups break a rule)" : "")
+        << "\n";
+  if (p.candidates.size() > shown) out << "  and " << p.candidates.size() - shown << " more\n";
+
+  out << "\nwhere the exposed time goes:\n";
+  for (int k = 0; k < kTrafficKinds; ++k) {
+    const double e = s.by_kind[static_cast<size_t>(k)].exposed_s;
+    if (e <= 0) continue;
+    out << "  " << std::left << std::setw(4) << to_string(static_cast<TrafficKind>(k)) << std::right << std::setw(12)
+        << format_duration(e) << std::setw(7) << format_number(100 * e / s.exposed_comm_s, 0) << "%\n";
+  }
+  if (s.exposed_comm_s <= 0) out << "  nothing: every collective hides behind compute\n";
+  out << "\nsearch: " << p.stats.orders << " distinct order strings, local search on " << p.stats.searched << ", "
+      << p.stats.moves << " moves (" << p.stats.improved << " kept)"
+      << (p.stats.hit_time_limit ? "; stopped at --time-limit, so another run may differ" : "") << "\n";
+  out << "\nfindings:\n";
+  if (p.findings.empty()) out << "  none\n";
+  for (const Finding& f : p.findings) out << "  [" << f.severity << "] " << f.message << "\n";
+  if (!written.empty()) {
+    out << "\nwrote:";
+    for (const std::string& w : written) out << " " << w;
+    out << "\n";
+  }
+}
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  Calibration cal = calibration_default();
+  if (!o.calibration.empty()) {
+    Result<Calibration> cl = calibration_load(o.calibration);
+    if (!cl) return fail(err, cl.error());
+    cal = *cl;
+  }
+  Result<Job> job = job_load(o.job);
+  if (!job) return fail(err, job.error());
+  Result<Cluster> c = cluster_load(o.cluster);
+  if (!c) return fail(err, c.error());
+
+  // Emitters: "json" is the plan file, the rest planner/emit's formats.
+  bool emit_json = false;
+  std::vector<std::string> formats;
+  if (!o.emit.empty()) {
+    std::string rest;
+    std::stringstream in(o.emit);
+    for (std::string f; std::getline(in, f, ',');) {
+      if (f == "json")
+        emit_json = true;
+      else
+        rest += (rest.empty() ? "" : ",") + f;
+    }
+    if (!rest.empty()) {
+      Result<std::vector<std::string>> parsed = emit_formats_parse(rest);
+      if (!parsed) return fail(err, "--emit: " + parsed.error() + " (or json)");
+      formats = *parsed;
+    }
+    if (o.out_dir.empty()) return fail(err, "--emit needs -o DIR to write the files into");
+  }
+  if (!o.out_dir.empty() && o.emit.empty()) emit_json = true;
+
+  PlanRequest req;
+  req.seed = o.seed;
+  if (!o.nodes.empty()) {
+    Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
+    if (!names) return fail(err, names.error());
+    Result<std::vector<int>> hosts = hosts_of(*c, *names);
+    if (!hosts) return fail(err, hosts.error());
+    req.free = *hosts;
+  }
+  if (!o.exclude.empty()) {
+    Result<std::vector<std::string>> names = entries_of(o.exclude, "--exclude", false);
+    if (!names) return fail(err, names.error());
+    Result<DownSet> down = down_parse(*c, *names);
+    if (!down) return fail(err, down.error());
+    req.down = std::move(*down);
+  }
+  if (!o.keep.empty()) {
+    Result<std::vector<std::string>> keep = keep_rules_parse(o.keep);
+    if (!keep) return fail(err, keep.error());
+    req.keep = *keep;
+    req.keep_given = true;
+  }
+  if (!o.time_limit.empty()) {
+    Result<double> t = parse_duration_s(o.time_limit);
+    if (!t) return fail(err, "--time-limit: " + t.error());
+    req.time_limit_s = *t;
+  }
+  req.score.calibration = &cal;
+  req.score.fabric = o.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
+  Background background;
+  if (!o.background.empty()) {
+    Result<Background> bg = background_load(o.background, *c);
+    if (!bg) return fail(err, bg.error());
+    background = std::move(*bg);
+    req.score.background = &background;
+  }
+  // Progress on a terminal, once the run has taken a second.
+  const double start = wall_seconds();
+  bool shown = false;
+  if (isatty(STDERR_FILENO))
+    req.progress = [&](const std::string& what) {
+      if (wall_seconds() - start < 1) return;
+      err << "\r" << format_duration(wall_seconds() - start) << ": " << what << "\033[K" << std::flush;
+      shown = true;
+    };
+  Router router(*c, req.down);
+  Result<Plan> plan = plan_job(*c, router, *job, req);
+  if (shown) err << "\n";
+  if (!plan) return fail(err, o.job + ": " + plan.error());
+
+  std::vector<std::string> written;
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec) return fail(err, "-o " + o.out_dir + ": " + ec.message());
+    auto write = [&](const std::string& name, const std::string& text) -> bool {
+      const std::string path = (std::filesystem::path(o.out_dir) / name).string();
+      std::ofstream f(path);
+      f << text;
+      if (!f) return false;
+      written.push_back(path);
+      return true;
+    };
+    if (emit_json && !write("plan.json", plan_to_json(*c, router, o.cluster, *plan, req).dump(2) + "\n"))
+      return fail(err, o.out_dir + "/plan.json: cannot write");
+    for (const std::string& format : formats) {
+      Result<std::vector<EmittedFile>> files = emit(format, {*c, router, plan->job, plan->layout});
+      if (!files) return fail(err, "--emit " + format + ": " + files.error());
+      for (const EmittedFile& f : *files)
+        if (!write(f.name, f.text)) return fail(err, o.out_dir + "/" + f.name + ": cannot write");
+    }
+  }
+  if (o.json)
+    out << plan_to_json(*c, router, o.cluster, *plan, req).dump(2) << "\n";
+  else
+    print_text(out, *c, o.cluster, *plan, written);
+  return kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
+  app.add_option("--job", o->job, "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json")->required();
+  app.add_option("--nodes", o->nodes,
+                 "the allocation: a Slurm hostlist (h[0001-0016,0033]) or @FILE with one host per line; "
+                 "default every host, and the planner picks which");
+  app.add_option("--exclude", o->exclude,
+                 "GPUs, NICs, hosts or links that are down: names as topo show prints them, comma-separated "
+                 "(links as 'leaf0<->spine3'), or @FILE");
+  app.add_option("--keep", o->keep,
+                 "rules that must hold: tp-in-domain, dp-only-across-sites (both kept where they can be by "
+                 "default), or none");
+  app.add_option("--seed", o->seed, "seed of the local search (the same seed gives the same plan)");
+  app.add_option("--time-limit", o->time_limit, "stop the search after this long (e.g. 30s, 5min)");
+  app.add_option("--emit", o->emit,
+                 "files to write into -o DIR: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env "
+                 "(comma-separated; docs/plan-outputs.md)");
+  app.add_option("-o,--output", o->out_dir, "directory for the plan (plan.json) and --emit files");
+  app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
+  app.add_option("--fabric", o->fabric, "shared (default): other jobs fill the fabric; idle: the job is alone")
+      ->check(CLI::IsMember({"shared", "idle"}));
+  app.add_option("--background", o->background, "utilization of links by other traffic, per tier or link (JSON)");
+  app.add_flag("--json", o->json, "the plan as JSON on stdout");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool plan_tool() {
+  return {"plan", "choose the hosts, the rank order and the GPU of every rank, and write them for the launcher", setup};
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,133 @@
+#include "planner/host_choice.h"
+
+#include <algorithm>
+#include <map>
+
+namespace topoplan {
+namespace {
+
+constexpr Level kTree[] = {Level::world, Level::site, Level::pod, Level::leaf_group, Level::domain, Level::host};
+
+struct Picker {
+  const Locality& loc;
+  const std::vector<int>& capacity;  // up GPUs per host
+  std::vector<int> out;
+
+  // Takes `need` GPUs from `hosts` (all inside one unit at kTree[depth]).
+  void pick(const std::vector<int>& hosts, size_t depth, int need) {
+    if (need <= 0) return;
+    if (depth + 1 == std::size(kTree)) {
+      for (int h : hosts)
+        if (need > 0) {
+          out.push_back(h);
+          need -= capacity[static_cast<size_t>(h)];
+        }
+      return;
+    }
+    const Level child = kTree[depth + 1];
+    std::map<int, std::vector<int>> children;  // unit id -> hosts, in topology order
+    for (int h : hosts) children[loc.unit(h, child)].push_back(h);
+    struct Unit {
+      const std::vector<int>* hosts;
+      int gpus;
+    };
+    std::vector<Unit> units;
+    for (const auto& [id, hs] : children) {
+      int g = 0;
+      for (int h : hs) g += capacity[static_cast<size_t>(h)];
+      units.push_back({&hs, g});
+    }
+    // Fullest first; the last one taken is the smallest that still covers what is left.
+    std::stable_sort(units.begin(), units.end(), [](const Unit& a, const Unit& b) { return a.gpus > b.gpus; });
+    while (need > 0 && !units.empty()) {
+      // The smallest unit that covers the need; the first in topology order among equals.
+      const Unit* fit = nullptr;
+      for (const Unit& u : units)
+        if (u.gpus >= need && (!fit || u.gpus < fit->gpus)) fit = &u;
+      if (fit) {
+        pick(*fit->hosts, depth + 1, need);
+        return;
+      }
+      pick(*units.front().hosts, depth + 1, units.front().gpus);
+      need -= units.front().gpus;
+      units.erase(units.begin());
+    }
+  }
+};
+
+std::string plural(int n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+void hosts_sort(const Locality& loc, std::vector<int>& hosts) {
+  std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) {
+    for (Level l : {Level::site, Level::pod, Level::leaf_group, Level::domain})
+      if (loc.unit(a, l) != loc.unit(b, l)) return loc.unit(a, l) < loc.unit(b, l);
+    return a < b;
+  });
+}
+
+Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const DownSet& down, const std::vector<int>& free,
+                                int gpus) {
+  std::vector<int> capacity(c.hosts().size(), 0);
+  std::vector<int> whole, partial;
+  int whole_gpus = 0, all_gpus = 0;
+  for (int h : free) {
+    const int up = static_cast<int>(down.gpus_up(c, h).size());
+    capacity[static_cast<size_t>(h)] = up;
+    if (up == 0) continue;
+    all_gpus += up;
+    if (down.host_whole(c, h)) {
+      whole.push_back(h);
+      whole_gpus += up;
+    } else {
+      partial.push_back(h);
+    }
+  }
+  if (all_gpus < gpus)
+    return Error{"the job needs " + std::to_string(gpus) + " GPUs; the " + plural(static_cast<int>(free.size()), "free host", "free hosts") +
+                 " have " + std::to_string(all_gpus) + " up"};
+  hosts_sort(loc, whole);
+  hosts_sort(loc, partial);
+  HostChoice out;
+  Picker picker{loc, capacity, {}};
+  if (whole_gpus >= gpus) {
+    picker.pick(whole, 0, gpus);
+  } else {
+    picker.out = whole;
+    // Hosts with something down, the fullest first.
+    std::stable_sort(partial.begin(), partial.end(),
+                     [&](int a, int b) { return capacity[static_cast<size_t>(a)] > capacity[static_cast<size_t>(b)]; });
+    int need = gpus - whole_gpus;
+    for (int h : partial)
+      if (need > 0) {
+        picker.out.push_back(h);
+        need -= capacity[static_cast<size_t>(h)];
+      }
+    out.partial_hosts = true;
+  }
+  out.hosts = std::move(picker.out);
+  hosts_sort(loc, out.hosts);
+  for (int h : out.hosts) out.gpus += capacity[static_cast<size_t>(h)];
+  for (int l = 0; l < kLevels; ++l) {
+    std::vector<int> units;
+    for (int h : out.hosts) units.push_back(loc.unit(h, static_cast<Level>(l)));
+    std::sort(units.begin(), units.end());
+    out.spans[static_cast<size_t>(l)] = static_cast<int>(std::unique(units.begin(), units.end()) - units.begin());
+  }
+  const int n = static_cast<int>(out.hosts.size());
+  auto span = [&](Level l) { return out.spans[static_cast<size_t>(l)]; };
+  out.why = plural(n, "host", "hosts") + " in " + plural(span(Level::leaf_group), "leaf group", "leaf groups") + ", " +
+            plural(span(Level::pod), "pod", "pods") + ", " + plural(span(Level::site), "site", "sites");
+  if (static_cast<int>(free.size()) == n)
+    out.why += ": every host offered";
+  else if (out.partial_hosts)
+    out.why += ": every whole host offered, and the fullest of those with a GPU, NIC or cable down";
+  else
+    out.why += ": the fewest leaf groups, pods and sites that hold " + std::to_string(gpus) + " GPUs on whole hosts";
+  return out;
+}
+
+}  // namespace topoplan

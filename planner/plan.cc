@@ -1,0 +1,240 @@
+#include "planner/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "planner/lower_bound.h"
+#include "planner/orders.h"
+#include "topology/suggest.h"
+#include "topology/units.h"
+
+namespace topoplan {
+namespace {
+
+// The hosts' up GPUs, by local index, as positions of a placement: hosts with the most GPUs up
+// first (the ones moves exchange), the rest after.
+Placement placement_of(const Cluster& c, const DownSet& down, const std::vector<int>& hosts, int ranks) {
+  Placement p;
+  size_t most = 0;
+  for (int h : hosts) most = std::max(most, down.gpus_up(c, h).size());
+  std::vector<int> full, rest;
+  for (int h : hosts) (down.gpus_up(c, h).size() == most ? full : rest).push_back(h);
+  for (const std::vector<int>* part : {&full, &rest})
+    for (int h : *part) {
+      p.hosts.push_back(h);
+      p.gpus.push_back(down.gpus_up(c, h));
+    }
+  // Regular: full hosts whose every GPU runs a rank.
+  p.regular = std::min(static_cast<int>(full.size()), ranks / std::max<int>(1, static_cast<int>(most)));
+  return p;
+}
+
+// The largest number of GPUs that share one NVLink domain (one host when hosts have none).
+int largest_domain(const Cluster& c) {
+  std::map<int, int> gpus;
+  for (size_t h = 0; h < c.hosts().size(); ++h) {
+    const int d = c.hosts()[h].scaleup_domain >= 0 ? c.hosts()[h].scaleup_domain : -1 - static_cast<int>(h);
+    gpus[d] += static_cast<int>(c.hosts()[h].gpus.size());
+  }
+  int most = 0;
+  for (const auto& [d, n] : gpus) most = std::max(most, n);
+  return most;
+}
+
+struct Scored {
+  std::string order;
+  Job job;
+  RankGroups groups;
+  std::unique_ptr<ScoreState> state;
+  Objective objective;
+  Placement placement;
+};
+
+Result<Scored> score_placement(const Cluster& c, const Router& r, const Job& base, const std::string& order,
+                               const Placement& p, const std::string& source, const KeepRules& rules,
+                               const ScoreOptions& opt) {
+  Job job = base;
+  job.parallel.order = order;
+  Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), order);
+  if (!groups) return Error{groups.error()};
+  const Layout layout = placement_layout(p, job_ranks(job), source);
+  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
+  if (!state) return Error{state.error()};
+  const int violations = keep_violations(c, *groups, layout, rules);
+  Objective o = objective_of(**state, violations);
+  return Scored{order, std::move(job), std::move(*groups), std::move(*state), o, p};
+}
+
+// The orders local search starts from: the best two after placement in topology order.
+constexpr size_t kSearched = 2;
+
+std::string rule_finding(const KeepRules& rules, int violations) {
+  std::vector<std::string> which;
+  if (rules.tp_in_domain) which.push_back(kKeepTpInDomain);
+  if (rules.dp_only_across_sites) which.push_back(kKeepDpOnlyAcrossSites);
+  std::string names;
+  for (const std::string& w : which) names += (names.empty() ? "" : " and ") + w;
+  return std::to_string(violations) + (violations == 1 ? " group breaks " : " groups break ") + names +
+         ": no placement of the job on these hosts keeps it";
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> keep_rules_parse(const std::string& list) {
+  const std::vector<std::string> known = {kKeepTpInDomain, kKeepDpOnlyAcrossSites};
+  std::vector<std::string> out;
+  if (list == "none") return out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string name = list.substr(start, comma - start);
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      return Error{"--keep: unknown rule '" + name + "'" + did_you_mean(name, known) +
+                   " (rules: tp-in-domain, dp-only-across-sites, or none)"};
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req) {
+  const double start = wall_seconds();
+  const double deadline = req.time_limit_s > 0 ? start + req.time_limit_s : 0;
+  auto say = [&](const std::string& what) {
+    if (req.progress) req.progress(what);
+  };
+  const int ranks = job_ranks(job);
+  const Locality loc = locality_of(c);
+  std::vector<int> offered = req.free;
+  if (offered.empty())
+    for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) offered.push_back(h);
+
+  Plan plan;
+  Result<HostChoice> choice = hosts_choose(c, loc, req.down, offered, ranks);
+  if (!choice) return Error{choice.error()};
+  plan.hosts = std::move(*choice);
+
+  // Rules: in force where the job and the hosts allow them; asked for explicitly, they must.
+  auto asked = [&](const char* rule) { return std::find(req.keep.begin(), req.keep.end(), rule) != req.keep.end(); };
+  const int tp = std::max(job.parallel.tp, job.parallel.expert_tp);
+  if (asked(kKeepTpInDomain) && tp > 1) {
+    const int domain = largest_domain(c);
+    if (tp <= domain)
+      plan.rules.tp_in_domain = true;
+    else if (req.keep_given)
+      return Error{std::string("--keep ") + kKeepTpInDomain + " cannot hold: TP " + std::to_string(tp) +
+                   " is larger than the largest NVLink domain (" + std::to_string(domain) + " GPUs)"};
+  }
+  if (asked(kKeepDpOnlyAcrossSites) && plan.hosts.spans[static_cast<size_t>(Level::site)] > 1)
+    plan.rules.dp_only_across_sites = true;
+
+  // The traffic's groups decide which order strings are really different.
+  Result<ComputeEstimate> compute = compute_estimate(job, c.device(c.hosts()[static_cast<size_t>(plan.hosts.hosts.front())].gpus.front()).model);
+  if (!compute) return Error{compute.error()};
+  Result<StepTraffic> traffic = step_traffic(job, *compute);
+  if (!traffic) return Error{traffic.error()};
+  std::vector<std::string> tokens;
+  for (const TrafficItem& it : traffic->items) tokens.push_back(it.group);
+  Result<std::vector<std::string>> orders = orders_distinct(job, tokens);
+  if (!orders) return Error{orders.error()};
+  plan.stats.orders = static_cast<int>(orders->size());
+
+  // Baselines on the hosts as offered: the first that hold the job, in the scheduler's order.
+  std::vector<int> input_hosts;
+  int input_gpus = 0;
+  for (int h : offered) {
+    if (input_gpus >= ranks) break;
+    const int up = static_cast<int>(req.down.gpus_up(c, h).size());
+    if (up == 0) continue;
+    input_hosts.push_back(h);
+    input_gpus += up;
+  }
+  Placement input = placement_of(c, req.down, input_hosts, ranks);
+  // Keep the scheduler's order for the input layout, partial hosts included.
+  input.hosts = input_hosts;
+  input.gpus.clear();
+  for (int h : input_hosts) input.gpus.push_back(req.down.gpus_up(c, h));
+  const Placement start_placement = placement_of(c, req.down, plan.hosts.hosts, ranks);
+
+  std::vector<Scored> placed;
+  std::optional<Scored> input_job_order, input_best;
+  for (const std::string& order : *orders) {
+    say("scoring order " + order);
+    Result<Scored> s = score_placement(c, r, job, order, start_placement, "plan", plan.rules, req.score);
+    if (!s) return Error{order + ": " + s.error()};
+    Result<Scored> in = score_placement(c, r, job, order, input, "input", plan.rules, req.score);
+    if (!in) return Error{order + ": " + in.error()};
+    if (order == job.parallel.order) input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
+    if (!input_best || objective_better(in->objective, input_best->objective))
+      input_best.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
+    plan.candidates.push_back({order, s->objective.exposed_us / 1e6, s->objective.violations});
+    placed.push_back(std::move(*s));
+    // Only the orders the search will start from keep their state (hundreds of MB at 100k GPUs).
+    std::stable_sort(placed.begin(), placed.end(),
+                     [](const Scored& a, const Scored& b) { return objective_better(a.objective, b.objective); });
+    for (size_t i = kSearched; i < placed.size(); ++i) placed[i].state.reset();
+  }
+  std::stable_sort(plan.candidates.begin(), plan.candidates.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
+    return a.violations != b.violations ? a.violations < b.violations : a.exposed_s < b.exposed_s;
+  });
+
+  // Local search on the most promising orders; the best result wins.
+  const int regular = start_placement.regular;
+  SearchLimits limits;
+  limits.patience = std::clamp<int64_t>(8 * static_cast<int64_t>(regular), 200, 4000);
+  limits.max_moves = 10 * limits.patience;
+  limits.deadline_s = deadline;
+  const size_t searched = std::min(placed.size(), kSearched);
+  size_t best = 0;
+  for (size_t i = 0; i < searched; ++i) {
+    Scored& s = placed[i];
+    limits.seed = req.seed * 0x9E3779B97F4A7C15ull + i;
+    auto report = [&](const SearchStats& st, const Objective& o) {
+      say("order " + s.order + ": " + format_duration(o.exposed_us / 1e6) + " exposed, " +
+          std::to_string(st.moves) + " moves (" + format_number(st.moves / std::max(st.seconds, 1e-9), 0) + "/s)");
+    };
+    Result<SearchStats> st = search_placement(c, s.groups, plan.rules, s.placement, *s.state, s.objective, limits, report);
+    if (!st) return Error{s.order + ": " + st.error()};
+    plan.stats.moves += st->moves;
+    plan.stats.improved += st->improved;
+    plan.stats.hit_time_limit = plan.stats.hit_time_limit || st->hit_deadline;
+    ++plan.stats.searched;
+    if (objective_better(s.objective, placed[best].objective)) best = i;
+  }
+  Scored& won = placed[best];
+
+  // The plan as reported is scored afresh, so `score --layout` of its file gives the same numbers.
+  plan.job = won.job;
+  plan.layout = placement_layout(won.placement, ranks, "plan");
+  plan.host_order = won.placement.hosts;
+  Result<JobScore> score = score_job(c, r, plan.job, plan.layout, req.score);
+  if (!score) return Error{score.error()};
+  plan.score = std::move(*score);
+  plan.violations = keep_violations(c, won.groups, plan.layout, plan.rules);
+  if (plan.violations > 0) {
+    if (req.keep_given) return Error{"--keep cannot hold: " + rule_finding(plan.rules, plan.violations)};
+    plan.findings.push_back({"warning", "", "", rule_finding(plan.rules, plan.violations)});
+  }
+  if (plan.hosts.partial_hosts)
+    plan.findings.push_back({"warning", "", "", "not enough whole hosts: the plan uses hosts with a GPU, NIC or cable down"});
+  plan.findings.insert(plan.findings.end(), plan.score.findings.begin(), plan.score.findings.end());
+
+  const std::string in_hosts = std::to_string(input_hosts.size()) + " hosts in the order offered";
+  plan.baselines.push_back({"input order", input_job_order->order, in_hosts + ", the job's order string",
+                            input_job_order->objective.exposed_us / 1e6, input_job_order->objective.violations});
+  plan.baselines.push_back({"best order on the input hosts", input_best->order,
+                            in_hosts + ", the best of " + std::to_string(orders->size()) + " order strings",
+                            input_best->objective.exposed_us / 1e6, input_best->objective.violations});
+
+  Result<LowerBound> lb = lower_bound(c, r, plan.job, plan.layout, req.score);
+  if (!lb) return Error{lb.error()};
+  plan.lower_bound_s = lb->exposed_s;
+  plan.lower_bound_how = lb->how;
+  plan.stats.seconds = wall_seconds() - start;
+  return plan;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,76 @@
+// topoplan plan: which hosts, which Megatron order string and which GPU for every rank, so that
+// the job's exposed communication per step is least; beside it what it beat (the input order,
+// the best order string on the input hosts) and how far it is from the lower bound. The search:
+// hosts from the fabric tree (host_choice), every distinct order string placed on them in
+// topology order and scored, then local search on the best (search.h). docs/planner.md.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/host_choice.h"
+#include "planner/score.h"
+#include "planner/search.h"
+
+namespace topoplan {
+
+// Rule names as --keep takes them.
+inline constexpr const char* kKeepTpInDomain = "tp-in-domain";
+inline constexpr const char* kKeepDpOnlyAcrossSites = "dp-only-across-sites";
+// "tp-in-domain,dp-only-across-sites" or "none"; did-you-mean for typos.
+Result<std::vector<std::string>> keep_rules_parse(const std::string& list);
+
+struct PlanRequest {
+  std::vector<int> free;  // hosts offered, in the scheduler's order; empty = every host
+  DownSet down;           // out of service (the Router must have been built with the same)
+  // The rules to keep. Given explicitly they must hold (an error otherwise); by default both are
+  // kept where they can be and reported as findings where they cannot.
+  std::vector<std::string> keep = {kKeepTpInDomain, kKeepDpOnlyAcrossSites};
+  bool keep_given = false;
+  uint64_t seed = 1;
+  double time_limit_s = 0;  // 0 = no limit; the search is otherwise bounded by move counts
+  ScoreOptions score;
+  std::function<void(const std::string&)> progress;  // about once a second on long runs
+};
+
+struct PlanBaseline {
+  std::string name;   // "input order", "best order on the input hosts"
+  std::string order;
+  std::string what;   // how it was laid out
+  double exposed_s = 0;
+  int violations = 0;
+};
+
+struct PlanCandidate {
+  std::string order;
+  double exposed_s = 0;  // placed in topology order, before local search
+  int violations = 0;
+};
+
+struct Plan {
+  Job job;  // with the chosen order
+  Layout layout;
+  HostChoice hosts;
+  std::vector<int> host_order;  // hosts in rank order
+  JobScore score;
+  std::vector<PlanBaseline> baselines;
+  std::vector<PlanCandidate> candidates;  // every distinct order string, best first
+  std::optional<double> lower_bound_s;
+  std::string lower_bound_how;
+  KeepRules rules;  // in force
+  int violations = 0;
+  std::vector<Finding> findings;  // rules the plan could not keep, ahead of the score's
+  struct Stats {
+    int orders = 0, searched = 0;
+    int64_t moves = 0, improved = 0;
+    double seconds = 0;
+    bool hit_time_limit = false;
+  } stats;
+};
+
+// `router` must be built over `cluster` with request.down.
+Result<Plan> plan_job(const Cluster& cluster, const Router& router, const Job& job, const PlanRequest& request);
+
+}  // namespace topoplan

@@ -1,0 +1,98 @@
+#include "planner/plan_json.h"
+
+#include "planner/score_json.h"
+
+namespace topoplan {
+namespace {
+
+// The groups initialize_model_parallel builds communicators for.
+constexpr const char* kGroupTokens[] = {"tp", "cp", "dp", "pp", "dp-cp", "expert.tp", "expert.ep", "expert.dp"};
+
+std::string local_name(const Device& d) {
+  const size_t slash = d.name.rfind('/');
+  return slash == std::string::npos ? d.name : d.name.substr(slash + 1);
+}
+
+}  // namespace
+
+const std::vector<std::string>& plan_json_keys() {
+  static const std::vector<std::string> keys = {"format",     "cluster",   "job",      "order",   "fabric",
+                                                "background", "exclude",   "keep",     "seed",    "hosts",
+                                                "ranks",      "groups",    "score",    "baselines", "candidates",
+                                                "lower_bound", "findings", "search"};
+  return keys;
+}
+
+nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string& cluster, const Plan& plan,
+                            const PlanRequest& req) {
+  nlohmann::json j;
+  j["format"] = kPlanFormat;
+  j["cluster"] = cluster;
+  j["job"] = job_to_json(plan.job);
+  j["order"] = plan.job.parallel.order;
+  j["fabric"] = std::string(to_string(req.score.fabric));
+  j["background"] = req.score.background ? nlohmann::json(req.score.background->source) : nlohmann::json(nullptr);
+  j["exclude"] = req.down.names;
+  nlohmann::json keep = nlohmann::json::array();
+  if (plan.rules.tp_in_domain) keep.push_back("tp-in-domain");
+  if (plan.rules.dp_only_across_sites) keep.push_back("dp-only-across-sites");
+  j["keep"] = {{"rules", keep}, {"violations", plan.violations}};
+  j["seed"] = req.seed;
+
+  nlohmann::json hosts = nlohmann::json::array();
+  for (int h : plan.host_order) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  const HostChoice& hc = plan.hosts;
+  j["hosts"] = {{"rank_order", hosts},
+                {"why", hc.why},
+                {"gpus", hc.gpus},
+                {"leaf_groups", hc.spans[static_cast<size_t>(Level::leaf_group)]},
+                {"pods", hc.spans[static_cast<size_t>(Level::pod)]},
+                {"sites", hc.spans[static_cast<size_t>(Level::site)]}};
+
+  nlohmann::json ranks = nlohmann::json::array();
+  for (int rank = 0; rank < plan.layout.world_size(); ++rank) {
+    const VertexId g = plan.layout.gpu_of_rank[static_cast<size_t>(rank)];
+    const Device& d = c.device(g);
+    const VertexId nic = r.nic_for(g);
+    ranks.push_back({{"rank", rank},
+                     {"host", c.hosts()[static_cast<size_t>(d.host)].name},
+                     {"gpu", d.local_index},
+                     {"nic", nic == kNoVertex ? nlohmann::json(nullptr) : nlohmann::json(local_name(c.device(nic)))}});
+  }
+  j["ranks"] = std::move(ranks);
+
+  nlohmann::json groups;
+  if (Result<RankGroups> g = RankGroups::make(job_parallel_sizes(plan.job), plan.job.parallel.order))
+    for (const char* t : kGroupTokens) groups[t] = g->groups(t).value();
+  j["groups"] = std::move(groups);
+
+  j["score"] = score_to_json(c, cluster, plan.score);
+  nlohmann::json baselines = nlohmann::json::array();
+  for (const PlanBaseline& b : plan.baselines)
+    baselines.push_back({{"name", b.name},
+                         {"order", b.order},
+                         {"what", b.what},
+                         {"exposed_comm_s", b.exposed_s},
+                         {"rule_violations", b.violations},
+                         {"ratio", plan.score.exposed_comm_s > 0 ? nlohmann::json(b.exposed_s / plan.score.exposed_comm_s)
+                                                                 : nlohmann::json(nullptr)}});
+  j["baselines"] = std::move(baselines);
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const PlanCandidate& k : plan.candidates)
+    candidates.push_back({{"order", k.order}, {"exposed_comm_s", k.exposed_s}, {"rule_violations", k.violations}});
+  j["candidates"] = std::move(candidates);
+  j["lower_bound"] = plan.lower_bound_s ? nlohmann::json{{"exposed_comm_s", *plan.lower_bound_s}, {"how", plan.lower_bound_how}}
+                                        : nlohmann::json(nullptr);
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : plan.findings)
+    findings.push_back({{"severity", f.severity}, {"kind", f.kind}, {"group", f.group}, {"message", f.message}});
+  j["findings"] = std::move(findings);
+  j["search"] = {{"orders", plan.stats.orders},
+                 {"searched", plan.stats.searched},
+                 {"moves", plan.stats.moves},
+                 {"improved", plan.stats.improved},
+                 {"hit_time_limit", plan.stats.hit_time_limit}};
+  return j;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,75 @@
+#include "planner/score_json.h"
+
+#include "topology/locality.h"
+
+namespace topoplan {
+namespace {
+
+constexpr size_t kHottestLinks = 10;
+
+nlohmann::json link_json(const Cluster& c, const LinkUse& u) {
+  return {{"link", c.edge_name(u.edge)},
+          {"kind", std::string(to_string(c.link(u.edge).kind))},
+          {"tier", link_tier(c, u.edge)},
+          {"bytes", u.bytes},
+          {"busy_s", u.busy_us / 1e6},
+          {"utilization", u.utilization}};
+}
+
+}  // namespace
+
+nlohmann::json score_to_json(const Cluster& c, const std::string& cluster, const JobScore& s) {
+  const ComputeEstimate& ce = s.traffic.compute;
+  nlohmann::json j = {{"job", s.job},
+                      {"cluster", cluster},
+                      {"layout", s.layout},
+                      {"fabric", std::string(to_string(s.fabric))},
+                      {"background", s.background.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.background)},
+                      {"ranks", s.ranks},
+                      {"exposed_comm_s", s.exposed_comm_s},
+                      {"comm_s", s.comm_s},
+                      {"compute_s", s.compute_s},
+                      {"step_s", s.step_s},
+                      {"compute",
+                       {{"gpu", ce.gpu.model},
+                        {"peak_tflops", ce.gpu.peak_tflops},
+                        {"achievable_fraction", ce.gpu.achievable_fraction},
+                        {"source", ce.gpu.source},
+                        {"micro_batches", ce.micro_batches},
+                        {"bubble_fraction", ce.bubble_fraction},
+                        {"slowest_stage", ce.slowest_stage}}}};
+  for (int k = 0; k < kTrafficKinds; ++k) {
+    const KindScore& ks = s.by_kind[static_cast<size_t>(k)];
+    j["by_kind"][std::string(to_string(static_cast<TrafficKind>(k)))] = {
+        {"time_s", ks.time_s}, {"alone_s", ks.alone_s}, {"exposed_s", ks.exposed_s}};
+  }
+  j["items"] = nlohmann::json::array();
+  for (const ItemScore& i : s.items) {
+    const TrafficItem& t = i.item;
+    nlohmann::json item = {{"kind", std::string(to_string(t.kind))},
+                           {"phase", std::string(to_string(t.phase))},
+                           {"op", std::string(to_string(t.op))},
+                           {"what", t.what},
+                           {"group", t.group},
+                           {"groups", i.groups},
+                           {"bytes", t.bytes},
+                           {"calls", t.calls},
+                           {"algorithm", i.algorithm},
+                           {"protocol", std::string(to_string(i.proto))},
+                           {"alone_us", i.alone_us},
+                           {"contended_us", i.contended_us},
+                           {"time_s", i.time_us / 1e6},
+                           {"exposed_s", i.exposed_us / 1e6}};
+    item["overlaps"] = t.window >= 0 ? nlohmann::json(s.traffic.windows[static_cast<size_t>(t.window)].what) : nullptr;
+    if (i.has_hot_edge) item["hot_link"] = {{"link", c.edge_name(i.hot_edge)}, {"groups", i.hot_edge_groups}};
+    j["items"].push_back(std::move(item));
+  }
+  j["links"] = nlohmann::json::array();
+  for (size_t i = 0; i < s.links.size() && i < kHottestLinks; ++i) j["links"].push_back(link_json(c, s.links[i]));
+  j["findings"] = nlohmann::json::array();
+  for (const Finding& f : s.findings)
+    j["findings"].push_back({{"severity", f.severity}, {"kind", f.kind}, {"group", f.group}, {"message", f.message}});
+  return j;
+}
+
+}  // namespace topoplan

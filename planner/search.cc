@@ -1,0 +1,190 @@
+#include "planner/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "topology/locality.h"
+
+namespace topoplan {
+namespace {
+
+// Groups whose GPUs are not all in one unit, where `unit` maps a GPU to its domain or site.
+template <typename Unit>
+int spanning(const Cluster& c, const RankGroups& groups, const std::string& token, const Layout& layout, Unit unit) {
+  Result<GroupList> list = groups.groups(token);
+  if (!list) return 0;
+  int n = 0;
+  for (const std::vector<int>& g : *list) {
+    const int first = unit(c.device(layout.gpu_of_rank[static_cast<size_t>(g.front())]));
+    for (int rank : g)
+      if (unit(c.device(layout.gpu_of_rank[static_cast<size_t>(rank)])) != first) {
+        ++n;
+        break;
+      }
+  }
+  return n;
+}
+
+bool less_by(double a, double b) { return a < b - 1e-9 * std::max(std::abs(a), std::abs(b)) - 1e-12; }
+
+}  // namespace
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Layout placement_layout(const Placement& p, int ranks, const std::string& source) {
+  Layout l;
+  l.source = source;
+  for (const std::vector<VertexId>& gpus : p.gpus)
+    for (VertexId v : gpus)
+      if (static_cast<int>(l.gpu_of_rank.size()) < ranks) l.gpu_of_rank.push_back(v);
+  return l;
+}
+
+int keep_violations(const Cluster& c, const RankGroups& groups, const Layout& layout, const KeepRules& rules) {
+  int n = 0;
+  if (rules.tp_in_domain) {
+    // A host is its own domain when it has none (PCIe-only nodes).
+    auto domain = [](const Device& d) { return d.scaleup_domain >= 0 ? d.scaleup_domain : -1 - d.host; };
+    for (const char* t : {"tp", "expert.tp"}) n += spanning(c, groups, t, layout, domain);
+  }
+  if (rules.dp_only_across_sites) {
+    auto site = [](const Device& d) { return d.site; };
+    for (const char* t : {"tp", "cp", "pp", "expert.tp", "expert.ep"}) n += spanning(c, groups, t, layout, site);
+  }
+  return n;
+}
+
+bool objective_better(const Objective& a, const Objective& b) {
+  if (a.violations != b.violations) return a.violations < b.violations;
+  if (less_by(a.exposed_us, b.exposed_us)) return true;
+  if (less_by(b.exposed_us, a.exposed_us)) return false;
+  for (int l = kFabricLevels - 1; l > 0; --l) {
+    const double x = a.level_bytes[static_cast<size_t>(l)], y = b.level_bytes[static_cast<size_t>(l)];
+    if (less_by(x, y)) return true;
+    if (less_by(y, x)) return false;
+  }
+  return false;
+}
+
+Objective objective_of(const ScoreState& state, int violations) {
+  return {violations, state.exposed_us(), state.level_bytes()};
+}
+
+Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups, const KeepRules& rules,
+                                     Placement& p, ScoreState& state, Objective& objective, const SearchLimits& limits,
+                                     const std::function<void(const SearchStats&, const Objective&)>& progress) {
+  SearchStats stats;
+  const double start = wall_seconds();
+  const int regular = p.regular;
+  if (regular == 0) return stats;
+  const int g = static_cast<int>(p.gpus.front().size());
+  const Locality loc = locality_of(c);
+
+  // Blocks of hosts that move together: every cumulative axis product of the order that covers
+  // whole hosts (pipeline stages, data-parallel replicas, expert groups ...).
+  std::vector<int> blocks;
+  {
+    const RankGrid& grid = groups.dense();
+    std::vector<Axis> axes;
+    Result<std::vector<Axis>> parsed = order_parse(grid.order());
+    if (parsed) axes = *parsed;
+    int64_t ranks = 1;
+    for (Axis a : axes) {
+      ranks *= grid.size(a);
+      if (ranks % g != 0) continue;
+      const int64_t b = ranks / g;
+      if (b >= 2 && b < regular && regular % b == 0 &&
+          std::find(blocks.begin(), blocks.end(), static_cast<int>(b)) == blocks.end())
+        blocks.push_back(static_cast<int>(b));
+    }
+  }
+  // Hosts that are interchangeable for the fabric (one leaf group, single-host domains) are not
+  // worth swapping with each other.
+  std::vector<int> domain_hosts(static_cast<size_t>(loc.domains), 0);
+  for (int d : loc.domain) ++domain_hosts[static_cast<size_t>(d)];
+  auto same_place = [&](int i, int j) {
+    const size_t a = static_cast<size_t>(p.hosts[static_cast<size_t>(i)]), b = static_cast<size_t>(p.hosts[static_cast<size_t>(j)]);
+    if (loc.leaf_group[a] != loc.leaf_group[b]) return false;
+    return domain_hosts[static_cast<size_t>(loc.domain[a])] == 1 || loc.domain[a] == loc.domain[b];
+  };
+  // Leaf groups differ somewhere, or the only moves are inside hosts.
+  bool host_moves = false;
+  for (int i = 1; i < regular && !host_moves; ++i) host_moves = !same_place(0, i);
+
+  std::mt19937_64 rng(limits.seed);
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<std::pair<int, int>> positions;  // host position swaps of the move
+  int64_t since_better = 0;
+  double last_report = start;
+  while (since_better < limits.patience && stats.moves < limits.max_moves) {
+    if (limits.deadline_s > 0 && wall_seconds() > limits.deadline_s) {
+      stats.hit_deadline = true;
+      break;
+    }
+    pairs.clear();
+    positions.clear();
+    const double kind = std::uniform_real_distribution<double>(0, 1)(rng);
+    if (host_moves && regular >= 2 && (kind < 0.7 || (blocks.empty() && kind < 0.9))) {
+      const int i = std::uniform_int_distribution<int>(0, regular - 1)(rng);
+      int j = std::uniform_int_distribution<int>(0, regular - 2)(rng);
+      j += j >= i;
+      if (same_place(i, j)) {
+        ++stats.moves;
+        ++since_better;
+        continue;
+      }
+      positions.emplace_back(i, j);
+    } else if (host_moves && !blocks.empty() && kind < 0.9) {
+      const int b = blocks[std::uniform_int_distribution<size_t>(0, blocks.size() - 1)(rng)];
+      const int count = regular / b;
+      const int x = std::uniform_int_distribution<int>(0, count - 1)(rng);
+      int y = std::uniform_int_distribution<int>(0, count - 2)(rng);
+      y += y >= x;
+      for (int t = 0; t < b; ++t) positions.emplace_back(x * b + t, y * b + t);
+    } else if (g >= 2) {
+      // Two ranks of one host trade GPUs (which rail, which PCIe switch each local rank gets).
+      const int i = std::uniform_int_distribution<int>(0, regular - 1)(rng);
+      const int k = std::uniform_int_distribution<int>(0, g - 1)(rng);
+      int l = std::uniform_int_distribution<int>(0, g - 2)(rng);
+      l += l >= k;
+      pairs.emplace_back(i * g + k, i * g + l);
+    } else {
+      break;
+    }
+    for (const auto& [i, j] : positions)
+      for (int k = 0; k < g; ++k) pairs.emplace_back(i * g + k, j * g + k);
+    if (Result<bool> ok = state.exchange(pairs); !ok) return Error{ok.error()};
+    ++stats.moves;
+    const int violations =
+        rules.tp_in_domain || rules.dp_only_across_sites ? keep_violations(c, groups, state.layout(), rules) : 0;
+    const Objective next = objective_of(state, violations);
+    if (objective_better(next, objective)) {
+      objective = next;
+      ++stats.improved;
+      since_better = 0;
+      for (const auto& [i, j] : positions) {
+        std::swap(p.hosts[static_cast<size_t>(i)], p.hosts[static_cast<size_t>(j)]);
+        std::swap(p.gpus[static_cast<size_t>(i)], p.gpus[static_cast<size_t>(j)]);
+      }
+      if (positions.empty())
+        for (const auto& [a, b] : pairs)
+          std::swap(p.gpus[static_cast<size_t>(a / g)][static_cast<size_t>(a % g)],
+                    p.gpus[static_cast<size_t>(b / g)][static_cast<size_t>(b % g)]);
+    } else {
+      if (Result<bool> ok = state.exchange(pairs); !ok) return Error{ok.error()};
+      ++since_better;
+    }
+    if (progress && wall_seconds() - last_report >= 1) {
+      last_report = wall_seconds();
+      stats.seconds = last_report - start;
+      progress(stats, objective);
+    }
+  }
+  stats.seconds = wall_seconds() - start;
+  return stats;
+}
+
+}  // namespace topoplan
