@@ -190,9 +190,10 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
       for (VertexId v : node.gpus) {
         VertexId nic = router.nic_for(v);
         if (nic == kNoVertex) return Error{"GPU '" + c.device(v).name + "' has no NIC to reach the other nodes"};
-        Result<Route> r = router.route(v, nic);
-        if (!r) return Error{r.error()};
-        g.inter = std::max(g.inter, r->path_class);
+        std::optional<PathClass> cls = router.gpu_nic_class(v, nic);
+        if (!cls)
+          return Error{"no path from '" + c.device(v).name + "' to its NIC '" + c.device(nic).name + "'"};
+        g.inter = std::max(g.inter, *cls);
       }
   }
   if (!g.nvswitch) g.nvlink_GBps = 0;

@@ -57,9 +57,15 @@ const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* erro
 
 Result<bool> LinkLoad::add(const Transfer& t, Touched* touched) { return add_scaled(t, 1, touched); }
 
-Result<bool> LinkLoad::remove(const std::vector<Transfer>& transfers) {
+Result<bool> LinkLoad::remove(const std::vector<Transfer>& transfers, Touched* touched) {
   for (const Transfer& t : transfers)
-    if (Result<bool> ok = add_scaled(t, -1, nullptr); !ok) return ok;
+    if (Result<bool> ok = add_scaled(t, -1, touched); !ok) return ok;
+  return true;
+}
+
+Result<bool> LinkLoad::touch(const std::vector<Transfer>& transfers, Touched* touched) {
+  for (const Transfer& t : transfers)
+    if (Result<bool> ok = add_scaled(t, 0, touched); !ok) return ok;
   return true;
 }
 
@@ -70,7 +76,7 @@ Result<bool> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
   if (t.mode == FlowMode::multimem) {
     for (EdgeId e : c.out_edges(t.src))
       if (c.target(e) == t.dst) {
-        add_edge(e, bytes, t.mode);
+        if (sign != 0) add_edge(e, bytes, t.mode);
         if (touched) touched->edges.push_back(e);
         worst_class_ = std::max(worst_class_, PathClass::NVL);
         return true;
@@ -82,12 +88,12 @@ Result<bool> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
   if (!r) return Error{error};
   double dci = 0;
   for (const Hop& h : r->hops) {
-    add_edge(h.edge, bytes * h.share, t.mode);
+    if (sign != 0) add_edge(h.edge, bytes * h.share, t.mode);
     if (touched) touched->edges.push_back(h.edge);
     if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
   }
   if (r->segment != Route::kNoSegment) {
-    pending_[r->segment] += bytes * r->segment_share;
+    if (sign != 0) pending_[r->segment] += bytes * r->segment_share;
     if (touched) touched->segments.push_back(r->segment);
     dci += r->segment_share * router_.segment(r->segment).dci_latency_us;
   }

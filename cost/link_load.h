@@ -40,7 +40,9 @@ class LinkLoad {
   // Another load's bytes and busy time, times `scale` (loads scale with the size).
   void add(const LinkLoad& other, double scale = 1);
   // Takes the transfers' bytes back off (incremental re-scoring moves a group elsewhere).
-  Result<bool> remove(const std::vector<Transfer>& transfers);
+  Result<bool> remove(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
+  // What the transfers would land on, appended to `touched`, without loading anything.
+  Result<bool> touch(const std::vector<Transfer>& transfers, Touched* touched);
   void clear();
 
   double bytes(EdgeId e) const {

@@ -62,7 +62,7 @@ Result<Scored> score_placement(const Cluster& c, const Router& r, const Job& bas
   const Layout layout = placement_layout(p, job_ranks(job), source);
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
   if (!state) return Error{state.error()};
-  const int violations = keep_violations(c, *groups, layout, rules);
+  const int violations = KeepCheck(*groups, rules).violations(c, layout);
   Objective o = objective_of(**state, violations);
   return Scored{order, std::move(job), std::move(*groups), std::move(*state), o, p};
 }
@@ -165,7 +165,10 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     say("scoring order " + order);
     Result<Scored> s = score_placement(c, r, job, order, start_placement, "plan", plan.rules, req.score);
     if (!s) return Error{order + ": " + s.error()};
-    Result<Scored> in = score_placement(c, r, job, order, input, "input", plan.rules, req.score);
+    // Hosts offered already in topology order need no second score.
+    const bool same = input.hosts == start_placement.hosts && input.gpus == start_placement.gpus;
+    Result<Scored> in = same ? Result<Scored>(Scored{s->order, s->job, s->groups, nullptr, s->objective, {}})
+                             : score_placement(c, r, job, order, input, "input", plan.rules, req.score);
     if (!in) return Error{order + ": " + in.error()};
     if (order == job.parallel.order) input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
     if (!input_best || objective_better(in->objective, input_best->objective))
@@ -184,8 +187,8 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   // Local search on the most promising orders; the best result wins.
   const int regular = start_placement.regular;
   SearchLimits limits;
-  limits.patience = std::clamp<int64_t>(8 * static_cast<int64_t>(regular), 200, 4000);
-  limits.max_moves = 10 * limits.patience;
+  limits.patience = std::clamp<int64_t>(2 * static_cast<int64_t>(regular), 200, 1000);
+  limits.max_work = 5 * limits.patience;
   limits.deadline_s = deadline;
   const size_t searched = std::min(placed.size(), kSearched);
   size_t best = 0;
@@ -213,7 +216,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   Result<JobScore> score = score_job(c, r, plan.job, plan.layout, req.score);
   if (!score) return Error{score.error()};
   plan.score = std::move(*score);
-  plan.violations = keep_violations(c, won.groups, plan.layout, plan.rules);
+  plan.violations = KeepCheck(won.groups, plan.rules).violations(c, plan.layout);
   if (plan.violations > 0) {
     if (req.keep_given) return Error{"--keep cannot hold: " + rule_finding(plan.rules, plan.violations)};
     plan.findings.push_back({"warning", "", "", rule_finding(plan.rules, plan.violations)});

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "cost/transfers.h"
+#include "planner/pattern.h"
 
 namespace topoplan {
 namespace {
@@ -64,51 +65,24 @@ struct Alone {
   double peak = 0;  // busiest link's busy microseconds per byte, alone
 };
 
-struct Peak {
-  double busy_us = 0;
-  EdgeId edge = 0;
-};
-
-// The groups of one or more items that put the same transfers on the links: every group's
-// transfers at one byte in one load, and what each group's land on. Items share a pattern when
-// they have the same groups, the same NCCL algorithm per group and the same transfers per
+// The groups of one or more items that put the same transfers on the links. Items share one
+// when they have the same groups, the same NCCL algorithm per group and the same transfers per
 // algorithm (ring all-gather and reduce-scatter move the same bytes over the same hops).
-struct Pattern {
-  Pattern(const Router& r, const Calibration& cal, const LinkShare* share) : total(r, cal, share) {}
+struct Shared {
+  Shared(const Router& r, const Calibration& cal, const LinkShare* share, size_t groups)
+      : pattern(r, cal, share, groups) {}
   GroupSet* set = nullptr;
   CollectiveOp op = CollectiveOp::all_reduce;
   bool ring_ag_rs = false;
   std::vector<NcclAlgo> algo;  // per group
-  LinkLoad total;
-  std::vector<Touched> own;
   std::vector<size_t> items;
-  std::unordered_map<uint32_t, Peak> segment_peak;  // valid until `total` changes
-
-  // The group's busiest link under every group's load; each segment's peak is found once.
-  Peak peak(const Router& router, size_t group) {
-    Peak best;
-    auto consider = [&](EdgeId e) {
-      if (double b = total.busy_us(e); b > best.busy_us) best = {b, e};
-    };
-    for (EdgeId e : own[group].edges) consider(e);
-    for (uint32_t id : own[group].segments) {
-      auto [it, fresh] = segment_peak.try_emplace(id);
-      if (fresh) {
-        Peak p;
-        for (const Hop& h : *router.segment(id).hops)
-          if (double b = total.busy_us(h.edge); b > p.busy_us) p = {b, h.edge};
-        it->second = p;
-      }
-      if (it->second.busy_us > best.busy_us) best = it->second;
-    }
-    return best;
-  }
+  Pattern pattern;
 };
 
 struct ItemState {
   GroupSet* set = nullptr;
   std::vector<const Alone*> alone;  // per group
-  Pattern* pattern = nullptr;
+  Shared* pattern = nullptr;
   ItemTime time;
 };
 
@@ -166,7 +140,7 @@ struct ScoreState::Impl {
   Result<GroupSet*> set_for(const TrafficItem& item);
   Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo) const;
-  Result<bool> load_group(Pattern& p, size_t group);
+  Result<bool> load_group(Shared& p, size_t group);
   Result<bool> assign_patterns(const std::vector<size_t>& items);
   void time_item(size_t index);
   void expose();
@@ -187,7 +161,7 @@ struct ScoreState::Impl {
   std::vector<uint8_t> levels;
   std::vector<std::unique_ptr<GroupSet>> sets;
   std::unordered_map<std::string, Alone> alone_cache;  // node-based: pointers stay valid
-  std::vector<std::unique_ptr<Pattern>> patterns;
+  std::vector<std::unique_ptr<Shared>> patterns;
   std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
   double exposed = 0, comm = 0;
 };
@@ -255,21 +229,15 @@ Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const
   return collective_transfers(*g, op, algo, 1.0);
 }
 
-Result<bool> ScoreState::Impl::load_group(Pattern& p, size_t group) {
+Result<bool> ScoreState::Impl::load_group(Shared& p, size_t group) {
   Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[group], p.algo[group]);
   if (!t) return Error{t.error()};
-  Touched& own = p.own[group];
-  own.edges.clear();
-  own.segments.clear();
-  if (Result<bool> ok = p.total.add(*t, &own); !ok) return ok;
-  sort_unique(own.edges);
-  sort_unique(own.segments);
-  return true;
+  return p.pattern.load(group, std::move(*t));
 }
 
 // Puts each item on a pattern with the items it shares transfers with, building new patterns.
 Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which) {
-  std::map<std::string, Pattern*> by_key;
+  std::map<std::string, Shared*> by_key;
   for (size_t i : which) {
     const TrafficItem& item = traffic.items[i];
     ItemState& st = items[i];
@@ -283,15 +251,15 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
     const std::string key = st.set->key + "|" + (ag_rs ? "ring ag/rs" : std::string(to_string(item.op))) + "|" + algos;
     auto [it, fresh] = by_key.try_emplace(key, nullptr);
     if (fresh) {
-      auto p = std::make_unique<Pattern>(r, *opt.calibration, &share);
+      auto p = std::make_unique<Shared>(r, *opt.calibration, &share, st.alone.size());
       p->set = st.set;
       p->op = item.op;
       p->ring_ag_rs = ag_rs;
-      p->total.count_levels(&levels);
+      p->pattern.total().count_levels(&levels);
       for (const Alone* a : st.alone) p->algo.push_back(a->prediction.algo);
-      p->own.resize(st.alone.size());
-      for (size_t g = 0; g < p->own.size(); ++g)
+      for (size_t g = 0; g < st.alone.size(); ++g)
         if (Result<bool> ok = load_group(*p, g); !ok) return ok;
+      p->pattern.refresh();
       it->second = p.get();
       patterns.push_back(std::move(p));
     }
@@ -304,14 +272,14 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
 void ScoreState::Impl::time_item(size_t index) {
   const TrafficItem& item = traffic.items[index];
   ItemState& st = items[index];
-  Pattern& pat = *st.pattern;
+  const Pattern& pat = st.pattern->pattern;
   ItemTime t;
   double worst = -1;
   // NCCL's time for the group's shape and the link it was timed on are the same for every group
   // of a shape, so which group of a shape was predicted first does not matter.
   for (size_t g = 0; g < st.alone.size(); ++g) {
     const Alone& a = *st.alone[g];
-    const Peak shared = pat.peak(r, g);
+    const Peak& shared = pat.peak(g);
     const double contended = contended_us(a.prediction, a.peak, shared.busy_us, item.bytes);
     // Ties (within rounding: moves add and take bytes back) go to the first group.
     if (contended > worst * (1 + 1e-9)) {
@@ -342,7 +310,7 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
   for (const auto& [a, b] : pairs)
     if (a < 0 || b < 0 || a >= world || b >= world)
       return Error{"exchange: rank out of range 0-" + std::to_string(world - 1)};
-  // The groups each move touches, per group set, with their GPUs before it.
+  // The groups each move touches, per group set.
   std::vector<std::vector<uint32_t>> touched(sets.size());
   for (size_t s = 0; s < sets.size(); ++s) {
     const GroupSet& set = *sets[s];
@@ -352,9 +320,6 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
           touched[s].push_back(set.of_rank[k]);
     sort_unique(touched[s]);
   }
-  std::vector<std::vector<std::vector<VertexId>>> before(sets.size());
-  for (size_t s = 0; s < sets.size(); ++s)
-    for (uint32_t g : touched[s]) before[s].push_back(sets[s]->gpus[g]);
   for (const auto& [a, b] : pairs)
     std::swap(layout.gpu_of_rank[static_cast<size_t>(a)], layout.gpu_of_rank[static_cast<size_t>(b)]);
   auto set_index = [&](const GroupSet* set) {
@@ -381,7 +346,7 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
   std::vector<size_t> regroup;
   std::vector<char> retime(items.size(), 0);
   for (auto it = patterns.begin(); it != patterns.end();) {
-    Pattern& p = **it;
+    Shared& p = **it;
     const size_t s = set_index(p.set);
     if (touched[s].empty()) {
       ++it;
@@ -400,13 +365,12 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     }
     for (size_t k = 0; k < touched[s].size(); ++k) {
       const uint32_t g = touched[s][k];
-      Result<std::vector<Transfer>> old = transfers(p.op, before[s][k], p.algo[g]);
-      if (!old) return Error{old.error()};
-      if (Result<bool> ok = p.total.remove(*old); !ok) return ok;
       p.algo[g] = items[p.items.front()].alone[g]->prediction.algo;
-      if (Result<bool> ok = load_group(p, g); !ok) return ok;
+      Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[g], p.algo[g]);
+      if (!t) return Error{t.error()};
+      if (Result<bool> ok = p.pattern.update(g, std::move(*t)); !ok) return ok;
     }
-    p.segment_peak.clear();
+    p.pattern.refresh();
     for (size_t i : p.items) retime[i] = 1;
     ++it;
   }
@@ -474,7 +438,7 @@ LevelBytes ScoreState::level_bytes() const {
     const ItemState& st = impl_->items[i];
     if (!st.pattern) continue;
     const TrafficItem& it = impl_->traffic.items[i];
-    const LevelBytes& b = st.pattern->total.level_bytes();
+    const LevelBytes& b = st.pattern->pattern.total().level_bytes();
     for (int l = 0; l < kFabricLevels; ++l) out[static_cast<size_t>(l)] += b[static_cast<size_t>(l)] * it.bytes * it.calls;
   }
   return out;
@@ -491,17 +455,15 @@ const CollectivePrediction& ScoreState::item_alone(size_t item, size_t group) co
   return impl_->items[item].alone[group]->prediction;
 }
 double ScoreState::item_alone_peak(size_t item, size_t group) const { return impl_->items[item].alone[group]->peak; }
-const LinkLoad& ScoreState::item_load(size_t item) const { return impl_->items[item].pattern->total; }
+const LinkLoad& ScoreState::item_load(size_t item) const { return impl_->items[item].pattern->pattern.total(); }
 const Touched& ScoreState::item_touched(size_t item, size_t group) const {
-  return impl_->items[item].pattern->own[group];
+  return impl_->items[item].pattern->pattern.touched(group);
 }
 
 Result<bool> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {
   const ItemState& st = impl_->items[item];
-  Result<std::vector<Transfer>> t = impl_->transfers(st.pattern->op, st.set->gpus[group], st.pattern->algo[group]);
-  if (!t) return Error{t.error()};
   into.clear();
-  return into.add(*t);
+  return into.add(st.pattern->pattern.transfers(group));
 }
 
 }  // namespace topoplan

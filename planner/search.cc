@@ -11,11 +11,9 @@ namespace {
 
 // Groups whose GPUs are not all in one unit, where `unit` maps a GPU to its domain or site.
 template <typename Unit>
-int spanning(const Cluster& c, const RankGroups& groups, const std::string& token, const Layout& layout, Unit unit) {
-  Result<GroupList> list = groups.groups(token);
-  if (!list) return 0;
+int spanning(const Cluster& c, const GroupList& list, const Layout& layout, Unit unit) {
   int n = 0;
-  for (const std::vector<int>& g : *list) {
+  for (const std::vector<int>& g : list) {
     const int first = unit(c.device(layout.gpu_of_rank[static_cast<size_t>(g.front())]));
     for (int rank : g)
       if (unit(c.device(layout.gpu_of_rank[static_cast<size_t>(rank)])) != first) {
@@ -43,17 +41,22 @@ Layout placement_layout(const Placement& p, int ranks, const std::string& source
   return l;
 }
 
-int keep_violations(const Cluster& c, const RankGroups& groups, const Layout& layout, const KeepRules& rules) {
+KeepCheck::KeepCheck(const RankGroups& groups, const KeepRules& rules) {
+  auto add = [&](std::vector<GroupList>& into, std::initializer_list<const char*> tokens) {
+    for (const char* t : tokens)
+      if (Result<GroupList> l = groups.groups(t); l && !l->empty() && l->front().size() > 1) into.push_back(std::move(*l));
+  };
+  if (rules.tp_in_domain) add(in_domain_, {"tp", "expert.tp"});
+  if (rules.dp_only_across_sites) add(in_site_, {"tp", "cp", "pp", "expert.tp", "expert.ep"});
+}
+
+int KeepCheck::violations(const Cluster& c, const Layout& layout) const {
+  // A host is its own domain when it has none (PCIe-only nodes).
+  auto domain = [](const Device& d) { return d.scaleup_domain >= 0 ? d.scaleup_domain : -1 - d.host; };
+  auto site = [](const Device& d) { return d.site; };
   int n = 0;
-  if (rules.tp_in_domain) {
-    // A host is its own domain when it has none (PCIe-only nodes).
-    auto domain = [](const Device& d) { return d.scaleup_domain >= 0 ? d.scaleup_domain : -1 - d.host; };
-    for (const char* t : {"tp", "expert.tp"}) n += spanning(c, groups, t, layout, domain);
-  }
-  if (rules.dp_only_across_sites) {
-    auto site = [](const Device& d) { return d.site; };
-    for (const char* t : {"tp", "cp", "pp", "expert.tp", "expert.ep"}) n += spanning(c, groups, t, layout, site);
-  }
+  for (const GroupList& l : in_domain_) n += spanning(c, l, layout, domain);
+  for (const GroupList& l : in_site_) n += spanning(c, l, layout, site);
   return n;
 }
 
@@ -82,6 +85,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
   if (regular == 0) return stats;
   const int g = static_cast<int>(p.gpus.front().size());
   const Locality loc = locality_of(c);
+  const KeepCheck keep(groups, rules);
 
   // Blocks of hosts that move together: every cumulative axis product of the order that covers
   // whole hosts (pipeline stages, data-parallel replicas, expert groups ...).
@@ -117,9 +121,10 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
   std::mt19937_64 rng(limits.seed);
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::pair<int, int>> positions;  // host position swaps of the move
-  int64_t since_better = 0;
+  // Work is counted in host swaps: a move of b hosts' ranks re-routes about b times as much.
+  int64_t since_better = 0, work = 0;
   double last_report = start;
-  while (since_better < limits.patience && stats.moves < limits.max_moves) {
+  while (since_better < limits.patience && work < limits.max_work) {
     if (limits.deadline_s > 0 && wall_seconds() > limits.deadline_s) {
       stats.hit_deadline = true;
       break;
@@ -134,6 +139,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
       if (same_place(i, j)) {
         ++stats.moves;
         ++since_better;
+        ++work;
         continue;
       }
       positions.emplace_back(i, j);
@@ -158,8 +164,9 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
       for (int k = 0; k < g; ++k) pairs.emplace_back(i * g + k, j * g + k);
     if (Result<bool> ok = state.exchange(pairs); !ok) return Error{ok.error()};
     ++stats.moves;
-    const int violations =
-        rules.tp_in_domain || rules.dp_only_across_sites ? keep_violations(c, groups, state.layout(), rules) : 0;
+    const int64_t cost = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
+    work += cost;
+    const int violations = keep.active() ? keep.violations(c, state.layout()) : 0;
     const Objective next = objective_of(state, violations);
     if (objective_better(next, objective)) {
       objective = next;
@@ -175,7 +182,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
                     p.gpus[static_cast<size_t>(b / g)][static_cast<size_t>(b % g)]);
     } else {
       if (Result<bool> ok = state.exchange(pairs); !ok) return Error{ok.error()};
-      ++since_better;
+      since_better += cost;
     }
     if (progress && wall_seconds() - last_report >= 1) {
       last_report = wall_seconds();

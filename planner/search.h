@@ -29,7 +29,16 @@ struct KeepRules {
   bool tp_in_domain = false;          // every TP and expert-TP group inside one NVLink domain
   bool dp_only_across_sites = false;  // only data-parallel groups cross sites
 };
-int keep_violations(const Cluster& cluster, const RankGroups& groups, const Layout& layout, const KeepRules& rules);
+// The groups the rules look at, listed once (a search checks every move).
+class KeepCheck {
+ public:
+  KeepCheck(const RankGroups& groups, const KeepRules& rules);
+  int violations(const Cluster& cluster, const Layout& layout) const;
+  bool active() const { return !in_domain_.empty() || !in_site_.empty(); }
+
+ private:
+  std::vector<GroupList> in_domain_, in_site_;
+};
 
 // What the search minimises, in this order: groups breaking a rule, exposed communication per
 // step, then bytes on the highest fabric level (the next one down on a tie, and so on).
@@ -43,8 +52,10 @@ Objective objective_of(const ScoreState& state, int violations);
 
 struct SearchLimits {
   uint64_t seed = 1;
-  int64_t patience = 0;     // stop after this many moves in a row that did not help
-  int64_t max_moves = 0;    // and after this many moves in all
+  // Counted in host swaps (a move of b hosts counts b): stop after this much work in a row that
+  // did not help, and after this much in all.
+  int64_t patience = 0;
+  int64_t max_work = 0;
   double deadline_s = 0;    // and at this time (bench::now-style seconds since the epoch), 0 = none
 };
 

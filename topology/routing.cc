@@ -215,6 +215,12 @@ VertexId Router::nic_for(VertexId gpu) const {
   return best;
 }
 
+std::optional<PathClass> Router::gpu_nic_class(VertexId gpu, VertexId nic) const {
+  const LocalPath& p = gpu_nic_path(gpu, nic);
+  if (!p.found) return std::nullopt;
+  return p.path_class;
+}
+
 VertexId Router::pxn_nic(VertexId gpu, VertexId dst_nic) const {
   VertexId own = nic_for(gpu);
   int rail = c_.device(dst_nic).rail;
@@ -360,8 +366,8 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   r.src_nic = nic_a;
   r.dst_nic = nic_b;
   r.paths = 0;
-  std::vector<Hop> hops;
-  hops.reserve(64);
+  std::vector<Hop>& hops = hops_;
+  hops.clear();
   double local_lat = 0;
   auto add_local = [&](const std::vector<EdgeId>& edges, bool reversed) {
     for (size_t i = 0; i < edges.size(); ++i) {
@@ -449,7 +455,7 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   for (const Hop& h : hops) ceiling(h, 1.0);
   if (named)
     for (const Hop& h : named->hops) ceiling(h, r.segment_share);
-  r.hops = std::move(hops);
+  r.hops.assign(hops.begin(), hops.end());
   return r;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -66,6 +67,9 @@ class Router {
   Result<Route> route(VertexId a, VertexId b, RouteOptions options = {}) const;
   // The NIC a GPU uses for inter-host traffic: best path class, then bandwidth, then same index.
   VertexId nic_for(VertexId gpu) const;
+  // The class of the local path from a GPU to a NIC of its host (cached; PXN counts), or nullopt
+  // when there is none.
+  std::optional<PathClass> gpu_nic_class(VertexId gpu, VertexId nic) const;
   size_t cached_switch_paths() const { return cache_.size(); }
   Segment segment(uint32_t id) const;
   const Cluster& cluster() const { return c_; }
@@ -113,6 +117,7 @@ class Router {
   mutable std::vector<int> dist_a_, dist_b_, rem_;
   mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
   mutable std::vector<VertexId> touched_;
+  mutable std::vector<Hop> hops_;  // fabric_route's scratch: routes keep only what they need
 };
 
 }  // namespace topoplan

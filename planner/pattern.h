@@ -1,0 +1,60 @@
+// Internal to planner/score_state: the groups of one or more traffic items that put the same
+// transfers on the links, with every group's busiest link kept current as groups move. Only what a
+// move changed is looked at again: the links it loaded or unloaded, the fabric segments that share
+// those links, and the groups that use either.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "cost/link_load.h"
+#include "cost/transfers.h"
+
+namespace topoplan {
+
+struct Peak {
+  double busy_us = 0;
+  EdgeId edge = 0;
+};
+
+class Pattern {
+ public:
+  Pattern(const Router& router, const Calibration& calibration, const LinkShare* share, size_t groups);
+
+  // A group's first transfers onto the links.
+  Result<bool> load(size_t group, std::vector<Transfer> transfers);
+  // A group's transfers replaced: only those that differ come off and go on the links.
+  Result<bool> update(size_t group, std::vector<Transfer> transfers);
+  // Brings every group's busiest link up to date with the loads and unloads since the last call.
+  void refresh();
+
+  const Peak& peak(size_t group) const { return peaks_[group]; }
+  const LinkLoad& total() const { return total_; }
+  LinkLoad& total() { return total_; }
+  const Touched& touched(size_t group) const { return own_[group]; }
+  const std::vector<Transfer>& transfers(size_t group) const { return transfers_[group]; }
+
+ private:
+  Peak edges_peak(size_t group) const;
+  Peak segments_peak(size_t group) const;
+  Peak segment_peak(uint32_t id) const;
+  void index(size_t group, const Touched& touched, bool add);
+
+  const Router& router_;
+  LinkLoad total_;
+  std::vector<Touched> own_;
+  std::vector<std::vector<Transfer>> transfers_;
+  // Per group: its busiest plain edge, its busiest segment, and the larger of the two.
+  std::vector<Peak> edge_peak_, segment_max_, peaks_;
+  std::unordered_map<uint32_t, Peak> segment_peaks_;
+  // Who uses what: plain edge -> groups, segment -> groups (sorted), hop edge -> segments.
+  std::unordered_map<EdgeId, std::vector<uint32_t>> edge_groups_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> segment_groups_;
+  std::unordered_map<EdgeId, std::vector<uint32_t>> edge_segments_;
+  // Since the last refresh.
+  std::vector<EdgeId> changed_edges_;
+  std::vector<uint32_t> changed_segments_, moved_;
+  bool all_ = true;  // nothing refreshed yet
+};
+
+}  // namespace topoplan
