@@ -2,6 +2,7 @@
 // traffic on fast links, written for the launcher (planner/plan.h, planner/emit/).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -88,7 +89,9 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   out << "plan: " << p.job.name << " on " << cluster << ", " << s.ranks << " ranks on " << p.host_order.size()
       << " hosts, order " << p.job.parallel.order << ": exposed communication " << format_duration(s.exposed_comm_s)
       << " per step";
-  if (input.exposed_s > 0 && s.exposed_comm_s > 0 && input.exposed_s > s.exposed_comm_s * 1.005)
+  if (!input.scored)
+    out << " (the input order cannot be scored)";
+  else if (input.exposed_s > 0 && s.exposed_comm_s > 0 && input.exposed_s > s.exposed_comm_s * 1.005)
     out << ", " << format_number(input.exposed_s / s.exposed_comm_s, 2) << "x less than the input order ("
         << format_duration(input.exposed_s) << ")";
   else
@@ -107,10 +110,16 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
     out << "  " << std::left << std::setw(32) << name << std::setw(18) << order << std::right << std::setw(12)
         << format_duration(exposed) << "  " << what << "\n";
   };
-  for (const PlanBaseline& b : p.baselines)
+  for (const PlanBaseline& b : p.baselines) {
+    if (!b.scored) {
+      out << "  " << std::left << std::setw(32) << b.name << std::setw(18) << b.order << std::right << std::setw(12)
+          << "-" << "  " << b.what << "\n";
+      continue;
+    }
     row(b.name, b.order, b.exposed_s,
         b.what + "; " + ratio_text(b.exposed_s, s.exposed_comm_s) +
             (b.violations ? "; " + std::to_string(b.violations) + " groups break a rule" : ""));
+  }
   row("plan", p.job.parallel.order, s.exposed_comm_s, "hosts regrouped along the fabric, then local search");
   if (p.lower_bound_s) row("lower bound", "", *p.lower_bound_s, p.lower_bound_how);
   out << "\norder strings tried (placed in topology order, before local search):\n";
@@ -159,17 +168,23 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   bool emit_json = false;
   std::vector<std::string> formats;
   if (!o.emit.empty()) {
-    std::string rest;
+    std::vector<std::string> known = {"json"};
+    known.insert(known.end(), emit_format_names().begin(), emit_format_names().end());
+    std::string rest, list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
     std::stringstream in(o.emit);
     for (std::string f; std::getline(in, f, ',');) {
-      if (f == "json")
+      if (f == "json") {
         emit_json = true;
-      else
-        rest += (rest.empty() ? "" : ",") + f;
+        continue;
+      }
+      if (std::find(known.begin(), known.end(), f) == known.end())
+        return fail(err, "--emit: unknown format '" + f + "'" + did_you_mean(f, known) + " (formats: " + list + ")");
+      rest += (rest.empty() ? "" : ",") + f;
     }
     if (!rest.empty()) {
       Result<std::vector<std::string>> parsed = emit_formats_parse(rest);
-      if (!parsed) return fail(err, "--emit: " + parsed.error() + " (or json)");
+      if (!parsed) return fail(err, "--emit: " + parsed.error());
       formats = *parsed;
     }
     if (o.out_dir.empty()) return fail(err, "--emit needs -o DIR to write the files into");

@@ -109,6 +109,9 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   const int ranks = job_ranks(job);
   const Locality loc = locality_of(c);
   std::vector<int> offered = req.free;
+  for (int h : offered)
+    if (h < 0 || h >= static_cast<int>(c.hosts().size()))
+      return Error{"host index " + std::to_string(h) + " is not in the cluster (0-" + std::to_string(c.hosts().size() - 1) + ")"};
   if (offered.empty())
     for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) offered.push_back(h);
 
@@ -161,17 +164,23 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
 
   std::vector<Scored> placed;
   std::optional<Scored> input_job_order, input_best;
+  std::string input_error, first_error;
   for (const std::string& order : *orders) {
     say("scoring order " + order);
+    // An order whose groups cannot all be routed (a fabric cut by --exclude) is no candidate.
     Result<Scored> s = score_placement(c, r, job, order, start_placement, "plan", plan.rules, req.score);
-    if (!s) return Error{order + ": " + s.error()};
+    if (!s) {
+      if (first_error.empty()) first_error = order + ": " + s.error();
+      continue;
+    }
     // Hosts offered already in topology order need no second score.
     const bool same = input.hosts == start_placement.hosts && input.gpus == start_placement.gpus;
     Result<Scored> in = same ? Result<Scored>(Scored{s->order, s->job, s->groups, nullptr, s->objective, {}})
                              : score_placement(c, r, job, order, input, "input", plan.rules, req.score);
-    if (!in) return Error{order + ": " + in.error()};
-    if (order == job.parallel.order) input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
-    if (!input_best || objective_better(in->objective, input_best->objective))
+    if (!in && order == job.parallel.order) input_error = in.error();
+    if (in && order == job.parallel.order)
+      input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
+    if (in && (!input_best || objective_better(in->objective, input_best->objective)))
       input_best.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
     plan.candidates.push_back({order, s->objective.exposed_us / 1e6, s->objective.violations});
     placed.push_back(std::move(*s));
@@ -180,6 +189,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
                      [](const Scored& a, const Scored& b) { return objective_better(a.objective, b.objective); });
     for (size_t i = kSearched; i < placed.size(); ++i) placed[i].state.reset();
   }
+  if (placed.empty()) return Error{"no order string can be placed on these hosts: " + first_error};
   std::stable_sort(plan.candidates.begin(), plan.candidates.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
     return a.violations != b.violations ? a.violations < b.violations : a.exposed_s < b.exposed_s;
   });
@@ -199,7 +209,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
       say("order " + s.order + ": " + format_duration(o.exposed_us / 1e6) + " exposed, " +
           std::to_string(st.moves) + " moves (" + format_number(st.moves / std::max(st.seconds, 1e-9), 0) + "/s)");
     };
-    Result<SearchStats> st = search_placement(c, s.groups, plan.rules, s.placement, *s.state, s.objective, limits, report);
+    Result<SearchStats> st = search_placement(c, s.groups, plan.rules, s.placement, s.state, s.objective, limits, report);
     if (!st) return Error{s.order + ": " + st.error()};
     plan.stats.moves += st->moves;
     plan.stats.improved += st->improved;
@@ -226,11 +236,15 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   plan.findings.insert(plan.findings.end(), plan.score.findings.begin(), plan.score.findings.end());
 
   const std::string in_hosts = std::to_string(input_hosts.size()) + " hosts in the order offered";
-  plan.baselines.push_back({"input order", input_job_order->order, in_hosts + ", the job's order string",
-                            input_job_order->objective.exposed_us / 1e6, input_job_order->objective.violations});
-  plan.baselines.push_back({"best order on the input hosts", input_best->order,
-                            in_hosts + ", the best of " + std::to_string(orders->size()) + " order strings",
-                            input_best->objective.exposed_us / 1e6, input_best->objective.violations});
+  auto baseline = [&](const std::string& name, const std::optional<Scored>& s, const std::string& what) {
+    if (s)
+      plan.baselines.push_back({name, s->order, what, s->objective.exposed_us / 1e6, s->objective.violations});
+    else
+      plan.baselines.push_back({name, job.parallel.order, "cannot be scored: " + input_error, 0, 0, false});
+  };
+  baseline("input order", input_job_order, in_hosts + ", the job's order string");
+  baseline("best order on the input hosts", input_best,
+           in_hosts + ", the best of " + std::to_string(orders->size()) + " order strings");
 
   Result<LowerBound> lb = lower_bound(c, r, plan.job, plan.layout, req.score);
   if (!lb) return Error{lb.error()};

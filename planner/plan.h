@@ -41,6 +41,7 @@ struct PlanBaseline {
   std::string what;   // how it was laid out
   double exposed_s = 0;
   int violations = 0;
+  bool scored = true;  // false when its groups cannot all be routed (`what` says why)
 };
 
 struct PlanCandidate {

@@ -72,9 +72,10 @@ nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string
     baselines.push_back({{"name", b.name},
                          {"order", b.order},
                          {"what", b.what},
-                         {"exposed_comm_s", b.exposed_s},
+                         {"scored", b.scored},
+                         {"exposed_comm_s", b.scored ? nlohmann::json(b.exposed_s) : nlohmann::json(nullptr)},
                          {"rule_violations", b.violations},
-                         {"ratio", plan.score.exposed_comm_s > 0 ? nlohmann::json(b.exposed_s / plan.score.exposed_comm_s)
+                         {"ratio", b.scored && plan.score.exposed_comm_s > 0 ? nlohmann::json(b.exposed_s / plan.score.exposed_comm_s)
                                                                  : nlohmann::json(nullptr)}});
   j["baselines"] = std::move(baselines);
   nlohmann::json candidates = nlohmann::json::array();

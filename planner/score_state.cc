@@ -426,6 +426,10 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
 }
 
 Result<bool> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pairs) { return impl_->exchange(rank_pairs); }
+
+Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) const {
+  return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt);
+}
 const Layout& ScoreState::layout() const { return impl_->layout; }
 const StepTraffic& ScoreState::traffic() const { return impl_->traffic; }
 const LinkShare& ScoreState::share() const { return impl_->share; }

@@ -45,8 +45,12 @@ class ScoreState {
                                                   const Layout& layout, const ScoreOptions& options = {});
   ~ScoreState();
 
+  // The same job and options on another layout, scored afresh.
+  Result<std::unique_ptr<ScoreState>> remake(const Layout& layout) const;
+
   // Exchanges the GPUs of each pair of ranks, all at once, and re-scores the groups they touch.
-  // Exchanging the same pairs again undoes it.
+  // Exchanging the same pairs again undoes it. After an error (a group that cannot be routed) the
+  // state is unusable: remake it.
   Result<bool> exchange(std::span<const std::pair<int, int>> rank_pairs);
 
   const Layout& layout() const;

@@ -77,7 +77,8 @@ Objective objective_of(const ScoreState& state, int violations) {
 }
 
 Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups, const KeepRules& rules,
-                                     Placement& p, ScoreState& state, Objective& objective, const SearchLimits& limits,
+                                     Placement& p, std::unique_ptr<ScoreState>& state, Objective& objective,
+                                     const SearchLimits& limits,
                                      const std::function<void(const SearchStats&, const Objective&)>& progress) {
   SearchStats stats;
   const double start = wall_seconds();
@@ -162,12 +163,21 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
     }
     for (const auto& [i, j] : positions)
       for (int k = 0; k < g; ++k) pairs.emplace_back(i * g + k, j * g + k);
-    if (Result<bool> ok = state.exchange(pairs); !ok) return Error{ok.error()};
     ++stats.moves;
+    if (Result<bool> ok = state->exchange(pairs); !ok) {
+      ++stats.unroutable;
+      Result<std::unique_ptr<ScoreState>> again =
+          state->remake(placement_layout(p, state->layout().world_size(), state->layout().source));
+      if (!again) return Error{again.error()};
+      state = std::move(*again);
+      since_better += 1;
+      work += 1;
+      continue;
+    }
     const int64_t cost = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
     work += cost;
-    const int violations = keep.active() ? keep.violations(c, state.layout()) : 0;
-    const Objective next = objective_of(state, violations);
+    const int violations = keep.active() ? keep.violations(c, state->layout()) : 0;
+    const Objective next = objective_of(*state, violations);
     if (objective_better(next, objective)) {
       objective = next;
       ++stats.improved;
@@ -181,7 +191,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
           std::swap(p.gpus[static_cast<size_t>(a / g)][static_cast<size_t>(a % g)],
                     p.gpus[static_cast<size_t>(b / g)][static_cast<size_t>(b % g)]);
     } else {
-      if (Result<bool> ok = state.exchange(pairs); !ok) return Error{ok.error()};
+      if (Result<bool> ok = state->exchange(pairs); !ok) return Error{ok.error()};
       since_better += cost;
     }
     if (progress && wall_seconds() - last_report >= 1) {

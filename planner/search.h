@@ -60,15 +60,16 @@ struct SearchLimits {
 };
 
 struct SearchStats {
-  int64_t moves = 0, improved = 0;
+  int64_t moves = 0, improved = 0, unroutable = 0;
   double seconds = 0;
   bool hit_deadline = false;
 };
 
 // Improves `placement` in place; `state` must hold its layout (under the order `groups` follow)
-// and ends holding the result.
+// and ends holding the result. A move whose groups cannot be routed (a fabric cut by --exclude) is
+// refused, and the state built again from the placement before it.
 Result<SearchStats> search_placement(const Cluster& cluster, const RankGroups& groups,
-                                     const KeepRules& rules, Placement& placement, ScoreState& state,
+                                     const KeepRules& rules, Placement& placement, std::unique_ptr<ScoreState>& state,
                                      Objective& objective, const SearchLimits& limits,
                                      const std::function<void(const SearchStats&, const Objective&)>& progress = {});
 

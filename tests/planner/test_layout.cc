@@ -64,4 +64,28 @@ TEST_CASE("layout: malformed layouts name the line or field") {
   CHECK(layout_load("/nonexistent/plan", c, 1).error().starts_with("/nonexistent/plan: cannot read"));
 }
 
+TEST_CASE("layout: a plan file brings its order string and exclusions") {
+  Cluster c = test::load_cluster("dgx-h100:2");
+  const std::string plan = R"({"format": "topoplan-plan", "order": "tp-cp-ep-pp-dp", "exclude": ["h002/gpu7"],
+    "ranks": [{"rank": 0, "host": "h001", "gpu": 0, "nic": "nic0"}, {"rank": 1, "host": "h002", "gpu": 3, "nic": null}],
+    "score": {}, "baselines": []})";
+  Result<Layout> l = layout_parse(plan, "plan.json", c, 2);
+  REQUIRE_MESSAGE(l.ok(), (l ? "" : l.error()));
+  CHECK(l->order == "tp-cp-ep-pp-dp");
+  CHECK(l->down == std::vector<std::string>{"h002/gpu7"});
+  CHECK(c.device(l->gpu_of_rank[1]).name == "h002/gpu3");
+  auto error = [&](const std::string& text) {
+    Result<Layout> r = layout_parse(text, "plan.json", c, 1);
+    REQUIRE_FALSE(r.ok());
+    return r.error();
+  };
+  CHECK(error(R"({"format": "topoplan-plan", "order": "tp", "ranks": ["h001/gpu0"], "extra": 1})") ==
+        "plan.json: unknown key 'extra'");
+  CHECK(error(R"({"format": "topoplan-plan", "ranks": ["h001/gpu0"]})") == "plan.json: missing key 'order'");
+  CHECK(error(R"({"format": "topoplan-plan", "order": "tp", "exclude": [3], "ranks": ["h001/gpu0"]})") ==
+        "plan.json: exclude[0]: expected a device or link name, got 3");
+  CHECK(error(R"({"format": "topoplan-plans", "ranks": ["h001/gpu0"]})") ==
+        "plan.json: format: expected \"topoplan-layout\" or \"topoplan-plan\"");
+}
+
 }  // namespace topoplan

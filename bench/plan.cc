@@ -1,0 +1,267 @@
+// The planner's quality and speed (issue 9):
+//  a  fragmented allocations on data/clusters/threetier-h100.json (a few hosts from each of
+//     several pods, listed pod-interleaved, shared fabric): planned exposed communication against
+//     the input order, for dense jobs with and without overlap and an MoE job with EP across hosts,
+//     over seeds;
+//  b  optimality on cases small enough to enumerate (8 hosts on a small three-tier fabric: every
+//     order string and every host order up to hosts that are interchangeable), over seeds;
+//  c  planning time on one core at 1,024 and 16,384 GPUs (and 99,968 with --100k);
+//  d  determinism: the same inputs and seed give byte-identical plan files.
+// Usage: bench_plan [a] [b] [c] [d] [--100k]   (no letter: all four)
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "bench/bench.h"
+#include "planner/orders.h"
+#include "planner/plan.h"
+#include "planner/plan_json.h"
+#include "topology/fabric.h"
+#include "topology/formats/json.h"
+#include "topology/formats/json_fields.h"
+#include "topology/load.h"
+
+using namespace topoplan;
+using bench::now_s;
+
+namespace {
+
+const std::string kSource = TOPOPLAN_SOURCE_DIR;
+
+Job load_job(const std::string& name) {
+  Result<Job> j = job_load(kSource + "/data/jobs/" + name + ".json");
+  if (!j) std::fprintf(stderr, "%s\n", j.error().c_str()), std::exit(1);
+  return *j;
+}
+
+Cluster load(const std::string& spec) {
+  Result<Cluster> c = cluster_load(spec);
+  if (!c) std::fprintf(stderr, "%s\n", c.error().c_str()), std::exit(1);
+  return std::move(*c);
+}
+
+Plan plan_or_die(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req) {
+  Result<Plan> p = plan_job(c, r, job, req);
+  if (!p) std::fprintf(stderr, "%s: %s\n", job.name.c_str(), p.error().c_str()), std::exit(1);
+  return std::move(*p);
+}
+
+// An MoE job whose expert groups span hosts: 64 experts, EP 16 over two DGX hosts.
+Job moe_across_hosts() {
+  Job j = load_job("mixtral-8x7b");
+  j.name = "moe-64e-ep16";
+  j.model.moe.experts = 64;
+  j.parallel.ep = 16;
+  j.parallel.pp = 2;
+  j.parallel.dp = 32;
+  return j;
+}
+
+void fragmented() {
+  std::printf("# a: fragmented allocations on threetier-h100 (pods of 128 hosts, 7:1 above), hosts listed pod-interleaved\n");
+  std::printf("# %-24s %-10s %5s %12s %12s %12s %7s %10s\n", "job", "hosts", "seed", "input", "plan", "lower bound",
+              "ratio", "time");
+  Cluster c = load(kSource + "/data/clusters/threetier-h100.json");
+  Router r(c);
+  Job no_overlap = load_job("llama3-70b");
+  no_overlap.name = "llama3-70b-no-overlap";
+  no_overlap.parallel.overlap_grad_reduce = no_overlap.parallel.overlap_param_gather = false;
+  no_overlap.parallel.virtual_pipeline_stages = 1;
+  struct Case {
+    Job job;
+    int pods, per_pod;
+  };
+  const std::vector<Case> cases = {{load_job("llama3-70b"), 4, 4}, {no_overlap, 4, 4}, {no_overlap, 8, 2},
+                                   {moe_across_hosts(), 4, 2}, {load_job("mixtral-8x7b"), 8, 1}};
+  for (const Case& k : cases) {
+    // A few hosts from every other pod, taken from the middle of each pod, interleaved.
+    std::vector<int> hosts;
+    for (int i = 0; i < k.per_pod; ++i)
+      for (int p = 0; p < k.pods; ++p) hosts.push_back(128 * (2 * p + 1) + 40 + 9 * i);
+    for (uint64_t seed : {1, 2, 3}) {
+      PlanRequest req;
+      req.free = hosts;
+      req.seed = seed;
+      const double t0 = now_s();
+      Plan p = plan_or_die(c, r, k.job, req);
+      const double in = p.baselines.front().exposed_s, out = p.score.exposed_comm_s;
+      std::printf("  %-24s %2dx%-7d %5llu %10.3f s %10.3f s %10.3f s %6.2fx %8.2f s\n", k.job.name.c_str(), k.pods,
+                  k.per_pod, static_cast<unsigned long long>(seed), in, out, p.lower_bound_s.value_or(0),
+                  out > 0 ? in / out : 0, now_s() - t0);
+    }
+  }
+}
+
+// Every order string and every host order up to interchangeable hosts, scored in full.
+double enumerate_best(const Cluster& c, const Router& r, const Job& job, const std::vector<int>& hosts,
+                      const ScoreOptions& opt, int* layouts) {
+  const Locality loc = locality_of(c);
+  // Hosts of one leaf group with single-host domains are interchangeable: permute their labels.
+  std::vector<int> labels;
+  std::map<int, std::vector<int>> by_label;
+  for (int h : hosts) {
+    labels.push_back(loc.leaf_group[static_cast<size_t>(h)]);
+    by_label[labels.back()].push_back(h);
+  }
+  std::sort(labels.begin(), labels.end());
+  Result<ComputeEstimate> ce = compute_estimate(job, c.device(c.gpus().front()).model);
+  Result<StepTraffic> traffic = step_traffic(job, *ce);
+  std::vector<std::string> tokens;
+  for (const TrafficItem& it : traffic->items) tokens.push_back(it.group);
+  const std::vector<std::string> orders = *orders_distinct(job, tokens);
+  double best = 1e300;
+  *layouts = 0;
+  do {
+    std::map<int, size_t> next;
+    std::vector<VertexId> gpus;
+    for (int l : labels)
+      for (VertexId g : c.hosts()[static_cast<size_t>(by_label[l][next[l]++])].gpus) gpus.push_back(g);
+    gpus.resize(static_cast<size_t>(job_ranks(job)));
+    Layout layout{gpus, "enumerated", "", {}};
+    for (const std::string& o : orders) {
+      Job j = job;
+      j.parallel.order = o;
+      Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, j, layout, opt);
+      if (!s) std::fprintf(stderr, "%s\n", s.error().c_str()), std::exit(1);
+      best = std::min(best, (*s)->exposed_us() / 1e6);
+      ++*layouts;
+    }
+  } while (std::next_permutation(labels.begin(), labels.end()));
+  return best;
+}
+
+void optimality() {
+  std::printf("\n# b: optimality on 8 hosts (small three-tier: 2 hosts per leaf group, pods of 4 hosts, 4:1 above)\n");
+  ClusterSpec spec;
+  spec.name = "small-pods";
+  spec.node = *node_type_named("dgx-h100");
+  spec.nodes = 16;
+  spec.fabric.nodes_per_su = 2;
+  spec.fabric.nodes_per_pod = 4;
+  spec.fabric.pod_oversubscription = 4;
+  Cluster c = std::move(*cluster_build(spec));
+  Router r(c);
+  auto job_of = [](const char* name, int tp, int pp, int dp, bool overlap) {
+    Job j = load_job("llama3-70b");
+    j.name = name;
+    j.model.layers = 16;
+    j.parallel.tp = j.parallel.expert_tp = tp;
+    j.parallel.pp = pp;
+    j.parallel.dp = dp;
+    j.parallel.virtual_pipeline_stages = 1;
+    j.parallel.overlap_grad_reduce = j.parallel.overlap_param_gather = overlap;
+    j.training.global_batch = 8 * dp;
+    return j;
+  };
+  struct Case {
+    Job job;
+    std::vector<int> hosts;
+  };
+  const std::vector<Case> cases = {
+      {job_of("tp8-pp2-dp4", 8, 2, 4, false), {0, 4, 1, 8, 5, 12, 9, 2}},
+      {job_of("tp4-pp4-dp4", 4, 4, 4, false), {0, 6, 12, 2, 8, 14, 4, 10}},
+      {job_of("tp8-pp4-dp2-overlap", 8, 4, 2, true), {0, 1, 4, 5, 8, 12, 9, 13}},
+      {job_of("tp2-pp2-dp16", 2, 2, 16, false), {3, 7, 11, 15, 2, 6, 10, 14}},
+      {moe_across_hosts(), {0, 4, 8, 12, 1, 5, 9, 13}},
+  };
+  int optimal = 0, runs = 0;
+  double worst_gap = 0;
+  for (const Case& k : cases) {
+    ScoreOptions opt;
+    int layouts = 0;
+    const double t0 = now_s();
+    const double best = enumerate_best(c, r, k.job, k.hosts, opt, &layouts);
+    const double t_enum = now_s() - t0;
+    int hit = 0, start_hit = 0;
+    double gap = 0;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      PlanRequest req;
+      req.free = k.hosts;
+      req.seed = seed;
+      req.keep = {};
+      Plan p = plan_or_die(c, r, k.job, req);
+      const double g = best > 0 ? p.score.exposed_comm_s / best - 1 : 0;
+      gap = std::max(gap, g);
+      hit += g <= 1e-6;
+      start_hit += best > 0 && p.candidates.front().exposed_s / best - 1 <= 1e-6;
+    }
+    optimal += hit;
+    runs += 10;
+    worst_gap = std::max(worst_gap, gap);
+    std::printf("  %-22s optimum %.4f s over %d layouts (%.1f s); plan optimal on %d of 10 seeds, worst gap %.2f%% "
+                "(before local search: %d of 10)\n",
+                k.job.name.c_str(), best, layouts, t_enum, hit, 100 * gap, start_hit);
+  }
+  std::printf("  optimal on %d of %d runs (%.0f%%), worst gap %.2f%%\n", optimal, runs, 100.0 * optimal / runs,
+              100 * worst_gap);
+}
+
+void timing(bool huge) {
+  std::printf("\n# c: planning time, one core (the planner picks the hosts where more are free)\n");
+  Cluster c = load(kSource + "/data/clusters/threetier-h100.json");
+  Router r(c);
+  Job small = load_job("llama3-70b");
+  small.parallel.dp = 32;
+  small.training.global_batch = 512;
+  for (const Job& job : {small, load_job("llama3-405b")}) {
+    const double t0 = now_s();
+    Plan p = plan_or_die(c, r, job, {});
+    std::printf("  %-12s %6d GPUs: %6.2f s, %lld moves, exposed %.3f s (input order %.3f s), peak RSS %.0f MiB\n",
+                job.name.c_str(), job_ranks(job), now_s() - t0, static_cast<long long>(p.stats.moves),
+                p.score.exposed_comm_s, p.baselines.front().exposed_s, bench::peak_rss_mib());
+  }
+  if (!huge) return;
+  Job big = load_job("llama3-405b");
+  big.parallel.dp = 781;
+  big.training.global_batch = 16 * 781;
+  Result<nlohmann::json> doc = json_read_file(kSource + "/data/clusters/threetier-h100.json");
+  Result<ClusterSpec> spec = recipe_from_json(*doc, "threetier-h100.json");
+  spec->nodes = (job_ranks(big) + 7) / 8;
+  spec->nodes = (spec->nodes + 127) / 128 * 128;
+  double t0 = now_s();
+  Cluster huge_c = std::move(*cluster_build(*spec));
+  Router hr(huge_c);
+  const double t_build = now_s() - t0;
+  t0 = now_s();
+  Plan p = plan_or_die(huge_c, hr, big, {});
+  std::printf("  %-12s %6d GPUs: %6.2f s (cluster %.2f s), %lld moves, exposed %.3f s (input %.3f s), peak RSS %.0f MiB\n",
+              big.name.c_str(), job_ranks(big), now_s() - t0, t_build, static_cast<long long>(p.stats.moves),
+              p.score.exposed_comm_s, p.baselines.front().exposed_s, bench::peak_rss_mib());
+}
+
+void determinism() {
+  std::printf("\n# d: determinism\n");
+  Cluster c = load(kSource + "/data/clusters/threetier-h100.json");
+  Router r(c);
+  Job job = load_job("llama3-70b");
+  PlanRequest req;
+  for (int i = 0; i < 4; ++i)
+    for (int p = 0; p < 4; ++p) req.free.push_back(128 * (2 * p + 1) + 7 * i);
+  std::set<std::string> outputs;
+  for (int run = 0; run < 3; ++run) {
+    Plan p = plan_or_die(c, r, job, req);
+    outputs.insert(plan_to_json(c, r, "threetier-h100", p, req).dump());
+  }
+  std::printf("  3 runs, seed 1: %zu distinct plan file%s\n", outputs.size(), outputs.size() == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::set<std::string> parts;
+  bool huge = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--100k") == 0)
+      huge = true;
+    else
+      parts.insert(argv[i]);
+  }
+  auto want = [&](const char* p) { return parts.empty() || parts.count(p); };
+  if (want("a")) fragmented();
+  if (want("b")) optimality();
+  if (want("c")) timing(huge);
+  if (want("d")) determinism();
+  return 0;
+}

@@ -1,0 +1,98 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support.h"
+
+using topoplan::test::run_topoplan;
+
+namespace {
+
+std::string job_path(const std::string& name) { return (topoplan::test::data_dir() / "jobs" / (name + ".json")).string(); }
+std::string cluster_path(const std::string& name) {
+  return (topoplan::test::data_dir() / "clusters" / (name + ".json")).string();
+}
+
+}  // namespace
+
+TEST_CASE("plan: the README's first command, text and JSON") {
+  auto r = run_topoplan("plan --cluster dgx-h100:32 --job " + job_path("llama3-70b"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.starts_with("plan: llama3-70b on dgx-h100:32, 128 ranks on 16 hosts, order "));
+  CHECK(r.out.find("hosts: 16 hosts in 1 leaf group, 1 pod, 1 site") != std::string::npos);
+  CHECK(r.out.find("  in rank order: h[001-016]") != std::string::npos);
+  CHECK(r.out.find("lower bound") != std::string::npos);
+  CHECK(r.err.empty());
+  // The same inputs and seed give the same bytes.
+  CHECK(run_topoplan("plan --cluster dgx-h100:32 --job " + job_path("llama3-70b")).out == r.out);
+
+  auto j = run_topoplan("plan --cluster dgx-h100:32 --job " + job_path("llama3-70b") + " --json");
+  REQUIRE_MESSAGE(j.exit_code == 0, j.err);
+  auto doc = nlohmann::json::parse(j.out);
+  CHECK(doc["format"] == "topoplan-plan");
+  CHECK(doc["ranks"].size() == 128);
+  CHECK(doc["ranks"][0].contains("nic"));
+  CHECK(doc["groups"]["tp"].size() == 16);
+  CHECK(doc["hosts"]["rank_order"].size() == 16);
+  CHECK(doc["baselines"].size() == 2);
+  CHECK(doc["score"]["exposed_comm_s"].get<double>() > 0);
+  CHECK(doc["lower_bound"]["exposed_comm_s"].get<double>() <= doc["score"]["exposed_comm_s"].get<double>());
+}
+
+TEST_CASE("plan: files for the launcher, and score reads the plan back to the same numbers") {
+  const auto dir = topoplan::test::temp_dir("plan-out");
+  // Four hosts from each of four pods, listed pod-interleaved.
+  const auto nodes = dir / "nodes";
+  {
+    std::ofstream f(nodes);
+    f << "# an interleaved allocation\n";
+    for (int i = 0; i < 4; ++i)
+      for (int p = 0; p < 4; ++p) f << "h" << std::setw(4) << std::setfill('0') << 128 * p + i + 1 << "\n";
+  }
+  const std::string common = "--cluster " + cluster_path("threetier-h100") + " --job " + job_path("llama3-70b");
+  auto r = run_topoplan("plan " + common + " --nodes @" + nodes.string() + " --emit json,slurm-hostfile,ompi-rankfile,torchrun,megatron,env -o " +
+                        (dir / "out").string());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  for (const char* f : {"plan.json", "slurm.hostfile", "ompi.rankfile", "ompi.hostfile", "torchrun.txt", "megatron.args", "ranks.env"})
+    CHECK_MESSAGE(std::filesystem::exists(dir / "out" / f), f);
+  auto plan = nlohmann::json::parse(topoplan::test::read_file(dir / "out" / "plan.json"));
+  auto s = run_topoplan("score " + common + " --layout " + (dir / "out" / "plan.json").string() + " --json");
+  REQUIRE_MESSAGE(s.exit_code == 0, s.err);
+  auto score = nlohmann::json::parse(s.out);
+  CHECK(score["exposed_comm_s"].get<double>() == doctest::Approx(plan["score"]["exposed_comm_s"].get<double>()).epsilon(1e-12));
+  // The input order scores worse than the plan.
+  CHECK(plan["baselines"][0]["exposed_comm_s"].get<double>() > plan["score"]["exposed_comm_s"].get<double>());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("plan: bad input is one clear line and exit 2") {
+  const std::string base = "plan --cluster dgx-h100:32 --job " + job_path("llama3-70b");
+  struct Case {
+    std::string args, error;
+  };
+  const std::vector<Case> cases = {
+      {" --nodes h[001-004]", "topoplan: error: " + job_path("llama3-70b") + ": the job needs 128 GPUs; the 4 free hosts have 32 up\n"},
+      {" --nodes h[001-016,0x]", "topoplan: error: --nodes: hostlist: column 12: expected ',' or ']' after a number, got 'x'\n"},
+      {" --nodes h[004-001]", "topoplan: error: --nodes: hostlist: column 3: range 004-001 runs backwards\n"},
+      {" --nodes h[001-015],node7", "topoplan: error: --nodes: no host 'node7' in the cluster (hosts are named like 'h001')\n"},
+      {" --nodes h[001-016],h001", "topoplan: error: --nodes: host 'h001' is listed twice\n"},
+      {" --nodes @/nonexistent/nodes", "topoplan: error: --nodes: /nonexistent/nodes: cannot read\n"},
+      {" --exclude h001/gpu9", "topoplan: error: --exclude: no host, device or link 'h001/gpu9', did you mean 'h001/gpu0'?\n"},
+      {" --keep tp-in-domian", "topoplan: error: --keep: unknown rule 'tp-in-domian', did you mean 'tp-in-domain'? (rules: tp-in-domain, dp-only-across-sites, or none)\n"},
+      {" --emit json", "topoplan: error: --emit needs -o DIR to write the files into\n"},
+      {" --emit slurm-hostfil -o /tmp", "topoplan: error: --emit: unknown format 'slurm-hostfil', did you mean 'slurm-hostfile'? (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)\n"},
+      {" --time-limit soon", "topoplan: error: --time-limit: "},
+  };
+  for (const Case& c : cases) {
+    auto r = run_topoplan(base + c.args);
+    CAPTURE(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.starts_with(c.error));
+    CHECK(r.out.empty());
+  }
+  // Rules asked for that cannot hold.
+  auto tp16 = run_topoplan("plan --cluster dgx-h100:4 --job " + job_path("llama3-70b") + " --keep tp-in-domain --nodes h[001-004]");
+  CHECK(tp16.exit_code == 2);
+}
