@@ -134,14 +134,7 @@ double enumerate_best(const Cluster& c, const Router& r, const Job& job, const s
 
 void optimality() {
   std::printf("\n# b: optimality on 8 hosts (small three-tier: 2 hosts per leaf group, pods of 4 hosts, 4:1 above)\n");
-  ClusterSpec spec;
-  spec.name = "small-pods";
-  spec.node = *node_type_named("dgx-h100");
-  spec.nodes = 16;
-  spec.fabric.nodes_per_su = 2;
-  spec.fabric.nodes_per_pod = 4;
-  spec.fabric.pod_oversubscription = 4;
-  Cluster c = std::move(*cluster_build(spec));
+  Cluster c = load(kSource + "/data/clusters/pods-16-h100.json");
   Router r(c);
   auto job_of = [](const char* name, int tp, int pp, int dp, bool overlap) {
     Job j = load_job("llama3-70b");

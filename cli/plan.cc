@@ -10,6 +10,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/emit/emit.h"
 #include "planner/plan.h"
@@ -23,7 +24,8 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir, calibration, fabric = "shared", background;
+  std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir;
+  ModelFlags model;
   uint64_t seed = 1;
   bool json = false;
 };
@@ -153,12 +155,6 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  Calibration cal = calibration_default();
-  if (!o.calibration.empty()) {
-    Result<Calibration> cl = calibration_load(o.calibration);
-    if (!cl) return fail(err, cl.error());
-    cal = *cl;
-  }
   Result<Job> job = job_load(o.job);
   if (!job) return fail(err, job.error());
   Result<Cluster> c = cluster_load(o.cluster);
@@ -218,15 +214,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!t) return fail(err, "--time-limit: " + t.error());
     req.time_limit_s = *t;
   }
-  req.score.calibration = &cal;
-  req.score.fabric = o.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
-  Background background;
-  if (!o.background.empty()) {
-    Result<Background> bg = background_load(o.background, *c);
-    if (!bg) return fail(err, bg.error());
-    background = std::move(*bg);
-    req.score.background = &background;
-  }
+  ModelInputs model;
+  if (Result<bool> ok = model_flags_load(o.model, *c, model); !ok) return fail(err, ok.error());
+  req.score = model.options;
   // Progress on a terminal, once the run has taken a second.
   const double start = wall_seconds();
   bool shown = false;
@@ -289,10 +279,7 @@ Run setup(CLI::App& app) {
                  "files to write into -o DIR: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env "
                  "(comma-separated; docs/plan-outputs.md)");
   app.add_option("-o,--output", o->out_dir, "directory for the plan (plan.json) and --emit files");
-  app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
-  app.add_option("--fabric", o->fabric, "shared (default): other jobs fill the fabric; idle: the job is alone")
-      ->check(CLI::IsMember({"shared", "idle"}));
-  app.add_option("--background", o->background, "utilization of links by other traffic, per tier or link (JSON)");
+  model_flags_add(app, o->model);
   app.add_flag("--json", o->json, "the plan as JSON on stdout");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

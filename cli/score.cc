@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
@@ -20,7 +21,8 @@ namespace {
 constexpr size_t kHottest = 10;
 
 struct Options {
-  std::string cluster, job, layout, calibration, links, dot, fabric = "shared", background;
+  std::string cluster, job, layout, links, dot;
+  ModelFlags model;
   bool json = false;
 };
 
@@ -94,12 +96,6 @@ Result<bool> write_dot(const std::string& path, const Cluster& c, const JobScore
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  Calibration cal = calibration_default();
-  if (!o.calibration.empty()) {
-    Result<Calibration> cl = calibration_load(o.calibration);
-    if (!cl) return fail(err, cl.error());
-    cal = *cl;
-  }
   Result<Job> job = job_load(o.job);
   if (!job) return fail(err, job.error());
   Result<Cluster> c = cluster_load(o.cluster);
@@ -121,16 +117,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
                              c->device(layout->gpu_of_rank[static_cast<size_t>(r)]).name + ", which the file excludes");
   }
   Router router(*c, down);
-  ScoreOptions opt;
-  opt.calibration = &cal;
-  opt.fabric = o.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
-  Background background;
-  if (!o.background.empty()) {
-    Result<Background> bg = background_load(o.background, *c);
-    if (!bg) return fail(err, bg.error());
-    background = std::move(*bg);
-    opt.background = &background;
-  }
+  ModelInputs model;
+  if (Result<bool> ok = model_flags_load(o.model, *c, model); !ok) return fail(err, ok.error());
+  const ScoreOptions& opt = model.options;
   Result<JobScore> s = score_job(*c, router, *job, *layout, opt);
   if (!s) return fail(err, o.job + ": " + s.error());
   if (!o.links.empty())
@@ -148,14 +137,9 @@ Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
   app.add_option("--job", o->job, "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json")->required();
-  app.add_option("--layout", o->layout, "rank -> GPU map: JSON, or a host list in rank order (SLURM_HOSTFILE)");
-  app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
-  app.add_option("--fabric", o->fabric,
-                 "shared: other jobs fill the fabric, each host gets its fair share of every tier above it "
-                 "(default); idle: the job is alone")
-      ->check(CLI::IsMember({"shared", "idle"}));
-  app.add_option("--background", o->background,
-                 "utilization of links by other traffic, per tier or link (JSON, docs/model.md)");
+  app.add_option("--layout", o->layout,
+                 "rank -> GPU map: JSON, a plan file (plan.json), or a host list in rank order (SLURM_HOSTFILE)");
+  model_flags_add(app, o->model);
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");
   app.add_option("--dot", o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");
   app.add_flag("--json", o->json, "machine-readable output");

@@ -3,25 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "tests/support.h"
-#include "topology/fabric.h"
 
 using namespace topoplan;
 
 namespace {
 
-// 16 DGX H100: leaf groups of 2 hosts, pods of 4 hosts.
-Cluster small_pods() {
-  ClusterSpec spec;
-  spec.name = "small-pods";
-  spec.node = *node_type_named("dgx-h100");
-  spec.nodes = 16;
-  spec.fabric.nodes_per_su = 2;
-  spec.fabric.nodes_per_pod = 4;
-  spec.fabric.pod_oversubscription = 4;
-  Result<Cluster> c = cluster_build(spec);
-  REQUIRE(c.ok());
-  return std::move(*c);
-}
+// data/clusters/pods-16-h100.json: 16 DGX H100, leaf groups of 2 hosts, pods of 4, 4:1 above.
+Cluster small_pods() { return test::load_cluster((test::data_dir() / "clusters" / "pods-16-h100.json").string()); }
 
 std::vector<int> all_hosts(const Cluster& c) {
   std::vector<int> h;
