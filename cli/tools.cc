@@ -8,10 +8,12 @@ Tool groups_tool();
 Tool collective_tool();
 Tool score_tool();
 Tool plan_tool();
+Tool review_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
       plan_tool(),
+      review_tool(),
       topo_tool(),
       transfer_tool(),
       groups_tool(),

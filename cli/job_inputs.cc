@@ -1,0 +1,39 @@
+#include "cli/job_inputs.h"
+
+#include "topology/load.h"
+
+namespace topoplan::cli {
+
+Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_arg, const std::string& job_path,
+                                                   const std::string& layout_path, const ModelFlags& flags) {
+  auto in = std::make_unique<JobInputs>();
+  Result<Job> job = job_load(job_path);
+  if (!job) return Error{job.error()};
+  in->job = std::move(*job);
+  Result<Cluster> c = cluster_load(cluster_arg);
+  if (!c) return Error{c.error()};
+  in->cluster = std::move(*c);
+  const Cluster& cl = in->cluster;
+  if (Result<bool> ok = model_flags_load(flags, cl, in->model); !ok) return Error{ok.error()};
+  const int ranks = job_ranks(in->job);
+  if (Result<bool> fits = job_fits(in->job, static_cast<int>(cl.gpus().size())); !fits)
+    return Error{job_path + ": " + fits.error()};
+  Result<Layout> layout = layout_path.empty() ? layout_default(cl, ranks) : layout_load(layout_path, cl, ranks);
+  if (!layout) return Error{layout.error()};
+  in->layout = std::move(*layout);
+  // A plan file brings the order string it placed ranks under and what it found down.
+  if (!in->layout.order.empty()) in->job.parallel.order = in->layout.order;
+  if (!in->layout.down.empty()) {
+    Result<DownSet> d = down_parse(cl, in->layout.down);
+    if (!d) return Error{layout_path + ": exclude: " + d.error()};
+    in->down = std::move(*d);
+    for (int r = 0; r < in->layout.world_size(); ++r)
+      if (in->down.device_down(in->layout.gpu_of_rank[static_cast<size_t>(r)]))
+        return Error{layout_path + ": rank " + std::to_string(r) + " runs on " +
+                     cl.device(in->layout.gpu_of_rank[static_cast<size_t>(r)]).name + ", which the file excludes"};
+  }
+  in->router = std::make_unique<Router>(cl, in->down);
+  return in;
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,26 @@
+// What score, review and explain read: the job, the cluster, the layout (a plan file brings its
+// order string and what it found down), the router around what is down, and the model flags.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cli/model_flags.h"
+#include "planner/score.h"
+
+namespace topoplan::cli {
+
+struct JobInputs {
+  Job job;
+  Cluster cluster;
+  DownSet down;
+  std::unique_ptr<Router> router;
+  Layout layout;
+  ModelInputs model;
+};
+
+// `layout` empty: the default layout. Errors name the file and what was expected.
+Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster, const std::string& job,
+                                                   const std::string& layout, const ModelFlags& flags);
+
+}  // namespace topoplan::cli

@@ -1,0 +1,111 @@
+// topoplan review: a layout scored beside the planner's best on the same hosts, with a verdict and
+// an exit code a scheduler can gate on (planner/review.h).
+#include <iomanip>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/job_inputs.h"
+#include "cli/tool.h"
+#include "planner/plan_json.h"
+#include "planner/review.h"
+#include "planner/score_json.h"
+#include "topology/hostlist.h"
+#include "topology/units.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string cluster, job, layout, max_exposed;
+  double max_slowdown = 0;
+  ModelFlags model;
+  bool json = false;
+};
+
+std::string host_order(const Cluster& c, const std::vector<int>& hosts) {
+  std::vector<std::string> names;
+  for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  return hostlist_compress(names);
+}
+
+void print_text(std::ostream& out, const Cluster& c, const std::string& order, const Review& r) {
+  const JobScore& a = r.score;
+  const JobScore& b = r.best.score;
+  out << r.verdict << "\n\n";
+  auto row = [&](const std::string& name, const std::string& x, const std::string& y) {
+    out << "  " << std::left << std::setw(10) << name << std::right << std::setw(18) << x << std::setw(18) << y << "\n";
+  };
+  row("", "this layout", "planner's best");
+  row("order", order, r.best.job.parallel.order);
+  row("exposed", format_duration(a.exposed_comm_s), format_duration(b.exposed_comm_s));
+  for (int k = 0; k < kTrafficKinds; ++k) {
+    const double x = a.by_kind[static_cast<size_t>(k)].exposed_s, y = b.by_kind[static_cast<size_t>(k)].exposed_s;
+    if (x > 0 || y > 0) row("  " + std::string(to_string(static_cast<TrafficKind>(k))), format_duration(x), format_duration(y));
+  }
+  row("step", format_duration(a.step_s), format_duration(b.step_s));
+  out << "\nfindings of this layout:\n";
+  if (a.findings.empty()) out << "  none\n";
+  for (const Finding& f : a.findings) out << "  [" << f.severity << "] " << f.message << "\n";
+  out << "\nthe planner's best: order " << r.best.job.parallel.order << ", hosts in rank order "
+      << host_order(c, r.best.host_order) << "\n";
+}
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  ReviewLimits limits;
+  if (!o.max_exposed.empty()) {
+    Result<double> d = parse_duration_s(o.max_exposed);
+    if (!d) return fail(err, "--max-exposed: " + d.error());
+    limits.max_exposed_s = *d;
+  }
+  if (o.max_slowdown != 0) limits.max_slowdown = o.max_slowdown;
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
+  if (!in) return fail(err, in.error());
+  JobInputs& i = **in;
+  Result<Review> r = review_layout(i.cluster, *i.router, i.job, i.layout, i.down, i.model.options, limits);
+  if (!r) return fail(err, o.job + ": " + r.error());
+  if (o.json) {
+    PlanRequest req;
+    req.score = i.model.options;
+    req.down = i.down;
+    nlohmann::json j = {{"verdict", r->pass ? "pass" : "fail"},
+                        {"summary", r->verdict},
+                        {"reasons", r->reasons},
+                        {"slowdown", r->slowdown},
+                        {"max_exposed_s", limits.max_exposed_s ? nlohmann::json(*limits.max_exposed_s) : nlohmann::json(nullptr)},
+                        {"max_slowdown", limits.max_slowdown ? nlohmann::json(*limits.max_slowdown) : nlohmann::json(nullptr)},
+                        {"order", i.job.parallel.order},
+                        {"score", score_to_json(i.cluster, o.cluster, r->score)},
+                        {"best", plan_to_json(i.cluster, *i.router, o.cluster, r->best, req)}};
+    out << j.dump(2) << "\n";
+  } else {
+    print_text(out, i.cluster, i.job.parallel.order, *r);
+  }
+  return r->pass ? kExitOk : kExitCheckFailed;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
+  app.add_option("--job", o->job, "job file (docs/job-format.md)")->required();
+  app.add_option("--layout", o->layout,
+                 "the layout under review: a plan file, JSON, or a host list in rank order (SLURM_HOSTFILE)")
+      ->required();
+  CLI::Option* exposed =
+      app.add_option("--max-exposed", o->max_exposed, "fail above this exposed communication per step (e.g. 2s)");
+  app.add_option("--max-slowdown", o->max_slowdown,
+                 "fail above this multiple of the planner's best on the same hosts (1.2: at most 20% more)")
+      ->check(CLI::Range(1.0, 1e6))
+      ->excludes(exposed);
+  model_flags_add(app, o->model);
+  app.add_flag("--json", o->json, "machine-readable output");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool review_tool() {
+  return {"review", "gate a layout: its score beside the planner's best on the same hosts; exit 1 when it fails", setup};
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,59 @@
+#include "planner/review.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "topology/units.h"
+
+namespace topoplan {
+namespace {
+
+std::string ratio(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", x);
+  return buf;
+}
+
+}  // namespace
+
+Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
+                             const DownSet& down, const ScoreOptions& options, const ReviewLimits& limits) {
+  Review out;
+  Result<JobScore> s = score_job(c, r, job, layout, options);
+  if (!s) return Error{s.error()};
+  out.score = std::move(*s);
+
+  // The same hosts, in the order the layout first uses them, are the planner's allocation.
+  PlanRequest req;
+  std::vector<char> seen(c.hosts().size(), 0);
+  for (VertexId g : layout.gpu_of_rank) {
+    const int h = c.device(g).host;
+    if (!seen[static_cast<size_t>(h)]++) req.free.push_back(h);
+  }
+  req.down = down;
+  req.score = options;
+  Result<Plan> best = plan_job(c, r, job, req);
+  if (!best) return Error{"the planner on the same hosts: " + best.error()};
+  out.best = std::move(*best);
+
+  const double mine = out.score.exposed_comm_s, theirs = out.best.score.exposed_comm_s;
+  out.slowdown = theirs > 0 ? mine / theirs : (mine > 0 ? INFINITY : 1);
+  int errors = 0;
+  for (const Finding& f : out.score.findings) errors += f.severity == "critical";
+  if (errors) out.reasons.push_back(std::to_string(errors) + (errors == 1 ? " critical finding" : " critical findings"));
+  if (limits.max_exposed_s && mine > *limits.max_exposed_s)
+    out.reasons.push_back("over --max-exposed " + format_duration(*limits.max_exposed_s));
+  if (limits.max_slowdown && out.slowdown > *limits.max_slowdown)
+    out.reasons.push_back("over --max-slowdown " + format_number(*limits.max_slowdown, 2));
+  out.pass = out.reasons.empty();
+
+  std::string why;
+  for (const std::string& reason : out.reasons) why += (why.empty() ? ": " : "; ") + reason;
+  out.verdict = std::string(out.pass ? "PASS" : "FAIL") + " " + job.name + ", layout " + layout.source + ": " +
+                format_duration(mine) + " exposed communication per step, " + ratio(out.slowdown) +
+                " the planner's best on the same hosts (" + format_duration(theirs) + ", order " +
+                out.best.job.parallel.order + ")" + why;
+  return out;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,31 @@
+// A layout as a gate: its score and findings beside the best layout the planner finds on the same
+// hosts, and a verdict a scheduler or a CI job can act on (topoplan review).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/plan.h"
+
+namespace topoplan {
+
+struct ReviewLimits {
+  std::optional<double> max_exposed_s;  // exposed communication per step
+  std::optional<double> max_slowdown;   // over the planner's best on the same hosts, >= 1
+};
+
+struct Review {
+  JobScore score;  // of the layout under review
+  Plan best;       // the planner's, on the same hosts
+  double slowdown = 1;  // score / best, exposed communication
+  bool pass = true;
+  std::vector<std::string> reasons;  // why it fails, one clause each
+  std::string verdict;  // one line for a ticket
+};
+
+// `layout` must place the job's ranks; `job` carries the order string it was placed under.
+Result<Review> review_layout(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
+                             const DownSet& down, const ScoreOptions& options, const ReviewLimits& limits);
+
+}  // namespace topoplan
