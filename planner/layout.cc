@@ -131,8 +131,10 @@ Result<Layout> from_host_list(const std::string& text, const std::string& where,
     gpus.push_back(hg[static_cast<size_t>(k++)]);
     line_of.push_back(n);
   }
-  return finish(std::move(gpus), c, world, where,
-                [&](int r) { return where + ":" + std::to_string(line_of[static_cast<size_t>(r)]); });
+  Result<Layout> out =
+      finish(std::move(gpus), c, world, where, [&](int r) { return where + ":" + std::to_string(line_of[static_cast<size_t>(r)]); });
+  if (out) out->line_of_rank = std::move(line_of);
+  return out;
 }
 
 }  // namespace

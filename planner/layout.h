@@ -17,6 +17,8 @@ struct Layout {
   // devices and links it avoided (--exclude), by name.
   std::string order;
   std::vector<std::string> down;
+  // From a host list: the file line of each rank (explain names the lines); else empty.
+  std::vector<int> line_of_rank;
   int world_size() const { return static_cast<int>(gpu_of_rank.size()); }
 };
 

@@ -60,6 +60,7 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
   }
   LowerBound out;
   out.exposed_s = exposure_us(*traffic, best) / 1e6;
+  out.item_us = best;
   out.how = "every group alone on an idle fabric, at its best of " + per_host_tried +
             " ranks per host on consecutive hosts of the allocation";
   return out;

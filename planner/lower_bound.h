@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "planner/score_state.h"
 
@@ -15,6 +16,7 @@ namespace topoplan {
 struct LowerBound {
   double exposed_s = 0;
   std::string how;
+  std::vector<double> item_us;  // per traffic item, its best-case time per call (0: no groups)
 };
 
 Result<LowerBound> lower_bound(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,

@@ -68,26 +68,6 @@ void for_each_edge(const Router& r, const Touched& t, F f) {
     for (const Hop& h : *r.segment(id).hops) f(h.edge);
 }
 
-// How many of the item's groups load edge `e`.
-int groups_on(const Router& r, const ScoreState& state, size_t item, EdgeId e) {
-  std::unordered_map<uint32_t, bool> on;  // segment -> has e
-  int n = 0;
-  for (size_t g = 0; g < state.item_groups(item).size(); ++g) {
-    const Touched& t = state.item_touched(item, g);
-    bool hit = std::binary_search(t.edges.begin(), t.edges.end(), e);
-    for (size_t k = 0; k < t.segments.size() && !hit; ++k) {
-      auto [it, fresh] = on.try_emplace(t.segments[k]);
-      if (fresh) {
-        const std::vector<Hop>& hops = *r.segment(t.segments[k]).hops;
-        it->second = std::any_of(hops.begin(), hops.end(), [e](const Hop& h) { return h.edge == e; });
-      }
-      hit = it->second;
-    }
-    n += hit;
-  }
-  return n;
-}
-
 class Reporter {
  public:
   Reporter(const Cluster& c, const Router& r, const ScoreState& state, const ScoreOptions& opt)
@@ -134,7 +114,7 @@ Result<ItemScore> Reporter::score_item(size_t index) {
   s.hot_edge = t.hot_edge;
   if (s.has_hot_edge) {
     s.hot_edge_bytes = state_.item_load(index).bytes(s.hot_edge) * item.bytes;
-    s.hot_edge_groups = groups_on(r_, state_, index, s.hot_edge);
+    s.hot_edge_groups = state_.groups_on(index, s.hot_edge);
   }
   s.time_us = item.calls * s.contended_us;
   s.exposed_us = t.exposed_us;

@@ -459,9 +459,36 @@ const CollectivePrediction& ScoreState::item_alone(size_t item, size_t group) co
   return impl_->items[item].alone[group]->prediction;
 }
 double ScoreState::item_alone_peak(size_t item, size_t group) const { return impl_->items[item].alone[group]->peak; }
+
+ScoreState::GroupTime ScoreState::group_time(size_t item, size_t group) const {
+  const ItemState& st = impl_->items[item];
+  const Alone& a = *st.alone[group];
+  const Peak& shared = st.pattern->pattern.peak(group);
+  return {contended_us(a.prediction, a.peak, shared.busy_us, impl_->traffic.items[item].bytes), shared.edge,
+          shared.busy_us > 0};
+}
 const LinkLoad& ScoreState::item_load(size_t item) const { return impl_->items[item].pattern->pattern.total(); }
 const Touched& ScoreState::item_touched(size_t item, size_t group) const {
   return impl_->items[item].pattern->pattern.touched(group);
+}
+
+int ScoreState::groups_on(size_t item, EdgeId e) const {
+  std::unordered_map<uint32_t, bool> on;  // segment -> has e
+  int n = 0;
+  for (size_t g = 0; g < item_groups(item).size(); ++g) {
+    const Touched& t = item_touched(item, g);
+    bool hit = std::binary_search(t.edges.begin(), t.edges.end(), e);
+    for (size_t k = 0; k < t.segments.size() && !hit; ++k) {
+      auto [it, fresh] = on.try_emplace(t.segments[k]);
+      if (fresh) {
+        const std::vector<Hop>& hops = *impl_->r.segment(t.segments[k]).hops;
+        it->second = std::any_of(hops.begin(), hops.end(), [e](const Hop& h) { return h.edge == e; });
+      }
+      hit = it->second;
+    }
+    n += hit;
+  }
+  return n;
 }
 
 Result<bool> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {

@@ -69,6 +69,15 @@ class ScoreState {
   // byte it was timed on.
   const CollectivePrediction& item_alone(size_t item, size_t group) const;
   double item_alone_peak(size_t item, size_t group) const;
+  // One group's time per call with every group of the item running, and the link that sets it.
+  struct GroupTime {
+    double contended_us = 0;
+    EdgeId hot_edge = 0;
+    bool has_hot_edge = false;
+  };
+  GroupTime group_time(size_t item, size_t group) const;
+  // How many of the item's groups load edge `e`.
+  int groups_on(size_t item, EdgeId e) const;
   // What every group of the item loads at one byte, and what one group's transfers land on.
   const LinkLoad& item_load(size_t item) const;
   const Touched& item_touched(size_t item, size_t group) const;

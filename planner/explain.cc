@@ -1,0 +1,521 @@
+#include "planner/explain.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "planner/host_choice.h"
+#include "planner/lower_bound.h"
+#include "planner/orders.h"
+#include "planner/plan.h"
+#include "topology/hostlist.h"
+#include "topology/suggest.h"
+#include "topology/units.h"
+
+namespace topoplan {
+namespace {
+
+struct KindToken {
+  const char* kind;
+  const char* token;
+};
+// Selector kinds and the group lists they index (dp: the gradient group, CP folded in).
+constexpr KindToken kKinds[] = {{"tp", "tp"},        {"cp", "cp"},         {"dp", "dp-cp"},    {"pp", "pp"},
+                                {"ep", "expert.ep"}, {"etp", "expert.tp"}, {"edp", "expert.dp"}};
+
+std::string kind_names() {
+  std::string s;
+  for (const KindToken& k : kKinds) s += (s.empty() ? "" : ", ") + std::string(k.kind);
+  return s;
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::vector<int> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  std::string out;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(sorted[i]) + (j > i ? "-" + std::to_string(sorted[j]) : "");
+    i = j + 1;
+  }
+  return out;
+}
+
+// Hosts of the GPUs, in order of first appearance.
+std::vector<int> hosts_of(const Cluster& c, const std::vector<VertexId>& gpus) {
+  std::vector<int> out;
+  for (VertexId g : gpus)
+    if (std::find(out.begin(), out.end(), c.device(g).host) == out.end()) out.push_back(c.device(g).host);
+  return out;
+}
+
+std::string host_names(const Cluster& c, const std::vector<int>& hosts) {
+  std::vector<std::string> names;
+  for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  return hostlist_compress(names);
+}
+
+}  // namespace
+
+Result<GroupRef> group_ref_parse(std::string_view text) {
+  const size_t colon = text.find(':');
+  const std::string kind(text.substr(0, colon));
+  std::vector<std::string> kinds;
+  for (const KindToken& k : kKinds) kinds.push_back(k.kind);
+  if (colon == std::string_view::npos)
+    return Error{"--group: expected KIND:INDEX such as tp:3 (kinds: " + kind_names() + "), got '" + std::string(text) + "'"};
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    return Error{"--group: unknown kind '" + kind + "'" + did_you_mean(kind, kinds) + " (kinds: " + kind_names() + ")"};
+  const std::string index(text.substr(colon + 1));
+  if (index.empty() || index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos)
+    return Error{"--group: expected a group index after '" + kind + ":', got '" + index + "'"};
+  return GroupRef{kind, std::stoi(index)};
+}
+
+struct Explainer::Impl {
+  const Cluster& c;
+  const Router& r;
+  Job job;
+  Layout layout;
+  DownSet down;
+  ScoreOptions opt;
+  Locality loc;
+  RankGroups groups;
+  std::unique_ptr<ScoreState> state;
+  JobScore score;
+  LowerBound bound;
+  std::optional<Move> best_order, planned;  // computed once, on first need
+  // Whether ranks fill hosts in rank order, per_host at a time (the default layout, a plan,
+  // srun's block distribution), rather than as a layout file scatters them.
+  int per_host = 0;
+  bool blocks = false;
+
+  Impl(const Cluster& cl, const Router& ro, Job j, Layout l, DownSet d, const ScoreOptions& o, RankGroups g)
+      : c(cl), r(ro), job(std::move(j)), layout(std::move(l)), down(std::move(d)), opt(o), loc(locality_of(cl)),
+        groups(std::move(g)) {}
+
+  const char* token_of(const std::string& kind) const {
+    for (const KindToken& k : kKinds)
+      if (kind == k.kind) return k.token;
+    return "";
+  }
+  // The item's groups that belong to group `index` of `token` (a pipeline's stage pairs for PP).
+  std::vector<size_t> item_groups(size_t item, int index) const {
+    const TrafficItem& it = state->traffic().items[item];
+    if (!it.stage_pairs) return {static_cast<size_t>(index)};
+    const int p = job.parallel.pp;
+    const size_t per = static_cast<size_t>(p - 1 + (job.parallel.virtual_pipeline_stages > 1 && p > 2 ? 1 : 0));
+    std::vector<size_t> out;
+    for (size_t k = 0; k < per; ++k) out.push_back(static_cast<size_t>(index) * per + k);
+    return out;
+  }
+  double alone_of(size_t item, const std::vector<VertexId>& gpus) {
+    const TrafficItem& it = state->traffic().items[item];
+    CollectiveModel model(c, r, *opt.tuning, *opt.calibration);
+    CollectiveRequest req;
+    req.op = it.op;
+    req.bytes = it.bytes;
+    req.algo = it.algo;
+    req.gpus = gpus;
+    Result<CollectivePrediction> p = model.predict(req);
+    return p ? p->time_us : 0;
+  }
+  Result<double> exposed_with_order(const std::string& order) {
+    Job j = job;
+    j.parallel.order = order;
+    Result<std::unique_ptr<ScoreState>> other = ScoreState::make(c, r, j, layout, opt);
+    if (!other) return Error{other.error()};
+    return (*other)->exposed_us() / 1e6;
+  }
+  Result<bool> fill(GroupExplanation& g, bool full);
+  std::string why(const GroupExplanation& g) const;
+  void inside(GroupExplanation& g);
+  Result<bool> moves(GroupExplanation& g);
+};
+
+std::string Explainer::Impl::why(const GroupExplanation& g) const {
+  const std::vector<int> hosts = hosts_of(c, g.gpus);
+  const std::string kind = g.ref.kind;
+  if (hosts.size() == 1)
+    return "all " + std::to_string(g.ranks.size()) + " ranks run on " + c.hosts()[static_cast<size_t>(hosts[0])].name;
+  if (blocks) {
+    std::vector<int> sorted = g.ranks;
+    std::sort(sorted.begin(), sorted.end());
+    const int stride = sorted.size() > 1 ? sorted[1] - sorted[0] : 1;
+    std::string before;
+    if (Result<std::vector<Axis>> axes = order_parse(groups.dense().order()))
+      for (Axis a : *axes) {
+        if (kind.find(axis_name(a)) != std::string::npos || std::string(token_of(kind)).find(axis_name(a)) != std::string::npos) break;
+        if (groups.dense().size(a) > 1)
+          before += (before.empty() ? "" : ", ") + std::string(axis_name(a)) + " " + std::to_string(groups.dense().size(a));
+      }
+    const std::string head = "a host holds " + std::to_string(per_host) + " consecutive ranks";
+    if (stride == 1)
+      return "the group's " + std::to_string(g.ranks.size()) + " ranks are consecutive and " + head + ", so it spans " +
+             std::to_string(hosts.size()) + " hosts";
+    return "order " + groups.dense().order() + " puts " + (before.empty() ? "other axes" : before) + " before " + kind +
+           ": the group's ranks are " + std::to_string(stride) + " apart (" + ranks_text({sorted.begin(), sorted.begin() + std::min<size_t>(sorted.size(), 4)}) +
+           (sorted.size() > 4 ? ", ..." : "") + ") and " + head + ", so it spans " + std::to_string(hosts.size()) + " hosts";
+  }
+  // A layout file: name the lines that put the ranks on different hosts.
+  std::string out = "the layout " + layout.source + " puts ";
+  std::map<int, std::vector<int>> by_host;
+  for (size_t k = 0; k < g.ranks.size(); ++k) by_host[c.device(g.gpus[k]).host].push_back(g.ranks[k]);
+  size_t shown = 0;
+  for (int h : hosts) {
+    if (shown++ == 3) {
+      out += ", ...";
+      break;
+    }
+    const std::vector<int>& rs = by_host[h];
+    out += (shown > 1 ? ", " : "") + std::string("ranks ") + ranks_text(rs) + " on " + c.hosts()[static_cast<size_t>(h)].name;
+    if (!layout.line_of_rank.empty()) {
+      std::vector<int> lines;
+      for (int rank : rs) lines.push_back(layout.line_of_rank[static_cast<size_t>(rank)]);
+      out += " (lines " + ranks_text(lines) + ")";
+    }
+  }
+  return out;
+}
+
+void Explainer::Impl::inside(GroupExplanation& g) {
+  if (!g.found_traffic) return;
+  const size_t k = g.gpus.size();
+  std::map<int, int> count;
+  for (VertexId v : g.gpus) ++count[c.device(v).host];
+  size_t p = 0;
+  for (const auto& [h, n] : count) p = std::max(p, static_cast<size_t>(n));
+  const int first = c.device(g.gpus.front()).host;
+  for (Level level : {Level::domain, Level::leaf_group, Level::pod}) {
+    InsideUnit u;
+    u.level = level;
+    std::vector<int> unit_hosts;
+    for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h)
+      if (loc.unit(h, level) == loc.unit(first, level)) unit_hosts.push_back(h);
+    hosts_sort(loc, unit_hosts);
+    std::vector<VertexId> gpus;
+    std::vector<int> used;
+    // A domain packs the group densely; a leaf group or pod keeps its shape (p ranks per host).
+    const size_t per = level == Level::domain ? SIZE_MAX : p;
+    for (int h : unit_hosts) {
+      if (gpus.size() >= k) break;
+      const std::vector<VertexId> up = down.gpus_up(c, h);
+      size_t took = 0;
+      for (VertexId v : up)
+        if (gpus.size() < k && took < per) {
+          gpus.push_back(v);
+          ++took;
+        }
+      if (took) used.push_back(h);
+    }
+    if (gpus.size() < k) {
+      u.why_not = "the " + std::string(to_string(level)) + " of " + c.hosts()[static_cast<size_t>(first)].name + " has " +
+                  std::to_string(gpus.size()) + " GPUs for the group's " + std::to_string(k) +
+                  (level == Level::domain ? "" : " at " + std::to_string(p) + " per host");
+    } else {
+      u.possible = true;
+      u.hosts = host_names(c, used);
+      for (size_t i = 0; i < state->item_count(); ++i)
+        if (state->traffic().items[i].op == g.item.op && state->traffic().items[i].bytes == g.item.bytes &&
+            state->traffic().items[i].group == g.item.group) {
+          u.alone_us = alone_of(i, gpus);
+          break;
+        }
+    }
+    g.inside.push_back(u);
+  }
+}
+
+Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
+  // Another order string on the same GPUs.
+  if (!best_order) {
+    std::vector<std::string> tokens;
+    for (const TrafficItem& it : state->traffic().items) tokens.push_back(it.group);
+    Result<std::vector<std::string>> orders = orders_distinct(job, tokens);
+    if (!orders) return Error{orders.error()};
+    Move m{"", job.parallel.order, {}, score.exposed_comm_s};
+    for (const std::string& o : *orders) {
+      if (o == job.parallel.order) continue;
+      Result<double> e = exposed_with_order(o);
+      if (e && *e < m.exposed_s * (1 - 1e-9)) m = {"order string " + o + " on the same GPUs", o, {}, *e};
+    }
+    best_order = m;
+  }
+  if (!best_order->what.empty()) g.moves.push_back(*best_order);
+
+  // Swap the members outside the host holding most of them for non-members on it.
+  const std::vector<int> hosts = hosts_of(c, g.gpus);
+  if (hosts.size() > 1) {
+    std::map<int, std::vector<int>> members;
+    for (size_t k = 0; k < g.ranks.size(); ++k) members[c.device(g.gpus[k]).host].push_back(g.ranks[k]);
+    int target = hosts.front();
+    for (const auto& [h, rs] : members)
+      if (rs.size() > members[target].size()) target = h;
+    std::vector<int> outside, free_on_target;
+    for (const auto& [h, rs] : members)
+      if (h != target) outside.insert(outside.end(), rs.begin(), rs.end());
+    for (int rank = 0; rank < layout.world_size(); ++rank)
+      if (c.device(layout.gpu_of_rank[static_cast<size_t>(rank)]).host == target &&
+          std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end())
+        free_on_target.push_back(rank);
+    if (free_on_target.size() >= outside.size()) {
+      Move m;
+      for (size_t k = 0; k < outside.size(); ++k) m.exchange.emplace_back(outside[k], free_on_target[k]);
+      if (Result<bool> ok = state->exchange(m.exchange); !ok) return ok;
+      m.exposed_s = state->exposed_us() / 1e6;
+      if (Result<bool> ok = state->exchange(m.exchange); !ok) return ok;
+      std::vector<int> from, to;
+      for (const auto& [a, b] : m.exchange) {
+        from.push_back(a);
+        to.push_back(b);
+      }
+      m.what = "swap ranks " + ranks_text(from) + " with ranks " + ranks_text(to) + ": the whole group on " +
+               c.hosts()[static_cast<size_t>(target)].name;
+      m.order = job.parallel.order;
+      g.moves.push_back(std::move(m));
+    }
+  }
+  // The planner on the same hosts.
+  if (!planned) {
+    PlanRequest req;
+    std::vector<char> seen(c.hosts().size(), 0);
+    for (VertexId v : layout.gpu_of_rank)
+      if (!seen[static_cast<size_t>(c.device(v).host)]++) req.free.push_back(c.device(v).host);
+    req.down = down;
+    req.score = opt;
+    Result<Plan> p = plan_job(c, r, job, req);
+    if (!p) return Error{"the planner on the same hosts: " + p.error()};
+    planned = Move{"topoplan plan on the same hosts (order " + p->job.parallel.order + ", hosts in rank order " +
+                       host_names(c, p->host_order) + ")",
+                   p->job.parallel.order, {}, p->score.exposed_comm_s};
+  }
+  g.moves.push_back(*planned);
+  return true;
+}
+
+Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
+  const std::string token = token_of(g.ref.kind);
+  g.token = token;
+  Result<GroupList> list = groups.groups(token);
+  if (!list) return Error{list.error()};
+  if (g.ref.index < 0 || g.ref.index >= static_cast<int>(list->size()))
+    return Error{g.ref.kind + ":" + std::to_string(g.ref.index) + ": the job has " + std::to_string(list->size()) + " " +
+                 g.ref.kind + " groups (0-" + std::to_string(list->size() - 1) + ")"};
+  g.ranks = (*list)[static_cast<size_t>(g.ref.index)];
+  for (int rank : g.ranks) g.gpus.push_back(layout.gpu_of_rank[static_cast<size_t>(rank)]);
+
+  // Its collectives: per step, and the heaviest, with the group's own time in it.
+  size_t heaviest = SIZE_MAX;
+  double heaviest_s = -1;
+  for (size_t i = 0; i < state->item_count(); ++i) {
+    const TrafficItem& it = state->traffic().items[i];
+    if (it.group != token || state->item_groups(i).empty()) continue;
+    double contended = 0;
+    for (size_t k : item_groups(i, g.ref.index)) contended = std::max(contended, state->group_time(i, k).contended_us);
+    const double per_step = it.calls * contended / 1e6;
+    g.per_step_s += per_step;
+    g.excess_s += std::max(0.0, it.calls * (contended - bound.item_us[i]) / 1e6);
+    if (per_step > heaviest_s) {
+      heaviest_s = per_step;
+      heaviest = i;
+    }
+  }
+  const std::vector<int> hosts = hosts_of(c, g.gpus);
+  std::string where = hosts.size() == 1 ? c.hosts()[static_cast<size_t>(hosts[0])].name
+                                        : std::to_string(hosts.size()) + " hosts (" + host_names(c, hosts) + ")";
+  g.summary = g.ref.kind + " " + std::to_string(g.ref.index) + " (ranks " + ranks_text(g.ranks) + ") on " + where;
+  if (heaviest == SIZE_MAX) {
+    g.summary += ": no collectives in the job's traffic";
+    g.why = why(g);
+    return true;
+  }
+  g.found_traffic = true;
+  g.item = state->traffic().items[heaviest];
+  size_t slow = item_groups(heaviest, g.ref.index).front();
+  for (size_t k : item_groups(heaviest, g.ref.index))
+    if (state->group_time(heaviest, k).contended_us > state->group_time(heaviest, slow).contended_us) slow = k;
+  const ScoreState::GroupTime t = state->group_time(heaviest, slow);
+  const CollectivePrediction& alone = state->item_alone(heaviest, slow);
+  g.contended_us = t.contended_us;
+  g.alone_us = alone.time_us;
+  g.has_slowest = t.has_hot_edge;
+  g.slowest = t.hot_edge;
+  g.behind_share = t.contended_us > 0 ? std::max(0.0, t.contended_us - alone.latency_us) / t.contended_us : 0;
+  g.summary += ": " + std::string(to_string(g.item.op)) + " " + format_bytes(g.item.bytes) + " " +
+               format_duration(g.contended_us * 1e-6) + " per call";
+  if (g.has_slowest)
+    g.summary += " behind " + c.edge_name(g.slowest) + " (" + std::string(to_string(c.link(g.slowest).kind)) + ")";
+  g.summary += ", " + format_duration(g.per_step_s) + " per step, " + format_duration(g.excess_s) + " over its best case";
+  g.why = why(g);
+  if (!full) return true;
+
+  // The paths between the ranks that exchange data, folded by shape.
+  std::vector<std::pair<int, int>> pairs;
+  const size_t k = g.ranks.size();
+  if (g.item.stage_pairs || g.item.op == CollectiveOp::sendrecv) {
+    for (size_t i = 0; i + 1 < k; ++i) pairs.emplace_back(static_cast<int>(i), static_cast<int>(i + 1));
+  } else if (g.item.op == CollectiveOp::alltoall) {
+    for (size_t i = 1; i < k; ++i) pairs.emplace_back(0, static_cast<int>(i));
+  } else {
+    for (size_t i = 0; i < k; ++i) pairs.emplace_back(static_cast<int>(i), static_cast<int>((i + 1) % k));
+  }
+  std::map<std::string, size_t> shapes;
+  const bool pxn = g.item.op == CollectiveOp::sendrecv;
+  for (const auto& [a, b] : pairs) {
+    Result<Route> route = r.route(g.gpus[static_cast<size_t>(a)], g.gpus[static_cast<size_t>(b)],
+                                  {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned, false});
+    if (!route) return Error{route.error()};
+    const std::string shape = std::string(to_string(route->path_class)) + "|" + std::to_string(route->hops.size()) + "|" +
+                              format_number(route->bw_gbps, 3) + "|" +
+                              std::to_string(static_cast<int>(loc.level(c.device(g.gpus[static_cast<size_t>(a)]).host,
+                                                                       c.device(g.gpus[static_cast<size_t>(b)]).host)));
+    auto [it, fresh] = shapes.try_emplace(shape, g.paths.size());
+    if (fresh)
+      g.paths.push_back({g.ranks[static_cast<size_t>(a)], g.ranks[static_cast<size_t>(b)], std::move(*route), 1});
+    else
+      ++g.paths[it->second].count;
+  }
+  inside(g);
+  return moves(g);
+}
+
+Explainer::Explainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Explainer::~Explainer() = default;
+
+Result<std::unique_ptr<Explainer>> Explainer::make(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
+                                                   const DownSet& down, const ScoreOptions& opt) {
+  Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
+  if (!groups) return Error{groups.error()};
+  auto impl = std::make_unique<Impl>(c, r, job, layout, down, opt, std::move(*groups));
+  const std::vector<VertexId>& gpus = layout.gpu_of_rank;
+  impl->per_host = static_cast<int>(std::count_if(gpus.begin(), gpus.end(), [&](VertexId v) {
+    return c.device(v).host == c.device(gpus.front()).host;
+  }));
+  impl->blocks = impl->per_host > 0;
+  for (size_t rk = 1; rk < gpus.size() && impl->blocks; ++rk)
+    impl->blocks = c.device(gpus[rk]).host == c.device(gpus[rk - 1]).host || rk % static_cast<size_t>(impl->per_host) == 0;
+  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
+  if (!state) return Error{state.error()};
+  impl->state = std::move(*state);
+  Result<JobScore> score = score_report(c, r, job, *impl->state, opt);
+  if (!score) return Error{score.error()};
+  impl->score = std::move(*score);
+  Result<LowerBound> bound = lower_bound(c, r, job, layout, opt);
+  if (!bound) return Error{bound.error()};
+  impl->bound = std::move(*bound);
+  return std::unique_ptr<Explainer>(new Explainer(std::move(impl)));
+}
+
+const JobScore& Explainer::score() const { return impl_->score; }
+const Job& Explainer::job() const { return impl_->job; }
+
+Result<GroupExplanation> Explainer::group(const GroupRef& ref) {
+  GroupExplanation g;
+  g.ref = ref;
+  if (Result<bool> ok = impl_->fill(g, true); !ok) return Error{ok.error()};
+  return g;
+}
+
+Result<std::vector<GroupExplanation>> Explainer::rank(int rank) {
+  const int world = impl_->layout.world_size();
+  if (rank < 0 || rank >= world) return Error{"--rank: the job has ranks 0-" + std::to_string(world - 1) + ", got " + std::to_string(rank)};
+  std::vector<GroupExplanation> out;
+  for (const KindToken& k : kKinds) {
+    Result<GroupList> list = impl_->groups.groups(k.token);
+    if (!list || list->empty() || list->front().size() < 2) continue;
+    for (size_t i = 0; i < list->size(); ++i)
+      if (std::find((*list)[i].begin(), (*list)[i].end(), rank) != (*list)[i].end()) {
+        GroupExplanation g;
+        g.ref = {k.kind, static_cast<int>(i)};
+        if (Result<bool> ok = impl_->fill(g, false); !ok) return Error{ok.error()};
+        out.push_back(std::move(g));
+        break;
+      }
+  }
+  return out;
+}
+
+Result<LinkExplanation> Explainer::link(const std::string& name) {
+  const Cluster& c = impl_->c;
+  const size_t arrow = name.find("->");
+  if (arrow == std::string::npos) return Error{"--link: expected 'a -> b' as score lists links, got '" + name + "'"};
+  auto trim = [](std::string s) {
+    const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  const std::string a = trim(name.substr(0, arrow)), b = trim(name.substr(arrow + 2));
+  std::optional<VertexId> va = c.find(a), vb = c.find(b);
+  if (!va || !vb) return Error{"--link: no device '" + (va ? b : a) + "'"};
+  std::optional<EdgeId> edge;
+  for (EdgeId e : c.out_edges(*va))
+    if (c.target(e) == *vb) edge = e;
+  if (!edge) return Error{"--link: '" + a + "' and '" + b + "' are not linked"};
+  LinkExplanation out;
+  out.edge = *edge;
+  const ScoreState& st = *impl_->state;
+  std::map<std::string, double> busy;
+  for (size_t i = 0; i < st.item_count(); ++i) {
+    if (st.item_groups(i).empty()) continue;
+    const LinkLoad& load = st.item_load(i);
+    const double per_byte = load.bytes(*edge);
+    if (per_byte <= 0) continue;
+    const TrafficItem& it = st.traffic().items[i];
+    LinkExplanation::Use u;
+    u.item = it;
+    u.groups = st.groups_on(i, *edge);
+    u.bytes_per_step = per_byte * it.bytes * it.calls;
+    u.busy_s = load.busy_us(*edge) * it.bytes * it.calls / 1e6;
+    busy[std::string(to_string(it.phase))] += u.busy_s;
+    out.uses.push_back(u);
+  }
+  std::stable_sort(out.uses.begin(), out.uses.end(),
+                   [](const LinkExplanation::Use& x, const LinkExplanation::Use& y) { return x.busy_s > y.busy_s; });
+  // How long each phase lasts: the compute it runs beside, or for the optimizer its own traffic.
+  const ComputeEstimate& ce = st.traffic().compute;
+  const StageCompute& sc = ce.slowest();
+  double optimizer_s = 0;
+  for (size_t i = 0; i < st.item_count(); ++i)
+    if (!st.item_groups(i).empty() && st.traffic().items[i].phase == Phase::optimizer)
+      optimizer_s += st.traffic().items[i].calls * st.item_time(i).contended_us / 1e6;
+  const std::map<std::string, double> duration = {
+      {std::string(to_string(Phase::forward)), ce.micro_batches * sc.forward_us / 1e6},
+      {std::string(to_string(Phase::backward)), ce.micro_batches * sc.backward_us / 1e6},
+      {std::string(to_string(Phase::pipeline)), ce.step_us / 1e6},
+      {std::string(to_string(Phase::optimizer)), optimizer_s}};
+  for (const auto& [phase, b] : busy) {
+    const double d = duration.count(phase) ? duration.at(phase) : 0;
+    out.phases.push_back({phase, b, d, d > 0 ? b / d : 0});
+  }
+  return out;
+}
+
+Result<std::vector<GroupExplanation>> Explainer::costliest(size_t n) {
+  struct Candidate {
+    GroupRef ref;
+    double excess, per_step;
+  };
+  std::vector<Candidate> all;
+  for (const KindToken& k : kKinds) {
+    Result<GroupList> list = impl_->groups.groups(k.token);
+    if (!list || list->empty() || list->front().size() < 2) continue;
+    for (size_t i = 0; i < list->size(); ++i) {
+      GroupExplanation g;
+      g.ref = {k.kind, static_cast<int>(i)};
+      if (Result<bool> ok = impl_->fill(g, false); !ok) return Error{ok.error()};
+      if (g.found_traffic) all.push_back({g.ref, g.excess_s, g.per_step_s});
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+    return a.excess != b.excess ? a.excess > b.excess : a.per_step > b.per_step;
+  });
+  std::vector<GroupExplanation> out;
+  for (size_t i = 0; i < all.size() && i < n; ++i) {
+    Result<GroupExplanation> g = group(all[i].ref);
+    if (!g) return Error{g.error()};
+    out.push_back(std::move(*g));
+  }
+  return out;
+}
+
+}  // namespace topoplan
