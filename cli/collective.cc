@@ -5,9 +5,11 @@
 #include <ostream>
 #include <sstream>
 
+#include "cli/count_option.h"
 #include "cli/tool.h"
 #include "cost/collective.h"
 #include "topology/index_list.h"
+#include "topology/limits.h"
 #include "topology/load.h"
 #include "topology/units.h"
 
@@ -114,7 +116,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!p) return fail(err, "--proto: expected auto, ll, ll128 or simple, got '" + o.proto + "'");
     req.proto = p;
   }
-  if (o.size.empty() == o.sweep.empty()) return fail(err, "give --size SIZE or --sweep MIN:MAX");
+  if (!o.size.empty() && !o.sweep.empty()) return fail(err, "give --size SIZE or --sweep MIN:MAX, not both");
+  if (o.size.empty() && o.sweep.empty()) return fail(err, "give --size SIZE or --sweep MIN:MAX");
   std::pair<double, double> range{0, 0};
   if (!o.size.empty()) {
     Result<double> b = parse_bytes(o.size);
@@ -182,8 +185,8 @@ Run setup(CLI::App& app) {
   app.add_option("--size", o->size, "nccl-tests size: 1GiB, 8MB, 4096");
   app.add_option("--sweep", o->sweep, "powers of two MIN:MAX, e.g. 8B:16GiB");
   app.add_option("--gpus", o->gpus, "global GPU indices, host-major: 0-7,16 (default: every GPU)");
-  app.add_option("--gpus-per-node", o->gpus_per_node, "keep the first K selected GPUs of each host")
-      ->check(CLI::PositiveNumber);
+  add_count_option(app, "--gpus-per-node", o->gpus_per_node, "keep the first K selected GPUs of each host (default: all)", 1,
+                   static_cast<int>(limits::kMaxGpus));
   app.add_option("--algo", o->algo, "auto, ring, tree, nvls, nvlstree, pat (NCCL_ALGO)");
   app.add_option("--proto", o->proto, "auto, ll, ll128, simple (NCCL_PROTO)");
   app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");

@@ -1,5 +1,8 @@
 // topoplan topo show | path | export
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -25,9 +28,10 @@ struct Options {
 
 // A GPU by name ("h001/gpu3") or by global index ("11").
 Result<VertexId> gpu_arg(const Cluster& c, const std::string& text) {
-  if (!text.empty() && std::all_of(text.begin(), text.end(), ::isdigit)) {
-    size_t i = std::stoul(text);
-    if (i >= c.gpus().size())
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
+    uint64_t i = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    if (ec != std::errc() || end != text.data() + text.size() || i >= c.gpus().size())
       return Error{"GPU index " + text + " is out of range: the cluster has " + std::to_string(c.gpus().size()) + " GPUs"};
     return c.gpus()[i];
   }

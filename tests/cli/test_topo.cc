@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -67,4 +68,16 @@ TEST_CASE("cli: typos and bad clusters get one clear error and exit 2") {
   r = run_topoplan("--help");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("transfer") != std::string::npos);
+}
+
+TEST_CASE("topo show: the default fabric says when it adds pods and a core tier") {
+  auto r = run_topoplan("topo show dgx-h100:12500");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("100000 GPUs on 12500 hosts") != std::string::npos);
+  CHECK(r.out.find("fabric: rail-optimized, 3 tiers: pods of 128 nodes under a core tier, added because two tiers of "
+                   "64-port switches connect at most 256 nodes and the cluster has 12500") != std::string::npos);
+  CHECK(r.out.find("tier 3 (core)") != std::string::npos);
+  auto one = run_topoplan("topo show dgx-h100:1");
+  CHECK(one.out.find("0.03:1") == std::string::npos);
+  CHECK(one.out.find("not oversubscribed (uplinks for full scalable units, 3.1% of them used)") != std::string::npos);
 }
