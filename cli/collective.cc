@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/count_option.h"
+#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "cost/collective.h"
 #include "topology/index_list.h"
@@ -70,23 +71,23 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
   out << "\n";
 }
 
-// nccl-tests' layout: '#' comment lines, then one row per size.
+// nccl-tests' layout: '#' comment lines, then one row per size; columns as wide as their values.
 void print_sweep(std::ostream& out, const std::string& cluster, const std::vector<CollectivePrediction>& rows) {
   const CollectivePrediction& first = rows.front();
   out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << first.ranks << " ranks, "
       << first.nodes << (first.nodes == 1 ? " node" : " nodes") << ", " << first.channels << " channels\n";
-  out << "#" << std::setw(14) << "size" << std::setw(14) << "time_us" << std::setw(12) << "algbw_GBps"
-      << std::setw(12) << "busbw_GBps" << "  " << std::left << std::setw(10) << "algorithm" << "protocol"
-      << std::right << "\n";
-  for (const CollectivePrediction& p : rows) {
-    std::ostringstream time, alg, bus;
-    time << std::fixed << std::setprecision(2) << p.time_us;
-    alg << std::fixed << std::setprecision(2) << p.algbw_GBps;
-    bus << std::fixed << std::setprecision(2) << p.busbw_GBps;
-    out << std::setw(15) << static_cast<long long>(p.bytes) << std::setw(14) << time.str() << std::setw(12)
-        << alg.str() << std::setw(12) << bus.str() << "  " << std::left << std::setw(10) << p.algorithm
-        << to_string(p.proto) << std::right << "\n";
-  }
+  using A = TextTable::Align;
+  TextTable table({A::right, A::right, A::right, A::right, A::left, A::left});
+  table.add({"size", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol"}, "#");
+  auto fixed2 = [](double x) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << x;
+    return s.str();
+  };
+  for (const CollectivePrediction& p : rows)
+    table.add({std::to_string(static_cast<long long>(p.bytes)), fixed2(p.time_us), fixed2(p.algbw_GBps),
+               fixed2(p.busbw_GBps), p.algorithm, std::string(to_string(p.proto))});
+  out << table.str();
 }
 
 // "8B:16GiB" -> {8, 17179869184}.
