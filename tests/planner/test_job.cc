@@ -343,9 +343,10 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
       {R"({"model": {"moe": {"experts": 8, "top_k": 2}}, "parallel": {"ep": 8, "sequence_parallel": true}})",
        "llama.json: parallel: world size 128 (tp*cp*pp*dp) is not divisible by expert_tp*ep*pp = 8*8*4 = 256"},
   };
-  for (const auto& [patch, expected] : cases) {
+  for (const auto& c : cases) {
+    const auto& patch = std::get<0>(c);  // a named variable, not a binding: clang 14 cannot capture those
     CAPTURE(patch);
-    CHECK(error_of(patch) == expected);
+    CHECK(error_of(patch) == std::get<1>(c));
   }
 }
 
