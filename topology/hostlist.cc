@@ -121,7 +121,6 @@ Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::st
   std::vector<uint64_t> value(parts.size(), 0);
   for (size_t k = 0; k < parts.size(); ++k)
     if (!parts[k].ranges.empty()) value[k] = parts[k].ranges[0].first;
-  out.reserve(out.size() + total);
   for (uint64_t n = 0; n < total; ++n) {
     std::string name;
     name.reserve(longest);
