@@ -19,6 +19,7 @@
 #include "topology/hostlist.h"
 #include "topology/index_list.h"
 #include "topology/load.h"
+#include "topology/routing.h"
 #include "topology/units.h"
 
 using namespace topoplan;
@@ -42,7 +43,16 @@ std::string json_then(const std::string& text, F load) {
 // inputs are parameters, as there).
 const std::map<std::string, std::function<std::string(const std::string&)>>& parsers() {
   static const std::map<std::string, std::function<std::string(const std::string&)>> table = {
-      {"cluster_json", [](const std::string& t) { return json_then(t, [](auto& j) { return cluster_from_json(j, "f"); }); }},
+      {"cluster_json",
+       [](const std::string& t) {
+         // As fuzz/cluster_json: load, then route the first GPU to the last with PXN.
+         return json_then(t, [](auto& j) {
+           Result<Cluster> c = cluster_from_json(j, "f");
+           if (!c) return Result<Route>(Error{c.error()});
+           Router router(*c);
+           return router.route(c->gpus().front(), c->gpus().back(), {NicPolicy::pxn, true});
+         });
+       }},
       {"recipe",
        [](const std::string& t) {
          return json_then(t, [](auto& j) {

@@ -116,3 +116,10 @@ TEST_CASE("transfer: a deadline alone gives the rate it needs") {
   CHECK(has(refused("transfer --size 100TB"), "--deadline D for the rate needed"));
   CHECK(has(refused("transfer --size 1TB --rate 1Gbps --cluster dgx-h100:2 --from a --to b"), "not both"));
 }
+
+TEST_CASE("bad input: --pxn from a host whose NIC is not on the fabric (found by fuzz/cluster_json)") {
+  // h1/nic0 belongs to h0, so h1 has no NIC: this read past the device array (exit 139).
+  const std::string file = (topoplan::test::source_dir() / "tests/fuzz/cluster_json" /
+                            "error-pxn-route-from-a-host-without-a-fabric-nic.json").string();
+  CHECK(has(refused("topo path " + file + " 0 1 --pxn"), "a host has no NIC on the fabric"));
+}
