@@ -1,5 +1,6 @@
 #include <ostream>
 
+#include "cli/guard.h"
 #include "cli/tool.h"
 #include "topology/suggest.h"
 
@@ -27,7 +28,9 @@ int fail(std::ostream& err, const std::string& message) {
   return kExitBadInput;
 }
 
-int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+namespace {
+
+int cli_main_unguarded(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"topoplan: place the ranks of a distributed training job on a cluster, and say why"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "topoplan 0.1");
@@ -56,6 +59,12 @@ int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
   for (auto& [sub, run] : runs)
     if (sub->parsed()) return run(out, err);
   return fail(err, "no command given (see 'topoplan --help')");
+}
+
+}  // namespace
+
+int cli_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  return run_guarded([&] { return cli_main_unguarded(argc, argv, out, err); }, argc, argv, err);
 }
 
 }  // namespace topoplan::cli

@@ -5,9 +5,12 @@
 #include <ostream>
 #include <sstream>
 
+#include "cli/count_option.h"
+#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "cost/collective.h"
 #include "topology/index_list.h"
+#include "topology/limits.h"
 #include "topology/load.h"
 #include "topology/units.h"
 
@@ -68,23 +71,23 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
   out << "\n";
 }
 
-// nccl-tests' layout: '#' comment lines, then one row per size.
+// nccl-tests' layout: '#' comment lines, then one row per size; columns as wide as their values.
 void print_sweep(std::ostream& out, const std::string& cluster, const std::vector<CollectivePrediction>& rows) {
   const CollectivePrediction& first = rows.front();
   out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << first.ranks << " ranks, "
       << first.nodes << (first.nodes == 1 ? " node" : " nodes") << ", " << first.channels << " channels\n";
-  out << "#" << std::setw(14) << "size" << std::setw(14) << "time_us" << std::setw(12) << "algbw_GBps"
-      << std::setw(12) << "busbw_GBps" << "  " << std::left << std::setw(10) << "algorithm" << "protocol"
-      << std::right << "\n";
-  for (const CollectivePrediction& p : rows) {
-    std::ostringstream time, alg, bus;
-    time << std::fixed << std::setprecision(2) << p.time_us;
-    alg << std::fixed << std::setprecision(2) << p.algbw_GBps;
-    bus << std::fixed << std::setprecision(2) << p.busbw_GBps;
-    out << std::setw(15) << static_cast<long long>(p.bytes) << std::setw(14) << time.str() << std::setw(12)
-        << alg.str() << std::setw(12) << bus.str() << "  " << std::left << std::setw(10) << p.algorithm
-        << to_string(p.proto) << std::right << "\n";
-  }
+  using A = TextTable::Align;
+  TextTable table({A::right, A::right, A::right, A::right, A::left, A::left});
+  table.add({"size", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol"}, "#");
+  auto fixed2 = [](double x) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << x;
+    return s.str();
+  };
+  for (const CollectivePrediction& p : rows)
+    table.add({std::to_string(static_cast<long long>(p.bytes)), fixed2(p.time_us), fixed2(p.algbw_GBps),
+               fixed2(p.busbw_GBps), p.algorithm, std::string(to_string(p.proto))});
+  out << table.str();
 }
 
 // "8B:16GiB" -> {8, 17179869184}.
@@ -114,7 +117,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!p) return fail(err, "--proto: expected auto, ll, ll128 or simple, got '" + o.proto + "'");
     req.proto = p;
   }
-  if (o.size.empty() == o.sweep.empty()) return fail(err, "give --size SIZE or --sweep MIN:MAX");
+  if (!o.size.empty() && !o.sweep.empty()) return fail(err, "give --size SIZE or --sweep MIN:MAX, not both");
+  if (o.size.empty() && o.sweep.empty()) return fail(err, "give --size SIZE or --sweep MIN:MAX");
   std::pair<double, double> range{0, 0};
   if (!o.size.empty()) {
     Result<double> b = parse_bytes(o.size);
@@ -182,8 +186,8 @@ Run setup(CLI::App& app) {
   app.add_option("--size", o->size, "nccl-tests size: 1GiB, 8MB, 4096");
   app.add_option("--sweep", o->sweep, "powers of two MIN:MAX, e.g. 8B:16GiB");
   app.add_option("--gpus", o->gpus, "global GPU indices, host-major: 0-7,16 (default: every GPU)");
-  app.add_option("--gpus-per-node", o->gpus_per_node, "keep the first K selected GPUs of each host")
-      ->check(CLI::PositiveNumber);
+  add_count_option(app, "--gpus-per-node", o->gpus_per_node, "keep the first K selected GPUs of each host (default: all)", 1,
+                   static_cast<int>(limits::kMaxGpus));
   app.add_option("--algo", o->algo, "auto, ring, tree, nvls, nvlstree, pat (NCCL_ALGO)");
   app.add_option("--proto", o->proto, "auto, ll, ll128, simple (NCCL_PROTO)");
   app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");

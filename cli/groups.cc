@@ -4,9 +4,11 @@
 #include <ostream>
 #include <sstream>
 
+#include "cli/count_option.h"
 #include "cli/tool.h"
 #include "planner/job.h"
 #include "planner/rank_groups.h"
+#include "topology/limits.h"
 
 namespace topoplan::cli {
 namespace {
@@ -86,13 +88,14 @@ Tool groups_tool() {
   return {"groups", "Megatron-LM rank groups (tp, cp, dp, pp, ep, ...) for parallel sizes and an order",
           [](CLI::App& sub) -> Run {
             auto o = std::make_shared<Options>();
-            sub.add_option("--tp", o->sizes.tp, "tensor-parallel size")->capture_default_str();
-            sub.add_option("--cp", o->sizes.cp, "context-parallel size")->capture_default_str();
-            sub.add_option("--pp", o->sizes.pp, "pipeline-parallel size")->capture_default_str();
-            sub.add_option("--dp", o->sizes.dp, "data-parallel size")->capture_default_str();
-            sub.add_option("--ep", o->sizes.ep, "expert-parallel size")->capture_default_str();
-            sub.add_option("--expert-tp", o->sizes.expert_tp, "expert tensor-parallel size (0: the tp size)")
-                ->capture_default_str();
+            // Megatron takes any size; a world above limits::kMaxRanks is refused by RankGroups.
+            const int most = static_cast<int>(limits::kMaxRanks);
+            add_count_option(sub, "--tp", o->sizes.tp, "tensor-parallel size", 1, most);
+            add_count_option(sub, "--cp", o->sizes.cp, "context-parallel size", 1, most);
+            add_count_option(sub, "--pp", o->sizes.pp, "pipeline-parallel size", 1, most);
+            add_count_option(sub, "--dp", o->sizes.dp, "data-parallel size", 1, most);
+            add_count_option(sub, "--ep", o->sizes.ep, "expert-parallel size", 1, most);
+            add_count_option(sub, "--expert-tp", o->sizes.expert_tp, "expert tensor-parallel size (0: the tp size)", 0, most);
             CLI::Option* order = sub.add_option("--order", o->order, "axes, fastest-varying first")->capture_default_str();
             CLI::Option* job = sub.add_option("--job", o->job, "take the sizes and order from a job file");
             for (const char* size : {"--tp", "--cp", "--pp", "--dp", "--ep", "--expert-tp"}) job->excludes(sub.get_option(size));

@@ -1,12 +1,12 @@
 // topoplan score: a job placed on a cluster, its exposed communication per step, the hottest
 // links and findings (planner/score.h).
 #include <fstream>
-#include <iomanip>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "cli/model_flags.h"
+#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
@@ -34,32 +34,40 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
       << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
   out << "step " << time_text(s.step_s) << " = compute " << time_text(s.compute_s) << " (" << ce.gpu.model << " at "
       << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
-      << " TFLOPS, " << ce.micro_batches << " micro-batches, bubble " << format_number(100 * ce.bubble_fraction, 1)
-      << "%) + exposed communication " << time_text(s.exposed_comm_s) << "\n\n";
-  out << std::left << std::setw(6) << "kind" << std::right << std::setw(14) << "alone" << std::setw(14) << "contended"
-      << std::setw(14) << "exposed" << "\n";
+      << " TFLOPS, " << ce.micro_batches << " micro-batches, pipeline bubble "
+      << format_number(100 * ce.bubble_idle_fraction, 1) << "% of the step) + exposed communication "
+      << time_text(s.exposed_comm_s) << "\n\n";
+  // Columns are as wide as their widest cell, so long names and large values never run together.
+  using A = TextTable::Align;
+  TextTable kinds({A::left, A::right, A::right, A::right});
+  kinds.add({"kind", "alone", "contended", "exposed"});
   for (int k = 0; k < kTrafficKinds; ++k) {
     const KindScore& ks = s.by_kind[static_cast<size_t>(k)];
-    out << std::left << std::setw(6) << to_string(static_cast<TrafficKind>(k)) << std::right << std::setw(14)
-        << time_text(ks.alone_s) << std::setw(14) << time_text(ks.time_s) << std::setw(14) << time_text(ks.exposed_s)
-        << "\n";
+    kinds.add({std::string(to_string(static_cast<TrafficKind>(k))), time_text(ks.alone_s), time_text(ks.time_s),
+               time_text(ks.exposed_s)});
   }
+  out << kinds.str();
   out << "\ncollectives per step (per group; the slowest group's time per call):\n";
+  TextTable items({A::left, A::left, A::left, A::right, A::right, A::left, A::right, A::right, A::left});
   for (const ItemScore& i : s.items) {
     const TrafficItem& t = i.item;
-    out << "  " << std::left << std::setw(4) << to_string(t.kind) << std::setw(17) << to_string(t.phase)
-        << std::setw(15) << to_string(t.op) << std::right << std::setw(11) << format_bytes(t.bytes) << " x"
-        << std::setw(7) << format_number(t.calls, 0) << "  " << i.algorithm << "/" << to_string(i.proto) << " "
-        << time_text(i.alone_us / 1e6) << " alone, " << time_text(i.contended_us / 1e6) << " with " << i.groups
-        << " groups; exposed " << time_text(i.exposed_us / 1e6) << "  (" << t.what << ")\n";
+    items.add({std::string(to_string(t.kind)), std::string(to_string(t.phase)), std::string(to_string(t.op)),
+               format_bytes(t.bytes), "x " + format_number(t.calls, 0),
+               i.algorithm + "/" + std::string(to_string(i.proto)), time_text(i.alone_us / 1e6) + " alone,",
+               time_text(i.contended_us / 1e6) + " with " + std::to_string(i.groups) + " groups;",
+               "exposed " + time_text(i.exposed_us / 1e6) + "  (" + t.what + ")"},
+              "  ");
   }
+  out << items.str();
   out << "\nhottest links (per step):\n";
+  TextTable links({A::left, A::left, A::left, A::right, A::right});
   for (size_t i = 0; i < s.links.size() && i < kHottest; ++i) {
     const LinkUse& u = s.links[i];
-    out << "  " << std::left << std::setw(40) << c.edge_name(u.edge) << std::right << std::setw(5)
-        << to_string(c.link(u.edge).kind) << std::setw(7) << link_tier(c, u.edge) << std::setw(12)
-        << format_bytes(u.bytes) << std::setw(8) << format_number(100 * u.utilization, 1) << "%\n";
+    links.add({c.edge_name(u.edge), std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge),
+               format_bytes(u.bytes), format_number(100 * u.utilization, 1) + "%"},
+              "  ");
   }
+  out << links.str();
   out << "\nfindings:\n";
   if (s.findings.empty()) out << "  none\n";
   for (const Finding& f : s.findings) out << "  [" << f.severity << "] " << f.message << "\n";

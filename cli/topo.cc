@@ -1,10 +1,14 @@
 // topoplan topo show | path | export
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/route_text.h"
 #include "cli/tool.h"
 #include "topology/formats/dot.h"
 #include "topology/formats/json.h"
@@ -21,13 +25,15 @@ struct Options {
   std::string cluster, a, b, format = "json", output;
   bool json = false;
   bool pxn = false;
+  bool all = false;
 };
 
 // A GPU by name ("h001/gpu3") or by global index ("11").
 Result<VertexId> gpu_arg(const Cluster& c, const std::string& text) {
-  if (!text.empty() && std::all_of(text.begin(), text.end(), ::isdigit)) {
-    size_t i = std::stoul(text);
-    if (i >= c.gpus().size())
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch); })) {
+    uint64_t i = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+    if (ec != std::errc() || end != text.data() + text.size() || i >= c.gpus().size())
       return Error{"GPU index " + text + " is out of range: the cluster has " + std::to_string(c.gpus().size()) + " GPUs"};
     return c.gpus()[i];
   }
@@ -90,13 +96,7 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
     out << ", bottleneck " << format_number(r->bw_gbps, 2) << " GB/s at " << c->edge_name(r->bottleneck);
   out << ", latency " << format_number(r->latency_us, 2) << " us";
   if (r->paths > 1) out << ", " << format_number(r->paths, 0) << " equal-cost paths";
-  out << "\n";
-  for (const Hop& h : r->hops) {
-    const Link& l = c->link(h.edge);
-    out << "  " << c->edge_name(h.edge) << "  " << to_string(l.kind) << " " << format_number(l.bw_gbps, 2) << " GB/s";
-    if (h.share < 1) out << "  share " << format_number(h.share, 4);
-    out << "\n";
-  }
+  out << "\n" << route_text(*c, *r, o.all);
   return kExitOk;
 }
 
@@ -133,7 +133,8 @@ Run setup(CLI::App& app) {
   p->add_option("gpu_a", o->a, "GPU name (h001/gpu0) or global index")->required();
   p->add_option("gpu_b", o->b, "GPU name or global index")->required();
   p->add_flag("--pxn", o->pxn, "leave the host through the NIC on the destination's rail (NCCL PXN)");
-  p->add_flag("--json", o->json, "machine-readable output");
+  p->add_flag("--all", o->all, "list every hop of every equal-cost path, not one line per stage");
+  p->add_flag("--json", o->json, "machine-readable output (every hop)");
   CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless) or Graphviz DOT");
   x->add_option("cluster", o->cluster, cluster_help)->required();
   x->add_option("--format", o->format, "json or dot")->required();

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "topology/formats/json_fields.h"
+#include "topology/limits.h"
 
 namespace topoplan {
 namespace {
@@ -53,13 +54,11 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
     Fields f(*eff, "efficiency", link_kind_names(), &error);
     for (const std::string& kind : link_kind_names()) {
       size_t k = static_cast<size_t>(*link_kind_from(kind));
-      c.efficiency[k] = f.number(kind, base.efficiency[k], 0, false);
-      if (f.ok() && c.efficiency[k] > 1) f.fail(f.at(kind), "expected a fraction of the line rate in (0, 1]");
+      c.efficiency[k] = f.number(kind, base.efficiency[k], limits::kMinEfficiency, true, 1);
     }
   }
-  c.nvls_efficiency = top.number("nvls_efficiency", base.nvls_efficiency, 0, false);
-  if (top.ok() && c.nvls_efficiency > 1) top.fail("nvls_efficiency", "expected a fraction in (0, 1]");
-  c.launch_us = top.number("launch_us", base.launch_us, 0, true);
+  c.nvls_efficiency = top.number("nvls_efficiency", base.nvls_efficiency, limits::kMinEfficiency, true, 1);
+  c.launch_us = top.number("launch_us", base.launch_us, 0, true, limits::kMaxOverheadUs);
   if (!error.empty()) return error_in(where, error);
   return c;
 }

@@ -108,6 +108,7 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
   out.micro_batches = job_micro_batches(job);
   const double v = job.parallel.virtual_pipeline_stages, m = out.micro_batches, pp = job.parallel.pp;
   out.bubble_fraction = (pp - 1) / (v * m);
+  out.bubble_idle_fraction = (pp - 1) / (v * m + pp - 1);
   out.step_us = (m + (pp - 1) / v) * (out.slowest().forward_us + out.slowest().backward_us);
   return out;
 }

@@ -52,8 +52,11 @@ struct ComputeEstimate {
   std::vector<StageCompute> stages;  // per physical pipeline stage
   int slowest_stage = 0;
   int micro_batches = 0;
-  // Idle share of the step: (pp - 1) / (v * m) (Narayanan et al., SC21, sections 2.2.1-2.2.2).
+  // Bubble time over ideal compute time: (pp - 1) / (v * m) (Narayanan et al., SC21, sections
+  // 2.2.1-2.2.2). It exceeds 1 when there are fewer micro-batches than stages.
   double bubble_fraction = 0;
+  // The bubble's share of the whole step, what a person reads as "idle": (pp - 1) / (v * m + pp - 1).
+  double bubble_idle_fraction = 0;
   // (m + (pp - 1) / v) * (forward + backward) of the slowest stage.
   double step_us = 0;
   const StageCompute& slowest() const { return stages[static_cast<size_t>(slowest_stage)]; }

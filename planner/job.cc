@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "topology/formats/json_fields.h"
+#include "topology/limits.h"
 
 namespace topoplan {
 namespace {
@@ -71,14 +72,14 @@ MoeShape moe_read(const json& value, const ModelShape& m, std::string* error) {
   layer_freq_read(f, m.layers, moe);
   moe.ffn_hidden = f.integer("ffn_hidden", m.ffn_hidden, 1);
   moe.shared_experts = f.integer("shared_experts", 0, 0);
-  moe.capacity_factor = f.number("capacity_factor", 0, 0, true);
+  moe.capacity_factor = f.number("capacity_factor", 0, 0, true, limits::kMaxRatio);
   return moe;
 }
 
 ModelShape model_read(const json& value, std::string* error) {
   Fields f(value, "model", {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "swiglu", "moe"}, error);
   ModelShape m;
-  m.layers = f.integer("layers", kRequired, 1);
+  m.layers = f.integer("layers", kRequired, 1, static_cast<int>(limits::kMaxLayers));
   // ffn_hidden defaults to 4 x hidden, which must stay an int.
   m.hidden = f.integer("hidden", kRequired, 1, INT_MAX / 4);
   m.ffn_hidden = f.integer("ffn_hidden", 4 * m.hidden, 1);
@@ -136,12 +137,10 @@ Parallelism parallel_read(const json& value, std::string* error) {
 ComputeOverrides compute_read(const json& value, std::string* error) {
   Fields f(value, "compute", {"achievable_fraction", "peak_tflops"}, error);
   ComputeOverrides c;
-  if (f.has("achievable_fraction")) {
-    c.achievable_fraction = f.number("achievable_fraction", kRequired, 0, false);
-    if (f.ok() && *c.achievable_fraction > 1)
-      f.fail(f.at("achievable_fraction"), "expected a fraction of peak in (0, 1], got " + json_shown(value.at("achievable_fraction")));
-  }
-  if (f.has("peak_tflops")) c.peak_tflops = f.number("peak_tflops", kRequired, 0, false);
+  if (f.has("achievable_fraction"))
+    c.achievable_fraction = f.number("achievable_fraction", kRequired, limits::kMinEfficiency, true, 1);
+  if (f.has("peak_tflops"))
+    c.peak_tflops = f.number("peak_tflops", kRequired, limits::kMinTflops, true, limits::kMaxTflops);
   return c;
 }
 

@@ -1,8 +1,5 @@
 #include "planner/layout.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -161,11 +158,9 @@ Result<Layout> layout_parse(const std::string& text, const std::string& where, c
 }
 
 Result<Layout> layout_load(const std::string& path, const Cluster& c, int world) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error_in(path, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return layout_parse(buffer.str(), path, c, world);
+  Result<std::string> text = text_read_file(path);
+  if (!text) return Error{text.error()};
+  return layout_parse(*text, path, c, world);
 }
 
 }  // namespace topoplan

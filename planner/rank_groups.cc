@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <optional>
 
+#include "topology/limits.h"
 #include "topology/suggest.h"
+#include "topology/units.h"
 
 namespace topoplan {
 namespace {
@@ -147,9 +149,13 @@ Result<RankGroups> RankGroups::make(const ParallelSizes& s, std::string_view ord
   if (auto bad = sizes_check({s.tp, s.cp, s.ep, s.dp, s.pp})) return *bad;
   if (s.expert_tp < 0)
     return Error{"expert_tp size must be positive (or 0 for the tp size), got " + std::to_string(s.expert_tp)};
-  int64_t world = int64_t{s.tp} * s.cp * s.pp * s.dp;
-  if (world > INT_MAX)
-    return Error{"world size tp*cp*pp*dp = " + std::to_string(world) + " exceeds " + std::to_string(INT_MAX) + " ranks"};
+  // Sizes are at most INT_MAX each, so the product of four cannot overflow once each is capped.
+  int64_t world = 1;
+  for (int size : {s.tp, s.cp, s.pp, s.dp}) world = std::min(world * size, limits::kMaxRanks + 1);
+  if (world > limits::kMaxRanks)
+    return Error{"world size tp*cp*pp*dp = " + std::to_string(s.tp) + "*" + std::to_string(s.cp) + "*" +
+                 std::to_string(s.pp) + "*" + std::to_string(s.dp) + " is more than the limit of " +
+                 format_count(limits::kMaxRanks) + " ranks (one per GPU of the largest cluster accepted)"};
 
   // initialize_model_parallel: expert_dp = world // (expert_tp * ep * pp), CP folded into it.
   int expert_tp = s.expert_tp ? s.expert_tp : s.tp;

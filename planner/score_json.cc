@@ -37,6 +37,7 @@ nlohmann::json score_to_json(const Cluster& c, const std::string& cluster, const
                         {"source", ce.gpu.source},
                         {"micro_batches", ce.micro_batches},
                         {"bubble_fraction", ce.bubble_fraction},
+                        {"bubble_idle_fraction", ce.bubble_idle_fraction},
                         {"slowest_stage", ce.slowest_stage}}}};
   for (int k = 0; k < kTrafficKinds; ++k) {
     const KindScore& ks = s.by_kind[static_cast<size_t>(k)];

@@ -1,7 +1,9 @@
 #include "topology/cluster.h"
 
 #include <algorithm>
-#include <boost/graph/connected_components.hpp>
+
+#include "topology/limits.h"
+#include "topology/units.h"
 
 namespace topoplan {
 
@@ -49,6 +51,14 @@ Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double b
   return id;
 }
 
+void Cluster::reserve(size_t devices, size_t links) {
+  g_.m_vertices.reserve(devices);  // Boost has no reserve; the vertex vector is public
+  by_name_.reserve(devices);
+  links_.reserve(2 * links);
+  edge_src_.reserve(2 * links);
+  edge_dst_.reserve(2 * links);
+}
+
 Result<bool> Cluster::finalize() {
   size_t n = num_devices();
   out_begin_.assign(n + 1, 0);
@@ -85,14 +95,24 @@ Result<bool> Cluster::finalize() {
     if (static_cast<int>(h.gpus.size()) != gpus_per_host_) gpus_per_host_ = 0;
   }
   if (gpus_.empty()) return Error{"the cluster has no GPU"};
+  if (gpus_.size() > static_cast<size_t>(limits::kMaxGpus))
+    return Error{"the cluster has " + format_count(static_cast<int64_t>(gpus_.size())) + " GPUs, more than the limit of " +
+                 format_count(limits::kMaxGpus)};
 
-  // Links are symmetric, so components of the directed graph's edges are the undirected ones.
-  std::vector<int> component(n);
-  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> u(n);
-  for (EdgeId e = 0; e < edge_src_.size(); e += 2) boost::add_edge(edge_src_[e], edge_dst_[e], u);
-  boost::connected_components(u, component.data());
+  // Links are symmetric, so components of the directed graph's edges are the undirected ones;
+  // union-find over the edge arrays needs no second graph (which cost more than the first).
+  std::vector<VertexId> parent(n);
+  for (VertexId v = 0; v < n; ++v) parent[v] = v;
+  auto root = [&parent](VertexId v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  for (EdgeId e = 0; e < edge_src_.size(); e += 2) {
+    VertexId a = root(edge_src_[e]), b = root(edge_dst_[e]);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
   for (VertexId gpu : gpus_)
-    if (component[gpu] != component[gpus_[0]])
+    if (root(gpu) != root(gpus_[0]))
       return Error{"GPU '" + g_[gpu].name + "' has no path to '" + g_[gpus_[0]].name + "'"};
   return true;
 }

@@ -57,6 +57,9 @@ class Cluster {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Device, Link>;
 
   std::string name;
+  // How the fabric was built and why, for `topo show` ("rail-optimized, 3 tiers: pods of ...");
+  // empty for explicit graphs.
+  std::string fabric_note;
 
   // Building. Names must be unique; links need a positive bandwidth.
   int add_site(const std::string& site_name);
@@ -66,6 +69,9 @@ class Cluster {
   // Adds a -> b (returned id, even) and b -> a (id + 1) with the same properties.
   Result<EdgeId> add_link(VertexId a, VertexId b, LinkKind kind, double bw_gbps, double latency_us,
                           double length_km = 0);
+  // Room for this many devices and physical links, so building a large cluster does not move
+  // every device and link each time a vector grows.
+  void reserve(size_t devices, size_t links);
   // Indexes edges, orders GPUs host-major, checks every GPU reaches every other. Call once built.
   Result<bool> finalize();
 
@@ -95,7 +101,24 @@ class Cluster {
   const Graph& graph() const { return g_; }
 
  private:
-  Graph g_;
+  // boost::adjacency_list declares a copy constructor and no move, and its swap() copies too, so
+  // moving a Cluster (returning it in a Result) would copy the whole graph. Its storage is two
+  // public containers (the graph property is no_property); swapping those moves it.
+  struct MovableGraph : Graph {
+    MovableGraph() = default;
+    MovableGraph(const MovableGraph&) = default;
+    MovableGraph& operator=(const MovableGraph&) = default;
+    MovableGraph(MovableGraph&& other) noexcept { take(other); }
+    MovableGraph& operator=(MovableGraph&& other) noexcept {
+      take(other);
+      return *this;
+    }
+    void take(MovableGraph& other) noexcept {
+      this->m_vertices.swap(other.m_vertices);
+      this->m_edges.swap(other.m_edges);
+    }
+  };
+  MovableGraph g_;
   // Per edge id, contiguous; the graph's bundles hold the same values for Boost algorithms.
   std::vector<Link> links_;
   std::vector<VertexId> edge_src_, edge_dst_;

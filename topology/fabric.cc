@@ -1,5 +1,7 @@
 #include "topology/fabric.h"
 
+#include "topology/fabric_plan.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -8,107 +10,55 @@
 namespace topoplan {
 namespace {
 
-int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
-
 std::string host_name(int index, int total) {
   int width = std::max<int>(3, static_cast<int>(std::to_string(total).size()));
   std::string n = std::to_string(index + 1);
   return "h" + std::string(static_cast<size_t>(std::max(0, width - static_cast<int>(n.size()))), '0') + n;
 }
 
-Result<bool> spec_check(const ClusterSpec& s) {
-  const FabricSpec& f = s.fabric;
-  auto bad = [](const std::string& field, const std::string& what) { return Error{field + ": " + what}; };
-  if (s.nodes <= 0) return bad("nodes", "expected a positive number of nodes");
-  if (s.node.hosts_per_domain > 1 && s.nodes % s.node.hosts_per_domain != 0)
-    return bad("nodes", s.node.name + " is built in racks of " + std::to_string(s.node.hosts_per_domain) +
-                            " trays; " + std::to_string(s.nodes) + " is not a multiple");
-  if (f.nodes_per_su <= 0) return bad("fabric.nodes_per_su", "expected a positive integer");
-  if (f.nodes_per_pod < 0) return bad("fabric.nodes_per_pod", "expected 0 (no core tier) or a positive integer");
-  if (f.nodes_per_pod > 0 && f.nodes_per_pod % f.nodes_per_su != 0)
-    return bad("fabric.nodes_per_pod", "must be a multiple of nodes_per_su (" + std::to_string(f.nodes_per_su) + ")");
-  if (!(f.leaf_oversubscription >= 1)) return bad("fabric.leaf_oversubscription", "expected a ratio >= 1");
-  if (!(f.pod_oversubscription >= 1)) return bad("fabric.pod_oversubscription", "expected a ratio >= 1");
-  if (f.planes < 1 || f.planes > 8) return bad("fabric.planes", "expected 1 to 8");
-  if (f.switch_radix < 4) return bad("fabric.switch_radix", "expected at least 4 ports");
-  if (f.spines_per_pod < 0) return bad("fabric.spines_per_pod", "expected 0 (derived) or a positive integer");
-  if (f.cores < 0) return bad("fabric.cores", "expected 0 (derived) or a positive integer");
-  if (!s.sites.empty()) {
-    long long sum = 0;
-    std::set<std::string> names;
-    for (size_t i = 0; i < s.sites.size(); ++i) {
-      std::string field = "sites[" + std::to_string(i) + "]";
-      if (s.sites[i].name.empty()) return bad(field + ".name", "expected a non-empty name");
-      if (!names.insert(s.sites[i].name).second) return bad(field + ".name", "duplicate site '" + s.sites[i].name + "'");
-      if (s.sites[i].nodes <= 0) return bad(field + ".nodes", "expected a positive number of nodes");
-      if (s.node.hosts_per_domain > 1 && s.sites[i].nodes % s.node.hosts_per_domain != 0)
-        return bad(field + ".nodes", "must be a multiple of " + std::to_string(s.node.hosts_per_domain) + " trays");
-      sum += s.sites[i].nodes;
-    }
-    if (sum != s.nodes)
-      return bad("sites", "site nodes add up to " + std::to_string(sum) + ", expected " + std::to_string(s.nodes));
-    if (s.sites.size() > 1 && s.dci.links <= 0) return bad("dci.links", "several sites need at least one DCI link");
-  }
-  if (s.dci.links < 0) return bad("dci.links", "expected a non-negative integer");
-  if (s.dci.links > 0 && !(s.dci.link_gbps > 0)) return bad("dci.link_rate", "expected a positive rate");
-  if (!(s.dci.length_km >= 0)) return bad("dci.length_km", "expected a distance >= 0");
-  return true;
-}
-
 // Builds one site's switches above its hosts; returns the site's top-tier switches.
 class SiteFabric {
  public:
-  SiteFabric(Cluster& c, const ClusterSpec& s, int site, std::string prefix)
-      : c_(c), s_(s), f_(s.fabric), site_(site), prefix_(std::move(prefix)) {}
+  SiteFabric(Cluster& c, const ClusterSpec& s, const FabricPlan& plan, const std::vector<VertexId>& first_nic, int site,
+             std::string prefix)
+      : c_(c), s_(s), f_(s.fabric), plan_(plan), first_nic_(first_nic), site_(site), prefix_(std::move(prefix)) {}
 
   std::vector<VertexId> build(const std::vector<int>& hosts) {
-    const int pod_size = f_.nodes_per_pod > 0 ? f_.nodes_per_pod : static_cast<int>(hosts.size());
-    const bool cores = f_.nodes_per_pod > 0;
-    const double port_GBps = s_.node.nic_gbps / 8 / f_.planes;
-    const int rails = f_.kind == FabricKind::rail ? s_.node.nics : 1;
-    // Leaves are provisioned for a full scalable unit, even where the last one is partly filled.
-    const int leaf_down_ports = f_.kind == FabricKind::rail ? f_.nodes_per_su : f_.nodes_per_su * s_.node.nics;
-    const int leaf_up_ports = std::max(1, static_cast<int>(std::ceil(leaf_down_ports / f_.leaf_oversubscription)));
-    const double leaf_up_GBps = leaf_down_ports * port_GBps / f_.leaf_oversubscription;
-    const int spine_down_ports =
-        cores ? static_cast<int>(f_.switch_radix * f_.pod_oversubscription / (f_.pod_oversubscription + 1))
-              : f_.switch_radix;
-    const int spine_up_ports = std::max(1, f_.switch_radix - spine_down_ports);
+    const size_t pod_size = static_cast<size_t>(plan_.pod_size(static_cast<int>(hosts.size())));
+    const bool cores = plan_.cores();
+    const bool rail = f_.kind == FabricKind::rail;
+    const size_t su = static_cast<size_t>(f_.nodes_per_su);
 
     std::vector<std::vector<VertexId>> pod_spines;  // [pod * planes + plane]
     std::vector<double> pod_spine_down_GBps;
     for (size_t first = 0; first < hosts.size(); first += pod_size) {
-      size_t last = std::min(hosts.size(), first + pod_size);
-      int sus = ceil_div(static_cast<long long>(last - first), f_.nodes_per_su);
-      int leaves_per_plane = sus * rails;
+      const size_t last = std::min(hosts.size(), first + pod_size);
+      // Within the limits checked by the plan, every count below fits an int.
+      const PodShape shape = plan_.pod(static_cast<int64_t>(last - first), f_);
       for (int plane = 0; plane < f_.planes; ++plane) {
         std::vector<VertexId> leaves;
-        for (int su = 0; su < sus; ++su)
-          for (int rail = 0; rail < rails; ++rail) {
-            VertexId leaf = add_switch("leaf", 1, f_.kind == FabricKind::rail ? rail : -1);
+        for (int64_t k = 0; k < shape.sus; ++k)
+          for (int rail_index = 0; rail_index < plan_.rails; ++rail_index) {
+            VertexId leaf = add_switch("leaf", 1, rail ? rail_index : -1);
             leaves.push_back(leaf);
-            size_t su_first = first + static_cast<size_t>(su) * f_.nodes_per_su;
-            size_t su_last = std::min(last, su_first + f_.nodes_per_su);
+            const size_t su_first = first + static_cast<size_t>(k) * su;
+            const size_t su_last = std::min(last, su_first + su);
             for (size_t h = su_first; h < su_last; ++h)
               for (int n = 0; n < s_.node.nics; ++n)
-                if (f_.kind == FabricKind::tor || n == rail)
-                  c_.add_link(nic_of(hosts[h], n), leaf, LinkKind::NET, port_GBps, HopLatency::net_us).value();
+                if (!rail || n == rail_index)
+                  c_.add_link(nic_of(hosts[h], n), leaf, LinkKind::NET, plan_.port_GBps, HopLatency::net_us).value();
           }
-        bool need_spines = cores || leaves_per_plane > 1 || f_.spines_per_pod > 0;
-        if (!need_spines) {
+        if (shape.spines == 0) {
           top_.insert(top_.end(), leaves.begin(), leaves.end());
           continue;
         }
-        int spines = f_.spines_per_pod > 0 ? f_.spines_per_pod
-                                            : std::max(1, ceil_div(static_cast<long long>(leaves_per_plane) * leaf_up_ports,
-                                                                   spine_down_ports));
         std::vector<VertexId> sp;
-        for (int i = 0; i < spines; ++i) sp.push_back(add_switch("spine", 2, -1));
+        for (int64_t i = 0; i < shape.spines; ++i) sp.push_back(add_switch("spine", 2, -1));
+        const double per_spine = plan_.leaf_up_GBps / static_cast<double>(shape.spines);
         for (VertexId leaf : leaves)
-          for (VertexId spine : sp)
-            c_.add_link(leaf, spine, LinkKind::NET, leaf_up_GBps / spines, HopLatency::net_us).value();
+          for (VertexId spine : sp) c_.add_link(leaf, spine, LinkKind::NET, per_spine, HopLatency::net_us).value();
         pod_spines.push_back(sp);
-        pod_spine_down_GBps.push_back(leaves_per_plane * leaf_up_GBps / spines);
+        pod_spine_down_GBps.push_back(static_cast<double>(shape.leaves) * per_spine);
       }
     }
     if (!cores) {
@@ -121,16 +71,17 @@ class SiteFabric {
     for (int plane = 0; plane < f_.planes; ++plane) {
       size_t positions = 0, pods = 0;
       for (size_t p = plane; p < pod_spines.size(); p += f_.planes, ++pods) positions = std::max(positions, pod_spines[p].size());
-      int per_group = f_.cores > 0 ? ceil_div(f_.cores, static_cast<long long>(positions))
-                                   : std::max(1, ceil_div(static_cast<long long>(pods) * spine_up_ports, f_.switch_radix));
+      const int64_t per_group = plan_.cores_per_group(static_cast<int64_t>(pods), static_cast<int64_t>(positions), f_);
       for (size_t i = 0; i < positions; ++i) {
         std::vector<VertexId> group;
-        for (int k = 0; k < per_group; ++k) group.push_back(add_switch("core", 3, -1));
+        for (int64_t k = 0; k < per_group; ++k) group.push_back(add_switch("core", 3, -1));
         for (size_t p = plane; p < pod_spines.size(); p += f_.planes) {
           if (i >= pod_spines[p].size()) continue;
           for (VertexId core : group)
-            c_.add_link(pod_spines[p][i], core, LinkKind::NET, pod_spine_down_GBps[p] / f_.pod_oversubscription / per_group,
-                        HopLatency::net_us).value();
+            c_.add_link(pod_spines[p][i], core, LinkKind::NET,
+                        pod_spine_down_GBps[p] / f_.pod_oversubscription / static_cast<double>(per_group),
+                        HopLatency::net_us)
+                .value();
         }
         top_.insert(top_.end(), group.begin(), group.end());
       }
@@ -139,8 +90,8 @@ class SiteFabric {
   }
 
  private:
-  // Hosts' NIC lists are filled by finalize; until then NICs are found by name.
-  VertexId nic_of(int host, int n) { return *c_.find(c_.hosts()[host].name + "/nic" + std::to_string(n)); }
+  // Hosts' NIC lists are filled by finalize; until then node_type_build's first NIC tells them.
+  VertexId nic_of(int host, int n) const { return first_nic_[static_cast<size_t>(host)] + static_cast<VertexId>(n); }
 
   VertexId add_switch(const char* role, int tier, int rail) {
     int& counter = counters_[role];
@@ -156,6 +107,8 @@ class SiteFabric {
   Cluster& c_;
   const ClusterSpec& s_;
   const FabricSpec& f_;
+  const FabricPlan& plan_;
+  const std::vector<VertexId>& first_nic_;  // by host index
   int site_;
   std::string prefix_;
   std::map<std::string, int> counters_;
@@ -172,15 +125,20 @@ FabricSpec fabric_default(const NodeType& type) {
 }
 
 Result<Cluster> cluster_build(const ClusterSpec& spec) {
-  if (auto ok = spec_check(spec); !ok) return Error{ok.error()};
+  Result<FabricPlan> plan = fabric_plan(spec);
+  if (!plan) return Error{plan.error()};
   Cluster c;
   c.name = spec.name;
+  c.fabric_note = plan->note;
+  c.reserve(static_cast<size_t>(plan->devices), static_cast<size_t>(plan->links));
   std::vector<SiteSpec> sites = spec.sites;
   if (sites.empty()) sites.push_back({"site0", spec.nodes});
   const bool multi = sites.size() > 1;
 
   int next_host = 0;
   std::vector<std::vector<VertexId>> site_tops;
+  std::vector<VertexId> first_nic;  // by host index
+  first_nic.reserve(static_cast<size_t>(spec.nodes));
   for (const SiteSpec& site : sites) {
     int site_index = c.add_site(site.name);
     std::vector<int> hosts;
@@ -209,10 +167,10 @@ Result<Cluster> cluster_build(const ClusterSpec& spec) {
       }
       h.scaleup_domain = domain;
       int host = c.add_host(std::move(h));
-      node_type_build(spec.node, c, host, domain, rack_nvswitch);
+      first_nic.push_back(node_type_build(spec.node, c, host, domain, rack_nvswitch));
       hosts.push_back(host);
     }
-    SiteFabric fabric(c, spec, site_index, multi ? site.name + "/" : "");
+    SiteFabric fabric(c, spec, *plan, first_nic, site_index, multi ? site.name + "/" : "");
     site_tops.push_back(fabric.build(hosts));
   }
 

@@ -12,13 +12,19 @@ namespace topoplan {
 
 enum class FabricKind { rail, tor };
 
+// FabricSpec::nodes_per_pod when a recipe or preset leaves it out: two tiers while they can
+// connect every node of a site with switch_radix-port switches, else pods under a core tier
+// (fabric_plan.h decides and says why).
+inline constexpr int kPodsWhenNeeded = -1;
+
 struct FabricSpec {
   FabricKind kind = FabricKind::rail;
   // rail: one leaf per rail per scalable unit; tor: one leaf per group of this many hosts.
   int nodes_per_su = 32;
   double leaf_oversubscription = 1;  // leaf down capacity / up capacity
-  // A core tier above pods of this many hosts; 0 = two tiers (leaf/spine) for the whole site.
-  int nodes_per_pod = 0;
+  // A core tier above pods of this many hosts; 0 = two tiers (leaf/spine) for the whole site;
+  // kPodsWhenNeeded = whichever the node count needs.
+  int nodes_per_pod = kPodsWhenNeeded;
   double pod_oversubscription = 1;  // spine down capacity / up capacity (e.g. 7 for 7:1)
   int planes = 1;                   // dual plane: every NIC splits its rate over two leaves
   int switch_radix = 64;            // ports per switch, used to size spine and core counts
@@ -46,10 +52,12 @@ struct ClusterSpec {
   DciSpec dci;
 };
 
-// The default fabric for a node type: rail-optimized leaf/spine with 32-node scalable units.
+// The default fabric for a node type: rail-optimized with 32-node scalable units (one rack for
+// rack-scale types), leaf/spine, and pods under a core tier when two tiers are too few.
 FabricSpec fabric_default(const NodeType& type);
 
-// Checks the spec (sizes positive, sites summing to nodes ...), then builds and finalizes.
+// Plans the fabric (fabric_plan.h: values checked, counts within limits.h), then builds exactly
+// that plan and finalizes.
 Result<Cluster> cluster_build(const ClusterSpec& spec);
 
 }  // namespace topoplan

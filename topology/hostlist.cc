@@ -1,5 +1,6 @@
 #include "topology/hostlist.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -61,7 +62,7 @@ Result<std::vector<Range>> parse_group(std::string_view body, size_t at) {
 
 // One comma-free entry, "rack[1-2]-n[01-04]": literal parts and bracket groups, expanded as a
 // product with the leftmost group slowest.
-Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::string>& out) {
+Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::string>& out, size_t& chars) {
   struct Part {
     std::string literal;
     std::vector<Range> ranges;  // empty for a literal
@@ -90,7 +91,8 @@ Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::st
     if (!ranges) return Error{ranges.error()};
     Part p;
     p.count = 0;
-    for (const Range& r : *ranges) p.count += r.last - r.first + 1;
+    // Capped per range, so that many huge ranges cannot wrap the sum around to a small count.
+    for (const Range& r : *ranges) p.count = std::min<uint64_t>(p.count + (r.last - r.first + 1), kHostlistMaxNames + 1);
     p.ranges = std::move(*ranges);
     if (p.count > kHostlistMaxNames || total * p.count > kHostlistMaxNames)
       return Error{"hostlist: '" + std::string(entry) + "' names more than " + std::to_string(kHostlistMaxNames) + " hosts"};
@@ -100,6 +102,20 @@ Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::st
   }
   if (out.size() + total > kHostlistMaxNames)
     return Error{"hostlist: more than " + std::to_string(kHostlistMaxNames) + " hosts"};
+  // Names, not only their count, are bounded: a long literal times a million numbers would be
+  // gigabytes of names.
+  size_t longest = 0;
+  for (const Part& p : parts) {
+    size_t width = p.literal.size();
+    for (const Range& r : p.ranges) width = std::max({width, r.width, std::to_string(r.last).size()});
+    longest += width;
+  }
+  if (longest > kHostlistMaxNameLength)
+    return Error{"hostlist: column " + std::to_string(at + 1) + ": a host name of " + std::to_string(longest) +
+                 " characters; names have at most " + std::to_string(kHostlistMaxNameLength)};
+  chars += total * longest;
+  if (chars > kHostlistMaxChars)
+    return Error{"hostlist: expands to more than " + std::to_string(kHostlistMaxChars >> 20) + " MiB of host names"};
   // Odometer over the bracket groups, rightmost fastest.
   std::vector<size_t> range_at(parts.size(), 0);
   std::vector<uint64_t> value(parts.size(), 0);
@@ -107,6 +123,7 @@ Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::st
     if (!parts[k].ranges.empty()) value[k] = parts[k].ranges[0].first;
   for (uint64_t n = 0; n < total; ++n) {
     std::string name;
+    name.reserve(longest);
     for (size_t k = 0; k < parts.size(); ++k)
       name += parts[k].ranges.empty() ? parts[k].literal : padded(value[k], parts[k].ranges[range_at[k]].width);
     out.push_back(std::move(name));
@@ -128,7 +145,7 @@ Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::st
 
 Result<std::vector<std::string>> hostlist_expand(std::string_view text) {
   std::vector<std::string> out;
-  size_t start = 0, depth = 0;
+  size_t start = 0, depth = 0, chars = 0;
   for (size_t i = 0; i <= text.size(); ++i) {
     if (i < text.size() && text[i] == '[') ++depth;
     if (i < text.size() && text[i] == ']' && depth > 0) --depth;
@@ -138,7 +155,7 @@ Result<std::vector<std::string>> hostlist_expand(std::string_view text) {
     if (b == std::string_view::npos)
       return Error{"hostlist: column " + std::to_string(start + 1) + ": empty host name" +
                    (text.empty() ? "" : " (between commas or at an end)")};
-    if (Result<bool> ok = expand_entry(entry.substr(b, e - b + 1), start + b, out); !ok) return Error{ok.error()};
+    if (Result<bool> ok = expand_entry(entry.substr(b, e - b + 1), start + b, out, chars); !ok) return Error{ok.error()};
     start = i + 1;
   }
   return out;

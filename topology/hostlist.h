@@ -14,6 +14,11 @@ namespace topoplan {
 // More names than any cluster topoplan accepts; a hostlist expanding beyond it is an error, not
 // an allocation of gigabytes.
 inline constexpr size_t kHostlistMaxNames = 1'000'000;
+// A host name is a DNS name: at most 255 characters. And all the names together at most 16 MiB:
+// a million names of 16 characters, or 250,000 fully qualified ones of 64; expanding that much
+// takes a fraction of a second, where a million long names would take seconds and gigabytes.
+inline constexpr size_t kHostlistMaxNameLength = 255;
+inline constexpr size_t kHostlistMaxChars = size_t{16} << 20;
 
 // "h[01-03],x" -> h01 h02 h03 x, in the order written (repeats kept: the caller decides).
 // Errors say where in the text and what was expected.

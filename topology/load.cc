@@ -1,28 +1,43 @@
 #include "topology/load.h"
 
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 
 #include "topology/formats/json.h"
+#include "topology/limits.h"
+#include "topology/units.h"
 
 namespace topoplan {
 
 Result<ClusterSpec> preset_spec_parse(const std::string& text) {
-  std::string name = text;
-  int count = 1;
-  if (size_t colon = text.find(':'); colon != std::string::npos) {
-    name = text.substr(0, colon);
-    std::string n = text.substr(colon + 1);
-    auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
-    if (ec != std::errc() || ptr != n.data() + n.size() || count <= 0)
-      return Error{"cluster '" + text + "': expected NAME:N with N a positive number of nodes, got '" + n + "'"};
-  }
+  const size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
   Result<NodeType> type = node_type_named(name);
   if (!type) return Error{"cluster '" + text + "': " + type.error()};
+  // A cluster needs a size, and no size is a natural default: "dgx-h100" alone is more likely a
+  // forgotten count than a wish for one server.
+  const char* unit = type->hosts_per_domain > 1 ? "racks" : "nodes";
+  if (colon == std::string::npos)
+    return Error{"cluster '" + text + "': give the number of " + unit + ", e.g. '" + name + ":" +
+                 (type->hosts_per_domain > 1 ? "2" : "32") + "' (NAME:N)"};
+  const std::string n = text.substr(colon + 1);
+  int64_t count = 0;
+  auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
+  const bool digits = !n.empty() && ptr == n.data() + n.size() && n.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || (ec != std::errc() && ec != std::errc::result_out_of_range) || (ec == std::errc() && count <= 0))
+    return Error{"cluster '" + text + "': expected NAME:N with N a positive number of " + unit + ", got '" + n + "'"};
+  // Checked here, before the count is multiplied into anything.
+  const int64_t per_count = int64_t{type->hosts_per_domain} * type->gpus;
+  const int64_t most = limits::kMaxGpus / per_count;
+  if (ec == std::errc::result_out_of_range || count > most)
+    return Error{"cluster '" + text + "': " + n + " " + unit + " of " + std::to_string(per_count) +
+                 " GPUs are more than the limit of " + format_count(limits::kMaxGpus) + " GPUs (" + format_count(most) +
+                 " " + unit + ")"};
   ClusterSpec spec;
   spec.name = text;
   spec.node = *type;
-  spec.nodes = count * type->hosts_per_domain;  // NVL72 specs count racks
+  spec.nodes = static_cast<int>(count * type->hosts_per_domain);  // NVL72 specs count racks
   spec.fabric = fabric_default(*type);
   return spec;
 }

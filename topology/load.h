@@ -9,7 +9,8 @@
 namespace topoplan {
 
 // "dgx-h100:32" -> 32 DGX H100 on the default fabric; "gb200-nvl72:2" -> 2 racks (36 trays).
-// A bare name means one node (one rack). Unknown names get a "did you mean".
+// N is required; N past limits::kMaxGpus is refused before anything is built. Unknown names get a
+// "did you mean".
 Result<ClusterSpec> preset_spec_parse(const std::string& text);
 
 // A path to an existing file (or anything ending in .json) is loaded as a file, else a preset spec.

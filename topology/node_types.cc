@@ -63,7 +63,18 @@ Result<NodeType> node_type_named(const std::string& name) {
   return Error{"unknown preset '" + name + "'" + did_you_mean(name, names) + " (presets: " + list + ")"};
 }
 
-void node_type_build(const NodeType& type, Cluster& cluster, int host, int domain, VertexId domain_nvswitch) {
+HostCounts node_type_counts(const NodeType& type) {
+  const bool grace = type.c2c_GBps > 0;
+  const int64_t switches = grace ? 0 : type.gpus / type.gpus_per_pcie_switch;
+  const bool own_nvswitch = type.nvlink_GBps > 0 && type.hosts_per_domain == 1;
+  HostCounts n;
+  n.devices = type.cpus + switches + (own_nvswitch ? 1 : 0) + type.gpus + type.nics;
+  n.links = (type.cpus == 2 && type.cpu_link_GBps > 0 ? 1 : 0) + switches +
+            int64_t{type.gpus} * (type.nvlink_GBps > 0 ? 2 : 1) + type.nics;
+  return n;
+}
+
+VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int domain, VertexId domain_nvswitch) {
   const Host& h = cluster.hosts()[host];
   auto add = [&](const std::string& suffix, DeviceKind kind, int local) {
     Device d;
@@ -118,11 +129,14 @@ void node_type_build(const NodeType& type, Cluster& cluster, int host, int domai
       link(gpu, switches[g / type.gpus_per_pcie_switch], LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
     if (type.nvlink_GBps > 0) link(gpu, domain_nvswitch, LinkKind::NVL, type.nvlink_GBps, HopLatency::nvlink_us);
   }
+  VertexId first_nic = kNoVertex;
   for (int n = 0; n < type.nics; ++n) {
     VertexId nic = add("nic" + std::to_string(n), DeviceKind::nic, n);
+    if (n == 0) first_nic = nic;
     VertexId parent = grace ? cpus[n * type.cpus / type.nics] : switches[n * switches.size() / type.nics];
     link(nic, parent, LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
   }
+  return first_nic;
 }
 
 }  // namespace topoplan

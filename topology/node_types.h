@@ -1,6 +1,7 @@
 // Node presets: one server (or one NVL72 rack) as devices and links, numbers cited in node_types.cc.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,15 @@ Result<NodeType> node_type_named(const std::string& name);
 
 // Adds one host of this type to the cluster: GPUs, NVSwitch, PCIe switches, CPUs and NICs.
 // `domain` is the scale-up domain the host's GPUs join (shared by hosts of one NVL72 rack).
-void node_type_build(const NodeType& type, Cluster& cluster, int host, int domain, VertexId domain_nvswitch);
+// Returns the first NIC's vertex; NIC i is that + i (kNoVertex when the type has none).
+VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int domain, VertexId domain_nvswitch);
+
+// What node_type_build adds for one host, so a cluster can be counted before it is built. A
+// rack-scale type's shared NVSwitch (one per rack) is not included.
+struct HostCounts {
+  int64_t devices = 0, links = 0;
+};
+HostCounts node_type_counts(const NodeType& type);
 
 // Latencies per hop class, in one place so calibration has one thing to overlay.
 struct HopLatency {

@@ -223,12 +223,16 @@ std::optional<PathClass> Router::gpu_nic_class(VertexId gpu, VertexId nic) const
 
 VertexId Router::pxn_nic(VertexId gpu, VertexId dst_nic) const {
   VertexId own = nic_for(gpu);
+  // Without a NIC of its own (an explicit graph may leave a host uncabled) there is no route to
+  // improve; the caller reports it.
+  if (own == kNoVertex || dst_nic == kNoVertex) return own;
   int rail = c_.device(dst_nic).rail;
   if (rail < 0 || c_.device(own).rail == rail) return own;
-  for (VertexId nic : c_.hosts()[c_.device(gpu).host].nics)
-    if (c_.device(nic).rail == rail && nic_leafset_[nic] != kNoLeafset && gpu_nic_path(gpu, nic).found &&
-        gpu_nic_path(gpu, nic).path_class <= PathClass::PXN)
-      return nic;
+  for (VertexId nic : c_.hosts()[c_.device(gpu).host].nics) {
+    if (c_.device(nic).rail != rail || nic_leafset_[nic] == kNoLeafset) continue;
+    const LocalPath& p = gpu_nic_path(gpu, nic);
+    if (p.found && p.path_class <= PathClass::PXN) return nic;
+  }
   return own;
 }
 
@@ -366,6 +370,12 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   r.src_nic = nic_a;
   r.dst_nic = nic_b;
   r.paths = 0;
+  // An explicit graph may cable a host's NIC where its GPU has no path to it: say so rather than
+  // return a route that starts at the NIC.
+  for (auto [gpu, nic] : {std::pair{src, nic_a}, std::pair{dst, nic_b}})
+    if (gpu != nic && !gpu_nic_path(gpu, nic).found)
+      return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name + "': '" +
+                   c_.device(gpu).name + "' has no path inside its host to '" + c_.device(nic).name + "'"};
   std::vector<Hop>& hops = hops_;
   hops.clear();
   double local_lat = 0;

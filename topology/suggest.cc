@@ -6,6 +6,8 @@
 namespace topoplan {
 namespace {
 
+constexpr size_t kLongestTypo = 256;
+
 // Optimal string alignment distance: a swap of two neighbours ("tpoo" for "topo") costs one.
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
@@ -22,12 +24,17 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string suggest_closest(std::string_view typed, const std::vector<std::string>& candidates) {
+  // Nobody mistypes a name this long; and the distance is quadratic in it, over every candidate.
+  if (typed.size() > kLongestTypo) return "";
   // Accept up to a third of the word mistyped, as ninja does for its tools; and a single edit
   // when only one candidate is that close, so two-letter names ("dq" for "dp") get a hint too.
   size_t best = SIZE_MAX;
   int at_best = 0;
   std::string found;
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length: skip the table when that already loses.
+    size_t gap = c.size() > typed.size() ? c.size() - typed.size() : typed.size() - c.size();
+    if (gap > best || gap > typed.size() / 3 + 1) continue;
     size_t d = edit_distance(typed, c);
     if (d < best) {
       best = d;

@@ -13,6 +13,7 @@ namespace topoplan {
 ClusterSummary cluster_summarize(const Cluster& c) {
   ClusterSummary s;
   s.name = c.name;
+  s.fabric = c.fabric_note;
   s.hosts = static_cast<int>(c.hosts().size());
   s.sites = static_cast<int>(c.sites().size());
   std::set<int> rails;
@@ -70,6 +71,7 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   };
   nlohmann::json j;
   j["name"] = s.name;
+  if (!s.fabric.empty()) j["fabric"] = s.fabric;
   j["gpus"] = count(DeviceKind::gpu);
   j["hosts"] = s.hosts;
   j["nics"] = count(DeviceKind::nic);
@@ -107,6 +109,7 @@ std::string summary_to_text(const ClusterSummary& s) {
   o << "  " << count(DeviceKind::gpu) << " GPUs on " << s.hosts << " hosts, " << s.scaleup_domains
     << " scale-up domains (largest " << s.largest_domain_gpus << " GPUs), " << s.sites << " site"
     << (s.sites == 1 ? "" : "s") << "\n";
+  if (!s.fabric.empty()) o << "  fabric: " << s.fabric << "\n";
   o << "  devices:";
   for (auto [k, n] : s.devices) o << " " << to_string(k) << " " << n;
   o << "\n  " << count(DeviceKind::nic) << " NICs on " << s.rails << " rails, injection "
@@ -114,9 +117,14 @@ std::string summary_to_text(const ClusterSummary& s) {
   for (const TierSummary& t : s.tiers) {
     o << "  tier " << t.tier << " (" << (t.tier >= 1 && t.tier <= 3 ? tier_names[t.tier] : "switch") << "): "
       << t.switches << " switches, down " << format_number(t.down_GBps, 1) << " GB/s";
-    if (t.up_GBps > 0)
+    // Leaves and spines are provisioned for whole scalable units, so a partly filled one has more
+    // capacity up than down: say so rather than print a ratio below 1:1.
+    if (t.up_GBps > 0 && t.down_GBps >= t.up_GBps)
       o << ", up " << format_number(t.up_GBps, 1) << " GB/s, oversubscription "
         << format_number(t.down_GBps / t.up_GBps, 2) << ":1";
+    else if (t.up_GBps > 0)
+      o << ", up " << format_number(t.up_GBps, 1) << " GB/s, not oversubscribed (uplinks for full scalable units, "
+        << format_number(100 * t.down_GBps / t.up_GBps, 1) << "% of them used)";
     o << "\n";
   }
   for (const DciSummary& d : s.dci)

@@ -26,6 +26,7 @@ struct DciSummary {
 
 struct ClusterSummary {
   std::string name;
+  std::string fabric;  // Cluster::fabric_note
   std::map<DeviceKind, int> devices;
   int hosts = 0, sites = 0, scaleup_domains = 0, rails = 0;
   int largest_domain_gpus = 0;

@@ -1,11 +1,15 @@
 #include "topology/units.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
+#include "topology/limits.h"
 #include "topology/suggest.h"
 
 namespace topoplan {
@@ -16,60 +20,144 @@ struct Unit {
   double factor;
 };
 
-// Splits "12.5GiB" into 12.5 and "GiB"; fails on a missing or malformed number.
-bool split_number(std::string_view text, double* number, std::string_view* unit) {
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  auto [ptr, ec] = std::from_chars(begin, end, *number);
-  if (ec != std::errc() || !std::isfinite(*number)) return false;
-  *unit = std::string_view(ptr, static_cast<size_t>(end - ptr));
-  return true;
+// One kind of quantity: its units and the largest value a person may give, in base units.
+struct Quantity {
+  const char* what;  // "size"
+  std::vector<Unit> units;
+  double max;
+  std::string max_text;  // "1 EB"
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
-Result<double> parse_with(std::string_view text, const std::vector<Unit>& units, const char* what,
-                          bool unit_required) {
-  std::string quoted = "'" + std::string(text) + "'";
-  double number = 0;
-  std::string_view unit;
-  if (!split_number(text, &number, &unit))
-    return Error{"invalid " + std::string(what) + " " + quoted + ": expected a number and a unit"};
-  if (number < 0) return Error{"invalid " + std::string(what) + " " + quoted + ": must not be negative"};
-  if (unit.empty() && !unit_required) return number;
-  std::vector<std::string> names;
-  for (const auto& u : units) {
-    if (unit == u.name) return number * u.factor;
-    names.emplace_back(u.name);
+// Case does not matter in a unit, except b (bits) against B (bytes): "gbps" is "Gbps", but
+// "GBps" is not "Gbps", it is a mistyped "GB/s".
+std::string folded(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c != 'b' && c != 'B') c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+Result<const Unit*> unit_find(std::string_view unit, const Quantity& q, const std::string& quoted) {
+  const Unit* match = nullptr;
+  for (const Unit& u : q.units) {
+    if (unit == u.name) return &u;
+    if (!match && folded(unit) == folded(u.name)) match = &u;
   }
+  if (match) return match;
+  // Suggest among units of the same kind: bytes for a B, bits for a b.
+  const bool bytes = unit.find('B') != std::string_view::npos, bits = unit.find('b') != std::string_view::npos;
+  std::vector<std::string> names, alike;
   std::string list;
-  for (const auto& u : units) list += std::string(list.empty() ? "" : ", ") + u.name;
-  return Error{"invalid " + std::string(what) + " " + quoted + ": unknown unit '" + std::string(unit) +
-               "'" + did_you_mean(unit, names) + " (expected one of " + list + ")"};
+  for (const Unit& u : q.units) {
+    std::string_view n = u.name;
+    names.emplace_back(n);
+    if ((!bytes || n.find('B') != n.npos) && (!bits || n.find('b') != n.npos)) alike.emplace_back(n);
+    list += std::string(list.empty() ? "" : ", ") + u.name;
+  }
+  // Compared without case: "gib" is one b away from "GiB", not three letters.
+  const std::vector<std::string>& pool = alike.empty() ? names : alike;
+  std::vector<std::string> lowered;
+  for (const std::string& n : pool) lowered.push_back(lower(n));
+  const std::string closest = suggest_closest(lower(unit), lowered);
+  std::string hint;
+  for (size_t i = 0; i < pool.size(); ++i)
+    if (!closest.empty() && lowered[i] == closest) hint = ", did you mean '" + pool[i] + "'?";
+  return Error{"invalid " + std::string(q.what) + " " + quoted + ": unknown unit '" + std::string(unit) + "'" + hint +
+               " (expected one of " + list + ")"};
+}
+
+// "12.5GiB" -> 12.5 x 2^30. A number out of double's range, negative, or past the quantity's
+// limit is refused here, so nothing downstream sees an infinity or an overflowed product.
+Result<double> parse_with(std::string_view text, const Quantity& q, bool unit_required) {
+  const std::string quoted = "'" + std::string(text) + "'";
+  const std::string head = "invalid " + std::string(q.what) + " " + quoted + ": ";
+  double number = 0;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, number);
+  if (ec == std::errc::result_out_of_range)
+    return Error{head + "the number is out of range (" + q.what + "s go up to " + q.max_text + ")"};
+  if (ec != std::errc() || !std::isfinite(number)) return Error{head + "expected a number and a unit"};
+  if (number < 0) return Error{head + "must not be negative"};
+  const std::string_view unit(ptr, static_cast<size_t>(end - ptr));
+  double factor = 1;
+  if (!unit.empty() || unit_required) {
+    Result<const Unit*> u = unit_find(unit, q, quoted);
+    if (!u) return Error{u.error()};
+    factor = (*u)->factor;
+  }
+  const double value = number * factor;
+  if (!(value <= q.max)) return Error{head + "out of range (" + q.what + "s go up to " + q.max_text + ")"};
+  return value;
+}
+
+const Quantity& sizes() {
+  static const Quantity q{"size",
+                          {{"B", 1},
+                           {"KB", 1e3},
+                           {"MB", 1e6},
+                           {"GB", 1e9},
+                           {"TB", 1e12},
+                           {"PB", 1e15},
+                           {"EB", 1e18},
+                           {"KiB", 1024.0},
+                           {"MiB", 1048576.0},
+                           {"GiB", 1073741824.0},
+                           {"TiB", 1099511627776.0},
+                           {"PiB", 1125899906842624.0}},
+                          limits::kMaxBytes,
+                          "1 EB"};
+  return q;
+}
+
+const Quantity& rates() {
+  static const Quantity q{"rate",
+                          {{"bps", 1e-9 / 8},
+                           {"Kbps", 1e-6 / 8},
+                           {"Mbps", 1e-3 / 8},
+                           {"Gbps", 1.0 / 8},
+                           {"Tbps", 1e3 / 8},
+                           {"Pbps", 1e6 / 8},
+                           {"Gb/s", 1.0 / 8},
+                           {"Tb/s", 1e3 / 8},
+                           {"B/s", 1e-9},
+                           {"KB/s", 1e-6},
+                           {"MB/s", 1e-3},
+                           {"GB/s", 1.0},
+                           {"TB/s", 1e3},
+                           {"GiB/s", 1.073741824},
+                           {"MiB/s", 1.048576e-3}},
+                          limits::kMaxRateGBps,
+                          "8 Pbps (1e6 GB/s)"};
+  return q;
+}
+
+const Quantity& durations() {
+  static const Quantity q{"duration",
+                          {{"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}},
+                          limits::kMaxSeconds,
+                          "1000 years"};
+  return q;
 }
 
 }  // namespace
 
-Result<double> parse_bytes(std::string_view text) {
-  static const std::vector<Unit> units = {
-      {"B", 1},       {"KB", 1e3},          {"MB", 1e6},          {"GB", 1e9},
-      {"TB", 1e12},   {"PB", 1e15},         {"KiB", 1024.0},      {"MiB", 1048576.0},
-      {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"PiB", 1125899906842624.0}};
-  return parse_with(text, units, "size", false);
-}
+Result<double> parse_bytes(std::string_view text) { return parse_with(text, sizes(), false); }
 
 Result<double> parse_rate_GBps(std::string_view text) {
-  static const std::vector<Unit> units = {
-      {"bps", 1e-9 / 8},  {"Kbps", 1e-6 / 8}, {"Mbps", 1e-3 / 8}, {"Gbps", 1.0 / 8},
-      {"Tbps", 1e3 / 8},  {"Gb/s", 1.0 / 8},  {"Tb/s", 1e3 / 8},  {"B/s", 1e-9},
-      {"KB/s", 1e-6},     {"MB/s", 1e-3},     {"GB/s", 1.0},      {"TB/s", 1e3},
-      {"GiB/s", 1.073741824}, {"MiB/s", 1.048576e-3}};
-  Result<double> r = parse_with(text, units, "rate", true);
+  Result<double> r = parse_with(text, rates(), true);
   if (r && *r <= 0) return Error{"invalid rate '" + std::string(text) + "': must be > 0"};
+  if (r && *r < limits::kMinRateGBps) return Error{"invalid rate '" + std::string(text) + "': below 1 bps"};
   return r;
 }
 
 Result<double> parse_duration_s(std::string_view text) {
-  static const std::vector<Unit> units = {{"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60},
-                                          {"s", 1},     {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
   if (text.empty()) return Error{"invalid duration '': expected e.g. 1h, 30min, 1h30m, 90s"};
   double total = 0;
   std::string_view rest = text;
@@ -82,18 +170,21 @@ Result<double> parse_duration_s(std::string_view text) {
     while (letters < rest.size() && std::isalpha(static_cast<unsigned char>(rest[letters]))) ++letters;
     if (digits == 0 || letters == digits)
       return Error{"invalid duration '" + std::string(text) + "': expected e.g. 1h, 30min, 1h30m, 90s"};
-    Result<double> part = parse_with(rest.substr(0, letters), units, "duration", true);
-    if (!part) return Error{part.error() + " in '" + std::string(text) + "'"};
+    Result<double> part = parse_with(rest.substr(0, letters), durations(), true);
+    if (!part) return Error{part.error() + (rest.size() == text.size() && letters == rest.size() ? "" : " in '" + std::string(text) + "'")};
     total += *part;
     rest.remove_prefix(letters);
   }
   if (total <= 0) return Error{"invalid duration '" + std::string(text) + "': must be > 0"};
+  if (total > limits::kMaxSeconds)
+    return Error{"invalid duration '" + std::string(text) + "': out of range (durations go up to 1000 years)"};
   return total;
 }
 
 std::string format_number(double value, int max_decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", max_decimals, value);
+  // Large enough for any double in %f (309 digits) and its decimals.
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%.*f", std::clamp(max_decimals, 0, 17), value);
   std::string s = buf;
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
@@ -103,10 +194,36 @@ std::string format_number(double value, int max_decimals) {
   return s;
 }
 
+std::string format_exact(double value) {
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value || std::isnan(value)) break;
+  }
+  return buf;
+}
+
+std::string format_count(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -(n + 1) + uint64_t{1} : static_cast<uint64_t>(n));
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 std::string format_duration(double seconds) {
-  if (seconds < 1e-3) return format_number(seconds * 1e6, 2) + " us";
-  if (seconds < 1) return format_number(seconds * 1e3, 2) + " ms";
-  if (seconds < 60) return format_number(seconds, 2) + " s";
+  if (std::isnan(seconds)) return "unknown";
+  if (seconds < 0) return "-" + format_duration(-seconds);
+  // Past the limit no input can ask for; also keeps the integer arithmetic below from overflowing.
+  if (seconds > limits::kMaxSeconds) return "more than 1000 years";
+  // Each unit while the rounded value stays below the next one ("1000 ms" reads "1 s"), with
+  // 3-4 significant digits as sizes have: 2.81 ms, 66.6 ms, 413.9 us.
+  auto sig = [](double x) { return format_number(x, x < 100 ? 2 : 1); };
+  if (std::stod(sig(seconds * 1e6)) < 1000) return sig(seconds * 1e6) + " us";
+  if (std::stod(sig(seconds * 1e3)) < 1000) return sig(seconds * 1e3) + " ms";
+  if (std::stod(sig(seconds)) < 60) return sig(seconds) + " s";
   auto total = static_cast<long long>(std::llround(seconds));
   long long d = total / 86400, h = total % 86400 / 3600, m = total % 3600 / 60, s = total % 60;
   std::string out;
@@ -114,33 +231,58 @@ std::string format_duration(double seconds) {
     if (!out.empty()) out += ' ';
     out += std::to_string(n) + " " + unit;
   };
+  // Zero parts say nothing: "1 h", "1 d 5 s".
   if (d) add(d, "d");
-  if (d || h) add(h, "h");
-  if (d || h || m) add(m, "min");
-  add(s, "s");
+  if (h) add(h, "h");
+  if (m) add(m, "min");
+  if (s) add(s, "s");
   return out;
 }
 
 std::string format_bytes(double bytes) {
-  static const std::pair<const char*, double> binary[] = {
-      {"PiB", 1125899906842624.0}, {"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0},
-      {"KiB", 1024.0}};
-  static const std::pair<const char*, double> decimal[] = {
-      {"PB", 1e15}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}};
-  // Exact decimal first (100 TB), then exact binary (16 GiB), then rounded decimal.
-  for (auto [name, f] : decimal)
-    if (bytes >= f && std::fmod(bytes, f) == 0) return format_number(bytes / f) + " " + name;
-  for (auto [name, f] : binary)
-    if (bytes >= f && std::fmod(bytes, f) == 0) return format_number(bytes / f) + " " + name;
-  for (auto [name, f] : decimal)
-    if (bytes >= f) return format_number(bytes / f, 2) + " " + name;
-  return format_number(bytes) + " B";
+  if (!std::isfinite(bytes) || bytes < 0) return format_number(bytes) + " B";
+  struct Scale {
+    const char* name;
+    double factor;
+  };
+  static constexpr Scale decimal[] = {{"EB", 1e18}, {"PB", 1e15}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}};
+  static constexpr Scale binary[] = {{"EiB", 1152921504606846976.0}, {"PiB", 1125899906842624.0}, {"TiB", 1099511627776.0},
+                                     {"GiB", 1073741824.0},          {"MiB", 1048576.0},          {"KiB", 1024.0}};
+  // The largest unit that leaves a number of at least 1, shown with 3-4 significant digits:
+  // 1.61 GB, 12.35 MB, 241.5 MiB. Exact values win: 100 TB, then 16 GiB; else decimal, rounded.
+  auto shown = [bytes](const auto& scales) -> std::pair<std::string, bool> {
+    for (const Scale& u : scales) {
+      const double q = bytes / u.factor;
+      if (q < 1) continue;
+      const int decimals = q < 100 ? 2 : 1;
+      std::string text = format_number(q, decimals);
+      if (std::stod(text) >= 1000 && &u != &scales[0]) {  // 999.96 MB is 1 GB
+        const Scale& up = *(&u - 1);
+        return {format_number(bytes / up.factor, 2) + " " + up.name, false};
+      }
+      const double back = std::stod(text);
+      return {text + " " + u.name, back == q};
+    }
+    return {format_number(bytes) + " B", true};
+  };
+  auto [dec, dec_exact] = shown(decimal);
+  if (dec_exact) return dec;
+  auto [bin, bin_exact] = shown(binary);
+  return bin_exact ? bin : dec;
 }
 
 std::string format_rate_gbit(double GBps) {
-  double gbit = GBps * 8;
-  if (gbit >= 1000) return format_number(gbit / 1000, 3) + " Tbps";
-  return format_number(gbit, 2) + " Gbps";
+  const double bits = GBps * 8e9;
+  if (!std::isfinite(bits) || bits < 1) return format_number(bits, 3) + " bps";
+  // As format_bytes: the largest unit that leaves at least 1, 3-4 significant digits.
+  static constexpr std::pair<const char*, double> units[] = {
+      {"Pbps", 1e15}, {"Tbps", 1e12}, {"Gbps", 1e9}, {"Mbps", 1e6}, {"Kbps", 1e3}, {"bps", 1}};
+  for (const auto& [name, f] : units)
+    if (bits >= f || f == 1) {
+      const double q = bits / f;
+      return format_number(q, q < 100 ? 2 : 1) + " " + name;
+    }
+  return "";
 }
 
 }  // namespace topoplan

@@ -10,6 +10,8 @@
 
 namespace topoplan {
 
+// Each parser refuses negative, non-finite and out-of-range values (topology/limits.h) with a
+// message that says which limit, and accepts a unit in any case except b (bits) against B (bytes).
 // "16GiB" -> 17179869184, "100TB" -> 1e14, "8" or "8B" -> 8.
 Result<double> parse_bytes(std::string_view text);
 // "400Gbps" -> 50 (GB/s), "50GB/s" -> 50, "1.6Tbps" -> 200. Result in GB/s (1e9 bytes/s).
@@ -17,11 +19,18 @@ Result<double> parse_rate_GBps(std::string_view text);
 // "1h", "30min", "1h30m", "90s", "500ms", "10us", "2.5h" -> seconds.
 Result<double> parse_duration_s(std::string_view text);
 
-// 8000 -> "2 h 13 min 20 s"; sub-second values in ms/us.
+// 8000 -> "2 h 13 min 20 s"; sub-second values in ms/us. Total: beyond the duration limit it says
+// "more than 1000 years", never an overflowed number.
 std::string format_duration(double seconds);
-// 17179869184 -> "16 GiB", 1e14 -> "100 TB" (binary when exact, else decimal).
+// The largest unit that keeps 3-4 significant digits: 1e14 -> "100 TB", 17179869184 -> "16 GiB",
+// 253231104 -> "241.5 MiB", 1610612737 -> "1.61 GB" (exact values first, decimal, then binary).
 std::string format_bytes(double bytes);
-// 50 GB/s -> "400 Gbps".
+// The shortest text that reads back as the same double: 1e-300, 0.1, 1048576. For quoting a
+// value a person gave in an error, where format_number would round 1e-300 to "0".
+std::string format_exact(double value);
+// 1048576 -> "1,048,576": counts in messages.
+std::string format_count(int64_t n);
+// 50 GB/s -> "400 Gbps", 200 GB/s -> "1.6 Tbps": bits per second in the largest unit that leaves at least 1.
 std::string format_rate_gbit(double GBps);
 // Shortest decimal that reads back to the same double (for stable JSON and text).
 std::string format_number(double value, int max_decimals = 3);

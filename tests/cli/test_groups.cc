@@ -97,7 +97,13 @@ TEST_CASE("topoplan groups runs from the command line") {
   CHECK(json["tp-pp"] == nlohmann::json::parse("[[0, 1, 4, 5], [2, 3, 6, 7]]"));
   r = test::run_topoplan("groups --tp 0");
   CHECK(r.exit_code == kExitBadInput);
-  CHECK(r.err == "topoplan: error: tp size must be positive, got 0\n");
+  CHECK(r.err == "topoplan: error: --tp: expected an integer from 1 to 1048576, got '0' (see 'groups --help')\n");
+  r = test::run_topoplan("groups --tp 32768 --dp 32768");
+  CHECK(r.exit_code == kExitBadInput);
+  CHECK(r.err.find("more than the limit of 1,048,576 ranks") != std::string::npos);
+  r = test::run_topoplan("groups --tp 99999999999");
+  CHECK(r.exit_code == kExitBadInput);
+  CHECK(r.err.find("--tp: expected an integer from 1 to 1048576, got '99999999999'") != std::string::npos);
   r = test::run_topoplan("groups --tp two");
   CHECK(r.exit_code == kExitBadInput);
 }

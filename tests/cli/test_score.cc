@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <regex>
+#include <sstream>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -46,6 +49,22 @@ TEST_CASE("score: text output, --links CSV and --dot") {
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default, shared fabric\nstep "));
   CHECK(r.out.find("hottest links (per step):") != std::string::npos);
+  // The bubble as the idle share of the step: pp 4, 5 virtual stages and 32 micro-batches leave
+  // 3 / (5 x 32 + 3) of it idle, not (pp - 1) / (v m) of the compute.
+  CHECK(r.out.find("pipeline bubble 1.8% of the step") != std::string::npos);
+  // Hottest links: name, kind, tier, size, share, each at least two spaces from the next.
+  const std::regex row(R"(  \S+ -> \S+  +[A-Z]+  +[a-z]+  +[0-9.]+ [KMGTPE]?i?B  +[0-9.]+%)");
+  size_t at = r.out.find("hottest links (per step):\n");
+  REQUIRE(at != std::string::npos);
+  std::istringstream lines(r.out.substr(at));
+  std::string line;
+  std::getline(lines, line);
+  int rows = 0;
+  while (std::getline(lines, line) && !line.empty()) {
+    CHECK_MESSAGE(std::regex_match(line, row), line);
+    ++rows;
+  }
+  CHECK(rows == 10);
   std::string links = topoplan::test::read_file(csv);
   CHECK(links.starts_with("link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse\n"));
   CHECK(links.find(",NET,leaf,") != std::string::npos);

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -67,4 +68,34 @@ TEST_CASE("cli: typos and bad clusters get one clear error and exit 2") {
   r = run_topoplan("--help");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("transfer") != std::string::npos);
+}
+
+TEST_CASE("topo path: many equal-cost paths read as one line per stage, --all lists every hop") {
+  auto r = run_topoplan("topo path dgx-h100:300 0 2000");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("64 equal-cost paths") != std::string::npos);
+  CHECK(r.out.find("  leaf0 -> spine[0-31]  NET 50 GB/s, 32 links, share 0.0312 each\n") != std::string::npos);
+  CHECK(r.out.find("  spine[0-31] -> core[0-63]  NET 800 GB/s, 64 links") != std::string::npos);
+  CHECK(r.out.find("--all lists every hop") != std::string::npos);
+  size_t lines = std::count(r.out.begin(), r.out.end(), '\n');
+  CHECK(lines == 12);
+  auto all = run_topoplan("topo path dgx-h100:300 0 2000 --all");
+  REQUIRE(all.exit_code == 0);
+  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 199);
+  CHECK(all.out.find("  leaf0 -> spine17  NET 50 GB/s  share 0.0312\n") != std::string::npos);
+  // One path: every hop, as before.
+  auto one = run_topoplan("topo path dgx-h100:2 0 7");
+  CHECK(one.out.find("stage") == std::string::npos);
+}
+
+TEST_CASE("topo show: the default fabric says when it adds pods and a core tier") {
+  auto r = run_topoplan("topo show dgx-h100:12500");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("100000 GPUs on 12500 hosts") != std::string::npos);
+  CHECK(r.out.find("fabric: rail-optimized, 3 tiers: pods of 128 nodes under a core tier, added because two tiers of "
+                   "64-port switches connect at most 256 nodes and the cluster has 12500") != std::string::npos);
+  CHECK(r.out.find("tier 3 (core)") != std::string::npos);
+  auto one = run_topoplan("topo show dgx-h100:1");
+  CHECK(one.out.find("0.03:1") == std::string::npos);
+  CHECK(one.out.find("not oversubscribed (uplinks for full scalable units, 3.1% of them used)") != std::string::npos);
 }

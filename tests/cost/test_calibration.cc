@@ -30,10 +30,14 @@ TEST_CASE("calibration: malformed overlays name the field") {
     return c.error();
   };
   CHECK(err({{"efficency", {}}}) == "cal.json: unknown key 'efficency', did you mean 'efficiency'?");
-  CHECK(err({{"efficiency", {{"NVL", 1.5}}}}) == "cal.json: efficiency.NVL: expected a fraction of the line rate in (0, 1]");
-  CHECK(err({{"efficiency", {{"NVL", "fast"}}}}) == "cal.json: efficiency.NVL: expected a positive number, got \"fast\"");
+  CHECK(err({{"efficiency", {{"NVL", 1.5}}}}) == "cal.json: efficiency.NVL: expected a number from 0.001 to 1, got 1.5");
+  CHECK(err({{"efficiency", {{"NVL", "fast"}}}}) == "cal.json: efficiency.NVL: expected a number from 0.001 to 1, got \"fast\"");
   CHECK(err({{"efficiency", {{"NVLINK", 0.8}}}}).starts_with("cal.json: efficiency: unknown key 'NVLINK'"));
-  CHECK(err({{"launch_us", -1}}) == "cal.json: launch_us: expected a number >= 0, got -1");
+  CHECK(err({{"launch_us", -1}}) == "cal.json: launch_us: expected a number from 0 to 1000000, got -1");
+  // Values that would overflow a duration or divide it by almost nothing are refused by name.
+  CHECK(err({{"launch_us", 1e308}}) == "cal.json: launch_us: expected a number from 0 to 1000000, got 1e+308");
+  CHECK(err({{"efficiency", {{"NET", 1e-300}}}}) == "cal.json: efficiency.NET: expected a number from 0.001 to 1, got 1e-300");
+  CHECK(err({{"nvls_efficiency", 0}}) == "cal.json: nvls_efficiency: expected a number from 0.001 to 1, got 0");
   CHECK(err(nlohmann::json::array()) == "cal.json: expected an object, got an array");
   auto dir = test::temp_dir("calibration");
   std::ofstream(dir / "broken.json") << "{\"launch_us\": 3,,}";

@@ -48,6 +48,8 @@ TEST_CASE("compute: stage times, the slowest stage, bubble and step time by hand
   CHECK(c.slowest_stage == 1);
   CHECK(c.micro_batches == 4);  // 8 / (1 x dp 2)
   CHECK(c.bubble_fraction == doctest::Approx(0.25));  // (pp - 1) / m
+  // Idle share of the step: one bubble of (pp - 1) in m + pp - 1 slots.
+  CHECK(c.bubble_idle_fraction == doctest::Approx(1.0 / 5));
   CHECK(c.step_us == doctest::Approx(5 * 3 * c.stages[1].forward_us));  // (m + pp - 1)(f + b)
 }
 
@@ -57,6 +59,7 @@ TEST_CASE("compute: the interleaved schedule divides the bubble by its virtual s
   j.parallel.virtual_pipeline_stages = 2;
   ComputeEstimate c = *compute_estimate(j, "H100-SXM5");
   CHECK(c.bubble_fraction == doctest::Approx(1.0 / 8));
+  CHECK(c.bubble_idle_fraction == doctest::Approx(0.5 / 4.5));
   const StageCompute& s = c.slowest();
   CHECK(c.step_us == doctest::Approx((4 + 0.5) * (s.forward_us + s.backward_us)));
 }

@@ -98,7 +98,8 @@ TEST_CASE("traffic: data-parallel gradients and parameters with the distributed 
   j.parallel.zero_stage = 0;
   j.parallel.bucket_params = 10'000'000;
   j.parallel.overlap_grad_reduce = false;
-  auto ar = items_of(traffic_of(j), TrafficKind::dp);
+  const StepTraffic no_overlap = traffic_of(j);  // items_of points into it: keep it alive (ASan)
+  auto ar = items_of(no_overlap, TrafficKind::dp);
   REQUIRE(ar.size() == 1);
   CHECK(ar[0]->op == CollectiveOp::all_reduce);
   CHECK(ar[0]->calls == 3);  // ceil(28.97M / 10M)
@@ -109,7 +110,8 @@ TEST_CASE("traffic: data-parallel gradients and parameters with the distributed 
 TEST_CASE("traffic: ZeRO-3 gathers and reduces per layer, every micro-batch") {
   Job j = test::small_job();
   j.parallel.zero_stage = 3;
-  auto dp = items_of(traffic_of(j), TrafficKind::dp);
+  const StepTraffic t = traffic_of(j);
+  auto dp = items_of(t, TrafficKind::dp);
   REQUIRE(dp.size() == 3);
   const double params = (2 * (1024.0 * 4096 + 2 * 1024.0 * 4096) + 32000.0 * 1024) / 2;
   for (const TrafficItem* i : dp) CHECK(i->calls == 8);  // 4 micro-batches x 2 layers
@@ -155,7 +157,8 @@ TEST_CASE("traffic: expert parallelism's all-to-all and expert gradients") {
   CHECK(ep[0]->bytes == 2048.0 * 2 * 1024 * 2);  // tokens x top-2 x h x 2 bytes
   CHECK(ep[0]->calls == 2 * 4 * 2);              // dispatch + combine, 4 micro-batches, 2 MoE layers
   j.model.moe.capacity_factor = 1.25;
-  CHECK(items_of(traffic_of(j), TrafficKind::ep)[0]->bytes == doctest::Approx(2048.0 * 2 * 1.25 * 1024 * 2));
+  const StepTraffic capped = traffic_of(j);
+  CHECK(items_of(capped, TrafficKind::ep)[0]->bytes == doctest::Approx(2048.0 * 2 * 1.25 * 1024 * 2));
   auto dp = items_of(t, TrafficKind::dp);
   REQUIRE(dp.size() == 4);  // dense and expert: reduce-scatter + all-gather each
   CHECK(dp[2]->group == "expert.dp");

@@ -67,3 +67,15 @@ TEST_CASE("hostlist: compress folds runs and expands back to the same names") {
         std::vector<std::string>{"n8", "n9", "n10", "n010", "n011", "n9"}, std::vector<std::string>{"a1b", "a1b", "c"}})
     CHECK(expand(hostlist_compress(names)) == names);
 }
+
+TEST_CASE("hostlist: names are bounded in length and in total, not only in count") {
+  CHECK(error_of(std::string(300, 'x') + "[1-2]").find("a host name of 301 characters; names have at most 255") !=
+        std::string::npos);
+  // Found by fuzz/hostlist: 999,999 names of 34 characters took 20 s under ASan.
+  CHECK(error_of(std::string(30, 'r') + "[01-999999]x") == "hostlist: expands to more than 16 MiB of host names");
+  CHECK(expand("node[000001-999999]").size() == 999999);  // a million short names are fine
+  // Many huge ranges in one group must not wrap their count around to a small number.
+  std::string group = "h[";
+  for (int i = 0; i < 20; ++i) group += std::string(i ? "," : "") + "0-999999999999999999";
+  CHECK(error_of(group + "]").find("names more than 1000000 hosts") != std::string::npos);
+}

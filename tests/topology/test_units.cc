@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "topology/units.h"
 
 using namespace topoplan;
@@ -54,4 +56,58 @@ TEST_CASE("units: formatting") {
   CHECK(format_rate_gbit(50) == "400 Gbps");
   CHECK(format_rate_gbit(200) == "1.6 Tbps");
   CHECK(format_number(0.1 + 0.2) == "0.3");
+}
+
+TEST_CASE("units: numbers out of range say so and name the limit") {
+  CHECK(parse_bytes("1e400B").error() == "invalid size '1e400B': the number is out of range (sizes go up to 1 EB)");
+  CHECK(parse_bytes("1e30B").error() == "invalid size '1e30B': out of range (sizes go up to 1 EB)");
+  CHECK(*parse_bytes("1EB") == 1e18);
+  CHECK(parse_bytes("infB").error().find("expected a number and a unit") != std::string::npos);
+  CHECK(parse_bytes("nan").error().find("expected a number and a unit") != std::string::npos);
+  CHECK(parse_rate_GBps("1e20Pbps").error().find("out of range (rates go up to 8 Pbps (1e6 GB/s))") != std::string::npos);
+  CHECK(parse_rate_GBps("0.5bps").error().find("below 1 bps") != std::string::npos);
+  CHECK(parse_duration_s("99999999999999999999h").error() ==
+        "invalid duration '99999999999999999999h': out of range (durations go up to 1000 years)");
+  CHECK(parse_duration_s("999y").error().find("unknown unit 'y'") != std::string::npos);
+  CHECK(parse_duration_s("1e400h").error().find("unknown unit 'e'") != std::string::npos);
+}
+
+TEST_CASE("units: case does not matter in a unit, except bits against bytes") {
+  CHECK(*parse_rate_GBps("400gbps") == doctest::Approx(50));
+  CHECK(parse_rate_GBps("400GBPS").error().find("did you mean 'GB/s'?") != std::string::npos);  // B: bytes
+  CHECK(*parse_rate_GBps("50gb/s") == doctest::Approx(6.25));    // lower-case b: bits
+  CHECK(parse_rate_GBps("50GBps").error().find("did you mean 'GB/s'?") != std::string::npos);
+  CHECK(parse_bytes("16gib").error().find("did you mean 'GiB'?") != std::string::npos);  // a b is not a B
+  CHECK(*parse_bytes("16GIB") == 17179869184.0);
+  CHECK(parse_bytes("100tb").error().find("did you mean 'TB'?") != std::string::npos);
+  CHECK(*parse_duration_s("1H30MIN") == 5400);
+}
+
+TEST_CASE("units: sizes in the largest unit with 3-4 significant digits") {
+  CHECK(format_bytes(1610612737) == "1.61 GB");
+  CHECK(format_bytes(253231104) == "241.5 MiB");  // exactly 241.5 MiB
+  CHECK(format_bytes(1610612736) == "1.5 GiB");
+  CHECK(format_bytes(12345678) == "12.35 MB");
+  CHECK(format_bytes(999999999) == "1 GB");
+  CHECK(format_bytes(1024) == "1 KiB");
+  CHECK(format_bytes(1000) == "1 KB");
+  CHECK(format_bytes(512) == "512 B");
+  CHECK(format_bytes(1e18) == "1 EB");
+  CHECK(format_rate_gbit(1.25e-10) == "1 bps");
+  CHECK(format_rate_gbit(27.78) == "222.2 Gbps");
+}
+
+TEST_CASE("units: durations are never an overflowed number") {
+  CHECK(format_duration(3600) == "1 h");
+  CHECK(format_duration(86405) == "1 d 5 s");
+  CHECK(format_duration(0.9999999) == "1 s");
+  CHECK(format_duration(1e300) == "more than 1000 years");
+  CHECK(format_duration(INFINITY) == "more than 1000 years");
+  CHECK(format_duration(NAN) == "unknown");
+  CHECK(format_duration(-90) == "-1 min 30 s");
+  CHECK(format_count(1048576) == "1,048,576");
+  CHECK(format_count(-1234) == "-1,234");
+  CHECK(format_exact(1e-300) == "1e-300");
+  CHECK(format_exact(0.1) == "0.1");
+  CHECK(format_number(1e300).size() == 301);
 }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "topology/formats/json_fields.h"
+#include "topology/limits.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
@@ -119,9 +120,9 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
     else
       f.fail(f.at("kind"), "expected \"rail\" or \"tor\", got \"" + kind + "\"" + did_you_mean(kind, {"rail", "tor"}));
     fabric.nodes_per_su = f.integer("nodes_per_su", fabric.nodes_per_su, 1);
-    fabric.leaf_oversubscription = f.number("leaf_oversubscription", fabric.leaf_oversubscription, 0, false);
+    fabric.leaf_oversubscription = f.number("leaf_oversubscription", fabric.leaf_oversubscription, 1, true, limits::kMaxRatio);
     fabric.nodes_per_pod = f.integer("nodes_per_pod", fabric.nodes_per_pod, 0);
-    fabric.pod_oversubscription = f.number("pod_oversubscription", fabric.pod_oversubscription, 0, false);
+    fabric.pod_oversubscription = f.number("pod_oversubscription", fabric.pod_oversubscription, 1, true, limits::kMaxRatio);
     fabric.planes = f.integer("planes", fabric.planes, 1);
     fabric.switch_radix = f.integer("switch_radix", fabric.switch_radix, 1);
     fabric.spines_per_pod = f.integer("spines_per_pod", fabric.spines_per_pod, 0);
@@ -141,7 +142,7 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
       if (!GBps) f.fail(f.at("link_rate"), GBps.error());
       else spec.dci.link_gbps = *GBps * 8;  // DciSpec keeps the input edge's Gbit/s
     }
-    spec.dci.length_km = f.number("length_km", spec.dci.length_km, 0, true);
+    spec.dci.length_km = f.number("length_km", spec.dci.length_km, 0, true, limits::kMaxLengthKm);
   }
   if (!error.empty()) return error_in(where, error);
   return spec;
@@ -174,7 +175,17 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
       c.add_host(std::move(h));
     }
 
-  if (const json* list = top.list("devices", true))
+  // Counted before anything is added: an explicit graph obeys the same limits as a recipe.
+  const json* device_list = top.list("devices", true);
+  const json* link_list = top.list("links", false);
+  if (device_list && device_list->size() > static_cast<size_t>(limits::kMaxDevices))
+    top.fail("devices", format_count(static_cast<int64_t>(device_list->size())) + " devices, more than the limit of " +
+                            format_count(limits::kMaxDevices));
+  if (link_list && link_list->size() > static_cast<size_t>(limits::kMaxLinks))
+    top.fail("links", format_count(static_cast<int64_t>(link_list->size())) + " links, more than the limit of " +
+                          format_count(limits::kMaxLinks));
+  if (top.ok()) c.reserve(device_list ? device_list->size() : 0, link_list ? link_list->size() : 0);
+  if (const json* list = top.ok() ? device_list : nullptr)
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
       Fields f((*list)[i], json_indexed("devices", i),
                {"name", "kind", "host", "scaleup_domain", "site", "rail", "tier", "index", "model"}, &error);
@@ -192,15 +203,15 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
       if (Result<VertexId> v = c.add_device(std::move(d)); !v) f.fail(f.at("name"), v.error());
     }
 
-  if (const json* list = top.list("links", false))
+  if (const json* list = top.ok() ? link_list : nullptr)
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
       Fields f((*list)[i], json_indexed("links", i), {"a", "b", "kind", "bw_gbps", "latency_us", "length_km"}, &error);
       VertexId a = endpoint(f, "a", c);
       VertexId b = endpoint(f, "b", c);
       LinkKind kind = kind_read(f, link_kind_from, link_kind_names(), "link kind");
-      double bw_gbps = f.number("bw_gbps", kRequired, 0, false);
-      double latency_us = f.number("latency_us", 0.0, 0, true);
-      double length_km = f.number("length_km", 0.0, 0, true);
+      double bw_gbps = f.number("bw_gbps", kRequired, limits::kMinLinkGBps, true, limits::kMaxLinkGBps);
+      double latency_us = f.number("latency_us", 0.0, 0, true, limits::kMaxLatencyUs);
+      double length_km = f.number("length_km", 0.0, 0, true, limits::kMaxLengthKm);
       if (!f.ok()) break;
       if (Result<EdgeId> e = c.add_link(a, b, kind, bw_gbps, latency_us, length_km); !e) f.fail(f.path(), e.error());
     }

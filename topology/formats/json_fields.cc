@@ -4,9 +4,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "topology/limits.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
@@ -37,12 +39,24 @@ std::string reason(std::string what) {
 
 }  // namespace
 
-Result<json> json_read_file(const std::string& path) {
+Result<std::string> text_read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return error_in(path, std::string("cannot read: ") + std::strerror(errno));
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return error_in(path, "cannot read: is a directory");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > static_cast<uintmax_t>(limits::kMaxFileBytes))
+    return error_in(path, format_bytes(static_cast<double>(size)) + " is more than the " +
+                              format_bytes(static_cast<double>(limits::kMaxFileBytes)) + " limit on input files");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  return json_parse_text(buffer.str(), path);
+  return buffer.str();
+}
+
+Result<json> json_read_file(const std::string& path) {
+  Result<std::string> text = text_read_file(path);
+  if (!text) return Error{text.error()};
+  return json_parse_text(*text, path);
 }
 
 Result<json> json_parse_text(const std::string& text, const std::string& where) {
@@ -110,22 +124,27 @@ int Fields::integer(const std::string& key, std::optional<int> fallback, int min
   if (!v) return fallback.value_or(0);
   double x = v->is_number() ? v->get<double>() : NAN;
   if (x == std::trunc(x) && x >= minimum && x <= maximum) return static_cast<int>(x);
-  std::string expected = maximum != INT_MAX ? "an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum)
-                         : minimum == 1     ? "a positive integer"
-                         : minimum == 0     ? "a non-negative integer"
-                                            : "an integer >= " + std::to_string(minimum);
+  // A whole number past the maximum is told the maximum, whether the field's or the int's.
+  const bool too_large = x == std::trunc(x) && x > maximum;
+  std::string expected = maximum != INT_MAX || too_large
+                             ? "an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum)
+                         : minimum == 1 ? "a positive integer"
+                         : minimum == 0 ? "a non-negative integer"
+                                        : "an integer >= " + std::to_string(minimum);
   fail(at(key), "expected " + expected + ", got " + json_shown(*v));
   return fallback.value_or(0);
 }
 
-double Fields::number(const std::string& key, std::optional<double> fallback, double minimum, bool inclusive) {
+double Fields::number(const std::string& key, std::optional<double> fallback, double minimum, bool inclusive,
+                      double maximum) {
   const json* v = get(key, !fallback);
   if (!v) return fallback.value_or(0);
-  if (v->is_number() && (inclusive ? v->get<double>() >= minimum : v->get<double>() > minimum))
-    return v->get<double>();
-  std::string expected = inclusive ? "a number >= " + format_number(minimum)
-                         : minimum == 0 ? "a positive number"
-                                        : "a number > " + format_number(minimum);
+  const double x = v->is_number() ? v->get<double>() : NAN;
+  if ((inclusive ? x >= minimum : x > minimum) && x <= maximum) return x;
+  const std::string lo = format_number(minimum, 6), hi = format_number(maximum, 6);
+  std::string expected = maximum == kNoMaximum ? (inclusive ? "a number >= " + lo : minimum == 0 ? "a positive number" : "a number > " + lo)
+                         : inclusive           ? "a number from " + lo + " to " + hi
+                                               : "a number above " + lo + ", at most " + hi;
   fail(at(key), "expected " + expected + ", got " + json_shown(*v));
   return fallback.value_or(0);
 }

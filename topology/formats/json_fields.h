@@ -4,6 +4,7 @@
 #pragma once
 
 #include <climits>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -15,6 +16,8 @@ namespace topoplan {
 
 inline constexpr std::nullopt_t kRequired = std::nullopt;
 
+// The whole file as text, or "file: cannot read: ..."; files past limits::kMaxFileBytes are refused.
+Result<std::string> text_read_file(const std::string& path);
 // The whole file parsed; "file:3:11: syntax error ..." or "file: cannot read: ..." on failure.
 Result<nlohmann::json> json_read_file(const std::string& path);
 // The same for text already read; `where` names it in errors.
@@ -44,9 +47,12 @@ class Fields {
   std::string text(const std::string& key, std::optional<std::string> fallback);
   // A required string that names something, so it may not be empty.
   std::string name(const std::string& key);
+  // A whole number from `minimum` to `maximum`; the error names both when the value is too large.
   int integer(const std::string& key, std::optional<int> fallback, int minimum, int maximum = INT_MAX);
-  // A number above `minimum`, or at least `minimum` when `inclusive`.
-  double number(const std::string& key, std::optional<double> fallback, double minimum, bool inclusive);
+  // A number above `minimum`, or at least `minimum` when `inclusive`, and at most `maximum`.
+  static constexpr double kNoMaximum = std::numeric_limits<double>::max();
+  double number(const std::string& key, std::optional<double> fallback, double minimum, bool inclusive,
+                double maximum = kNoMaximum);
   bool boolean(const std::string& key, std::optional<bool> fallback);
   // A string that must be one of `names`: "expected one of "bf16", "fp16", got "bf61", did you mean 'bf16'?".
   std::string choice(const std::string& key, std::optional<std::string> fallback, const std::vector<std::string>& names);

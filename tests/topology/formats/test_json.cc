@@ -293,11 +293,11 @@ TEST_CASE("json graph: a link to a device that does not exist") {
 
 TEST_CASE("json graph: zero and negative bandwidth") {
   std::string e = load_error("g.json", tiny_with([](json& d) { d["links"][1]["bw_gbps"] = 0; }));
-  CHECK_MESSAGE(e.find("g.json: links[1].bw_gbps: expected a positive number, got 0") != std::string::npos, e);
+  CHECK_MESSAGE(e.find("g.json: links[1].bw_gbps: expected a number from 0.001 to 1000000, got 0") != std::string::npos, e);
   e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_gbps"] = -50; }));
-  CHECK_MESSAGE(e.find("g.json: links[2].bw_gbps: expected a positive number, got -50") != std::string::npos, e);
+  CHECK_MESSAGE(e.find("g.json: links[2].bw_gbps: expected a number from 0.001 to 1000000, got -50") != std::string::npos, e);
   e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_gbps"] = "50GB/s"; }));
-  CHECK_MESSAGE(e.find(R"(g.json: links[2].bw_gbps: expected a positive number, got "50GB/s")") != std::string::npos,
+  CHECK_MESSAGE(e.find(R"(g.json: links[2].bw_gbps: expected a number from 0.001 to 1000000, got "50GB/s")") != std::string::npos,
                 e);
   e = load_error("g.json", tiny_with([](json& d) { d["links"][2].erase("bw_gbps"); }));
   CHECK_MESSAGE(e.find("g.json: links[2]: missing key 'bw_gbps'") != std::string::npos, e);

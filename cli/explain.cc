@@ -1,0 +1,205 @@
+// topoplan explain: why a group of a placed job spans a slow hop, and the move that brings it back
+// (planner/explain.h); per rank, per link, or the three costliest groups.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/job_inputs.h"
+#include "cli/route_text.h"
+#include "cli/tool.h"
+#include "planner/explain.h"
+#include "topology/units.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string cluster, job, layout, group, link;
+  int rank = -1;
+  ModelFlags model;
+  bool json = false;
+};
+
+constexpr size_t kCostliest = 3;
+
+nlohmann::json route_json(const Cluster& c, const Route& r) {
+  nlohmann::json hops = nlohmann::json::array();
+  for (const Hop& h : r.hops)
+    hops.push_back({{"link", c.edge_name(h.edge)},
+                    {"kind", std::string(to_string(c.link(h.edge).kind))},
+                    {"bw_gbps", c.link(h.edge).bw_gbps},
+                    {"share", h.share}});
+  return {{"class", std::string(to_string(r.path_class))}, {"bw_gbps", r.bw_gbps}, {"paths", r.paths}, {"hops", hops}};
+}
+
+nlohmann::json group_json(const Cluster& c, const GroupExplanation& g) {
+  nlohmann::json j = {{"kind", g.ref.kind}, {"index", g.ref.index}, {"group", g.token}, {"ranks", g.ranks},
+                      {"summary", g.summary}, {"why", g.why}};
+  nlohmann::json where = nlohmann::json::array();
+  for (size_t k = 0; k < g.ranks.size(); ++k) {
+    const Device& d = c.device(g.gpus[k]);
+    where.push_back({{"rank", g.ranks[k]}, {"host", c.hosts()[static_cast<size_t>(d.host)].name}, {"gpu", d.local_index}});
+  }
+  j["placement"] = std::move(where);
+  if (!g.found_traffic) return j;
+  j["collective"] = {{"op", std::string(to_string(g.item.op))}, {"what", g.item.what}, {"bytes", g.item.bytes},
+                     {"calls", g.item.calls}, {"alone_us", g.alone_us}, {"contended_us", g.contended_us}};
+  j["per_step_s"] = g.per_step_s;
+  j["over_best_case_s"] = g.excess_s;
+  j["slowest_link"] = g.has_slowest ? nlohmann::json{{"link", c.edge_name(g.slowest)},
+                                                     {"kind", std::string(to_string(c.link(g.slowest).kind))},
+                                                     {"bw_gbps", c.link(g.slowest).bw_gbps},
+                                                     {"share_of_time", g.behind_share}}
+                                    : nlohmann::json(nullptr);
+  nlohmann::json paths = nlohmann::json::array();
+  for (const PairPath& p : g.paths) {
+    nlohmann::json pj = route_json(c, p.route);
+    pj["from_rank"] = p.from_rank;
+    pj["to_rank"] = p.to_rank;
+    pj["pairs_like_it"] = p.count;
+    paths.push_back(std::move(pj));
+  }
+  j["paths"] = std::move(paths);
+  nlohmann::json inside = nlohmann::json::array();
+  for (const InsideUnit& u : g.inside)
+    inside.push_back({{"level", std::string(to_string(u.level))},
+                      {"possible", u.possible},
+                      {"hosts", u.hosts},
+                      {"alone_us", u.possible ? nlohmann::json(u.alone_us) : nlohmann::json(nullptr)},
+                      {"why_not", u.why_not}});
+  j["inside"] = std::move(inside);
+  nlohmann::json moves = nlohmann::json::array();
+  for (const Move& m : g.moves)
+    moves.push_back({{"move", m.what}, {"order", m.order}, {"exchange", m.exchange}, {"exposed_comm_s", m.exposed_s}});
+  j["moves"] = std::move(moves);
+  return j;
+}
+
+void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g, double exposed_s) {
+  out << g.summary << "\n  why: " << g.why << "\n";
+  if (!g.found_traffic) return;
+  out << "  its heaviest collective: " << to_string(g.item.op) << " of " << format_bytes(g.item.bytes) << " ("
+      << g.item.what << "), " << format_number(g.item.calls, 0) << " calls per step: "
+      << format_duration(g.alone_us * 1e-6) << " alone, " << format_duration(g.contended_us * 1e-6)
+      << " with every group running\n";
+  if (g.has_slowest)
+    out << "  slowest link: " << c.edge_name(g.slowest) << " (" << to_string(c.link(g.slowest).kind) << ", "
+        << format_number(c.link(g.slowest).bw_gbps, 2) << " GB/s): " << format_number(100 * g.behind_share, 0)
+        << "% of each call drains it\n";
+  for (const PairPath& p : g.paths) {
+    out << "  path rank " << p.from_rank << " -> rank " << p.to_rank << ": " << to_string(p.route.path_class) << ", "
+        << format_number(p.route.bw_gbps, 2) << " GB/s";
+    if (p.count > 1) out << " (and " << p.count - 1 << " more pairs alike)";
+    out << "\n" << route_text(c, p.route, false);
+  }
+  for (const InsideUnit& u : g.inside) {
+    out << "  inside one " << to_string(u.level) << ": ";
+    if (u.possible)
+      out << format_duration(u.alone_us * 1e-6) << " per call alone (on " << u.hosts << ")\n";
+    else
+      out << "not possible: " << u.why_not << "\n";
+  }
+  for (const Move& m : g.moves)
+    out << "  move: " << m.what << ": the job's exposed communication " << format_duration(exposed_s) << " -> "
+        << format_duration(m.exposed_s) << "\n";
+}
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  const int selectors = !o.group.empty() + (o.rank >= 0) + !o.link.empty();
+  if (selectors > 1) return fail(err, "give one of --group, --rank or --link, not several");
+  std::optional<GroupRef> ref;
+  if (!o.group.empty()) {
+    Result<GroupRef> g = group_ref_parse(o.group);
+    if (!g) return fail(err, g.error());
+    ref = *g;
+  }
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
+  if (!in) return fail(err, in.error());
+  JobInputs& i = **in;
+  const Cluster& c = i.cluster;
+  Result<std::unique_ptr<Explainer>> ex = Explainer::make(c, *i.router, i.job, i.layout, i.down, i.model.options);
+  if (!ex) return fail(err, o.job + ": " + ex.error());
+  const double exposed = (*ex)->score().exposed_comm_s;
+  nlohmann::json j = {{"job", i.job.name}, {"layout", i.layout.source}, {"order", i.job.parallel.order},
+                      {"exposed_comm_s", exposed}};
+  if (!o.link.empty()) {
+    Result<LinkExplanation> l = (*ex)->link(o.link);
+    if (!l) return fail(err, l.error());
+    if (o.json) {
+      nlohmann::json uses = nlohmann::json::array();
+      for (const LinkExplanation::Use& u : l->uses)
+        uses.push_back({{"kind", std::string(to_string(u.item.kind))}, {"op", std::string(to_string(u.item.op))},
+                        {"what", u.item.what}, {"phase", std::string(to_string(u.item.phase))}, {"groups", u.groups},
+                        {"bytes_per_step", u.bytes_per_step}, {"busy_s", u.busy_s}});
+      nlohmann::json phases = nlohmann::json::array();
+      for (const auto& p : l->phases)
+        phases.push_back({{"phase", p.phase}, {"busy_s", p.busy_s}, {"duration_s", p.duration_s}, {"utilization", p.utilization}});
+      j["link"] = {{"name", c.edge_name(l->edge)}, {"kind", std::string(to_string(c.link(l->edge).kind))},
+                   {"bw_gbps", c.link(l->edge).bw_gbps}, {"uses", uses}, {"phases", phases}};
+      out << j.dump(2) << "\n";
+      return kExitOk;
+    }
+    out << c.edge_name(l->edge) << " (" << to_string(c.link(l->edge).kind) << ", " << format_number(c.link(l->edge).bw_gbps, 2)
+        << " GB/s) per step:\n";
+    if (l->uses.empty()) out << "  no collective of the job crosses it\n";
+    for (const LinkExplanation::Use& u : l->uses)
+      out << "  " << to_string(u.item.kind) << " " << to_string(u.item.op) << " (" << u.item.what << ", "
+          << to_string(u.item.phase) << "): " << u.groups << (u.groups == 1 ? " group, " : " groups, ")
+          << format_bytes(u.bytes_per_step) << ", busy " << format_duration(u.busy_s) << "\n";
+    for (const auto& p : l->phases)
+      out << "  " << p.phase << ": busy " << format_duration(p.busy_s) << " of " << format_duration(p.duration_s) << " ("
+          << format_number(100 * p.utilization, 1) << "%)\n";
+    return kExitOk;
+  }
+  std::vector<GroupExplanation> groups;
+  if (ref) {
+    Result<GroupExplanation> g = (*ex)->group(*ref);
+    if (!g) return fail(err, g.error());
+    groups.push_back(std::move(*g));
+  } else if (o.rank >= 0) {
+    Result<std::vector<GroupExplanation>> r = (*ex)->rank(o.rank);
+    if (!r) return fail(err, r.error());
+    groups = std::move(*r);
+  } else {
+    Result<std::vector<GroupExplanation>> r = (*ex)->costliest(kCostliest);
+    if (!r) return fail(err, r.error());
+    groups = std::move(*r);
+  }
+  if (o.json) {
+    j["groups"] = nlohmann::json::array();
+    for (const GroupExplanation& g : groups) j["groups"].push_back(group_json(c, g));
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << i.job.name << ", layout " << i.layout.source << ", order " << i.job.parallel.order << ": exposed communication "
+      << format_duration(exposed) << " per step\n";
+  if (o.rank >= 0) out << "rank " << o.rank << " is in:\n";
+  if (!ref && o.rank < 0) out << "the " << groups.size() << " groups that cost the most over their best case:\n";
+  for (const GroupExplanation& g : groups) {
+    out << "\n";
+    if (o.rank >= 0)
+      out << g.summary << "\n  why: " << g.why << "\n";
+    else
+      print_group(out, c, g, exposed);
+  }
+  return kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
+  app.add_option("--job", o->job, "job file (docs/job-format.md)")->required();
+  app.add_option("--layout", o->layout, "a plan file, JSON, or a host list in rank order; default: the default layout");
+  app.add_option("--group", o->group, "KIND:INDEX, kinds tp, cp, dp, pp, ep, etp, edp (e.g. tp:3)");
+  app.add_option("--rank", o->rank, "every group this rank is in")->check(CLI::NonNegativeNumber);
+  app.add_option("--link", o->link, "'a -> b' as score lists links: which collectives load it, by phase");
+  model_flags_add(app, o->model);
+  app.add_flag("--json", o->json, "machine-readable output");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool explain_tool() { return {"explain", "why a group spans a slow hop, and the move that brings it back", setup}; }
+
+}  // namespace topoplan::cli

@@ -1,0 +1,17 @@
+// Layout files, both forms: a host list in rank order and JSON. The first byte sets the job's
+// rank count (1 to 16), the rest is the file, on a fixed two-node cluster.
+#include "fuzz/fuzz.h"
+#include "planner/layout.h"
+#include "topology/load.h"
+
+using namespace topoplan;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const Cluster cluster = *cluster_load("dgx-h100:2");
+  if (size == 0) return 0;
+  const int world = data[0] % 16 + 1;
+  Result<Layout> layout = layout_parse(fuzz::text(data + 1, size - 1), "fuzz.txt", cluster, world);
+  if (!fuzz::ok_or_explained(layout)) return 0;
+  if (layout->world_size() != world) fuzz::violated("a layout with the wrong number of ranks");
+  return 0;
+}

@@ -1,0 +1,114 @@
+// Inputs that once crashed, hung or broke a property of a fuzz target (fuzz/, scripts/fuzz), kept
+// in tests/fuzz/<target>/ and replayed here through the same parser: each must now give a value
+// or an error that says what is wrong, without an exception, and promptly.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include "cost/calibration.h"
+#include "planner/job.h"
+#include "planner/layout.h"
+#include "planner/rank_groups.h"
+#include "tests/support.h"
+#include "topology/fabric_plan.h"
+#include "topology/formats/json.h"
+#include "topology/formats/json_fields.h"
+#include "topology/hostlist.h"
+#include "topology/index_list.h"
+#include "topology/load.h"
+#include "topology/routing.h"
+#include "topology/units.h"
+
+using namespace topoplan;
+
+namespace {
+
+// The error of a Result, "" when it holds a value.
+template <typename R>
+std::string error_of(const R& r) {
+  return r.ok() ? "" : r.error();
+}
+
+// A JSON document's loader: the parse error, or the loader's.
+template <typename F>
+std::string json_then(const std::string& text, F load) {
+  Result<nlohmann::json> doc = json_parse_text(text, "fuzz.json");
+  return doc ? error_of(load(*doc)) : doc.error();
+}
+
+// Each target's parser, as the fuzz target calls it (the first bytes of layout and rank_order
+// inputs are parameters, as there).
+const std::map<std::string, std::function<std::string(const std::string&)>>& parsers() {
+  static const std::map<std::string, std::function<std::string(const std::string&)>> table = {
+      {"cluster_json",
+       [](const std::string& t) {
+         // As fuzz/cluster_json: load, then route the first GPU to the last with PXN.
+         return json_then(t, [](auto& j) {
+           Result<Cluster> c = cluster_from_json(j, "f");
+           if (!c) return Result<Route>(Error{c.error()});
+           Router router(*c);
+           return router.route(c->gpus().front(), c->gpus().back(), {NicPolicy::pxn, true});
+         });
+       }},
+      {"recipe",
+       [](const std::string& t) {
+         return json_then(t, [](auto& j) {
+           Result<ClusterSpec> s = recipe_from_json(j, "f");
+           return s ? fabric_plan(*s) : Result<FabricPlan>(Error{s.error()});
+         });
+       }},
+      {"job", [](const std::string& t) { return json_then(t, [](auto& j) { return job_from_json(j, "f"); }); }},
+      {"calibration", [](const std::string& t) { return json_then(t, [](auto& j) { return calibration_from_json(j, "f"); }); }},
+      {"layout",
+       [](const std::string& t) {
+         static const Cluster c = test::load_cluster("dgx-h100:2");
+         return t.empty() ? "" : error_of(layout_parse(t.substr(1), "f", c, static_cast<unsigned char>(t[0]) % 16 + 1));
+       }},
+      {"units",
+       [](const std::string& t) {
+         return error_of(parse_bytes(t)) + error_of(parse_rate_GBps(t)) + error_of(parse_duration_s(t));
+       }},
+      {"hostlist", [](const std::string& t) { return error_of(hostlist_expand(t)); }},
+      {"preset_spec", [](const std::string& t) { return error_of(preset_spec_parse(t)); }},
+      {"index_list", [](const std::string& t) { return error_of(parse_index_list(t, 4096)); }},
+      {"rank_order",
+       [](const std::string& t) {
+         if (t.size() < 6) return std::string();
+         auto b = [&t](size_t i) { return static_cast<unsigned char>(t[i]) % 8; };
+         ParallelSizes s{b(0) + 1, b(1) + 1, b(2) + 1, b(3) + 1, b(4) + 1, b(5)};
+         return error_of(RankGroups::make(s, t.substr(6)));
+       }},
+  };
+  return table;
+}
+
+}  // namespace
+
+TEST_CASE("fuzz regressions: every kept input gives a value or a clean error, promptly") {
+  const std::filesystem::path dir = test::source_dir() / "tests" / "fuzz";
+  int replayed = 0;
+  for (const auto& target : std::filesystem::directory_iterator(dir)) {
+    CAPTURE(target.path().filename().string());
+    auto parser = parsers().find(target.path().filename().string());
+    REQUIRE_MESSAGE(parser != parsers().end(), "no parser for this target: add it to parsers()");
+    for (const auto& input : std::filesystem::directory_iterator(target.path())) {
+      CAPTURE(input.path().filename().string());
+      const std::string text = test::read_file(input.path());
+      auto t0 = std::chrono::steady_clock::now();
+      std::string error;
+      CHECK_NOTHROW(error = parser->second(text));
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      CHECK_MESSAGE(s < 5, s);
+      // Each input's expectation is in its name: "error-..." must be refused, "ok-..." accepted.
+      const std::string name = input.path().filename().string();
+      if (name.starts_with("error-")) CHECK_MESSAGE(!error.empty(), "accepted");
+      if (name.starts_with("ok-")) CHECK_MESSAGE(error.empty(), error);
+      ++replayed;
+    }
+  }
+  MESSAGE(replayed << " fuzz inputs replayed");
+  CHECK(replayed > 0);
+}
