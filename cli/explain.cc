@@ -3,6 +3,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "cli/job_inputs.h"
 #include "cli/route_text.h"
@@ -89,8 +90,10 @@ void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g,
   for (const PairPath& p : g.paths) {
     out << "  path rank " << p.from_rank << " -> rank " << p.to_rank << ": " << to_string(p.route.path_class) << ", "
         << format_number(p.route.bw_gbps, 2) << " GB/s";
-    if (p.count > 1) out << " (and " << p.count - 1 << " more pairs alike)";
-    out << "\n" << route_text(c, p.route, false);
+    if (p.count > 1) out << " (and " << p.count - 1 << (p.count == 2 ? " more pair" : " more pairs") << " alike)";
+    out << "\n";
+    std::istringstream hops(route_text(c, p.route, false));
+    for (std::string line; std::getline(hops, line);) out << "  " << line << "\n";
   }
   for (const InsideUnit& u : g.inside) {
     out << "  inside one " << to_string(u.level) << ": ";

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/model_flags.h"
+#include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/score.h"
@@ -104,40 +104,20 @@ Result<bool> write_dot(const std::string& path, const Cluster& c, const JobScore
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  Result<Job> job = job_load(o.job);
-  if (!job) return fail(err, job.error());
-  Result<Cluster> c = cluster_load(o.cluster);
-  if (!c) return fail(err, c.error());
-  const int ranks = job_ranks(*job);
-  if (Result<bool> fits = job_fits(*job, static_cast<int>(c->gpus().size())); !fits) return fail(err, o.job + ": " + fits.error());
-  Result<Layout> layout = o.layout.empty() ? layout_default(*c, ranks) : layout_load(o.layout, *c, ranks);
-  if (!layout) return fail(err, layout.error());
-  // A plan file brings the order string it placed ranks under and what it found down.
-  if (!layout->order.empty()) job->parallel.order = layout->order;
-  DownSet down;
-  if (!layout->down.empty()) {
-    Result<DownSet> d = down_parse(*c, layout->down);
-    if (!d) return fail(err, o.layout + ": exclude: " + d.error());
-    down = std::move(*d);
-    for (int r = 0; r < layout->world_size(); ++r)
-      if (down.device_down(layout->gpu_of_rank[static_cast<size_t>(r)]))
-        return fail(err, o.layout + ": rank " + std::to_string(r) + " runs on " +
-                             c->device(layout->gpu_of_rank[static_cast<size_t>(r)]).name + ", which the file excludes");
-  }
-  Router router(*c, down);
-  ModelInputs model;
-  if (Result<bool> ok = model_flags_load(o.model, *c, model); !ok) return fail(err, ok.error());
-  const ScoreOptions& opt = model.options;
-  Result<JobScore> s = score_job(*c, router, *job, *layout, opt);
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
+  if (!in) return fail(err, in.error());
+  const JobInputs& i = **in;
+  const Cluster& c = i.cluster;
+  Result<JobScore> s = score_job(c, *i.router, i.job, i.layout, i.model.options);
   if (!s) return fail(err, o.job + ": " + s.error());
   if (!o.links.empty())
-    if (Result<bool> ok = write_links_csv(o.links, *c, *s); !ok) return fail(err, ok.error());
+    if (Result<bool> ok = write_links_csv(o.links, c, *s); !ok) return fail(err, ok.error());
   if (!o.dot.empty())
-    if (Result<bool> ok = write_dot(o.dot, *c, *s); !ok) return fail(err, ok.error());
+    if (Result<bool> ok = write_dot(o.dot, c, *s); !ok) return fail(err, ok.error());
   if (o.json)
-    out << score_to_json(*c, o.cluster, *s).dump(2) << "\n";
+    out << score_to_json(c, o.cluster, *s).dump(2) << "\n";
   else
-    print_text(out, *c, o.cluster, *s);
+    print_text(out, c, o.cluster, *s);
   return kExitOk;
 }
 

@@ -95,6 +95,13 @@ struct Explainer::Impl {
       : c(cl), r(ro), job(std::move(j)), layout(std::move(l)), down(std::move(d)), opt(o), loc(locality_of(cl)),
         groups(std::move(g)) {}
 
+  // The dense kinds always; the expert ones when the job's traffic uses them (an MoE model).
+  bool used(const KindToken& k) const {
+    if (!std::string(k.token).starts_with("expert.")) return true;
+    for (const TrafficItem& it : state->traffic().items)
+      if (it.group == k.token) return true;
+    return false;
+  }
   const char* token_of(const std::string& kind) const {
     for (const KindToken& k : kKinds)
       if (kind == k.kind) return k.token;
@@ -423,7 +430,7 @@ Result<std::vector<GroupExplanation>> Explainer::rank(int rank) {
   std::vector<GroupExplanation> out;
   for (const KindToken& k : kKinds) {
     Result<GroupList> list = impl_->groups.groups(k.token);
-    if (!list || list->empty() || list->front().size() < 2) continue;
+    if (!list || list->empty() || list->front().size() < 2 || !impl_->used(k)) continue;
     for (size_t i = 0; i < list->size(); ++i)
       if (std::find((*list)[i].begin(), (*list)[i].end(), rank) != (*list)[i].end()) {
         GroupExplanation g;

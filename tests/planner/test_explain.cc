@@ -1,0 +1,96 @@
+#include "planner/explain.h"
+
+#include <doctest/doctest.h>
+
+#include "tests/support.h"
+
+using namespace topoplan;
+
+namespace {
+
+struct Setup {
+  Cluster cluster = test::load_cluster("dgx-h100:16");
+  Router router{cluster};
+  Job job;
+  Layout layout;
+  explicit Setup(const std::string& order) {
+    Result<Job> j = job_load((test::data_dir() / "jobs" / "llama3-70b.json").string());
+    REQUIRE(j.ok());
+    job = *j;
+    job.parallel.order = order;
+    layout = *layout_default(cluster, job_ranks(job));
+  }
+  std::unique_ptr<Explainer> explainer() {
+    Result<std::unique_ptr<Explainer>> e = Explainer::make(cluster, router, job, layout, {}, {});
+    REQUIRE_MESSAGE(e.ok(), (e ? "" : e.error()));
+    return std::move(*e);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("explain: a TP group the order string splits over hosts") {
+  // dp before tp: TP ranks are 4 apart, so each TP group spans 4 hosts.
+  Setup s("dp-tp-cp-ep-pp");
+  auto ex = s.explainer();
+  Result<GroupExplanation> g = ex->group({"tp", 0});
+  REQUIRE_MESSAGE(g.ok(), (g ? "" : g.error()));
+  CHECK(g->ranks == std::vector<int>{0, 4, 8, 12, 16, 20, 24, 28});
+  CHECK(g->why.starts_with("order dp-tp-cp-ep-pp puts dp 4 before tp: the group's ranks are 4 apart (0,4,8,12, ...)"));
+  // Its ring crosses the network: a NET hop on the slowest link and on a path.
+  REQUIRE(g->has_slowest);
+  CHECK(s.cluster.link(g->slowest).kind == LinkKind::NET);
+  bool net = false;
+  for (const PairPath& p : g->paths) net = net || p.route.path_class == PathClass::NET;
+  CHECK(net);
+  // Inside one NVLink domain it would be several times faster.
+  REQUIRE(g->inside.size() == 3);
+  CHECK(g->inside[0].level == Level::domain);
+  CHECK(g->inside[0].possible);
+  CHECK(g->inside[0].alone_us < 0.5 * g->alone_us);
+  // The moves: another order string, a swap that brings it onto one host, the planner.
+  REQUIRE(g->moves.size() == 3);
+  CHECK(g->moves[0].order.starts_with("tp"));
+  CHECK(g->moves[0].exposed_s < ex->score().exposed_comm_s);
+  const Move& swap = g->moves[1];
+  REQUIRE_FALSE(swap.exchange.empty());
+  // The job's exposed time after the swap is what score gives for the moved layout.
+  Layout moved = s.layout;
+  for (const auto& [a, b] : swap.exchange)
+    std::swap(moved.gpu_of_rank[static_cast<size_t>(a)], moved.gpu_of_rank[static_cast<size_t>(b)]);
+  Router router(s.cluster);
+  Result<JobScore> after = score_job(s.cluster, router, s.job, moved);
+  REQUIRE(after.ok());
+  CHECK(swap.exposed_s == doctest::Approx(after->exposed_comm_s).epsilon(1e-9));
+  std::vector<int> hosts;
+  for (int r : g->ranks) hosts.push_back(s.cluster.device(moved.gpu_of_rank[static_cast<size_t>(r)]).host);
+  CHECK(std::count(hosts.begin(), hosts.end(), hosts.front()) == 8);
+}
+
+TEST_CASE("explain: ranks, links, the costliest groups, and bad selectors") {
+  Setup s("tp-cp-ep-dp-pp");
+  auto ex = s.explainer();
+  Result<std::vector<GroupExplanation>> rank = ex->rank(9);
+  REQUIRE(rank.ok());
+  std::vector<std::string> kinds;
+  for (const GroupExplanation& g : *rank) kinds.push_back(g.ref.kind);
+  CHECK(kinds == std::vector<std::string>{"tp", "dp", "pp"});
+  CHECK((*rank)[0].summary.starts_with("tp 1 (ranks 8-15) on h002: all_gather"));
+  Result<std::vector<GroupExplanation>> top = ex->costliest(3);
+  REQUIRE(top.ok());
+  CHECK(top->size() == 3);
+  CHECK((*top)[0].excess_s >= (*top)[1].excess_s);
+  Result<LinkExplanation> link = ex->link("h001/nic0 -> leaf0");
+  REQUIRE(link.ok());
+  REQUIRE_FALSE(link->uses.empty());
+  CHECK(link->uses[0].item.kind != TrafficKind::tp);
+  for (const auto& p : link->phases) CHECK(p.utilization >= 0);
+  CHECK(ex->group({"tp", 16}).error() == "tp:16: the job has 16 tp groups (0-15)");
+  CHECK(ex->rank(128).error() == "--rank: the job has ranks 0-127, got 128");
+  CHECK(ex->link("leaf0 spine0").error() == "--link: expected 'a -> b' as score lists links, got 'leaf0 spine0'");
+  CHECK(ex->link("leaf0 -> leaf1").error() == "--link: 'leaf0' and 'leaf1' are not linked");
+  CHECK(group_ref_parse("tq:1").error() == "--group: unknown kind 'tq', did you mean 'tp'? (kinds: tp, cp, dp, pp, ep, etp, edp)");
+  CHECK(group_ref_parse("tp").error() == "--group: expected KIND:INDEX such as tp:3 (kinds: tp, cp, dp, pp, ep, etp, edp), got 'tp'");
+  CHECK(group_ref_parse("tp:x").error() == "--group: expected a group index after 'tp:', got 'x'");
+  CHECK(group_ref_parse("pp:2")->index == 2);
+}
