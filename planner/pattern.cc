@@ -60,12 +60,16 @@ Result<bool> Pattern::load(size_t group, std::vector<Transfer> transfers) {
   sort_unique(own.edges);
   sort_unique(own.segments);
   transfers_[group] = std::move(transfers);
-  index(group, own, true);
+  if (indexed_) index(group, own, true);
   moved_.push_back(static_cast<uint32_t>(group));
   return true;
 }
 
 Result<bool> Pattern::update(size_t group, std::vector<Transfer> transfers) {
+  if (!indexed_) {
+    for (size_t g = 0; g < own_.size(); ++g) index(g, own_[g], true);
+    indexed_ = true;
+  }
   // The multiset difference of old and new: a ring that lost one member changes a few hops only.
   auto key = [](const Transfer& t) { return std::tie(t.src, t.dst, t.bytes, t.mode, t.pxn); };
   auto less = [&](const Transfer& a, const Transfer& b) { return key(a) < key(b); };
@@ -123,7 +127,10 @@ void Pattern::refresh() {
   const size_t n = own_.size();
   std::vector<char> edges_dirty(n, 0), segments_dirty(n, 0);
   if (all_) {
-    for (const auto& [id, groups] : segment_groups_) segment_peaks_[id] = segment_peak(id);
+    segment_peaks_.clear();
+    for (const Touched& t : own_)
+      for (uint32_t id : t.segments)
+        if (auto [it, fresh] = segment_peaks_.try_emplace(id); fresh) it->second = segment_peak(id);
     std::fill(edges_dirty.begin(), edges_dirty.end(), 1);
     std::fill(segments_dirty.begin(), segments_dirty.end(), 1);
     all_ = false;

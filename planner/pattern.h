@@ -54,7 +54,8 @@ class Pattern {
   // Since the last refresh.
   std::vector<EdgeId> changed_edges_;
   std::vector<uint32_t> changed_segments_, moved_;
-  bool all_ = true;  // nothing refreshed yet
+  bool all_ = true;       // nothing refreshed yet
+  bool indexed_ = false;  // the indexes exist (built on the first update: a one-off score needs none)
 };
 
 }  // namespace topoplan

@@ -243,6 +243,7 @@ Result<JobScore> Reporter::run(const Job& job) {
   out.compute_s = out.traffic.compute.step_us / 1e6;
   out.step_s = out.compute_s + out.exposed_comm_s;
   out.level_bytes = state_.level_bytes();
+  out.links.reserve(step_loaded.size());
   for (EdgeId e : step_loaded)
     out.links.push_back({e, step_bytes[e], step_busy_us[e], out.step_s > 0 ? step_busy_us[e] / (out.step_s * 1e6) : 0});
   std::stable_sort(out.links.begin(), out.links.end(), [](const LinkUse& a, const LinkUse& b) {
