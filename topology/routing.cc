@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <ranges>
 
 namespace topoplan {
 namespace {
@@ -96,6 +97,7 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   count_down_.assign(n, 0);
   lat_up_.assign(n, 0);
   lat_down_.assign(n, 0);
+  slot_.assign(n, -1);
 }
 
 Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
@@ -246,31 +248,52 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   touched_.clear();
   auto touch = [this](VertexId v) { touched_.push_back(v); };
 
-  // Up-cones: shortest up-only distance from the source switch and from the target leaves.
-  auto cone = [&](std::vector<int>& dist, const std::vector<VertexId>& starts) {
-    std::vector<VertexId> order;
-    for (VertexId s : starts) {
-      if (dist[s] == kInf) touch(s);
-      dist[s] = 0;
-      order.push_back(s);
-    }
+  // Up-cones: shortest up-only distance from the source switch and from the target leaves. The
+  // target cone also keeps, per switch, its down edges one step nearer the targets: a core switch
+  // has hundreds of down edges and only a few lead there, so the walks below look at those only.
+  auto cone = [&](std::vector<int>& dist, std::vector<VertexId>& order, bool toward) {
     for (size_t i = 0; i < order.size(); ++i) {
       VertexId v = order[i];
       for (uint32_t k = up_begin_[v]; k < up_begin_[v + 1]; ++k) {
         VertexId w = c_.target(up_[k]);
-        if (dist[w] != kInf) continue;
-        touch(w);
-        dist[w] = dist[v] + 1;
-        order.push_back(w);
+        if (dist[w] == kInf) {
+          touch(w);
+          dist[w] = dist[v] + 1;
+          order.push_back(w);
+        }
+        if (!toward || dist[w] != dist[v] + 1 || out_.edge_down(Cluster::reverse(up_[k]))) continue;
+        if (slot_[w] < 0) {
+          slot_[w] = static_cast<int>(slots_used_++);
+          if (toward_.size() < slots_used_) toward_.emplace_back();
+        }
+        toward_[static_cast<size_t>(slot_[w])].push_back(Cluster::reverse(up_[k]));
       }
     }
-    return order;
   };
-  std::vector<VertexId> cone_a = cone(dist_a_, {from});
-  std::vector<VertexId> cone_b = cone(dist_b_, targets);
+  auto start = [&](std::vector<int>& dist, std::vector<VertexId>& order, VertexId s) {
+    if (dist[s] == kInf) touch(s);
+    dist[s] = 0;
+    order.push_back(s);
+  };
+  std::vector<VertexId>& cone_a = cone_a_;
+  std::vector<VertexId>& cone_b = cone_b_;
+  cone_a.clear();
+  cone_b.clear();
+  slots_used_ = 0;
+  start(dist_a_, cone_a, from);
+  cone(dist_a_, cone_a, false);
+  for (VertexId t : targets) start(dist_b_, cone_b, t);
+  cone(dist_b_, cone_b, true);
+  // In edge order, as the adjacency lists are, so hops come out in a stable order.
+  for (size_t i = 0; i < slots_used_; ++i) std::sort(toward_[i].begin(), toward_[i].end());
+  static const std::vector<EdgeId> kNone;
+  auto toward = [&](VertexId s) -> const std::vector<EdgeId>& {
+    return slot_[s] < 0 ? kNone : toward_[static_cast<size_t>(slot_[s])];
+  };
 
   // Remaining valley-free distance from each up-cone switch: go down here, cross once, or climb.
-  std::vector<VertexId> by_tier = cone_a;
+  std::vector<VertexId>& by_tier = by_tier_;
+  by_tier.assign(cone_a.begin(), cone_a.end());
   std::stable_sort(by_tier.begin(), by_tier.end(),
                    [this](VertexId x, VertexId y) { return c_.device(x).tier > c_.device(y).tier; });
   for (VertexId s : by_tier) {
@@ -281,8 +304,16 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       if (int d = rem_[c_.target(up_[k])]; d != kInf) r = std::min(r, d + 1);
     rem_[s] = r;
   }
+  auto reset = [&] {
+    for (VertexId v : touched_) {
+      dist_a_[v] = dist_b_[v] = rem_[v] = kInf;
+      slot_[v] = -1;
+      flow_up_[v] = flow_down_[v] = count_up_[v] = count_down_[v] = lat_up_[v] = lat_down_[v] = 0;
+    }
+    for (size_t i = 0; i < slots_used_; ++i) toward_[i].clear();
+  };
   if (rem_[from] == kInf) {
-    for (VertexId v : touched_) dist_a_[v] = dist_b_[v] = rem_[v] = kInf;
+    reset();
     return out;
   }
   out.reachable = true;
@@ -298,10 +329,10 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   // Per-hop even split over every next hop on a shortest path, as ECMP switches hash flows.
   flow_up_[from] = 1;
   count_up_[from] = 1;
-  std::vector<VertexId> up_order = by_tier;
-  std::reverse(up_order.begin(), up_order.end());
-  std::vector<std::pair<EdgeId, bool>> next;  // edge, lands in the down phase
-  for (VertexId s : up_order) {
+  std::vector<std::pair<EdgeId, bool>>& next = next_;  // edge, lands in the down phase
+  std::vector<Hop>& hops = seg_hops_;
+  hops.clear();
+  for (VertexId s : std::views::reverse(by_tier)) {
     if (flow_up_[s] == 0) continue;
     if (dist_b_[s] == 0 && rem_[s] == 0) {
       exit_at(s, flow_up_[s], count_up_[s], lat_up_[s]);
@@ -309,8 +340,7 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
     }
     next.clear();
     if (dist_b_[s] != kInf && dist_b_[s] == rem_[s])
-      for (uint32_t k = down_begin_[s]; k < down_begin_[s + 1]; ++k)
-        if (dist_b_[c_.target(down_[k])] == dist_b_[s] - 1) next.push_back({down_[k], true});
+      for (EdgeId e : toward(s)) next.push_back({e, true});
     for (uint32_t k = hz_begin_[s]; k < hz_begin_[s + 1]; ++k)
       if (int d = dist_b_[c_.target(hz_[k])]; d != kInf && d + 1 == rem_[s]) next.push_back({hz_[k], true});
     for (uint32_t k = up_begin_[s]; k < up_begin_[s + 1]; ++k)
@@ -318,7 +348,7 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
     double share = flow_up_[s] / static_cast<double>(next.size());
     for (auto [e, down] : next) {
       VertexId w = c_.target(e);
-      out.hops.push_back({e, share});
+      hops.push_back({e, share});
       double lat = lat_up_[s] + c_.link(e).latency_us;
       (down ? flow_down_ : flow_up_)[w] += share;
       (down ? count_down_ : count_up_)[w] += count_up_[s];
@@ -326,30 +356,25 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       l = std::max(l, lat);
     }
   }
-  std::vector<VertexId> down_order = cone_b;
-  std::reverse(down_order.begin(), down_order.end());  // BFS order reversed: farthest from B first
-  for (VertexId s : down_order) {
+  for (VertexId s : std::views::reverse(cone_b)) {  // farthest from the targets first
     if (flow_down_[s] == 0) continue;
     if (dist_b_[s] == 0) {
       exit_at(s, flow_down_[s], count_down_[s], lat_down_[s]);
       continue;
     }
     next.clear();
-    for (uint32_t k = down_begin_[s]; k < down_begin_[s + 1]; ++k)
-      if (dist_b_[c_.target(down_[k])] == dist_b_[s] - 1) next.push_back({down_[k], true});
+    for (EdgeId e : toward(s)) next.push_back({e, true});
     double share = flow_down_[s] / static_cast<double>(next.size());
     for (auto [e, down] : next) {
       VertexId w = c_.target(e);
-      out.hops.push_back({e, share});
+      hops.push_back({e, share});
       flow_down_[w] += share;
       count_down_[w] += count_down_[s];
       lat_down_[w] = std::max(lat_down_[w], lat_down_[s] + c_.link(e).latency_us);
     }
   }
-  for (VertexId v : touched_) {
-    dist_a_[v] = dist_b_[v] = rem_[v] = kInf;
-    flow_up_[v] = flow_down_[v] = count_up_[v] = count_down_[v] = lat_up_[v] = lat_down_[v] = 0;
-  }
+  reset();
+  out.hops.assign(hops.begin(), hops.end());  // one allocation of the final size
   for (const Hop& h : out.hops)
     if (const Link& l = c_.link(h.edge); l.kind == LinkKind::DCI) {
       out.crosses_dci = true;

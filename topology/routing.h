@@ -116,7 +116,12 @@ class Router {
   // Scratch per vertex for the path-set search, reset through the touched list.
   mutable std::vector<int> dist_a_, dist_b_, rem_;
   mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
-  mutable std::vector<VertexId> touched_;
+  mutable std::vector<VertexId> touched_, cone_a_, cone_b_, by_tier_;
+  mutable std::vector<int> slot_;  // per vertex: its list in toward_, or -1
+  mutable std::vector<std::vector<EdgeId>> toward_;  // per target-cone switch: down edges nearer the targets
+  mutable size_t slots_used_ = 0;
+  mutable std::vector<std::pair<EdgeId, bool>> next_;
+  mutable std::vector<Hop> seg_hops_;
   mutable std::vector<Hop> hops_;  // fabric_route's scratch: routes keep only what they need
 };
 
