@@ -2,9 +2,11 @@
 // (planner/explain.h); per rank, per link, or the three costliest groups.
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
+#include "cli/dot_flags.h"
 #include "cli/job_inputs.h"
 #include "cli/route_text.h"
 #include "cli/tool.h"
@@ -16,6 +18,7 @@ namespace {
 
 struct Options {
   std::string cluster, job, layout, group, link;
+  DotFlags dot;
   int rank = -1;
   ModelFlags model;
   bool json = false;
@@ -107,7 +110,25 @@ void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g,
         << format_duration(m.exposed_s) << "\n";
 }
 
+// The job's load with what was explained in blue: the links of the groups' paths and their hosts,
+// or the one link.
+Result<bool> write_dot(const Options& o, DotHosts hosts, const Cluster& c, const JobScore& s,
+                       const std::vector<GroupExplanation>& groups, const std::optional<EdgeId>& link) {
+  std::string what;
+  for (const GroupExplanation& g : groups) what += (what.empty() ? "" : ", ") + g.ref.kind + " " + std::to_string(g.ref.index);
+  if (link) what = c.edge_name(*link);
+  DotLoad load = dot_load_of(c, s, s.job + ": " + what + " in blue; link utilization per step (each edge's busiest link, down / up)");
+  if (link) load.highlight_edges.push_back(*link);
+  for (const GroupExplanation& g : groups) {
+    load.highlight_edges.insert(load.highlight_edges.end(), g.path_edges.begin(), g.path_edges.end());
+    for (VertexId v : g.gpus) load.highlight_hosts.push_back(c.device(v).host);
+  }
+  return dot_write(o.dot.file, c, load, hosts);
+}
+
 int run(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<DotHosts> dot_hosts = dot_hosts_parse(o.dot.hosts);
+  if (!dot_hosts) return fail(err, dot_hosts.error());
   const int selectors = !o.group.empty() + (o.rank >= 0) + !o.link.empty();
   if (selectors > 1) return fail(err, "give one of --group, --rank or --link, not several");
   std::optional<GroupRef> ref;
@@ -128,6 +149,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.link.empty()) {
     Result<LinkExplanation> l = (*ex)->link(o.link);
     if (!l) return fail(err, l.error());
+    if (!o.dot.file.empty())
+      if (Result<bool> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), {}, l->edge); !ok) return fail(err, ok.error());
     if (o.json) {
       nlohmann::json uses = nlohmann::json::array();
       for (const LinkExplanation::Use& u : l->uses)
@@ -168,6 +191,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!r) return fail(err, r.error());
     groups = std::move(*r);
   }
+  if (!o.dot.file.empty())
+    if (Result<bool> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), groups, std::nullopt); !ok) return fail(err, ok.error());
   if (o.json) {
     j["groups"] = nlohmann::json::array();
     for (const GroupExplanation& g : groups) j["groups"].push_back(group_json(c, g));
@@ -197,6 +222,9 @@ Run setup(CLI::App& app) {
   app.add_option("--rank", o->rank, "every group this rank is in")->check(CLI::NonNegativeNumber);
   app.add_option("--link", o->link, "'a -> b' as score lists links: which collectives load it, by phase");
   model_flags_add(app, o->model);
+  dot_flags_add(app, o->dot,
+                "write the job's load (as score --dot) with the explained groups' paths and hosts in blue, or the "
+                "--link; --rank marks hosts only");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

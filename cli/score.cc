@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/dot_flags.h"
 #include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
-#include "topology/formats/dot.h"
 #include "topology/load.h"
 #include "topology/locality.h"
 #include "topology/units.h"
@@ -21,7 +21,8 @@ namespace {
 constexpr size_t kHottest = 10;
 
 struct Options {
-  std::string cluster, job, layout, links, dot;
+  std::string cluster, job, layout, links;
+  DotFlags dot;
   ModelFlags model;
   bool json = false;
 };
@@ -91,19 +92,9 @@ Result<bool> write_links_csv(const std::string& path, const Cluster& c, const Jo
   return true;
 }
 
-Result<bool> write_dot(const std::string& path, const Cluster& c, const JobScore& s) {
-  std::ofstream f(path);
-  if (!f) return Error{path + ": cannot write"};
-  DotLoad load;
-  load.utilization.assign(c.num_edges(), 0);
-  for (const LinkUse& u : s.links) load.utilization[u.edge] = u.utilization;
-  load.title = s.job + ": link utilization per step (source to target / back)";
-  f << save_cluster_dot(c, load);
-  if (!f) return Error{path + ": write failed"};
-  return true;
-}
-
 int run(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<DotHosts> dot_hosts = dot_hosts_parse(o.dot.hosts);
+  if (!dot_hosts) return fail(err, dot_hosts.error());
   Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
   if (!in) return fail(err, in.error());
   const JobInputs& i = **in;
@@ -112,8 +103,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!s) return fail(err, o.job + ": " + s.error());
   if (!o.links.empty())
     if (Result<bool> ok = write_links_csv(o.links, c, *s); !ok) return fail(err, ok.error());
-  if (!o.dot.empty())
-    if (Result<bool> ok = write_dot(o.dot, c, *s); !ok) return fail(err, ok.error());
+  if (!o.dot.file.empty()) {
+    const DotLoad load = dot_load_of(c, *s, s->job + ": link utilization per step (each edge's busiest link, down / up)");
+    if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
+  }
   if (o.json)
     out << score_to_json(c, o.cluster, *s).dump(2) << "\n";
   else
@@ -129,7 +122,7 @@ Run setup(CLI::App& app) {
                  "rank -> GPU map: JSON, a plan file (plan.json), or a host list in rank order (SLURM_HOSTFILE)");
   model_flags_add(app, o->model);
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");
-  app.add_option("--dot", o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");
+  dot_flags_add(app, o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

@@ -373,6 +373,7 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
     Result<Route> route = r.route(g.gpus[static_cast<size_t>(a)], g.gpus[static_cast<size_t>(b)],
                                   {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned, false});
     if (!route) return Error{route.error()};
+    for (const Hop& h : route->hops) g.path_edges.push_back(h.edge);
     const std::string shape = std::string(to_string(route->path_class)) + "|" + std::to_string(route->hops.size()) + "|" +
                               format_number(route->bw_gbps, 3) + "|" +
                               std::to_string(static_cast<int>(loc.level(c.device(g.gpus[static_cast<size_t>(a)]).host,
@@ -383,6 +384,8 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
     else
       ++g.paths[it->second].count;
   }
+  std::sort(g.path_edges.begin(), g.path_edges.end());
+  g.path_edges.erase(std::unique(g.path_edges.begin(), g.path_edges.end()), g.path_edges.end());
   inside(g);
   return moves(g);
 }

@@ -55,6 +55,7 @@ struct GroupExplanation {
   double per_step_s = 0;       // every collective on the group, contended, per step
   double excess_s = 0;         // per step, over each collective's best-case time
   std::vector<PairPath> paths;
+  std::vector<EdgeId> path_edges;  // every directed edge on the paths of every pair, sorted
   bool has_slowest = false;
   EdgeId slowest = 0;
   double behind_share = 0;  // of a call's time spent draining the slowest link

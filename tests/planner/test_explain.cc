@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "tests/support.h"
 
 using namespace topoplan;
@@ -43,6 +45,11 @@ TEST_CASE("explain: a TP group the order string splits over hosts") {
   bool net = false;
   for (const PairPath& p : g->paths) net = net || p.route.path_class == PathClass::NET;
   CHECK(net);
+  // Every hop of every pair's paths, once, for drawings.
+  CHECK(std::is_sorted(g->path_edges.begin(), g->path_edges.end()));
+  CHECK(std::adjacent_find(g->path_edges.begin(), g->path_edges.end()) == g->path_edges.end());
+  for (const PairPath& p : g->paths)
+    for (const Hop& h : p.route.hops) CHECK(std::binary_search(g->path_edges.begin(), g->path_edges.end(), h.edge));
   // Inside one NVLink domain it would be several times faster.
   REQUIRE(g->inside.size() == 3);
   CHECK(g->inside[0].level == Level::domain);

@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <sstream>
 
+#include "topology/formats/dot_graph.h"
 #include "topology/units.h"
 
 namespace topoplan {
 namespace {
+
+constexpr std::array<const char*, 2> kDotHostsNames = {"collapse", "expand"};
 
 // Node and edge attributes by kind, parallel to the enums in kinds.h.
 constexpr std::array<const char*, kDeviceKinds> kDeviceStyle = {
@@ -20,16 +24,23 @@ constexpr std::array<const char*, kDeviceKinds> kDeviceStyle = {
     "shape=box3d",                                            // switch
     "shape=doubleoctagon",                                    // site_router
 };
-constexpr std::array<const char*, kLinkKinds> kLinkStyle = {
-    "color=green4, penwidth=2",          // NVL
-    "color=darkgreen, penwidth=2",       // C2C
-    "color=gray40",                      // PCI
-    "color=orange, style=dashed",        // SYS
-    "color=blue",                        // NET
-    "color=red, penwidth=3, style=bold", // DCI
+constexpr std::array<const char*, kDeviceKinds> kDeviceNouns = {
+    "GPUs", "NVSwitches", "PCIe switches", "CPUs", "NICs", "switches", "site routers",
 };
+constexpr std::array<const char*, kLinkKinds> kLinkStyle = {
+    "color=green4, penwidth=2",           // NVL
+    "color=darkgreen, penwidth=2",        // C2C
+    "color=gray40",                       // PCI
+    "color=orange, style=dashed",         // SYS
+    "color=blue",                         // NET
+    "color=red, penwidth=3, style=bold",  // DCI
+};
+constexpr const char* kHostStyle = "shape=box, style=filled, fillcolor=palegreen";
+// Blue is no utilization colour, so what explain is about stands out from the load around it.
+constexpr const char* kMarked = "color=blue, penwidth=3";
+constexpr const char* kHighlighted = "color=blue, fontcolor=blue, style=bold";
 
-// Backslashes are left alone: in DOT strings they are escapes, such as the \n in edge labels.
+// Backslashes are left alone: in DOT strings they are escapes, such as the \n in labels.
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
@@ -39,90 +50,133 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-// Inside a host box the host prefix is noise: "h001/gpu3" shows as "gpu3".
-std::string node_line(const Cluster& c, VertexId v) {
-  const Device& d = c.device(v);
-  size_t slash = d.name.rfind('/');
-  std::string label = d.host >= 0 && slash != std::string::npos ? d.name.substr(slash + 1) : d.name;
-  return quoted(d.name) + " [label=" + quoted(label) + ", " + kDeviceStyle[static_cast<size_t>(d.kind)] + "];";
-}
-
-// Green to red as a link fills; wider as it does.
-std::string load_style(double u) {
-  const char* colour = u < 0.25 ? "green4" : u < 0.5 ? "gold3" : u < 0.75 ? "darkorange" : "red";
-  return std::string("color=") + colour + ", penwidth=" + format_number(1 + 5 * std::min(u, 1.0), 2);
-}
-
 std::string percent(double u) { return format_number(100 * u, 1) + "%"; }
 
-std::string draw(const Cluster& c, const DotLoad* load) {
-  auto loaded = [&](EdgeId e) { return load->utilization[e] > 0 || load->utilization[e ^ 1u] > 0; };
-  std::vector<char> keep(c.num_devices(), load ? 0 : 1);
-  if (load)
-    for (EdgeId e = 0; e < c.num_edges(); e += 2)
-      if (loaded(e)) keep[c.source(e)] = keep[c.target(e)] = 1;
-  // Slot 0 holds what belongs to no site; site s is slot s + 1.
-  const size_t slots = c.sites().size() + 1;
-  std::vector<std::vector<int>> site_hosts(slots);
-  std::vector<std::vector<VertexId>> site_devices(slots), host_devices(c.hosts().size());
-  std::vector<std::map<int, std::vector<VertexId>>> site_tiers(slots);
-  for (size_t h = 0; h < c.hosts().size(); ++h) site_hosts[c.hosts()[h].site + 1].push_back(static_cast<int>(h));
-  for (VertexId v = 0; v < c.num_devices(); ++v) {
-    if (!keep[v]) continue;
-    const Device& d = c.device(v);
-    if (d.host >= 0)
-      host_devices[d.host].push_back(v);
-    else if (is_fabric(d.kind))
-      site_tiers[d.site + 1][d.tier].push_back(v);
-    else
-      site_devices[d.site + 1].push_back(v);  // e.g. an NVL72 rack's NVSwitch, shared by its trays
+// Green to red as a link fills; wider as it does.
+const char* load_colour(double u) { return u < 0.25 ? "green4" : u < 0.5 ? "gold3" : u < 0.75 ? "darkorange" : "red"; }
+double load_width(double u) { return 1 + 5 * std::min(u, 1.0); }
+
+// "8 x H100-SXM" when the hosts' GPUs are one model, else "8 GPUs".
+std::string gpus_text(const Cluster& c, const std::vector<int>& hosts) {
+  size_t count = 0;
+  std::string model;
+  bool one_model = true;
+  for (int h : hosts)
+    for (VertexId g : c.hosts()[static_cast<size_t>(h)].gpus) {
+      if (count++ == 0) model = c.device(g).model;
+      one_model = one_model && c.device(g).model == model;
+    }
+  return std::to_string(count) + (one_model && !model.empty() ? " x " + model : " GPUs");
+}
+
+std::string node_label(const Cluster& c, const DotNode& n, bool loaded) {
+  std::string label;
+  if (n.host_box >= 0) {
+    // Inside a host box the host prefix is noise: "h001/gpu3" shows as "gpu3".
+    const std::string& name = c.device(n.devices.front()).name;
+    const size_t slash = name.rfind('/');
+    label = slash == std::string::npos ? name : name.substr(slash + 1);
+  } else if (!n.hosts.empty()) {
+    label =
+        n.id + "\\n" + (n.hosts.size() > 1 ? std::to_string(n.hosts.size()) + " hosts\\n" : "") + gpus_text(c, n.hosts);
+  } else {
+    label = n.id;
+    if (n.devices.size() > 1)
+      label += "\\n" + std::to_string(n.devices.size()) + " " + kDeviceNouns[static_cast<size_t>(n.kind)];
   }
+  if (loaded && n.inside_utilization > 0) label += "\\ninside " + percent(n.inside_utilization);
+  return label;
+}
+
+std::string node_line(const Cluster& c, const DotNode& n, bool loaded) {
+  std::string style = n.hosts.empty() || n.host_box >= 0 ? kDeviceStyle[static_cast<size_t>(n.kind)] : kHostStyle;
+  // A folded node reads as a stack.
+  if (n.host_box < 0 && (n.hosts.empty() ? n.devices.size() : n.hosts.size()) > 1) style += ", peripheries=2";
+  if (n.marked && n.host_box < 0) style += std::string(", ") + kMarked;
+  return quoted(n.id) + " [label=" + quoted(node_label(c, n, loaded)) + ", " + style + "];";
+}
+
+std::string bundle_line(const DotGraph& g, const DotBundle& b, bool loaded) {
+  // Links of one capacity as "8 x 50 GB/s"; of several, their count and sum.
+  std::string label =
+      b.bw_gbps > 0 ? (b.links == 1 ? "" : std::to_string(b.links) + " x ") + format_number(b.bw_gbps, 2) + " GB/s"
+                    : std::to_string(b.links) + " links, " + format_number(b.total_bw_gbps, 2) + " GB/s";
+  if (b.length_km > 0) label += "\\n" + format_number(b.length_km) + " km";
+  std::string style = kLinkStyle[static_cast<size_t>(b.kind)];
+  if (loaded) {
+    // Each direction's busiest link, downward (or left to right) first.
+    label += "\\n" + percent(b.down) + " / " + percent(b.up);
+    const double u = std::max(b.down, b.up);
+    style = b.highlighted ? std::string(kHighlighted) + ", penwidth=" + format_number(2 + load_width(u), 2)
+                          : std::string("color=") + load_colour(u) + ", penwidth=" + format_number(load_width(u), 2);
+  }
+  const DotNode &upper = g.nodes[b.upper], &lower = g.nodes[b.lower];
+  // Sites stand side by side; a link between them on one level must not push one site down.
+  if (upper.level == lower.level && upper.site != lower.site) style += ", constraint=false";
+  return quoted(upper.id) + " -- " + quoted(lower.id) + " [label=" + quoted(label) + ", " + style + "];";
+}
+
+std::string draw(const Cluster& c, const DotLoad* load, DotHosts hosts) {
+  const DotGraph g = dot_graph_build(c, load, hosts);
+  const bool loaded = load != nullptr;
+  // Slot 0 holds what belongs to no site; site s is slot s + 1. Levels top down within a slot.
+  const size_t slots = c.sites().size() + 1;
+  std::vector<std::map<int, std::vector<uint32_t>, std::greater<>>> ranks(slots);
+  std::vector<std::vector<uint32_t>> boxes(c.hosts().size());
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const DotNode& n = g.nodes[i];
+    if (n.host_box >= 0)
+      boxes[static_cast<size_t>(n.host_box)].push_back(i);
+    else
+      ranks[static_cast<size_t>(n.site + 1)][n.level].push_back(i);
+  }
+  std::vector<std::vector<int>> site_hosts(slots);
+  for (size_t h = 0; h < c.hosts().size(); ++h)
+    site_hosts[static_cast<size_t>(c.hosts()[h].site + 1)].push_back(static_cast<int>(h));
 
   std::ostringstream out;
-  // Bottom to top: hosts, then leaves, spines, cores and site routers, as fabrics are drawn.
-  out << "graph " << quoted(c.name) << " {\n  rankdir=BT;\n  node [fontsize=10];\n  edge [fontsize=8];\n";
+  // Top down: site routers, cores, spines, leaves, then hosts, as fabrics are drawn.
+  out << "graph " << quoted(c.name) << " {\n  rankdir=TB;\n  node [fontsize=10];\n  edge [fontsize=8];\n";
   if (load && !load->title.empty()) out << "  label=" << quoted(load->title) << ";\n  labelloc=t;\n";
   for (size_t slot = 0; slot < slots; ++slot) {
     const std::string in = slot == 0 ? "  " : "    ";
     if (slot > 0)
       out << "  subgraph cluster_site_" << slot - 1 << " {\n" << in << "label=" << quoted(c.sites()[slot - 1]) << ";\n";
     for (int h : site_hosts[slot]) {
-      if (host_devices[h].empty()) continue;
-      out << in << "subgraph cluster_host_" << h << " {\n" << in << "  label=" << quoted(c.hosts()[h].name) << ";\n";
-      for (VertexId v : host_devices[h]) out << in << "  " << node_line(c, v) << "\n";
+      const std::vector<uint32_t>& box = boxes[static_cast<size_t>(h)];
+      if (box.empty()) continue;
+      out << in << "subgraph cluster_host_" << h << " {\n"
+          << in << "  label=" << quoted(c.hosts()[static_cast<size_t>(h)].name) << ";\n";
+      if (g.nodes[box.front()].marked) out << in << "  graph [" << kMarked << "];\n";
+      for (uint32_t i : box) out << in << "  " << node_line(c, g.nodes[i], loaded) << "\n";
       out << in << "}\n";
     }
-    for (VertexId v : site_devices[slot]) out << in << node_line(c, v) << "\n";
-    for (const auto& [tier, vs] : site_tiers[slot]) {
+    for (const auto& [level, nodes] : ranks[slot]) {
       out << in << "{ rank=same;";
-      for (VertexId v : vs) out << " " << node_line(c, v);
+      for (uint32_t i : nodes) out << " " << node_line(c, g.nodes[i], loaded);
       out << " }\n";
     }
     if (slot > 0) out << "  }\n";
   }
-  for (EdgeId e = 0; e < c.num_edges(); e += 2) {
-    const Link& l = c.link(e);
-    std::string label, style = kLinkStyle[static_cast<size_t>(l.kind)];
-    if (load) {
-      if (!loaded(e)) continue;
-      // Each direction's share, source to target first.
-      label = percent(load->utilization[e]) + " / " + percent(load->utilization[e ^ 1u]);
-      style = load_style(std::max(load->utilization[e], load->utilization[e ^ 1u]));
-    } else {
-      label = format_number(l.bw_gbps, 2) + " GB/s";
-      if (l.length_km > 0) label += "\\n" + format_number(l.length_km) + " km";
-    }
-    out << "  " << quoted(c.device(c.source(e)).name) << " -- " << quoted(c.device(c.target(e)).name)
-        << " [label=" << quoted(label) << ", " << style << "];\n";
-  }
+  for (const DotBundle& b : g.bundles) out << "  " << bundle_line(g, b, loaded) << "\n";
   out << "}\n";
   return out.str();
 }
 
 }  // namespace
 
-std::string save_cluster_dot(const Cluster& c) { return draw(c, nullptr); }
+std::string_view to_string(DotHosts h) { return kDotHostsNames[static_cast<size_t>(h)]; }
 
-std::string save_cluster_dot(const Cluster& c, const DotLoad& load) { return draw(c, &load); }
+std::optional<DotHosts> dot_hosts_from(std::string_view s) {
+  for (size_t i = 0; i < kDotHostsNames.size(); ++i)
+    if (s == kDotHostsNames[i]) return static_cast<DotHosts>(i);
+  return std::nullopt;
+}
+
+std::vector<std::string> dot_hosts_names() { return {kDotHostsNames.begin(), kDotHostsNames.end()}; }
+
+std::string save_cluster_dot(const Cluster& c, DotHosts hosts) { return draw(c, nullptr, hosts); }
+
+std::string save_cluster_dot(const Cluster& c, const DotLoad& load, DotHosts hosts) { return draw(c, &load, hosts); }
 
 }  // namespace topoplan

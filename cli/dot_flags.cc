@@ -1,0 +1,39 @@
+#include "cli/dot_flags.h"
+
+#include <fstream>
+
+#include "topology/suggest.h"
+
+namespace topoplan::cli {
+
+void dot_flags_add(CLI::App& app, DotFlags& flags, const std::string& help) {
+  CLI::Option* dot = app.add_option("--dot", flags.file, help);
+  app.add_option("--dot-hosts", flags.hosts,
+                 "collapse: a host is one node, and hosts under one leaf group fold into one once a rank would be "
+                 "too wide (default); expand: every GPU, NIC and switch of each host")
+      ->needs(dot);
+}
+
+Result<DotHosts> dot_hosts_parse(const std::string& text) {
+  if (std::optional<DotHosts> h = dot_hosts_from(text)) return *h;
+  return Error{"--dot-hosts: unknown value '" + text + "'" + did_you_mean(text, dot_hosts_names()) +
+               " (expected collapse or expand)"};
+}
+
+DotLoad dot_load_of(const Cluster& c, const JobScore& s, const std::string& title) {
+  DotLoad load;
+  load.utilization.assign(c.num_edges(), 0);
+  for (const LinkUse& u : s.links) load.utilization[u.edge] = u.utilization;
+  load.title = title;
+  return load;
+}
+
+Result<bool> dot_write(const std::string& path, const Cluster& c, const DotLoad& load, DotHosts hosts) {
+  std::ofstream f(path);
+  if (!f) return Error{path + ": cannot write"};
+  f << save_cluster_dot(c, load, hosts);
+  if (!f) return Error{path + ": write failed"};
+  return true;
+}
+
+}  // namespace topoplan::cli

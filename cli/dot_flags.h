@@ -1,0 +1,28 @@
+// The --dot FILE and --dot-hosts flags of the commands that draw a job's load on the cluster
+// (score, explain), and the drawing they write.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "planner/score.h"
+#include "topology/formats/dot.h"
+
+namespace topoplan::cli {
+
+struct DotFlags {
+  std::string file, hosts{to_string(DotHosts::collapse)};
+};
+
+void dot_flags_add(CLI::App& app, DotFlags& flags, const std::string& help);
+
+// An unknown value is an error that lists the choices, as --format's is.
+Result<DotHosts> dot_hosts_parse(const std::string& text);
+
+// The job's link utilization per step.
+DotLoad dot_load_of(const Cluster& cluster, const JobScore& score, const std::string& title);
+
+// Errors name the file.
+Result<bool> dot_write(const std::string& path, const Cluster& cluster, const DotLoad& load, DotHosts hosts);
+
+}  // namespace topoplan::cli
