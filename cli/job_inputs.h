@@ -19,7 +19,13 @@ struct JobInputs {
   ModelInputs model;
 };
 
-// `layout` empty: the default layout. Errors name the file and what was expected.
+// What --layout takes, for every command that reads a layout.
+inline constexpr const char* kLayoutHelp =
+    "rank -> GPU map (docs/layout-formats.md): a plan file (plan.json), JSON, or a host list in rank order (h001 per "
+    "rank as in SLURM_HOSTFILE, h[001-004], h001 slots=8)";
+
+// `layout` empty: the default layout (docs/layout-formats.md). Errors name the file and what was
+// expected.
 Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster, const std::string& job,
                                                    const std::string& layout, const ModelFlags& flags);
 

@@ -88,9 +88,7 @@ Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
   app.add_option("--job", o->job, "job file (docs/job-format.md)")->required();
-  app.add_option("--layout", o->layout,
-                 "the layout under review: a plan file, JSON, or a host list in rank order (SLURM_HOSTFILE)")
-      ->required();
+  app.add_option("--layout", o->layout, std::string("the layout under review, ") + kLayoutHelp)->required();
   CLI::Option* exposed =
       app.add_option("--max-exposed", o->max_exposed, "fail above this exposed communication per step (e.g. 2s)");
   app.add_option("--max-slowdown", o->max_slowdown,

@@ -118,8 +118,7 @@ Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
   app.add_option("--job", o->job, "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json")->required();
-  app.add_option("--layout", o->layout,
-                 "rank -> GPU map: JSON, a plan file (plan.json), or a host list in rank order (SLURM_HOSTFILE)");
+  app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
   model_flags_add(app, o->model);
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");
   dot_flags_add(app, o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");

@@ -1,5 +1,6 @@
-// Layout files, both forms: a host list in rank order and JSON. The first byte sets the job's
-// rank count (1 to 16), the rest is the file, on a fixed two-node cluster.
+// Layout files, every form: a host list in rank order (hostlist expressions, slots=N), JSON and
+// plan files. The first byte sets the job's rank count (1 to 16), the rest is the file, on a
+// fixed two-node cluster.
 #include "fuzz/fuzz.h"
 #include "planner/layout.h"
 #include "topology/load.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "planner/host_choice.h"
 #include "planner/lower_bound.h"
@@ -178,9 +179,10 @@ std::string Explainer::Impl::why(const GroupExplanation& g) const {
     const std::vector<int>& rs = by_host[h];
     out += (shown > 1 ? ", " : "") + std::string("ranks ") + ranks_text(rs) + " on " + c.hosts()[static_cast<size_t>(h)].name;
     if (!layout.line_of_rank.empty()) {
-      std::vector<int> lines;
-      for (int rank : rs) lines.push_back(layout.line_of_rank[static_cast<size_t>(rank)]);
-      out += " (lines " + ranks_text(lines) + ")";
+      // A hostlist expression or slots=N places several ranks from one line: name it once.
+      std::set<int> lines;
+      for (int rank : rs) lines.insert(layout.line_of_rank[static_cast<size_t>(rank)]);
+      out += std::string(lines.size() == 1 ? " (line " : " (lines ") + ranks_text({lines.begin(), lines.end()}) + ")";
     }
   }
   return out;

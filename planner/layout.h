@@ -17,7 +17,8 @@ struct Layout {
   // devices and links it avoided (--exclude), by name.
   std::string order;
   std::vector<std::string> down;
-  // From a host list: the file line of each rank (explain names the lines); else empty.
+  // From a host list: the file line of each rank (explain names the lines; a line may place many
+  // ranks); else empty.
   std::vector<int> line_of_rank;
   int world_size() const { return static_cast<int>(gpu_of_rank.size()); }
 };
@@ -25,13 +26,16 @@ struct Layout {
 // Ranks 0..world-1 on the first `world` GPUs, host-major. An error when the cluster is smaller.
 Result<Layout> layout_default(const Cluster& cluster, int world);
 
-// A layout file, either
+// A layout file (docs/layout-formats.md), either
 //  - JSON: {"ranks": [{"rank": 0, "host": "h001", "gpu": 3}, ...]} (gpu = the host's local index,
 //    cuda_ordinal order) or {"ranks": ["h001/gpu3", ...]} (rank = position), or
 //  - a plan file (planner/plan_json.h), whose order string and exclusions come with it, or
-//  - a host list in rank order, one host per line (SLURM_HOSTFILE for --distribution=arbitrary):
-//    the k-th line naming a host gets that host's k-th GPU; '#' starts a comment.
-// Every rank 0..world-1 exactly once, every GPU at most once; errors name the file and line.
+//  - a host list in rank order, a line `HOSTS [slots=N]` with HOSTS a hostlist expression
+//    (topology/hostlist.h): each name one rank, as in SLURM_HOSTFILE for --distribution=arbitrary,
+//    or with slots=N, N consecutive ranks on each name in turn, as Open MPI maps a hostfile by
+//    slot. A host's ranks take its GPUs in order, across lines; '#' starts a comment.
+// Every rank 0..world-1 exactly once, every GPU at most once; errors name the file and line, and
+// a host list that places more than `world` ranks fails at the line that does.
 Result<Layout> layout_load(const std::string& path, const Cluster& cluster, int world);
 Result<Layout> layout_parse(const std::string& text, const std::string& where, const Cluster& cluster, int world);
 

@@ -101,3 +101,17 @@ TEST_CASE("explain: ranks, links, the costliest groups, and bad selectors") {
   CHECK(group_ref_parse("tp:x").error() == "--group: expected a group index after 'tp:', got 'x'");
   CHECK(group_ref_parse("pp:2")->index == 2);
 }
+
+TEST_CASE("explain: a host-list layout names each line once, however many ranks it places") {
+  Setup s("tp-cp-ep-dp-pp");
+  // Four ranks per host and line: TP group 0 (ranks 0-7) is split over h001 and h002, both by line 1.
+  Result<Layout> l = layout_parse("h[001-016] slots=4\nh[001-016] slots=4\n", "hosts.txt", s.cluster, 128);
+  REQUIRE_MESSAGE(l.ok(), (l ? "" : l.error()));
+  s.layout = std::move(*l);
+  Result<GroupExplanation> g = s.explainer()->group({"tp", 0});
+  REQUIRE_MESSAGE(g.ok(), (g ? "" : g.error()));
+  CHECK(g->why == "the layout hosts.txt puts ranks 0-3 on h001 (line 1), ranks 4-7 on h002 (line 1)");
+  Result<GroupExplanation> last = s.explainer()->group({"tp", 15});
+  REQUIRE(last.ok());
+  CHECK(last->why == "the layout hosts.txt puts ranks 120-123 on h015 (line 2), ranks 124-127 on h016 (line 2)");
+}
