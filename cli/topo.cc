@@ -24,8 +24,7 @@ namespace {
 
 struct Options {
   std::string cluster, a, b, format = "json", output;
-  std::string dot_hosts{to_string(DotHosts::collapse)};
-  bool dot_hosts_given = false;
+  std::string dot_hosts;  // empty: not given (collapse)
   bool json = false;
   bool pxn = false;
   bool all = false;
@@ -107,11 +106,11 @@ int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
   std::string text;
-  if (o.format == "json" && o.dot_hosts_given) return fail(err, "--dot-hosts: only with --format dot");
+  if (o.format == "json" && !o.dot_hosts.empty()) return fail(err, "--dot-hosts: only with --format dot");
   if (o.format == "json") {
     text = save_cluster_json(*c);
   } else if (o.format == "dot") {
-    Result<DotHosts> hosts = dot_hosts_parse(o.dot_hosts);
+    Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
     if (!hosts) return fail(err, hosts.error());
     text = save_cluster_dot(*c, *hosts);
   } else {
@@ -146,15 +145,11 @@ Run setup(CLI::App& app) {
   x->add_option("cluster", o->cluster, cluster_help)->required();
   x->add_option("--format", o->format, "json or dot")->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");
-  CLI::Option* dot_hosts = x->add_option("--dot-hosts", o->dot_hosts,
-                                         "with --format dot: collapse (a host is one node, the default) or expand");
-  return [o, s, p, x, dot_hosts](std::ostream& out, std::ostream& err) {
+  x->add_option("--dot-hosts", o->dot_hosts, "with --format dot: collapse (a host is one node, the default) or expand");
+  return [o, s, p, x](std::ostream& out, std::ostream& err) {
     if (s->parsed()) return show(*o, out, err);
     if (p->parsed()) return path(*o, out, err);
-    if (x->parsed()) {
-      o->dot_hosts_given = dot_hosts->count() > 0;
-      return export_cluster(*o, out, err);
-    }
+    if (x->parsed()) return export_cluster(*o, out, err);
     return fail(err, "topo needs a subcommand: show, path or export");
   };
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "topology/enum_names.h"
 #include "topology/suggest.h"
 
 // Every number below was read from NVIDIA/nccl at tag v2.25.1-1, commit
@@ -42,11 +43,6 @@ std::optional<Enum> lookup_folded(const std::array<std::string_view, N>& names, 
   for (size_t i = 0; i < N; ++i)
     if (fold(names[i], squash) == f) return static_cast<Enum>(i);
   return std::nullopt;
-}
-
-template <size_t N>
-std::vector<std::string> all(const std::array<std::string_view, N>& names) {
-  return {names.begin(), names.end()};
 }
 
 size_t idx(NcclAlgo a) { return static_cast<size_t>(a); }
@@ -280,7 +276,7 @@ Result<CollectiveOp> parse_collective_op(std::string_view s) {
   if (auto op = collective_op_from(s)) return *op;
   return Error{"unknown collective '" + std::string(s) + "'" + did_you_mean(fold(s, false), collective_op_names())};
 }
-std::vector<std::string> collective_op_names() { return all(kOpNames); }
+std::vector<std::string> collective_op_names() { return enum_names(kOpNames); }
 
 std::string_view to_string(NcclAlgo a) { return kAlgoNames[idx(a)]; }
 std::string_view to_string(NcclProto p) { return kProtoNames[idx(p)]; }
@@ -294,8 +290,8 @@ std::optional<NcclAlgo> nccl_algo_from(std::string_view s) {
 std::optional<NcclProto> nccl_proto_from(std::string_view s) {
   return lookup_folded<NcclProto>(kProtoNames, s, /*squash=*/true);
 }
-std::vector<std::string> nccl_algo_names() { return all(kAlgoNames); }
-std::vector<std::string> nccl_proto_names() { return all(kProtoNames); }
+std::vector<std::string> nccl_algo_names() { return enum_names(kAlgoNames); }
+std::vector<std::string> nccl_proto_names() { return enum_names(kProtoNames); }
 
 GpuArch gpu_arch_from_compute_capability(int sm) {
   return sm >= 100 ? GpuArch::blackwell : sm >= 90 ? GpuArch::hopper : sm >= 80 ? GpuArch::ampere : GpuArch::volta;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "topology/enum_names.h"
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
 
@@ -16,11 +17,6 @@ using nlohmann::json;
 
 constexpr std::array<std::string_view, 4> kDtypeNames = {"bf16", "fp16", "fp8", "fp32"};
 constexpr std::array<std::string_view, 2> kCpCommNames = {"p2p", "allgather"};
-
-template <size_t N>
-std::vector<std::string> names_of(const std::array<std::string_view, N>& names) {
-  return {names.begin(), names.end()};
-}
 
 std::string str(int64_t n) { return std::to_string(n); }
 
@@ -39,7 +35,7 @@ const json& section(Fields& top, const std::string& key, bool required) {
 }
 
 Dtype dtype_read(Fields& f, const std::string& key, Dtype fallback) {
-  return *dtype_from(f.choice(key, std::string(to_string(fallback)), names_of(kDtypeNames)));
+  return *dtype_from(f.choice(key, std::string(to_string(fallback)), enum_names(kDtypeNames)));
 }
 
 // Megatron --moe-layer-freq: an int, or a list with one 0/1 per layer.
@@ -126,7 +122,7 @@ Parallelism parallel_read(const json& value, std::string* error) {
   p.virtual_pipeline_stages = f.integer("virtual_pipeline_stages", 1, 1);
   p.first_stage_layers = f.integer("first_stage_layers", 0, 0);
   p.last_stage_layers = f.integer("last_stage_layers", 0, 0);
-  p.cp_comm = f.choice("cp_comm", "p2p", names_of(kCpCommNames)) == "p2p" ? CpComm::p2p : CpComm::allgather;
+  p.cp_comm = f.choice("cp_comm", "p2p", enum_names(kCpCommNames)) == "p2p" ? CpComm::p2p : CpComm::allgather;
   p.order = f.text("order", std::string(kDefaultOrder));
   p.overlap_grad_reduce = f.boolean("overlap_grad_reduce", true);
   p.overlap_param_gather = f.boolean("overlap_param_gather", true);
@@ -277,11 +273,7 @@ json layer_freq_json(const MoeShape& moe) {
 
 std::string_view to_string(Dtype d) { return kDtypeNames[static_cast<size_t>(d)]; }
 
-std::optional<Dtype> dtype_from(std::string_view s) {
-  for (size_t i = 0; i < kDtypeNames.size(); ++i)
-    if (kDtypeNames[i] == s) return static_cast<Dtype>(i);
-  return std::nullopt;
-}
+std::optional<Dtype> dtype_from(std::string_view s) { return enum_from<Dtype>(kDtypeNames, s); }
 
 int dtype_bytes(Dtype d) {
   constexpr std::array<int, 4> kBytes = {2, 2, 1, 4};

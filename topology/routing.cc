@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <map>
-#include <ranges>
 
 namespace topoplan {
 namespace {
@@ -44,13 +43,11 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   const size_t n = c_.num_devices();
   up_begin_.assign(n + 1, 0);
   hz_begin_.assign(n + 1, 0);
-  down_begin_.assign(n + 1, 0);
   nic_leafset_.assign(n, kNoLeafset);
   std::map<std::vector<VertexId>, uint32_t> leafset_ids;
   for (VertexId v = 0; v < n; ++v) {
     up_begin_[v] = static_cast<uint32_t>(up_.size());
     hz_begin_[v] = static_cast<uint32_t>(hz_.size());
-    down_begin_[v] = static_cast<uint32_t>(down_.size());
     const Device& d = c_.device(v);
     if (!is_fabric(d.kind) && d.kind != DeviceKind::nic) continue;
     if (out_.device_down(v)) continue;  // no edges: a NIC without leaves is not cabled
@@ -64,9 +61,7 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
         leaves.push_back(c_.target(e));
       } else if (tier_of(t) == tier_of(d)) {
         hz_.push_back(e);
-      } else {
-        down_.push_back(e);
-      }
+      }  // down edges: switch_paths finds those toward its targets from the targets' up edges
     }
     if (d.kind == DeviceKind::nic && !leaves.empty()) {
       std::sort(leaves.begin(), leaves.end());
@@ -77,14 +72,12 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   }
   up_begin_[n] = static_cast<uint32_t>(up_.size());
   hz_begin_[n] = static_cast<uint32_t>(hz_.size());
-  down_begin_[n] = static_cast<uint32_t>(down_.size());
   // Fill the begin offsets of vertices skipped above (they have empty ranges).
   for (size_t v = n; v-- > 0;) {
     const Device& d = c_.device(static_cast<VertexId>(v));
     if ((!is_fabric(d.kind) && d.kind != DeviceKind::nic) || out_.device_down(static_cast<VertexId>(v))) {
       up_begin_[v] = up_begin_[v + 1];
       hz_begin_[v] = hz_begin_[v + 1];
-      down_begin_[v] = down_begin_[v + 1];
     }
   }
   nic_of_gpu_.assign(n, kNoVertex);
@@ -332,7 +325,8 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   std::vector<std::pair<EdgeId, bool>>& next = next_;  // edge, lands in the down phase
   std::vector<Hop>& hops = seg_hops_;
   hops.clear();
-  for (VertexId s : std::views::reverse(by_tier)) {
+  for (auto it = by_tier.rbegin(); it != by_tier.rend(); ++it) {
+    VertexId s = *it;
     if (flow_up_[s] == 0) continue;
     if (dist_b_[s] == 0 && rem_[s] == 0) {
       exit_at(s, flow_up_[s], count_up_[s], lat_up_[s]);
@@ -356,7 +350,8 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       l = std::max(l, lat);
     }
   }
-  for (VertexId s : std::views::reverse(cone_b)) {  // farthest from the targets first
+  for (auto it = cone_b.rbegin(); it != cone_b.rend(); ++it) {  // farthest from the targets first
+    VertexId s = *it;
     if (flow_down_[s] == 0) continue;
     if (dist_b_[s] == 0) {
       exit_at(s, flow_down_[s], count_down_[s], lat_down_[s]);

@@ -103,9 +103,9 @@ class Router {
 
   const Cluster& c_;
   DownSet out_;  // devices and links out of service
-  // Up/down adjacency of fabric devices and NICs, as contiguous arrays indexed by vertex.
-  std::vector<uint32_t> up_begin_, hz_begin_, down_begin_;
-  std::vector<EdgeId> up_, hz_, down_;
+  // Up and same-tier adjacency of fabric devices and NICs, as contiguous arrays indexed by vertex.
+  std::vector<uint32_t> up_begin_, hz_begin_;
+  std::vector<EdgeId> up_, hz_;
   std::vector<uint32_t> nic_leafset_;  // per vertex; UINT32_MAX for non-NICs
   std::vector<std::vector<VertexId>> leafsets_;
 

@@ -6,13 +6,14 @@
 #include <map>
 #include <sstream>
 
+#include "topology/enum_names.h"
 #include "topology/formats/dot_graph.h"
 #include "topology/units.h"
 
 namespace topoplan {
 namespace {
 
-constexpr std::array<const char*, 2> kDotHostsNames = {"collapse", "expand"};
+constexpr std::array<std::string_view, 2> kDotHostsNames = {"collapse", "expand"};
 
 // Node and edge attributes by kind, parallel to the enums in kinds.h.
 constexpr std::array<const char*, kDeviceKinds> kDeviceStyle = {
@@ -167,13 +168,9 @@ std::string draw(const Cluster& c, const DotLoad* load, DotHosts hosts) {
 
 std::string_view to_string(DotHosts h) { return kDotHostsNames[static_cast<size_t>(h)]; }
 
-std::optional<DotHosts> dot_hosts_from(std::string_view s) {
-  for (size_t i = 0; i < kDotHostsNames.size(); ++i)
-    if (s == kDotHostsNames[i]) return static_cast<DotHosts>(i);
-  return std::nullopt;
-}
+std::optional<DotHosts> dot_hosts_from(std::string_view s) { return enum_from<DotHosts>(kDotHostsNames, s); }
 
-std::vector<std::string> dot_hosts_names() { return {kDotHostsNames.begin(), kDotHostsNames.end()}; }
+std::vector<std::string> dot_hosts_names() { return enum_names(kDotHostsNames); }
 
 std::string save_cluster_dot(const Cluster& c, DotHosts hosts) { return draw(c, nullptr, hosts); }
 
