@@ -146,7 +146,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
       << (p.stats.hit_time_limit ? "; stopped at --time-limit, so another run may differ" : "") << "\n";
   out << "\nfindings:\n";
   if (p.findings.empty()) out << "  none\n";
-  for (const Finding& f : p.findings) out << "  [" << f.severity << "] " << f.message << "\n";
+  for (const Finding& f : p.findings) out << "  " << finding_line(f) << "\n";
   if (!written.empty()) {
     out << "\nwrote:";
     for (const std::string& w : written) out << " " << w;

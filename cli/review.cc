@@ -46,7 +46,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& order, c
   row("step", format_duration(a.step_s), format_duration(b.step_s));
   out << "\nfindings of this layout:\n";
   if (a.findings.empty()) out << "  none\n";
-  for (const Finding& f : a.findings) out << "  [" << f.severity << "] " << f.message << "\n";
+  for (const Finding& f : a.findings) out << "  " << finding_line(f) << "\n";
   out << "\nthe planner's best: order " << r.best.job.parallel.order << ", hosts in rank order "
       << host_order(c, r.best.host_order) << "\n";
 }
@@ -75,7 +75,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
                         {"max_exposed_s", limits.max_exposed_s ? nlohmann::json(*limits.max_exposed_s) : nlohmann::json(nullptr)},
                         {"max_slowdown", limits.max_slowdown ? nlohmann::json(*limits.max_slowdown) : nlohmann::json(nullptr)},
                         {"order", i.job.parallel.order},
-                        {"score", score_to_json(i.cluster, o.cluster, r->score)},
+                        {"score", score_to_json(i.cluster, *i.router, o.cluster, r->score)},
                         {"best", plan_to_json(i.cluster, *i.router, o.cluster, r->best, req)}};
     out << j.dump(2) << "\n";
   } else {

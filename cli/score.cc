@@ -60,18 +60,20 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
               "  ");
   }
   out << items.str();
-  out << "\nhottest links (per step):\n";
-  TextTable links({A::left, A::left, A::left, A::right, A::right});
+  out << "\nhottest links (busiest phase first; average over the step):\n";
+  TextTable links({A::left, A::left, A::left, A::right, A::right, A::left, A::right});
+  links.add({"link", "class", "tier", "bytes/step", "peak", "in", "step avg"}, "  ");
   for (size_t i = 0; i < s.links.size() && i < kHottest; ++i) {
     const LinkUse& u = s.links[i];
     links.add({c.edge_name(u.edge), std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge),
-               format_bytes(u.bytes), format_number(100 * u.utilization, 1) + "%"},
+               format_bytes(u.bytes), format_number(100 * u.peak, 1) + "%", std::string(phase_window_name(u.peak_phase)),
+               format_number(100 * u.utilization, 1) + "%"},
               "  ");
   }
   out << links.str();
   out << "\nfindings:\n";
   if (s.findings.empty()) out << "  none\n";
-  for (const Finding& f : s.findings) out << "  [" << f.severity << "] " << f.message << "\n";
+  for (const Finding& f : s.findings) out << "  " << finding_line(f) << "\n";
 }
 
 // One row per physical link that carries bytes: both directions side by side.
@@ -80,13 +82,15 @@ Result<bool> write_links_csv(const std::string& path, const Cluster& c, const Jo
   if (!f) return Error{path + ": cannot write"};
   std::vector<const LinkUse*> by_edge(c.num_edges(), nullptr);
   for (const LinkUse& u : s.links) by_edge[u.edge] = &u;
-  f << "link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse\n";
+  f << "link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse,"
+       "peak_utilization_forward,peak_utilization_reverse\n";
   for (EdgeId e = 0; e < c.num_edges(); e += 2) {
     const LinkUse *fw = by_edge[e], *rv = by_edge[e + 1];
     if (!fw && !rv) continue;
     f << c.edge_name(e) << "," << c.device(c.source(e)).name << "," << c.device(c.target(e)).name << ","
       << to_string(c.link(e).kind) << "," << link_tier(c, e) << "," << c.link(e).bw_gbps << "," << (fw ? fw->bytes : 0)
-      << "," << (rv ? rv->bytes : 0) << "," << (fw ? fw->utilization : 0) << "," << (rv ? rv->utilization : 0) << "\n";
+      << "," << (rv ? rv->bytes : 0) << "," << (fw ? fw->utilization : 0) << "," << (rv ? rv->utilization : 0) << ","
+      << (fw ? fw->peak : 0) << "," << (rv ? rv->peak : 0) << "\n";
   }
   if (!f) return Error{path + ": write failed"};
   return true;
@@ -108,7 +112,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
   if (o.json)
-    out << score_to_json(c, o.cluster, *s).dump(2) << "\n";
+    out << score_to_json(c, *i.router, o.cluster, *s).dump(2) << "\n";
   else
     print_text(out, c, o.cluster, *s);
   return kExitOk;

@@ -1,6 +1,6 @@
 // explain's --group KIND:INDEX.
 #include "fuzz/fuzz.h"
-#include "planner/explain.h"
+#include "planner/group_ref.h"
 
 using namespace topoplan;
 

@@ -1,6 +1,7 @@
 #include "planner/explain.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,46 +11,11 @@
 #include "planner/orders.h"
 #include "planner/plan.h"
 #include "topology/hostlist.h"
-#include "topology/suggest.h"
+#include "topology/index_list.h"
 #include "topology/units.h"
 
 namespace topoplan {
 namespace {
-
-struct KindToken {
-  const char* kind;
-  const char* token;
-};
-// Selector kinds and the group lists they index (dp: the gradient group, CP folded in).
-constexpr KindToken kKinds[] = {{"tp", "tp"},        {"cp", "cp"},         {"dp", "dp-cp"},    {"pp", "pp"},
-                                {"ep", "expert.ep"}, {"etp", "expert.tp"}, {"edp", "expert.dp"}};
-
-std::string kind_names() {
-  std::string s;
-  for (const KindToken& k : kKinds) s += (s.empty() ? "" : ", ") + std::string(k.kind);
-  return s;
-}
-
-std::string ranks_text(const std::vector<int>& ranks) {
-  std::vector<int> sorted = ranks;
-  std::sort(sorted.begin(), sorted.end());
-  std::string out;
-  for (size_t i = 0; i < sorted.size();) {
-    size_t j = i;
-    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
-    out += (out.empty() ? "" : ",") + std::to_string(sorted[i]) + (j > i ? "-" + std::to_string(sorted[j]) : "");
-    i = j + 1;
-  }
-  return out;
-}
-
-// Hosts of the GPUs, in order of first appearance.
-std::vector<int> hosts_of(const Cluster& c, const std::vector<VertexId>& gpus) {
-  std::vector<int> out;
-  for (VertexId g : gpus)
-    if (std::find(out.begin(), out.end(), c.device(g).host) == out.end()) out.push_back(c.device(g).host);
-  return out;
-}
 
 std::string host_names(const Cluster& c, const std::vector<int>& hosts) {
   std::vector<std::string> names;
@@ -58,21 +24,6 @@ std::string host_names(const Cluster& c, const std::vector<int>& hosts) {
 }
 
 }  // namespace
-
-Result<GroupRef> group_ref_parse(std::string_view text) {
-  const size_t colon = text.find(':');
-  const std::string kind(text.substr(0, colon));
-  std::vector<std::string> kinds;
-  for (const KindToken& k : kKinds) kinds.push_back(k.kind);
-  if (colon == std::string_view::npos)
-    return Error{"--group: expected KIND:INDEX such as tp:3 (kinds: " + kind_names() + "), got '" + std::string(text) + "'"};
-  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
-    return Error{"--group: unknown kind '" + kind + "'" + did_you_mean(kind, kinds) + " (kinds: " + kind_names() + ")"};
-  const std::string index(text.substr(colon + 1));
-  if (index.empty() || index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos)
-    return Error{"--group: expected a group index after '" + kind + ":', got '" + index + "'"};
-  return GroupRef{kind, std::stoi(index)};
-}
 
 struct Explainer::Impl {
   const Cluster& c;
@@ -97,26 +48,11 @@ struct Explainer::Impl {
         groups(std::move(g)) {}
 
   // The dense kinds always; the expert ones when the job's traffic uses them (an MoE model).
-  bool used(const KindToken& k) const {
+  bool used(const GroupKind& k) const {
     if (!std::string(k.token).starts_with("expert.")) return true;
     for (const TrafficItem& it : state->traffic().items)
       if (it.group == k.token) return true;
     return false;
-  }
-  const char* token_of(const std::string& kind) const {
-    for (const KindToken& k : kKinds)
-      if (kind == k.kind) return k.token;
-    return "";
-  }
-  // The item's groups that belong to group `index` of `token` (a pipeline's stage pairs for PP).
-  std::vector<size_t> item_groups(size_t item, int index) const {
-    const TrafficItem& it = state->traffic().items[item];
-    if (!it.stage_pairs) return {static_cast<size_t>(index)};
-    const int p = job.parallel.pp;
-    const size_t per = static_cast<size_t>(p - 1 + (job.parallel.virtual_pipeline_stages > 1 && p > 2 ? 1 : 0));
-    std::vector<size_t> out;
-    for (size_t k = 0; k < per; ++k) out.push_back(static_cast<size_t>(index) * per + k);
-    return out;
   }
   double alone_of(size_t item, const std::vector<VertexId>& gpus) {
     const TrafficItem& it = state->traffic().items[item];
@@ -143,7 +79,7 @@ struct Explainer::Impl {
 };
 
 std::string Explainer::Impl::why(const GroupExplanation& g) const {
-  const std::vector<int> hosts = hosts_of(c, g.gpus);
+  const std::vector<int> hosts = c.hosts_of(g.gpus);
   const std::string kind = g.ref.kind;
   if (hosts.size() == 1)
     return "all " + std::to_string(g.ranks.size()) + " ranks run on " + c.hosts()[static_cast<size_t>(hosts[0])].name;
@@ -154,7 +90,7 @@ std::string Explainer::Impl::why(const GroupExplanation& g) const {
     std::string before;
     if (Result<std::vector<Axis>> axes = order_parse(groups.dense().order()))
       for (Axis a : *axes) {
-        if (kind.find(axis_name(a)) != std::string::npos || std::string(token_of(kind)).find(axis_name(a)) != std::string::npos) break;
+        if (kind.find(axis_name(a)) != std::string::npos || std::string(group_token(kind)).find(axis_name(a)) != std::string::npos) break;
         if (groups.dense().size(a) > 1)
           before += (before.empty() ? "" : ", ") + std::string(axis_name(a)) + " " + std::to_string(groups.dense().size(a));
       }
@@ -163,7 +99,7 @@ std::string Explainer::Impl::why(const GroupExplanation& g) const {
       return "the group's " + std::to_string(g.ranks.size()) + " ranks are consecutive and " + head + ", so it spans " +
              std::to_string(hosts.size()) + " hosts";
     return "order " + groups.dense().order() + " puts " + (before.empty() ? "other axes" : before) + " before " + kind +
-           ": the group's ranks are " + std::to_string(stride) + " apart (" + ranks_text({sorted.begin(), sorted.begin() + std::min<size_t>(sorted.size(), 4)}) +
+           ": the group's ranks are " + std::to_string(stride) + " apart (" + format_index_list({sorted.begin(), sorted.begin() + std::min<size_t>(sorted.size(), 4)}) +
            (sorted.size() > 4 ? ", ..." : "") + ") and " + head + ", so it spans " + std::to_string(hosts.size()) + " hosts";
   }
   // A layout file: name the lines that put the ranks on different hosts.
@@ -177,12 +113,12 @@ std::string Explainer::Impl::why(const GroupExplanation& g) const {
       break;
     }
     const std::vector<int>& rs = by_host[h];
-    out += (shown > 1 ? ", " : "") + std::string("ranks ") + ranks_text(rs) + " on " + c.hosts()[static_cast<size_t>(h)].name;
+    out += (shown > 1 ? ", " : "") + std::string("ranks ") + format_index_list(rs) + " on " + c.hosts()[static_cast<size_t>(h)].name;
     if (!layout.line_of_rank.empty()) {
       // A hostlist expression or slots=N places several ranks from one line: name it once.
       std::set<int> lines;
       for (int rank : rs) lines.insert(layout.line_of_rank[static_cast<size_t>(rank)]);
-      out += std::string(lines.size() == 1 ? " (line " : " (lines ") + ranks_text({lines.begin(), lines.end()}) + ")";
+      out += std::string(lines.size() == 1 ? " (line " : " (lines ") + format_index_list({lines.begin(), lines.end()}) + ")";
     }
   }
   return out;
@@ -254,7 +190,7 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
   if (!best_order->what.empty()) g.moves.push_back(*best_order);
 
   // Swap the members outside the host holding most of them for non-members on it.
-  const std::vector<int> hosts = hosts_of(c, g.gpus);
+  const std::vector<int> hosts = c.hosts_of(g.gpus);
   if (hosts.size() > 1) {
     std::map<int, std::vector<int>> members;
     for (size_t k = 0; k < g.ranks.size(); ++k) members[c.device(g.gpus[k]).host].push_back(g.ranks[k]);
@@ -279,7 +215,7 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
         from.push_back(a);
         to.push_back(b);
       }
-      m.what = "swap ranks " + ranks_text(from) + " with ranks " + ranks_text(to) + ": the whole group on " +
+      m.what = "swap ranks " + format_index_list(from) + " with ranks " + format_index_list(to) + ": the whole group on " +
                c.hosts()[static_cast<size_t>(target)].name;
       m.order = job.parallel.order;
       g.moves.push_back(std::move(m));
@@ -304,7 +240,7 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
 }
 
 Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
-  const std::string token = token_of(g.ref.kind);
+  const std::string token = std::string(group_token(g.ref.kind));
   g.token = token;
   Result<GroupList> list = groups.groups(token);
   if (!list) return Error{list.error()};
@@ -315,25 +251,14 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   for (int rank : g.ranks) g.gpus.push_back(layout.gpu_of_rank[static_cast<size_t>(rank)]);
 
   // Its collectives: per step, and the heaviest, with the group's own time in it.
-  size_t heaviest = SIZE_MAX;
-  double heaviest_s = -1;
-  for (size_t i = 0; i < state->item_count(); ++i) {
-    const TrafficItem& it = state->traffic().items[i];
-    if (it.group != token || state->item_groups(i).empty()) continue;
-    double contended = 0;
-    for (size_t k : item_groups(i, g.ref.index)) contended = std::max(contended, state->group_time(i, k).contended_us);
-    const double per_step = it.calls * contended / 1e6;
-    g.per_step_s += per_step;
-    g.excess_s += std::max(0.0, it.calls * (contended - bound.item_us[i]) / 1e6);
-    if (per_step > heaviest_s) {
-      heaviest_s = per_step;
-      heaviest = i;
-    }
-  }
-  const std::vector<int> hosts = hosts_of(c, g.gpus);
+  const GroupCost cost = group_cost(*state, bound.item_us, token, g.ref.index);
+  const size_t heaviest = cost.heaviest;
+  g.per_step_s = cost.per_step_s;
+  g.excess_s = cost.excess_s;
+  const std::vector<int> hosts = c.hosts_of(g.gpus);
   std::string where = hosts.size() == 1 ? c.hosts()[static_cast<size_t>(hosts[0])].name
                                         : std::to_string(hosts.size()) + " hosts (" + host_names(c, hosts) + ")";
-  g.summary = g.ref.kind + " " + std::to_string(g.ref.index) + " (ranks " + ranks_text(g.ranks) + ") on " + where;
+  g.summary = g.ref.kind + " " + std::to_string(g.ref.index) + " (ranks " + format_index_list(g.ranks) + ") on " + where;
   if (heaviest == SIZE_MAX) {
     g.summary += ": no collectives in the job's traffic";
     g.why = why(g);
@@ -341,8 +266,8 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   }
   g.found_traffic = true;
   g.item = state->traffic().items[heaviest];
-  size_t slow = item_groups(heaviest, g.ref.index).front();
-  for (size_t k : item_groups(heaviest, g.ref.index))
+  size_t slow = state->groups_of(heaviest, g.ref.index).front();
+  for (size_t k : state->groups_of(heaviest, g.ref.index))
     if (state->group_time(heaviest, k).contended_us > state->group_time(heaviest, slow).contended_us) slow = k;
   const ScoreState::GroupTime t = state->group_time(heaviest, slow);
   const CollectivePrediction& alone = state->item_alone(heaviest, slow);
@@ -433,7 +358,7 @@ Result<std::vector<GroupExplanation>> Explainer::rank(int rank) {
   const int world = impl_->layout.world_size();
   if (rank < 0 || rank >= world) return Error{"--rank: the job has ranks 0-" + std::to_string(world - 1) + ", got " + std::to_string(rank)};
   std::vector<GroupExplanation> out;
-  for (const KindToken& k : kKinds) {
+  for (const GroupKind& k : group_kinds()) {
     Result<GroupList> list = impl_->groups.groups(k.token);
     if (!list || list->empty() || list->front().size() < 2 || !impl_->used(k)) continue;
     for (size_t i = 0; i < list->size(); ++i)
@@ -466,7 +391,7 @@ Result<LinkExplanation> Explainer::link(const std::string& name) {
   LinkExplanation out;
   out.edge = *edge;
   const ScoreState& st = *impl_->state;
-  std::map<std::string, double> busy;
+  std::array<double, kPhases> busy{};
   for (size_t i = 0; i < st.item_count(); ++i) {
     if (st.item_groups(i).empty()) continue;
     const LinkLoad& load = st.item_load(i);
@@ -478,26 +403,17 @@ Result<LinkExplanation> Explainer::link(const std::string& name) {
     u.groups = st.groups_on(i, *edge);
     u.bytes_per_step = per_byte * it.bytes * it.calls;
     u.busy_s = load.busy_us(*edge) * it.bytes * it.calls / 1e6;
-    busy[std::string(to_string(it.phase))] += u.busy_s;
+    busy[static_cast<size_t>(it.phase)] += u.busy_s;
     out.uses.push_back(u);
   }
   std::stable_sort(out.uses.begin(), out.uses.end(),
                    [](const LinkExplanation::Use& x, const LinkExplanation::Use& y) { return x.busy_s > y.busy_s; });
-  // How long each phase lasts: the compute it runs beside, or for the optimizer its own traffic.
-  const ComputeEstimate& ce = st.traffic().compute;
-  const StageCompute& sc = ce.slowest();
-  double optimizer_s = 0;
-  for (size_t i = 0; i < st.item_count(); ++i)
-    if (!st.item_groups(i).empty() && st.traffic().items[i].phase == Phase::optimizer)
-      optimizer_s += st.traffic().items[i].calls * st.item_time(i).contended_us / 1e6;
-  const std::map<std::string, double> duration = {
-      {std::string(to_string(Phase::forward)), ce.micro_batches * sc.forward_us / 1e6},
-      {std::string(to_string(Phase::backward)), ce.micro_batches * sc.backward_us / 1e6},
-      {std::string(to_string(Phase::pipeline)), ce.step_us / 1e6},
-      {std::string(to_string(Phase::optimizer)), optimizer_s}};
-  for (const auto& [phase, b] : busy) {
-    const double d = duration.count(phase) ? duration.at(phase) : 0;
-    out.phases.push_back({phase, b, d, d > 0 ? b / d : 0});
+  // The same windows as score's per-phase utilisation.
+  const std::array<double, kPhases> duration_us = phase_durations_us(st);
+  for (size_t p = 0; p < kPhases; ++p) {
+    if (busy[p] <= 0) continue;
+    const double d = duration_us[p] / 1e6;
+    out.phases.push_back({std::string(phase_window_name(static_cast<Phase>(p))), busy[p], d, d > 0 ? busy[p] / d : 0});
   }
   return out;
 }
@@ -508,7 +424,7 @@ Result<std::vector<GroupExplanation>> Explainer::costliest(size_t n) {
     double excess, per_step;
   };
   std::vector<Candidate> all;
-  for (const KindToken& k : kKinds) {
+  for (const GroupKind& k : group_kinds()) {
     Result<GroupList> list = impl_->groups.groups(k.token);
     if (!list || list->empty() || list->front().size() < 2) continue;
     for (size_t i = 0; i < list->size(); ++i) {

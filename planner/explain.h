@@ -8,20 +8,12 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "planner/group_ref.h"
 #include "planner/score.h"
 
 namespace topoplan {
-
-// "tp:3": the kind (tp, cp, dp, pp, ep, etp, edp for expert TP and expert DP) and the index of
-// the group in Megatron's list. Errors say what is expected.
-struct GroupRef {
-  std::string kind;
-  int index = 0;
-};
-Result<GroupRef> group_ref_parse(std::string_view text);
 
 struct PairPath {
   int from_rank = 0, to_rank = 0;

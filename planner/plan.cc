@@ -229,10 +229,12 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   plan.violations = KeepCheck(won.groups, plan.rules).violations(c, plan.layout);
   if (plan.violations > 0) {
     if (req.keep_given) return Error{"--keep cannot hold: " + rule_finding(plan.rules, plan.violations)};
-    plan.findings.push_back({"warning", "", "", rule_finding(plan.rules, plan.violations)});
+    plan.findings.push_back({.severity = "warning", .message = rule_finding(plan.rules, plan.violations)});
   }
   if (plan.hosts.partial_hosts)
-    plan.findings.push_back({"warning", "", "", "not enough whole hosts: the plan uses hosts with a GPU, NIC or cable down"});
+    plan.findings.push_back({.severity = "warning",
+                             .message = "not enough whole hosts: the plan uses hosts with a GPU, NIC or cable down",
+                             .fix = "offer more whole hosts in --nodes"});
   plan.findings.insert(plan.findings.end(), plan.score.findings.begin(), plan.score.findings.end());
 
   const std::string in_hosts = std::to_string(input_hosts.size()) + " hosts in the order offered";

@@ -8,11 +8,6 @@ namespace {
 // The groups initialize_model_parallel builds communicators for.
 constexpr const char* kGroupTokens[] = {"tp", "cp", "dp", "pp", "dp-cp", "expert.tp", "expert.ep", "expert.dp"};
 
-std::string local_name(const Device& d) {
-  const size_t slash = d.name.rfind('/');
-  return slash == std::string::npos ? d.name : d.name.substr(slash + 1);
-}
-
 }  // namespace
 
 const std::vector<std::string>& plan_json_keys() {
@@ -49,24 +44,15 @@ nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string
                 {"pods", hc.spans[static_cast<size_t>(Level::pod)]},
                 {"sites", hc.spans[static_cast<size_t>(Level::site)]}};
 
-  nlohmann::json ranks = nlohmann::json::array();
-  for (int rank = 0; rank < plan.layout.world_size(); ++rank) {
-    const VertexId g = plan.layout.gpu_of_rank[static_cast<size_t>(rank)];
-    const Device& d = c.device(g);
-    const VertexId nic = r.nic_for(g);
-    ranks.push_back({{"rank", rank},
-                     {"host", c.hosts()[static_cast<size_t>(d.host)].name},
-                     {"gpu", d.local_index},
-                     {"nic", nic == kNoVertex ? nlohmann::json(nullptr) : nlohmann::json(local_name(c.device(nic)))}});
-  }
-  j["ranks"] = std::move(ranks);
+  j["ranks"] = rank_map_json(c, r, plan.layout.gpu_of_rank);
 
   nlohmann::json groups;
   if (Result<RankGroups> g = RankGroups::make(job_parallel_sizes(plan.job), plan.job.parallel.order))
     for (const char* t : kGroupTokens) groups[t] = g->groups(t).value();
   j["groups"] = std::move(groups);
 
-  j["score"] = score_to_json(c, cluster, plan.score);
+  j["score"] = score_to_json(c, r, cluster, plan.score);
+  j["score"].erase("placement");  // the plan's "ranks" above
   nlohmann::json baselines = nlohmann::json::array();
   for (const PlanBaseline& b : plan.baselines)
     baselines.push_back({{"name", b.name},
@@ -85,8 +71,7 @@ nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string
   j["lower_bound"] = plan.lower_bound_s ? nlohmann::json{{"exposed_comm_s", *plan.lower_bound_s}, {"how", plan.lower_bound_how}}
                                         : nlohmann::json(nullptr);
   nlohmann::json findings = nlohmann::json::array();
-  for (const Finding& f : plan.findings)
-    findings.push_back({{"severity", f.severity}, {"kind", f.kind}, {"group", f.group}, {"message", f.message}});
+  for (const Finding& f : plan.findings) findings.push_back(finding_json(c, f));
   j["findings"] = std::move(findings);
   j["search"] = {{"orders", plan.stats.orders},
                  {"searched", plan.stats.searched},

@@ -7,6 +7,11 @@
 #include <memory>
 #include <unordered_map>
 
+#include "planner/group_ref.h"
+#include "planner/lower_bound.h"
+#include "planner/plan.h"
+#include "topology/index_list.h"
+#include "topology/locality.h"
 #include "topology/units.h"
 
 namespace topoplan {
@@ -18,15 +23,8 @@ std::string fmt(const char* format, double x) {
   return buf;
 }
 
-std::vector<int> host_ordinals(const Cluster& c, const std::vector<VertexId>& gpus) {
-  std::vector<int> hosts;
-  for (VertexId v : gpus)
-    if (std::find(hosts.begin(), hosts.end(), c.device(v).host) == hosts.end()) hosts.push_back(c.device(v).host);
-  return hosts;
-}
-
-std::string hosts_of(const Cluster& c, const std::vector<VertexId>& gpus) {
-  const std::vector<int> hosts = host_ordinals(c, gpus);
+// "h001, h002, h003 and 5 more hosts".
+std::string hosts_text(const Cluster& c, const std::vector<int>& hosts) {
   std::string out;
   const size_t shown = std::min<size_t>(hosts.size(), 4);
   for (size_t i = 0; i < shown; ++i) {
@@ -37,14 +35,30 @@ std::string hosts_of(const Cluster& c, const std::vector<VertexId>& gpus) {
   return out;
 }
 
+// GPUs of the NVLink domain (or, without one, the host) a GPU is in.
+int domain_gpus(const Cluster& c, VertexId gpu) {
+  const Device& d = c.device(gpu);
+  if (d.scaleup_domain < 0) return static_cast<int>(c.hosts()[static_cast<size_t>(d.host)].gpus.size());
+  int n = 0;
+  for (VertexId v : c.gpus()) n += c.device(v).scaleup_domain == d.scaleup_domain;
+  return n;
+}
+
+// What the group would use inside its domain: "NVLink (450 GB/s)" or "the host's PCIe".
+std::string inside_text(const Cluster& c, VertexId gpu) {
+  double nvl = 0;
+  for (EdgeId e : c.out_edges(gpu))
+    if (c.link(e).kind == LinkKind::NVL) nvl = std::max(nvl, c.link(e).bw_gbps);
+  return nvl > 0 ? "NVLink (" + format_number(nvl, 1) + " GB/s)" : "the host's PCIe";
+}
+
+bool same_domain(const Cluster& c, VertexId a, VertexId b) {
+  const Device &x = c.device(a), &y = c.device(b);
+  return x.scaleup_domain >= 0 ? x.scaleup_domain == y.scaleup_domain : x.host == y.host;
+}
+
 bool one_domain(const Cluster& c, const std::vector<VertexId>& gpus) {
-  const Device& first = c.device(gpus.front());
-  for (VertexId v : gpus) {
-    const Device& d = c.device(v);
-    const bool same = first.scaleup_domain >= 0 ? d.scaleup_domain == first.scaleup_domain : d.host == first.host;
-    if (!same) return false;
-  }
-  return true;
+  return std::all_of(gpus.begin(), gpus.end(), [&](VertexId v) { return same_domain(c, gpus.front(), v); });
 }
 
 std::string plural_op(CollectiveOp op) {
@@ -70,29 +84,103 @@ void for_each_edge(const Router& r, const Touched& t, F f) {
 
 class Reporter {
  public:
-  Reporter(const Cluster& c, const Router& r, const ScoreState& state, const ScoreOptions& opt)
-      : c_(c), r_(r), state_(state), opt_(opt), scratch_(r, *opt.calibration, &state.share()) {}
+  Reporter(const Cluster& c, const Router& r, const Job& job, const ScoreState& state, const ScoreOptions& opt,
+           std::vector<double> best_item_us)
+      : c_(c), r_(r), job_(job), state_(state), opt_(opt), scratch_(r, *opt.calibration, &state.share()),
+        best_item_us_(std::move(best_item_us)) {}
 
-  Result<JobScore> run(const Job& job);
+  Result<JobScore> run();
 
  private:
   Result<ItemScore> score_item(size_t index);
   void find(size_t index, const ItemScore& s);
+  // A finding about one group of an item, with its list index, ranks, hosts and cost.
+  Finding about(const char* severity, size_t item, size_t group) const;
+  void tp_span(size_t index, size_t group);
+  std::string order_fix(const std::string& token) const;
 
   const Cluster& c_;
   const Router& r_;
+  const Job& job_;
   const ScoreState& state_;
   const ScoreOptions& opt_;
   LinkLoad scratch_;
+  std::vector<double> best_item_us_;
   std::vector<Finding> findings_;
   std::map<std::string, int> span_reported_;  // group token -> findings made
   struct Dci {
     int groups = 0, of = 0;
     double per_call_us = 0, per_step_us = 0;
     std::string sites;
+    EdgeId link = 0;
   };
   std::array<Dci, kTrafficKinds> dci_{};
 };
+
+Finding Reporter::about(const char* severity, size_t item, size_t group) const {
+  const TrafficItem& it = state_.traffic().items[item];
+  Finding f;
+  f.severity = severity;
+  f.kind = std::string(to_string(it.kind));
+  f.group = it.group;
+  f.index = state_.list_index(item, group);
+  f.ranks = state_.group_ranks(item, group);
+  f.hosts = c_.hosts_of(state_.item_groups(item)[group]);
+  f.cost_per_step_s = group_cost(state_, best_item_us_, it.group, f.index).excess_s;
+  return f;
+}
+
+// An order string with `token`'s axis innermost, when the job's puts another axis first and the
+// layout fills hosts in rank order: each group then lands on consecutive ranks of one host.
+std::string Reporter::order_fix(const std::string& token) const {
+  if (!state_.layout().line_of_rank.empty()) return "";
+  Result<std::vector<Axis>> axes = order_parse(job_.parallel.order);
+  if (!axes || token.find('.') != std::string::npos) return "";
+  std::string first, rest;
+  for (Axis a : *axes) {
+    const std::string name = axis_name(a);
+    if (name == token) continue;
+    rest += "-" + name;
+  }
+  if (rest.size() + token.size() == job_.parallel.order.size() && job_.parallel.order.starts_with(token + "-")) return "";
+  const std::string order = token + rest;
+  if (!RankGroups::make(job_parallel_sizes(job_), order)) return "";
+  return "order " + order + " keeps each " + token + " group on consecutive ranks";
+}
+
+// TP belongs inside one NVLink domain: name the hop where the group's ring leaves it.
+void Reporter::tp_span(size_t index, size_t i) {
+  const TrafficItem& item = state_.traffic().items[index];
+  const std::vector<VertexId>& g = state_.item_groups(index)[i];
+  Finding f = about("critical", index, i);
+  const std::string selector = std::string(group_kind(item.group)) + ":" + std::to_string(f.index);
+  const int domain = domain_gpus(c_, g.front());
+  const std::string axis = item.group == "tp" ? "TP" : "expert TP";
+  f.message = axis + " group " + std::to_string(f.index) + " (ranks " + format_index_list(f.ranks) + ") spans " +
+              hosts_text(c_, f.hosts) + ": its " + plural_op(item.op) + " cross ";
+  for (size_t k = 0; k < g.size(); ++k) {
+    const VertexId a = g[k], b = g[(k + 1) % g.size()];
+    if (same_domain(c_, a, b)) continue;
+    Result<Route> route = r_.route(a, b, {NicPolicy::rail_aligned, false});
+    if (!route) break;
+    f.has_link = true;
+    f.link = route->bottleneck;
+    f.message += std::string(to_string(route->path_class)) + " at " + format_number(c_.link(f.link).bw_gbps, 1) +
+                 " GB/s (" + c_.edge_name(f.link) + ") instead of " + inside_text(c_, a);
+    break;
+  }
+  if (static_cast<int>(g.size()) > domain) {
+    f.message += "; " + axis + " " + std::to_string(g.size()) + " does not fit in one NVLink domain of " +
+                 std::to_string(domain) + " GPUs";
+    f.fix = "use " + std::string(item.group == "tp" ? "tp" : "expert_tp") + " <= " + std::to_string(domain) +
+            ", or hosts with larger NVLink domains";
+  } else {
+    const std::string order = order_fix(item.group);
+    f.fix = (order.empty() ? "put ranks " + format_index_list(f.ranks) + " on one host" : order) +
+            "; topoplan explain --group " + selector + " shows the moves";
+  }
+  findings_.push_back(std::move(f));
+}
 
 Result<ItemScore> Reporter::score_item(size_t index) {
   const TrafficItem& item = state_.traffic().items[index];
@@ -134,29 +222,30 @@ void Reporter::find(size_t index, const ItemScore& s) {
     int spanning = 0;
     for (size_t i = 0; i < gpus.size(); ++i) {
       if (one_domain(c_, gpus[i])) continue;
-      if (++spanning > opt_.findings_per_kind) continue;
-      const CollectivePrediction::Bottleneck& b = state_.item_alone(index, i).bottleneck;
-      findings_.push_back({"critical", kind, item.group + " " + std::to_string(i),
-                           "TP group " + std::to_string(i) + " spans " + hosts_of(c_, gpus[i]) + ": its " +
-                               plural_op(item.op) + " cross " + std::string(to_string(b.kind)) + " at " +
-                               fmt("%.1f", b.bw_gbps) + " GB/s instead of NVLink"});
+      if (++spanning <= opt_.findings_per_kind) tp_span(index, i);
     }
-    if (spanning > opt_.findings_per_kind)
-      findings_.push_back({"critical", kind, "",
-                           std::to_string(spanning - opt_.findings_per_kind) + " more of the " +
-                               std::to_string(gpus.size()) + " " + item.group + " groups span NVLink domains"});
+    if (spanning > opt_.findings_per_kind) {
+      Finding f;
+      f.severity = "critical";
+      f.kind = kind;
+      f.group = item.group;
+      f.message = std::to_string(spanning - opt_.findings_per_kind) + " more of the " + std::to_string(gpus.size()) +
+                  " " + item.group + " groups span NVLink domains";
+      findings_.push_back(std::move(f));
+    }
     span_reported_[item.group] = spanning;
   }
 
   // Where the slowest group's traffic waits.
   if (s.has_hot_edge) {
-    const std::vector<VertexId>& g = gpus[static_cast<size_t>(s.slowest_group)];
+    const size_t slowest = static_cast<size_t>(s.slowest_group);
+    const std::vector<VertexId>& g = gpus[slowest];
     const double slowdown = s.alone_us > 0 ? s.contended_us / s.alone_us : 1;
     // All-to-all incast: the busiest link into a NIC, when it is (one of) the group's bottleneck.
     EdgeId into_nic = 0;
     double into_busy = 0;
     if (item.op == CollectiveOp::alltoall)
-      for_each_edge(r_, state_.item_touched(index, static_cast<size_t>(s.slowest_group)), [&](EdgeId e) {
+      for_each_edge(r_, state_.item_touched(index, slowest), [&](EdgeId e) {
         if (c_.device(c_.target(e)).kind == DeviceKind::nic && total.busy_us(e) > into_busy) {
           into_busy = total.busy_us(e);
           into_nic = e;
@@ -166,17 +255,44 @@ void Reporter::find(size_t index, const ItemScore& s) {
     int senders = 0;
     for (VertexId v : g) senders += host >= 0 && c_.device(v).host != host;
     if (senders > 1 && into_busy >= 0.99 * total.busy_us(s.hot_edge)) {
-      findings_.push_back({"warning", kind, item.group + " " + std::to_string(s.slowest_group),
-                           "EP all-to-all: " + std::to_string(senders) + " senders target " +
-                               c_.hosts()[static_cast<size_t>(host)].name + "'s NIC (" + c_.edge_name(into_nic) +
-                               "): each " + item.what + " call takes " + format_duration(s.contended_us * 1e-6) +
-                               (slowdown > 1.05 ? " (" + fmt("%.1f", slowdown) + "x its time alone)" : "")});
+      Finding f = about("warning", index, slowest);
+      f.has_link = true;
+      f.link = into_nic;
+      f.message = "EP all-to-all: " + std::to_string(senders) + " senders target " +
+                  c_.hosts()[static_cast<size_t>(host)].name + "'s NIC (" + c_.edge_name(into_nic) + "): each " +
+                  item.what + " call takes " + format_duration(s.contended_us * 1e-6) +
+                  (slowdown > 1.05 ? " (" + fmt("%.1f", slowdown) + "x its time alone)" : "");
+      const int domain = domain_gpus(c_, g.front());
+      f.fix = static_cast<int>(g.size()) <= domain
+                  ? "keep each " + item.group + " group of " + std::to_string(g.size()) +
+                        " inside one NVLink domain, where the all-to-all stays off the NICs"
+                  : "a group of " + std::to_string(g.size()) + " spans NVLink domains of " + std::to_string(domain) +
+                        " GPUs in any layout: ep <= " + std::to_string(domain) + " keeps the all-to-all on NVLink";
+      findings_.push_back(std::move(f));
     } else if (slowdown >= 1.25) {
-      findings_.push_back({"warning", kind, item.group + " " + std::to_string(s.slowest_group),
-                           kind + " " + what + ": " + c_.edge_name(s.hot_edge) + " carries " +
-                               std::to_string(s.hot_edge_groups) + " groups at once; a call takes " +
-                               format_duration(s.contended_us * 1e-6) + " instead of " + format_duration(s.alone_us * 1e-6) + " alone (" +
-                               fmt("%.1f", slowdown) + "x)"});
+      Finding f = about("warning", index, slowest);
+      f.has_link = true;
+      f.link = s.hot_edge;
+      f.cost_per_step_s = item.calls * (s.contended_us - s.alone_us) / 1e6;
+      f.message = kind + " " + what + ": " + c_.edge_name(s.hot_edge) + " carries " +
+                  std::to_string(s.hot_edge_groups) + (item.stage_pairs ? " stage pairs" : " groups") + " at once; a call takes " +
+                  format_duration(s.contended_us * 1e-6) + " instead of " + format_duration(s.alone_us * 1e-6) +
+                  " alone (" + fmt("%.1f", slowdown) + "x)";
+      const VertexId nic = c_.device(c_.source(s.hot_edge)).kind == DeviceKind::nic ? c_.source(s.hot_edge)
+                                                                                     : c_.target(s.hot_edge);
+      if (c_.device(nic).kind != DeviceKind::nic) {
+        f.fix = "keep each " + item.group + " group below the " + link_tier(c_, s.hot_edge) +
+                " tier; topoplan plan on the same hosts finds such a layout";
+      } else {
+        // Several GPUs behind one NIC can be kept apart; one GPU's own groups (a pipeline stage
+        // sending to both neighbours) cannot.
+        const std::vector<VertexId>& host_gpus = c_.hosts()[static_cast<size_t>(c_.device(nic).host)].gpus;
+        const auto behind = std::count_if(host_gpus.begin(), host_gpus.end(), [&](VertexId v) { return r_.nic_for(v) == nic; });
+        if (behind > 1)
+          f.fix = std::to_string(behind) + " GPUs share " + c_.device(nic).name +
+                  ": keep these groups inside hosts, or use hosts with a NIC per GPU";
+      }
+      findings_.push_back(std::move(f));
     }
   }
 
@@ -194,9 +310,11 @@ void Reporter::find(size_t index, const ItemScore& s) {
       if (!crosses) continue;
       if (d.sites.empty())
         for_each_edge(r_, own, [&](EdgeId e) {
-          if (c_.link(e).kind == LinkKind::DCI && d.sites.empty())
+          if (c_.link(e).kind == LinkKind::DCI && d.sites.empty()) {
             d.sites = c_.sites()[static_cast<size_t>(c_.device(c_.source(e)).site)] + " and " +
                       c_.sites()[static_cast<size_t>(c_.device(c_.target(e)).site)];
+            d.link = e;
+          }
         });
       ++crossing;
       per_call = std::max(per_call, state_.item_alone(index, i).dci_us);
@@ -210,16 +328,22 @@ void Reporter::find(size_t index, const ItemScore& s) {
   }
 }
 
-Result<JobScore> Reporter::run(const Job& job) {
+Result<JobScore> Reporter::run() {
   JobScore out;
-  out.job = job.name;
+  out.job = job_.name;
   out.layout = state_.layout().source;
   out.fabric = opt_.fabric;
   out.background = opt_.background ? opt_.background->source : "";
   out.ranks = state_.layout().world_size();
+  out.gpu_of_rank = state_.layout().gpu_of_rank;
   out.traffic = state_.traffic();
-  std::vector<double> step_bytes(c_.num_edges(), 0), step_busy_us(c_.num_edges(), 0);
-  std::vector<EdgeId> step_loaded;
+  // Per loaded edge: bytes, and busy time by phase.
+  struct EdgeUse {
+    double bytes = 0;
+    std::array<double, kPhases> busy_us{};
+  };
+  std::vector<uint32_t> slot(c_.num_edges(), UINT32_MAX);
+  std::vector<std::pair<EdgeId, EdgeUse>> used;
   for (size_t i = 0; i < state_.item_count(); ++i) {
     if (state_.item_groups(i).empty()) continue;
     const TrafficItem& item = out.traffic.items[i];
@@ -228,9 +352,13 @@ Result<JobScore> Reporter::run(const Job& job) {
     find(i, *s);
     const LinkLoad& load = state_.item_load(i);
     for (EdgeId e : load.loaded()) {
-      if (step_bytes[e] == 0 && step_busy_us[e] == 0) step_loaded.push_back(e);
-      step_bytes[e] += load.bytes(e) * item.bytes * item.calls;
-      step_busy_us[e] += load.busy_us(e) * item.bytes * item.calls;
+      if (slot[e] == UINT32_MAX) {
+        slot[e] = static_cast<uint32_t>(used.size());
+        used.push_back({e, {}});
+      }
+      EdgeUse& u = used[slot[e]].second;
+      u.bytes += load.bytes(e) * item.bytes * item.calls;
+      u.busy_us[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
     }
     KindScore& k = out.by_kind[static_cast<size_t>(item.kind)];
     k.alone_s += item.calls * s->alone_us / 1e6;
@@ -243,28 +371,52 @@ Result<JobScore> Reporter::run(const Job& job) {
   out.compute_s = out.traffic.compute.step_us / 1e6;
   out.step_s = out.compute_s + out.exposed_comm_s;
   out.level_bytes = state_.level_bytes();
-  out.links.reserve(step_loaded.size());
-  for (EdgeId e : step_loaded)
-    out.links.push_back({e, step_bytes[e], step_busy_us[e], out.step_s > 0 ? step_busy_us[e] / (out.step_s * 1e6) : 0});
+  const std::array<double, kPhases> phase_us = phase_durations_us(state_);
+  out.links.reserve(used.size());
+  for (const auto& [e, u] : used) {
+    LinkUse l{e, u.bytes, 0, 0, {}, 0, Phase::forward};
+    for (size_t p = 0; p < kPhases; ++p) {
+      l.busy_us += u.busy_us[p];
+      l.phase_utilization[p] = phase_us[p] > 0 ? u.busy_us[p] / phase_us[p] : 0;
+      if (l.phase_utilization[p] > l.peak) {
+        l.peak = l.phase_utilization[p];
+        l.peak_phase = static_cast<Phase>(p);
+      }
+    }
+    l.utilization = out.step_s > 0 ? l.busy_us / (out.step_s * 1e6) : 0;
+    out.links.push_back(l);
+  }
   std::stable_sort(out.links.begin(), out.links.end(), [](const LinkUse& a, const LinkUse& b) {
+    if (a.peak != b.peak) return a.peak > b.peak;
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
   });
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const Dci& d = dci_[k];
     if (d.groups == 0) continue;
     const std::string kind(to_string(static_cast<TrafficKind>(k)));
-    findings_.push_back({k == static_cast<size_t>(TrafficKind::pp) ? "warning" : "critical", kind, "",
-                         kind + " traffic of " + std::to_string(d.groups) + " of " + std::to_string(d.of) +
-                             " groups crosses the DCI between " + d.sites + ": +" + format_duration(d.per_call_us * 1e-6) +
-                             " propagation per call, +" + format_duration(d.per_step_us * 1e-6) + " per step"});
+    Finding f;
+    f.severity = k == static_cast<size_t>(TrafficKind::pp) ? "warning" : "critical";
+    f.kind = kind;
+    f.has_link = true;
+    f.link = d.link;
+    f.cost_per_step_s = d.per_step_us / 1e6;
+    f.message = kind + " traffic of " + std::to_string(d.groups) + " of " + std::to_string(d.of) +
+                " groups crosses the DCI between " + d.sites + ": +" + format_duration(d.per_call_us * 1e-6) +
+                " propagation per call, +" + format_duration(d.per_step_us * 1e-6) + " per step";
+    f.fix = "topoplan plan --keep " + std::string(kKeepDpOnlyAcrossSites) + " keeps every " + kind +
+            " group inside one site";
+    findings_.push_back(std::move(f));
   }
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const double exposed = out.by_kind[k].exposed_s;
-    if (out.step_s > 0 && exposed / out.step_s >= 0.05)
-      findings_.push_back({"info", std::string(to_string(static_cast<TrafficKind>(k))), "",
-                           format_duration(exposed) + " of " + std::string(to_string(static_cast<TrafficKind>(k))) +
-                               " communication per step is exposed (" + fmt("%.0f", 100 * exposed / out.step_s) +
-                               "% of the step)"});
+    if (out.step_s <= 0 || exposed / out.step_s < 0.05) continue;
+    Finding f;
+    f.severity = "info";
+    f.kind = std::string(to_string(static_cast<TrafficKind>(k)));
+    f.cost_per_step_s = exposed;
+    f.message = format_duration(exposed) + " of " + f.kind + " communication per step is exposed (" +
+                fmt("%.0f", 100 * exposed / out.step_s) + "% of the step)";
+    findings_.push_back(std::move(f));
   }
   std::stable_sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) {
     return severity_rank(a.severity) < severity_rank(b.severity);
@@ -275,9 +427,66 @@ Result<JobScore> Reporter::run(const Job& job) {
 
 }  // namespace
 
+std::string finding_line(const Finding& f) {
+  const bool cost = f.index >= 0 && f.cost_per_step_s > 0;
+  return "[" + f.severity + "] " + f.message + (cost ? " (+" + format_duration(f.cost_per_step_s) + " per step)" : "") +
+         (f.fix.empty() ? "" : "; fix: " + f.fix);
+}
+
+GroupCost group_cost(const ScoreState& state, const std::vector<double>& best_item_us, const std::string& token,
+                     int index) {
+  GroupCost out;
+  double heaviest_s = -1;
+  for (size_t i = 0; i < state.item_count(); ++i) {
+    const TrafficItem& it = state.traffic().items[i];
+    if (it.group != token || state.item_groups(i).empty()) continue;
+    double contended = 0;
+    for (size_t k : state.groups_of(i, index)) contended = std::max(contended, state.group_time(i, k).contended_us);
+    const double per_step = it.calls * contended / 1e6;
+    out.per_step_s += per_step;
+    out.excess_s += std::max(0.0, it.calls * (contended - best_item_us[i]) / 1e6);
+    if (per_step > heaviest_s) {
+      heaviest_s = per_step;
+      out.heaviest = i;
+    }
+  }
+  return out;
+}
+
+std::array<double, kPhases> phase_durations_us(const ScoreState& state) {
+  const StepTraffic& t = state.traffic();
+  const StageCompute& sc = t.compute.slowest();
+  std::array<double, kPhases> out{};
+  out[static_cast<size_t>(Phase::forward)] = t.compute.micro_batches * sc.forward_us;
+  out[static_cast<size_t>(Phase::backward)] = t.compute.micro_batches * sc.backward_us;
+  for (size_t i = 0; i < state.item_count(); ++i) {
+    if (state.item_groups(i).empty()) continue;
+    const TrafficItem& it = t.items[i];
+    const ItemTime& time = state.item_time(i);
+    // Compute phases last as long as their compute plus what their communication leaves exposed;
+    // the PP slots and the optimizer as long as their own transfers.
+    out[static_cast<size_t>(it.phase)] += it.phase == Phase::forward || it.phase == Phase::backward
+                                              ? time.exposed_us
+                                              : it.calls * time.contended_us;
+  }
+  return out;
+}
+
+std::string_view phase_window_name(Phase p) {
+  switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::pipeline: return "pp_slots";
+    case Phase::optimizer: return "optimizer";
+  }
+  return "?";
+}
+
 Result<JobScore> score_report(const Cluster& cluster, const Router& router, const Job& job, const ScoreState& state,
                               const ScoreOptions& options) {
-  return Reporter(cluster, router, state, options).run(job);
+  Result<LowerBound> bound = lower_bound(cluster, router, job, state.layout(), options);
+  if (!bound) return Error{bound.error()};
+  return Reporter(cluster, router, job, state, options, std::move(bound->item_us)).run();
 }
 
 Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,14 +41,31 @@ struct LinkUse {
   EdgeId edge = 0;
   double bytes = 0, busy_us = 0;
   double utilization = 0;  // busy time over the estimated step time
+  // Busy time in each phase over that phase's duration (phase_durations_us): a link saturated
+  // only while pipeline sends run has a low step average and a peak near 1.
+  std::array<double, kPhases> phase_utilization{};
+  double peak = 0;
+  Phase peak_phase = Phase::forward;
 };
 
 struct Finding {
   std::string severity;  // "critical", "warning", "info"
   std::string kind;      // "tp", "cp", "pp", "dp", "ep"
-  std::string group;     // "tp 5", or "" for the kind as a whole
+  std::string group;     // the group list ("tp", "dp-cp", "expert.ep"), "" for the kind as a whole
+  int index = -1;        // the group's index in that list (explain --group), -1 for none
+  std::vector<int> ranks;
+  std::vector<int> hosts;  // host ordinals, in order of first appearance
+  bool has_link = false;
+  EdgeId link = 0;             // the slowest link, when the finding has one
+  // Communication time it adds per step, before overlap with compute: a group's collectives over
+  // their best case (lower_bound), a contended item's calls over their time alone, a site link's
+  // propagation; for the exposure findings, the exposed time itself.
+  double cost_per_step_s = 0;
   std::string message;
+  std::string fix;  // what to change, "" when there is nothing to suggest
 };
+// "[critical] message (+1.2 s per step); fix: ...", one line.
+std::string finding_line(const Finding& f);
 
 struct JobScore {
   std::string job, layout;
@@ -63,7 +81,24 @@ struct JobScore {
   std::vector<LinkUse> links;  // every loaded direction, highest utilization first
   std::vector<Finding> findings;  // most severe first
   LevelBytes level_bytes{};       // per step, by the highest fabric level crossed
+  std::vector<VertexId> gpu_of_rank;  // the placement scored
 };
+
+// One group's collectives per step, contended, and their excess over each item's best case
+// (best_item_us: lower_bound's item_us); `heaviest` the item that costs it most per step.
+struct GroupCost {
+  double per_step_s = 0, excess_s = 0;
+  size_t heaviest = SIZE_MAX;
+};
+GroupCost group_cost(const ScoreState& state, const std::vector<double>& best_item_us, const std::string& token,
+                     int index);
+
+// How long each phase of a step lasts, the window link utilisation is measured over: forward and
+// backward, the compute of every micro-batch plus the phase's exposed communication; pipeline, the
+// PP send slots (every pipeline transfer, contended); optimizer, its own collectives.
+std::array<double, kPhases> phase_durations_us(const ScoreState& state);
+// The window's name in link utilisation: "forward", "backward", "pp_slots", "optimizer".
+std::string_view phase_window_name(Phase p);
 
 // The layout must place exactly the job's ranks.
 Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,

@@ -8,17 +8,61 @@ namespace {
 constexpr size_t kHottestLinks = 10;
 
 nlohmann::json link_json(const Cluster& c, const LinkUse& u) {
+  nlohmann::json phases;
+  for (size_t p = 0; p < kPhases; ++p) phases[std::string(phase_window_name(static_cast<Phase>(p)))] = u.phase_utilization[p];
   return {{"link", c.edge_name(u.edge)},
           {"kind", std::string(to_string(c.link(u.edge).kind))},
           {"tier", link_tier(c, u.edge)},
+          {"bw_gbps", c.link(u.edge).bw_gbps},
           {"bytes", u.bytes},
           {"busy_s", u.busy_us / 1e6},
-          {"utilization", u.utilization}};
+          {"utilization", u.utilization},
+          {"peak_utilization", u.peak},
+          {"peak_phase", std::string(phase_window_name(u.peak_phase))},
+          {"phase_utilization", std::move(phases)}};
+}
+
+std::string local_name(const Device& d) {
+  const size_t slash = d.name.rfind('/');
+  return slash == std::string::npos ? d.name : d.name.substr(slash + 1);
 }
 
 }  // namespace
 
-nlohmann::json score_to_json(const Cluster& c, const std::string& cluster, const JobScore& s) {
+nlohmann::json finding_json(const Cluster& c, const Finding& f) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (int h : f.hosts) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  nlohmann::json link = nullptr;
+  if (f.has_link)
+    link = {{"name", c.edge_name(f.link)},
+            {"class", std::string(to_string(c.link(f.link).kind))},
+            {"bw_gbps", c.link(f.link).bw_gbps}};
+  return {{"severity", f.severity},
+          {"kind", f.kind},
+          {"group", f.group.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.group)},
+          {"index", f.index >= 0 ? nlohmann::json(f.index) : nlohmann::json(nullptr)},
+          {"ranks", f.ranks},
+          {"hosts", std::move(hosts)},
+          {"slowest_link", std::move(link)},
+          {"cost_per_step_s", f.cost_per_step_s},
+          {"message", f.message},
+          {"fix", f.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.fix)}};
+}
+
+nlohmann::json rank_map_json(const Cluster& c, const Router& r, const std::vector<VertexId>& gpu_of_rank) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (size_t rank = 0; rank < gpu_of_rank.size(); ++rank) {
+    const Device& d = c.device(gpu_of_rank[rank]);
+    const VertexId nic = r.nic_for(gpu_of_rank[rank]);
+    ranks.push_back({{"rank", rank},
+                     {"host", c.hosts()[static_cast<size_t>(d.host)].name},
+                     {"gpu", d.local_index},
+                     {"nic", nic == kNoVertex ? nlohmann::json(nullptr) : nlohmann::json(local_name(c.device(nic)))}});
+  }
+  return ranks;
+}
+
+nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::string& cluster, const JobScore& s) {
   const ComputeEstimate& ce = s.traffic.compute;
   nlohmann::json j = {{"job", s.job},
                       {"cluster", cluster},
@@ -68,8 +112,8 @@ nlohmann::json score_to_json(const Cluster& c, const std::string& cluster, const
   j["links"] = nlohmann::json::array();
   for (size_t i = 0; i < s.links.size() && i < kHottestLinks; ++i) j["links"].push_back(link_json(c, s.links[i]));
   j["findings"] = nlohmann::json::array();
-  for (const Finding& f : s.findings)
-    j["findings"].push_back({{"severity", f.severity}, {"kind", f.kind}, {"group", f.group}, {"message", f.message}});
+  for (const Finding& f : s.findings) j["findings"].push_back(finding_json(c, f));
+  j["placement"] = rank_map_json(c, r, s.gpu_of_rank);
   return j;
 }
 

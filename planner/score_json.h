@@ -8,7 +8,12 @@
 
 namespace topoplan {
 
-// The ten hottest links; `cluster` names the cluster argument as given.
-nlohmann::json score_to_json(const Cluster& c, const std::string& cluster, const JobScore& s);
+// The ten hottest links, the findings and the placement; `cluster` names the cluster argument
+// as given.
+nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::string& cluster, const JobScore& s);
+// One finding: severity, kind, group and index, ranks, hosts, the slowest link, cost, fix.
+nlohmann::json finding_json(const Cluster& c, const Finding& f);
+// Every rank's host, GPU and NIC: [{"rank", "host", "gpu", "nic"}].
+nlohmann::json rank_map_json(const Cluster& c, const Router& r, const std::vector<VertexId>& gpu_of_rank);
 
 }  // namespace topoplan

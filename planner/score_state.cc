@@ -431,6 +431,17 @@ Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) con
   return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt);
 }
 const Layout& ScoreState::layout() const { return impl_->layout; }
+std::vector<size_t> ScoreState::groups_of(size_t item, int index) const {
+  if (!impl_->traffic.items[item].stage_pairs) return {static_cast<size_t>(index)};
+  const size_t per = stage_pairs_per_pipeline(impl_->job);
+  std::vector<size_t> out;
+  for (size_t k = 0; k < per; ++k) out.push_back(static_cast<size_t>(index) * per + k);
+  return out;
+}
+int ScoreState::list_index(size_t item, size_t group) const {
+  if (!impl_->traffic.items[item].stage_pairs) return static_cast<int>(group);
+  return static_cast<int>(group / stage_pairs_per_pipeline(impl_->job));
+}
 const StepTraffic& ScoreState::traffic() const { return impl_->traffic; }
 const LinkShare& ScoreState::share() const { return impl_->share; }
 double ScoreState::exposed_us() const { return impl_->exposed; }
@@ -450,6 +461,9 @@ LevelBytes ScoreState::level_bytes() const {
 
 size_t ScoreState::item_count() const { return impl_->items.size(); }
 const ItemTime& ScoreState::item_time(size_t item) const { return impl_->items[item].time; }
+const std::vector<int>& ScoreState::group_ranks(size_t item, size_t group) const {
+  return impl_->items[item].set->ranks[group];
+}
 const std::vector<std::vector<VertexId>>& ScoreState::item_groups(size_t item) const {
   static const std::vector<std::vector<VertexId>> kNone;
   const GroupSet* s = impl_->items[item].set;

@@ -81,6 +81,12 @@ class ScoreState {
   // What every group of the item loads at one byte, and what one group's transfers land on.
   const LinkLoad& item_load(size_t item) const;
   const Touched& item_touched(size_t item, size_t group) const;
+  // The item's groups that make up group `index` of its list (a pipeline's stage pairs for PP),
+  // and the list index a group of the item belongs to.
+  std::vector<size_t> groups_of(size_t item, int index) const;
+  int list_index(size_t item, size_t group) const;
+  // The ranks of one group of the item, in Megatron's order.
+  const std::vector<int>& group_ranks(size_t item, size_t group) const;
   // One group's own transfers alone, at one byte, into `into` (cleared first).
   Result<bool> group_load(size_t item, size_t group, LinkLoad& into) const;
 

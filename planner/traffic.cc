@@ -111,6 +111,11 @@ StageParams stage_params(const Job& job, const StageLayers& stage, bool first, b
   return out;
 }
 
+size_t stage_pairs_per_pipeline(const Job& job) {
+  const int p = job.parallel.pp;
+  return static_cast<size_t>(std::max(0, p - 1) + (job.parallel.virtual_pipeline_stages > 1 && p > 2 ? 1 : 0));
+}
+
 Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute) {
   if (compute.stages.size() != static_cast<size_t>(job.parallel.pp))
     return Error{"the compute estimate has " + std::to_string(compute.stages.size()) + " stages, the job " +

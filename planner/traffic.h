@@ -20,6 +20,7 @@ std::string_view to_string(TrafficKind k);
 
 enum class Phase : uint8_t { forward, backward, pipeline, optimizer };
 std::string_view to_string(Phase p);  // "forward", "backward", "forward+backward", "optimizer"
+inline constexpr size_t kPhases = 4;
 
 // Compute that communication can overlap with, per step.
 struct OverlapWindow {
@@ -50,6 +51,10 @@ struct StepTraffic {
 };
 
 Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute);
+
+// A pipeline's neighbouring-stage pairs, as a stage_pairs item lists them per pipeline: (k, k + 1)
+// for each stage, and with virtual stages also the last stage back to the first.
+size_t stage_pairs_per_pipeline(const Job& job);
 
 // Parameters one GPU of the slowest-to-sync stage holds: dense (reduced over dp-cp) and expert
 // (reduced over expert.dp). Embedding on the first stage, output layer on the last.

@@ -66,10 +66,11 @@ Job small_job() {
   return j;
 }
 
-RunResult run_topoplan(const std::string& args) {
+RunResult run_topoplan(const std::string& args, const std::filesystem::path& cwd) {
   auto dir = temp_dir("run");
   std::string out = (dir / "out").string(), err = (dir / "err").string();
   std::string cmd = std::string("'") + TOPOPLAN_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+  if (!cwd.empty()) cmd = "cd '" + cwd.string() + "' && " + cmd;
   int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -16,12 +16,13 @@ inline std::filesystem::path data_dir() { return source_dir() / "data"; }
 // ../shared/reference, or nullopt (print a skip message) when the project is built alone.
 std::optional<std::filesystem::path> reference_dir();
 
-// Runs the topoplan binary with arguments; captures stdout and stderr separately.
+// Runs the topoplan binary with arguments, in `cwd` when given (so relative paths in its output
+// are the same on every machine); captures stdout and stderr separately.
 struct RunResult {
   int exit_code = -1;
   std::string out, err;
 };
-RunResult run_topoplan(const std::string& args);
+RunResult run_topoplan(const std::string& args, const std::filesystem::path& cwd = {});
 
 std::string read_file(const std::filesystem::path& path);
 // A cluster from a preset spec or file; the test stops with the loader's message if it fails.

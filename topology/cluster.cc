@@ -123,6 +123,13 @@ std::optional<VertexId> Cluster::find(const std::string& device_name) const {
   return it->second;
 }
 
+std::vector<int> Cluster::hosts_of(std::span<const VertexId> devices) const {
+  std::vector<int> out;
+  for (VertexId v : devices)
+    if (std::find(out.begin(), out.end(), device(v).host) == out.end()) out.push_back(device(v).host);
+  return out;
+}
+
 std::optional<int> Cluster::host_index(const std::string& host_name) const {
   auto it = host_by_name_.find(host_name);
   if (it == host_by_name_.end()) return std::nullopt;

@@ -98,6 +98,8 @@ class Cluster {
   // GPUs per host when every host has the same count, else 0.
   int gpus_per_host() const { return gpus_per_host_; }
   std::optional<int> host_index(const std::string& host_name) const;
+  // The hosts of these devices, in order of first appearance.
+  std::vector<int> hosts_of(std::span<const VertexId> devices) const;
   const Graph& graph() const { return g_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "topology/index_list.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -39,6 +40,18 @@ Result<std::vector<int>> parse_index_list(std::string_view text, int limit) {
     }
     if (comma == std::string_view::npos) break;
     start = comma + 1;
+  }
+  return out;
+}
+
+std::string format_index_list(std::vector<int> indices) {
+  std::sort(indices.begin(), indices.end());
+  std::string out;
+  for (size_t i = 0; i < indices.size();) {
+    size_t j = i;
+    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(indices[i]) + (j > i ? "-" + std::to_string(indices[j]) : "");
+    i = j + 1;
   }
   return out;
 }

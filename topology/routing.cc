@@ -325,8 +325,8 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   std::vector<std::pair<EdgeId, bool>>& next = next_;  // edge, lands in the down phase
   std::vector<Hop>& hops = seg_hops_;
   hops.clear();
-  for (auto it = by_tier.rbegin(); it != by_tier.rend(); ++it) {
-    VertexId s = *it;
+  for (auto tier_it = by_tier.rbegin(); tier_it != by_tier.rend(); ++tier_it) {
+    VertexId s = *tier_it;
     if (flow_up_[s] == 0) continue;
     if (dist_b_[s] == 0 && rem_[s] == 0) {
       exit_at(s, flow_up_[s], count_up_[s], lat_up_[s]);
@@ -350,8 +350,8 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       l = std::max(l, lat);
     }
   }
-  for (auto it = cone_b.rbegin(); it != cone_b.rend(); ++it) {  // farthest from the targets first
-    VertexId s = *it;
+  for (auto cone_it = cone_b.rbegin(); cone_it != cone_b.rend(); ++cone_it) {  // farthest from the targets first
+    VertexId s = *cone_it;
     if (flow_down_[s] == 0) continue;
     if (dist_b_[s] == 0) {
       exit_at(s, flow_down_[s], count_down_[s], lat_down_[s]);

@@ -33,13 +33,27 @@ TEST_CASE("score: JSON for llama3-70b on 16 DGX H100 has the fields the issue na
   for (const auto& l : j["links"]) {
     CHECK(l.contains("bytes"));
     CHECK(l["utilization"].get<double>() >= 0);
+    // The peak is the busiest phase, never below the step average, never past the link's rate.
+    CHECK(l["peak_utilization"].get<double>() >= l["utilization"].get<double>());
+    CHECK(l["peak_utilization"].get<double>() <= 1.0 + 1e-9);
+    CHECK(l["phase_utilization"][l["peak_phase"].get<std::string>()] == l["peak_utilization"]);
   }
-  CHECK(j["links"][0]["utilization"].get<double>() >= j["links"][9]["utilization"].get<double>());
+  CHECK(j["links"][0]["peak_utilization"].get<double>() >= j["links"][9]["peak_utilization"].get<double>());
+  // Pipeline sends saturate the NICs only in their slots: ranked by the peak, not the step average.
+  CHECK(j["links"][0]["peak_phase"] == "pp_slots");
+  CHECK(j["links"][0]["utilization"].get<double>() < 0.1);
+  CHECK(j["links"][0]["peak_utilization"].get<double>() > 0.5);
   // The default layout keeps every TP group inside a host.
   for (const auto& f : j["findings"]) {
-    for (const char* key : {"severity", "kind", "group", "message"}) CHECK(f.contains(key));
+    for (const char* key : {"severity", "kind", "group", "index", "ranks", "hosts", "slowest_link", "cost_per_step_s",
+                            "message", "fix"})
+      CHECK(f.contains(key));
     CHECK(f["severity"] != "critical");
   }
+  // The rank -> host/GPU map scored: host-major by default.
+  REQUIRE(j["placement"].size() == 128);
+  CHECK(j["placement"][0] == nlohmann::json{{"rank", 0}, {"host", "h001"}, {"gpu", 0}, {"nic", "nic0"}});
+  CHECK(j["placement"][127] == nlohmann::json{{"rank", 127}, {"host", "h016"}, {"gpu", 7}, {"nic", "nic7"}});
 }
 
 TEST_CASE("score: text output, --links CSV and --dot") {
@@ -48,17 +62,20 @@ TEST_CASE("score: text output, --links CSV and --dot") {
   auto r = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --links " + csv + " --dot " + dot);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default, shared fabric\nstep "));
-  CHECK(r.out.find("hottest links (per step):") != std::string::npos);
+  CHECK(r.out.find("hottest links (busiest phase first; average over the step):") != std::string::npos);
   // The bubble as the idle share of the step: pp 4, 5 virtual stages and 32 micro-batches leave
   // 3 / (5 x 32 + 3) of it idle, not (pp - 1) / (v m) of the compute.
   CHECK(r.out.find("pipeline bubble 1.8% of the step") != std::string::npos);
-  // Hottest links: name, kind, tier, size, share, each at least two spaces from the next.
-  const std::regex row(R"(  \S+ -> \S+  +[A-Z]+  +[a-z]+  +[0-9.]+ [KMGTPE]?i?B  +[0-9.]+%)");
-  size_t at = r.out.find("hottest links (per step):\n");
+  // Hottest links: name, kind, tier, size, peak, its phase, step average, each at least two
+  // spaces from the next, under a header.
+  const std::regex row(R"(  \S+ -> \S+  +[A-Z]+  +[a-z]+  +[0-9.]+ [KMGTPE]?i?B  +[0-9.]+%  [a-z_]+  +[0-9.]+%)");
+  size_t at = r.out.find("hottest links (busiest phase first; average over the step):\n");
   REQUIRE(at != std::string::npos);
   std::istringstream lines(r.out.substr(at));
   std::string line;
   std::getline(lines, line);
+  std::getline(lines, line);
+  CHECK(std::regex_match(line, std::regex(R"(  link +class  tier  bytes/step +peak  in +step avg)")));
   int rows = 0;
   while (std::getline(lines, line) && !line.empty()) {
     CHECK_MESSAGE(std::regex_match(line, row), line);
@@ -66,7 +83,8 @@ TEST_CASE("score: text output, --links CSV and --dot") {
   }
   CHECK(rows == 10);
   std::string links = topoplan::test::read_file(csv);
-  CHECK(links.starts_with("link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse\n"));
+  CHECK(links.starts_with("link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse,"
+                          "peak_utilization_forward,peak_utilization_reverse\n"));
   CHECK(links.find(",NET,leaf,") != std::string::npos);
   CHECK(links.find(",NVL,host,") != std::string::npos);
   std::string graph = topoplan::test::read_file(dot);
@@ -87,7 +105,17 @@ TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
   REQUIRE_MESSAGE(scattered.exit_code == 0, scattered.err);
   auto j = nlohmann::json::parse(scattered.out);
   CHECK(j["findings"][0]["severity"] == "critical");
-  CHECK(j["findings"][0]["message"].get<std::string>().starts_with("TP group 0 spans h001, h002, h003, h004 and 4 more hosts"));
+  const auto& f = j["findings"][0];
+  CHECK(f["message"].get<std::string>().starts_with("TP group 0 (ranks 0-7) spans h001, h002, h003, h004 and 4 more hosts: "
+                                                    "its all-gathers cross NET at 50 GB/s (h001/nic0 -> leaf0) instead of NVLink"));
+  CHECK(f["group"] == "tp");
+  CHECK(f["index"] == 0);
+  CHECK(f["ranks"] == nlohmann::json{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(f["hosts"] == nlohmann::json{"h001", "h002", "h003", "h004", "h005", "h006", "h007", "h008"});
+  CHECK(f["slowest_link"] == nlohmann::json{{"name", "h001/nic0 -> leaf0"}, {"class", "NET"}, {"bw_gbps", 50.0}});
+  CHECK(f["cost_per_step_s"].get<double>() > 0);
+  // A host list: the fix names the ranks to bring together and where to look.
+  CHECK(f["fix"] == "put ranks 0-7 on one host; topoplan explain --group tp:0 shows the moves");
 
   auto small = run_topoplan("score --cluster dgx-h100:8 --job " + job_path("llama3-70b"));
   CHECK(small.exit_code == 2);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "tests/support.h"
+#include "topology/node_types.h"
 
 namespace topoplan {
 namespace {
@@ -72,7 +73,11 @@ TEST_CASE("score: TP inside the NVLink domain, the score adds up") {
   // TP's forward collectives hide behind nothing.
   CHECK(r.by_kind[static_cast<size_t>(TrafficKind::tp)].exposed_s > 0);
   REQUIRE_FALSE(r.links.empty());
-  for (size_t i = 1; i < r.links.size(); ++i) CHECK(r.links[i - 1].utilization >= r.links[i].utilization);
+  for (size_t i = 1; i < r.links.size(); ++i) CHECK(r.links[i - 1].peak >= r.links[i].peak);
+  for (const LinkUse& u : r.links) {
+    CHECK(u.peak >= u.utilization);
+    CHECK(u.peak <= 1 + 1e-9);
+  }
 }
 
 TEST_CASE("score: a TP group split over two hosts is a critical finding and costs more") {
@@ -89,9 +94,18 @@ TEST_CASE("score: a TP group split over two hosts is a critical finding and cost
   std::vector<const Finding*> crit = findings(bad.score, "critical");
   REQUIRE(crit.size() == 2);
   CHECK(crit[0]->kind == "tp");
-  CHECK(crit[0]->group == "tp 0");
-  CHECK(crit[0]->message.starts_with("TP group 0 spans h001 and h002: its all-gathers cross NET at "));
-  CHECK(crit[0]->message.ends_with(" GB/s instead of NVLink"));
+  CHECK(crit[0]->group == "tp");
+  CHECK(crit[0]->index == 0);
+  CHECK(crit[0]->ranks == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(crit[0]->hosts == std::vector<int>{0, 1});
+  CHECK(crit[0]->message ==
+        "TP group 0 (ranks 0-7) spans h001 and h002: its all-gathers cross NET at 50 GB/s (h001/nic0 -> leaf0) "
+        "instead of NVLink (450 GB/s)");
+  REQUIRE(crit[0]->has_link);
+  CHECK(bad.cluster.link(crit[0]->link).kind == LinkKind::NET);
+  // What the split costs: the group's collectives over their best case, one host.
+  CHECK(crit[0]->cost_per_step_s > 0);
+  CHECK(crit[0]->cost_per_step_s < bad.score.by_kind[0].time_s);
   // Four GPUs a host send through four 400G NICs (4 x 47.5 GB/s) instead of NVLink (360 GB/s each).
   CHECK(bad.score.by_kind[0].time_s > 1.5 * good.score.by_kind[0].time_s);
   CHECK(bad.score.exposed_comm_s > good.score.exposed_comm_s);
@@ -228,6 +242,73 @@ TEST_CASE("score: a shared fabric makes fragmentation cost what it costs") {
   CHECK(g_shared >= g_idle);
   // A job inside one pod never crosses the oversubscribed tier.
   CHECK(f.exposed(one_pod, FabricMode::shared) == doctest::Approx(f.exposed(one_pod, FabricMode::idle)).epsilon(1e-9));
+}
+
+}  // namespace topoplan
+
+namespace topoplan {
+
+TEST_CASE("score: on every preset a split TP group names the hop that leaves its domain") {
+  for (const NodeType& type : node_types()) {
+    CAPTURE(type.name);
+    Cluster c = test::load_cluster(type.name + ":2");
+    Router router(c);
+    // Two scale-up domains; TP pairs with one rank in each.
+    std::vector<std::vector<int>> domain_hosts(2);
+    for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) {
+      const Device& gpu = c.device(c.hosts()[static_cast<size_t>(h)].gpus.front());
+      const int d = gpu.scaleup_domain >= 0 ? gpu.scaleup_domain : h;
+      domain_hosts[static_cast<size_t>(d)].push_back(h);
+    }
+    const int world = static_cast<int>(c.gpus().size());
+    std::string layout;
+    std::array<size_t, 2> next{};
+    for (int r = 0; r < world; ++r) {
+      const size_t d = static_cast<size_t>(r % 2);
+      const size_t per = c.hosts()[0].gpus.size();
+      layout += c.hosts()[static_cast<size_t>(domain_hosts[d][next[d]++ / per])].name + "\n";
+    }
+    Job j = test::small_job();
+    j.parallel.pp = 1;
+    j.parallel.dp = world / 2;
+    j.training.global_batch = world / 2;
+    Result<Layout> l = layout_parse(layout, "split", c, world);
+    REQUIRE_MESSAGE(l.ok(), (l ? "" : l.error()));
+    Result<JobScore> s = score_job(c, router, j, *l);
+    REQUIRE_MESSAGE(s.ok(), (s ? "" : s.error()));
+    REQUIRE_FALSE(s->findings.empty());
+    const Finding& f = s->findings.front();
+    CHECK(f.severity == "critical");
+    CHECK(f.ranks == std::vector<int>{0, 1});
+    CHECK(f.message.find(" cross NET at ") != std::string::npos);
+    CHECK(f.message.find(" cross NVL") == std::string::npos);
+    const bool nvlink = type.nvlink_GBps > 0;
+    CHECK(f.message.find(nvlink ? "instead of NVLink (" : "instead of the host's PCIe") != std::string::npos);
+    REQUIRE(f.has_link);
+    CHECK(c.link(f.link).kind == LinkKind::NET);
+    CHECK(f.fix == "put ranks 0-1 on one host; topoplan explain --group tp:0 shows the moves");
+  }
+}
+
+TEST_CASE("score: TP larger than the NVLink domain says so, and the fix is a smaller tp") {
+  Job j = test::small_job();
+  j.parallel.tp = j.parallel.expert_tp = 16;
+  j.parallel.pp = 1;
+  j.parallel.dp = 1;
+  Scored s = score_of("dgx-h100:2", j);
+  REQUIRE_FALSE(s.score.findings.empty());
+  const Finding& f = s.score.findings.front();
+  CHECK(f.message.starts_with("TP group 0 (ranks 0-15) spans h001 and h002: its all-gathers cross NET at 50 GB/s ("));
+  CHECK(f.message.ends_with("instead of NVLink (450 GB/s); TP 16 does not fit in one NVLink domain of 8 GPUs"));
+  CHECK(f.fix == "use tp <= 8, or hosts with larger NVLink domains");
+  // A default layout whose order puts dp first: the fix is an order string.
+  Job d = tp8_dp2();
+  d.parallel.tp = 2;
+  d.parallel.dp = 8;
+  d.parallel.order = "dp-tp-cp-ep-pp";
+  Scored o = score_of("dgx-h100:2", d);
+  REQUIRE_FALSE(o.score.findings.empty());
+  CHECK(o.score.findings.front().fix.starts_with("order tp-dp-cp-ep-pp keeps each tp group on consecutive ranks"));
 }
 
 }  // namespace topoplan

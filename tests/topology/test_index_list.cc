@@ -26,4 +26,13 @@ TEST_CASE("index_list: malformed lists say what is wrong") {
   CHECK(err("1,0-3") == "index 1 is listed twice");
 }
 
+TEST_CASE("index_list: formatted sorted with runs folded, and read back") {
+  CHECK(format_index_list({3, 0, 1, 2, 8}) == "0-3,8");
+  CHECK(format_index_list({5}) == "5");
+  CHECK(format_index_list({}).empty());
+  CHECK(format_index_list({1, 3, 5}) == "1,3,5");
+  const std::vector<int> many = {9, 10, 11, 2, 4, 5};
+  CHECK(*parse_index_list(format_index_list(many), 16) == std::vector<int>{2, 4, 5, 9, 10, 11});
+}
+
 }  // namespace topoplan

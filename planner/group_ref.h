@@ -1,0 +1,30 @@
+// Naming one group of a job on the command line: "tp:3" is group 3 of the TP list. The selector
+// kinds (tp, cp, dp, pp, ep, etp, edp) and the RankGroups lists they index (dp is the gradient
+// group with CP folded in, "dp-cp"; etp, ep and edp the expert ones).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "topology/error.h"
+
+namespace topoplan {
+
+struct GroupRef {
+  std::string kind;
+  int index = 0;
+};
+// Errors say what is expected.
+Result<GroupRef> group_ref_parse(std::string_view text);
+
+struct GroupKind {
+  const char* kind;   // the selector's kind, "dp"
+  const char* token;  // the group list it indexes, "dp-cp"
+};
+std::span<const GroupKind> group_kinds();
+// The list a kind indexes and back; "" when there is none.
+std::string_view group_token(std::string_view kind);
+std::string_view group_kind(std::string_view token);
+
+}  // namespace topoplan
