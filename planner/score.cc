@@ -165,8 +165,8 @@ void Reporter::tp_span(size_t index, size_t i) {
     if (!route) break;
     f.has_link = true;
     f.link = route->bottleneck;
-    f.message += std::string(to_string(route->path_class)) + " at " + format_number(c_.link(f.link).bw_gbps, 1) +
-                 " GB/s (" + c_.edge_name(f.link) + ") instead of " + inside_text(c_, a);
+    f.message += std::string(to_string(route->path_class)) + ", slowest at " + c_.edge_name(f.link) + " (" +
+                 format_number(c_.link(f.link).bw_gbps, 1) + " GB/s), instead of " + inside_text(c_, a);
     break;
   }
   if (static_cast<int>(g.size()) > domain) {
@@ -281,8 +281,10 @@ void Reporter::find(size_t index, const ItemScore& s) {
       const VertexId nic = c_.device(c_.source(s.hot_edge)).kind == DeviceKind::nic ? c_.source(s.hot_edge)
                                                                                      : c_.target(s.hot_edge);
       if (c_.device(nic).kind != DeviceKind::nic) {
-        f.fix = "keep each " + item.group + " group below the " + link_tier(c_, s.hot_edge) +
-                " tier; topoplan plan on the same hosts finds such a layout";
+        const std::string tier = link_tier(c_, s.hot_edge);
+        f.fix = "keep each " + item.group + " group " +
+                (tier == "dci" || tier == "site" ? "inside one site" : "below the " + tier + " tier") +
+                "; topoplan plan on the same hosts finds such a layout";
       } else {
         // Several GPUs behind one NIC can be kept apart; one GPU's own groups (a pipeline stage
         // sending to both neighbours) cannot.

@@ -107,7 +107,7 @@ TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
   CHECK(j["findings"][0]["severity"] == "critical");
   const auto& f = j["findings"][0];
   CHECK(f["message"].get<std::string>().starts_with("TP group 0 (ranks 0-7) spans h001, h002, h003, h004 and 4 more hosts: "
-                                                    "its all-gathers cross NET at 50 GB/s (h001/nic0 -> leaf0) instead of NVLink"));
+                                                    "its all-gathers cross NET, slowest at h001/nic0 -> leaf0 (50 GB/s), instead of NVLink"));
   CHECK(f["group"] == "tp");
   CHECK(f["index"] == 0);
   CHECK(f["ranks"] == nlohmann::json{0, 1, 2, 3, 4, 5, 6, 7});

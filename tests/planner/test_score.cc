@@ -99,8 +99,8 @@ TEST_CASE("score: a TP group split over two hosts is a critical finding and cost
   CHECK(crit[0]->ranks == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(crit[0]->hosts == std::vector<int>{0, 1});
   CHECK(crit[0]->message ==
-        "TP group 0 (ranks 0-7) spans h001 and h002: its all-gathers cross NET at 50 GB/s (h001/nic0 -> leaf0) "
-        "instead of NVLink (450 GB/s)");
+        "TP group 0 (ranks 0-7) spans h001 and h002: its all-gathers cross NET, slowest at h001/nic0 -> leaf0 "
+        "(50 GB/s), instead of NVLink (450 GB/s)");
   REQUIRE(crit[0]->has_link);
   CHECK(bad.cluster.link(crit[0]->link).kind == LinkKind::NET);
   // What the split costs: the group's collectives over their best case, one host.
@@ -280,7 +280,7 @@ TEST_CASE("score: on every preset a split TP group names the hop that leaves its
     const Finding& f = s->findings.front();
     CHECK(f.severity == "critical");
     CHECK(f.ranks == std::vector<int>{0, 1});
-    CHECK(f.message.find(" cross NET at ") != std::string::npos);
+    CHECK(f.message.find(" cross NET, slowest at ") != std::string::npos);
     CHECK(f.message.find(" cross NVL") == std::string::npos);
     const bool nvlink = type.nvlink_GBps > 0;
     CHECK(f.message.find(nvlink ? "instead of NVLink (" : "instead of the host's PCIe") != std::string::npos);
@@ -298,8 +298,8 @@ TEST_CASE("score: TP larger than the NVLink domain says so, and the fix is a sma
   Scored s = score_of("dgx-h100:2", j);
   REQUIRE_FALSE(s.score.findings.empty());
   const Finding& f = s.score.findings.front();
-  CHECK(f.message.starts_with("TP group 0 (ranks 0-15) spans h001 and h002: its all-gathers cross NET at 50 GB/s ("));
-  CHECK(f.message.ends_with("instead of NVLink (450 GB/s); TP 16 does not fit in one NVLink domain of 8 GPUs"));
+  CHECK(f.message.starts_with("TP group 0 (ranks 0-15) spans h001 and h002: its all-gathers cross NET, slowest at "));
+  CHECK(f.message.ends_with("(50 GB/s), instead of NVLink (450 GB/s); TP 16 does not fit in one NVLink domain of 8 GPUs"));
   CHECK(f.fix == "use tp <= 8, or hosts with larger NVLink domains");
   // A default layout whose order puts dp first: the fix is an order string.
   Job d = tp8_dp2();
