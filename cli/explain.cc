@@ -11,6 +11,7 @@
 #include "cli/route_text.h"
 #include "cli/tool.h"
 #include "planner/explain.h"
+#include "topology/index_list.h"
 #include "topology/units.h"
 
 namespace topoplan::cli {
@@ -79,8 +80,27 @@ nlohmann::json group_json(const Cluster& c, const GroupExplanation& g) {
   return j;
 }
 
+// "h004 gpu4-7 (ranks 24-27), h005 gpu0-3 (ranks 28-31)", the first 8 hosts.
+std::string placement_text(const Cluster& c, const GroupExplanation& g) {
+  const std::vector<int> hosts = c.hosts_of(g.gpus);
+  std::string out;
+  for (size_t k = 0; k < hosts.size() && k < 8; ++k) {
+    std::vector<int> gpus, ranks;
+    for (size_t i = 0; i < g.gpus.size(); ++i)
+      if (c.device(g.gpus[i]).host == hosts[k]) {
+        gpus.push_back(c.device(g.gpus[i]).local_index);
+        ranks.push_back(g.ranks[i]);
+      }
+    out += (k ? ", " : "") + c.hosts()[static_cast<size_t>(hosts[k])].name + " gpu" + format_index_list(gpus) +
+           (ranks.size() == 1 ? " (rank " : " (ranks ") + format_index_list(ranks) + ")";
+  }
+  if (hosts.size() > 8) out += " and " + std::to_string(hosts.size() - 8) + " more hosts";
+  return out;
+}
+
 void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g, double exposed_s) {
   out << g.summary << "\n  why: " << g.why << "\n";
+  if (!g.paths.empty()) out << "  placed on: " << placement_text(c, g) << "\n";
   if (!g.found_traffic) return;
   out << "  its heaviest collective: " << to_string(g.item.op) << " of " << format_bytes(g.item.bytes) << " ("
       << g.item.what << "), " << format_number(g.item.calls, 0) << " calls per step: "

@@ -84,10 +84,8 @@ void for_each_edge(const Router& r, const Touched& t, F f) {
 
 class Reporter {
  public:
-  Reporter(const Cluster& c, const Router& r, const Job& job, const ScoreState& state, const ScoreOptions& opt,
-           std::vector<double> best_item_us)
-      : c_(c), r_(r), job_(job), state_(state), opt_(opt), scratch_(r, *opt.calibration, &state.share()),
-        best_item_us_(std::move(best_item_us)) {}
+  Reporter(const Cluster& c, const Router& r, const Job& job, const ScoreState& state, const ScoreOptions& opt)
+      : c_(c), r_(r), job_(job), state_(state), opt_(opt), scratch_(r, *opt.calibration, &state.share()) {}
 
   Result<JobScore> run();
 
@@ -105,7 +103,9 @@ class Reporter {
   const ScoreState& state_;
   const ScoreOptions& opt_;
   LinkLoad scratch_;
-  std::vector<double> best_item_us_;
+  // Findings about a group whose cost is its collectives over their best case: costed once all
+  // are made, so a layout without them never computes the lower bound.
+  std::vector<size_t> over_best_case_;
   std::vector<Finding> findings_;
   std::map<std::string, int> span_reported_;  // group token -> findings made
   struct Dci {
@@ -126,7 +126,6 @@ Finding Reporter::about(const char* severity, size_t item, size_t group) const {
   f.index = state_.list_index(item, group);
   f.ranks = state_.group_ranks(item, group);
   f.hosts = c_.hosts_of(state_.item_groups(item)[group]);
-  f.cost_per_step_s = group_cost(state_, best_item_us_, it.group, f.index).excess_s;
   return f;
 }
 
@@ -179,6 +178,7 @@ void Reporter::tp_span(size_t index, size_t i) {
     f.fix = (order.empty() ? "put ranks " + format_index_list(f.ranks) + " on one host" : order) +
             "; topoplan explain --group " + selector + " shows the moves";
   }
+  over_best_case_.push_back(findings_.size());
   findings_.push_back(std::move(f));
 }
 
@@ -268,6 +268,7 @@ void Reporter::find(size_t index, const ItemScore& s) {
                         " inside one NVLink domain, where the all-to-all stays off the NICs"
                   : "a group of " + std::to_string(g.size()) + " spans NVLink domains of " + std::to_string(domain) +
                         " GPUs in any layout: ep <= " + std::to_string(domain) + " keeps the all-to-all on NVLink";
+      over_best_case_.push_back(findings_.size());
       findings_.push_back(std::move(f));
     } else if (slowdown >= 1.25) {
       Finding f = about("warning", index, slowest);
@@ -344,8 +345,17 @@ Result<JobScore> Reporter::run() {
     double bytes = 0;
     std::array<double, kPhases> busy_us{};
   };
+  // Every loaded edge gets its slot first, so the uses are allocated once.
   std::vector<uint32_t> slot(c_.num_edges(), UINT32_MAX);
-  std::vector<std::pair<EdgeId, EdgeUse>> used;
+  std::vector<EdgeId> loaded;
+  for (size_t i = 0; i < state_.item_count(); ++i)
+    if (!state_.item_groups(i).empty())
+      for (EdgeId e : state_.item_load(i).loaded())
+        if (slot[e] == UINT32_MAX) {
+          slot[e] = static_cast<uint32_t>(loaded.size());
+          loaded.push_back(e);
+        }
+  std::vector<EdgeUse> used(loaded.size());
   for (size_t i = 0; i < state_.item_count(); ++i) {
     if (state_.item_groups(i).empty()) continue;
     const TrafficItem& item = out.traffic.items[i];
@@ -354,11 +364,7 @@ Result<JobScore> Reporter::run() {
     find(i, *s);
     const LinkLoad& load = state_.item_load(i);
     for (EdgeId e : load.loaded()) {
-      if (slot[e] == UINT32_MAX) {
-        slot[e] = static_cast<uint32_t>(used.size());
-        used.push_back({e, {}});
-      }
-      EdgeUse& u = used[slot[e]].second;
+      EdgeUse& u = used[slot[e]];
       u.bytes += load.bytes(e) * item.bytes * item.calls;
       u.busy_us[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
     }
@@ -375,8 +381,9 @@ Result<JobScore> Reporter::run() {
   out.level_bytes = state_.level_bytes();
   const std::array<double, kPhases> phase_us = phase_durations_us(state_);
   out.links.reserve(used.size());
-  for (const auto& [e, u] : used) {
-    LinkUse l{e, u.bytes, 0, 0, {}, 0, Phase::forward};
+  for (size_t k = 0; k < loaded.size(); ++k) {
+    const EdgeUse& u = used[k];
+    LinkUse l{loaded[k], u.bytes, 0, 0, {}, 0, Phase::forward};
     for (size_t p = 0; p < kPhases; ++p) {
       l.busy_us += u.busy_us[p];
       l.phase_utilization[p] = phase_us[p] > 0 ? u.busy_us[p] / phase_us[p] : 0;
@@ -388,10 +395,17 @@ Result<JobScore> Reporter::run() {
     l.utilization = out.step_s > 0 ? l.busy_us / (out.step_s * 1e6) : 0;
     out.links.push_back(l);
   }
-  std::stable_sort(out.links.begin(), out.links.end(), [](const LinkUse& a, const LinkUse& b) {
+  // A total order (the edge breaks ties), so no stable sort and its buffer are needed.
+  std::sort(out.links.begin(), out.links.end(), [](const LinkUse& a, const LinkUse& b) {
     if (a.peak != b.peak) return a.peak > b.peak;
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
   });
+  if (!over_best_case_.empty()) {
+    Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_);
+    if (!bound) return Error{bound.error()};
+    for (size_t k : over_best_case_)
+      findings_[k].cost_per_step_s = group_cost(state_, bound->item_us, findings_[k].group, findings_[k].index).excess_s;
+  }
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const Dci& d = dci_[k];
     if (d.groups == 0) continue;
@@ -486,9 +500,7 @@ std::string_view phase_window_name(Phase p) {
 
 Result<JobScore> score_report(const Cluster& cluster, const Router& router, const Job& job, const ScoreState& state,
                               const ScoreOptions& options) {
-  Result<LowerBound> bound = lower_bound(cluster, router, job, state.layout(), options);
-  if (!bound) return Error{bound.error()};
-  return Reporter(cluster, router, job, state, options, std::move(bound->item_us)).run();
+  return Reporter(cluster, router, job, state, options).run();
 }
 
 Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
