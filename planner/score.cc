@@ -340,12 +340,8 @@ Result<JobScore> Reporter::run() {
   out.ranks = state_.layout().world_size();
   out.gpu_of_rank = state_.layout().gpu_of_rank;
   out.traffic = state_.traffic();
-  // Per loaded edge: bytes, and busy time by phase.
-  struct EdgeUse {
-    double bytes = 0;
-    std::array<double, kPhases> busy_us{};
-  };
-  // Every loaded edge gets its slot first, so the uses are allocated once.
+  // Every loaded edge gets its link first, so the links are allocated once; a link's phase
+  // utilisation holds its busy time per phase until the phases' durations are known.
   std::vector<uint32_t> slot(c_.num_edges(), UINT32_MAX);
   std::vector<EdgeId> loaded;
   for (size_t i = 0; i < state_.item_count(); ++i)
@@ -355,7 +351,8 @@ Result<JobScore> Reporter::run() {
           slot[e] = static_cast<uint32_t>(loaded.size());
           loaded.push_back(e);
         }
-  std::vector<EdgeUse> used(loaded.size());
+  out.links.resize(loaded.size());
+  for (size_t k = 0; k < loaded.size(); ++k) out.links[k].edge = loaded[k];
   for (size_t i = 0; i < state_.item_count(); ++i) {
     if (state_.item_groups(i).empty()) continue;
     const TrafficItem& item = out.traffic.items[i];
@@ -364,9 +361,9 @@ Result<JobScore> Reporter::run() {
     find(i, *s);
     const LinkLoad& load = state_.item_load(i);
     for (EdgeId e : load.loaded()) {
-      EdgeUse& u = used[slot[e]];
+      LinkUse& u = out.links[slot[e]];
       u.bytes += load.bytes(e) * item.bytes * item.calls;
-      u.busy_us[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
+      u.phase_utilization[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
     }
     KindScore& k = out.by_kind[static_cast<size_t>(item.kind)];
     k.alone_s += item.calls * s->alone_us / 1e6;
@@ -380,20 +377,16 @@ Result<JobScore> Reporter::run() {
   out.step_s = out.compute_s + out.exposed_comm_s;
   out.level_bytes = state_.level_bytes();
   const std::array<double, kPhases> phase_us = phase_durations_us(state_);
-  out.links.reserve(used.size());
-  for (size_t k = 0; k < loaded.size(); ++k) {
-    const EdgeUse& u = used[k];
-    LinkUse l{loaded[k], u.bytes, 0, 0, {}, 0, Phase::forward};
+  for (LinkUse& l : out.links) {
     for (size_t p = 0; p < kPhases; ++p) {
-      l.busy_us += u.busy_us[p];
-      l.phase_utilization[p] = phase_us[p] > 0 ? u.busy_us[p] / phase_us[p] : 0;
+      l.busy_us += l.phase_utilization[p];
+      l.phase_utilization[p] = phase_us[p] > 0 ? l.phase_utilization[p] / phase_us[p] : 0;
       if (l.phase_utilization[p] > l.peak) {
         l.peak = l.phase_utilization[p];
         l.peak_phase = static_cast<Phase>(p);
       }
     }
     l.utilization = out.step_s > 0 ? l.busy_us / (out.step_s * 1e6) : 0;
-    out.links.push_back(l);
   }
   // A total order (the edge breaks ties), so no stable sort and its buffer are needed.
   std::sort(out.links.begin(), out.links.end(), [](const LinkUse& a, const LinkUse& b) {
