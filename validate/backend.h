@@ -42,9 +42,11 @@ class ValidateBackend {
   virtual std::unique_ptr<ValidateBuffer> buffer(size_t count) = 0;
   // One collective: `count` elements per rank as nccl-tests counts them (all_gather and
   // reduce_scatter: the per-rank share; alltoall: per peer). sendrecv sends to `peer_to` and
-  // receives from `peer_from` (-1: none). Completes before it returns.
+  // receives from `peer_from` (-1: none). May return before it completes on the device: sync().
   virtual void run(const ValidateComm& comm, CollectiveOp op, const ValidateBuffer& send, ValidateBuffer& recv,
                    size_t count, int peer_to, int peer_from) = 0;
+  // Waits for every collective issued so far.
+  virtual void sync() {}
   // Over the world, element by element, every rank gets the result.
   virtual void world_max(std::vector<double>& values) = 0;
   virtual void comm_max(const ValidateComm& comm, std::vector<double>& values) = 0;

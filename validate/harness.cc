@@ -160,13 +160,16 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
       send->upload(fill);
       b.world_barrier();
       for (int i = 0; i < o.warmup; ++i) b.run(*comm, c.op, *send, *recv, s.count, to, from);
+      b.sync();
       b.world_barrier();
       const double t0 = b.now_s();
       for (int i = 0; i < o.iters; ++i) b.run(*comm, c.op, *send, *recv, s.count, to, from);
+      b.sync();
       const double t1 = b.now_s();
       // Checked after a clean run: the timed ones may reuse the same buffers.
       recv->upload(std::vector<float>(s.recv, -1));
       b.run(*comm, c.op, *send, *recv, s.count, to, from);
+      b.sync();
       const std::vector<float> want = expected(c.op, s, position, n);
       long wrong = 0;
       if (!want.empty()) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,9 @@
 
 #include "validate/harness.h"
 #include "validate/mpi/mpi_backend.h"
+#ifdef TOPOPLAN_HAVE_NCCL
+#include "validate/nccl/nccl_backend.h"
+#endif
 
 using namespace topoplan;
 
@@ -75,7 +79,7 @@ int run(int argc, char** argv, int rank) {
   int iters = 20, warmup = 5;
   double timeout_s = 300;
   app.add_option("--plan", plan_path, "plan file (topoplan plan --emit json)")->required();
-  app.add_option("--backend", backend, "mpi (host buffers, any machine) or nccl (one GPU per rank)");
+  app.add_option("--backend", backend, "mpi (host buffers, any machine) or nccl (one GPU per rank, the plan's)");
   app.add_option("--kinds", kinds, "group kinds to run, e.g. tp,dp (default: every kind the plan has)");
   app.add_option("--sizes", sizes, "sizes to run instead of the planned ones, e.g. 1KiB,1MiB,64MiB");
   app.add_option("--iters", iters, "timed iterations per size")->check(CLI::Range(1, 100000));
@@ -91,9 +95,11 @@ int run(int argc, char** argv, int rank) {
     }
     return fail(rank, e.what(), 2);
   }
+  if (backend != "mpi" && backend != "nccl") return fail(rank, "--backend: expected mpi or nccl, got '" + backend + "'", 2);
+#ifndef TOPOPLAN_HAVE_NCCL
   if (backend == "nccl")
     return fail(rank, "--backend nccl: this build has no NCCL backend (CUDA and NCCL were not found when it was built)", 2);
-  if (backend != "mpi") return fail(rank, "--backend: expected mpi or nccl, got '" + backend + "'", 2);
+#endif
   Result<ValidatePlan> plan = validate_plan_read(plan_path);
   if (!plan) return fail(rank, plan.error(), 2);
   Result<std::vector<ValidateKind>> selected = validate_kinds_select(*plan, kinds);
@@ -106,11 +112,27 @@ int run(int argc, char** argv, int rank) {
     if (!s) return fail(rank, s.error(), 2);
     options.sizes = *s;
   }
-  MpiBackend mpi;
+  std::unique_ptr<MpiBackend> b = std::make_unique<MpiBackend>();
+#ifdef TOPOPLAN_HAVE_NCCL
+  if (backend == "nccl") {
+    if (rank >= plan->world) return fail(rank, plan->source + " places " + std::to_string(plan->world) + " ranks; this run has more", 2);
+    const Result<bool> usable = NcclBackend::gpu_usable(plan->gpu_of_rank[static_cast<size_t>(rank)]);
+    // Every rank checks its GPU before any joins NCCL, so one that cannot leaves none waiting; the
+    // lowest such rank says why.
+    const int mine = usable ? INT_MAX : rank;
+    int first = INT_MAX;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first != INT_MAX) {
+      if (rank == first) std::fprintf(stderr, "topoplan-validate: error: rank %d: %s\n", rank, usable.error().c_str());
+      return 2;
+    }
+    b = NcclBackend::make(plan->gpu_of_rank[static_cast<size_t>(rank)]);
+  }
+#endif
   Result<ValidateRun> result = Error{""};
   {
     Watchdog dog(timeout_s, rank);
-    result = validate_run(mpi, *plan, *selected, options, [&](const std::string& s) { dog.stage(s); });
+    result = validate_run(*b, *plan, *selected, options, [&](const std::string& s) { dog.stage(s); });
   }
   if (!result) return fail(rank, result.error(), 2);
   if (rank == 0) {
