@@ -6,10 +6,15 @@ namespace topoplan::cli {
 
 Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_arg, const std::string& job_path,
                                                    const std::string& layout_path, const ModelFlags& flags) {
-  auto in = std::make_unique<JobInputs>();
   Result<Job> job = job_load(job_path);
   if (!job) return Error{job.error()};
-  in->job = std::move(*job);
+  return job_inputs_make(cluster_arg, std::move(*job), job_path, layout_path, flags);
+}
+
+Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_arg, Job job, const std::string& job_path,
+                                                   const std::string& layout_path, const ModelFlags& flags) {
+  auto in = std::make_unique<JobInputs>();
+  in->job = std::move(job);
   Result<Cluster> c = cluster_load(cluster_arg);
   if (!c) return Error{c.error()};
   in->cluster = std::move(*c);

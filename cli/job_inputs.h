@@ -28,5 +28,8 @@ inline constexpr const char* kLayoutHelp =
 // expected.
 Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster, const std::string& job,
                                                    const std::string& layout, const ModelFlags& flags);
+// The same for a job already read (a plan file's); `job_where` names it in errors.
+Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster, Job job, const std::string& job_where,
+                                                   const std::string& layout, const ModelFlags& flags);
 
 }  // namespace topoplan::cli

@@ -10,12 +10,14 @@ Tool score_tool();
 Tool plan_tool();
 Tool review_tool();
 Tool explain_tool();
+Tool compare_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
       plan_tool(),
       review_tool(),
       explain_tool(),
+      compare_tool(),
       topo_tool(),
       transfer_tool(),
       groups_tool(),

@@ -76,6 +76,13 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
         CHECK(x["busbw_GBps"].get<double>() > 0);
       }
     }
+    // compare reads the run beside the plan: exit 0 or 1 (slower than the H100s it was planned for),
+    // never bad input, one row per result.
+    auto cmp = run_topoplan("compare --plan " + plan + " --measured " + json + " --json", topoplan::test::source_dir());
+    CHECK_MESSAGE((cmp.exit_code == 0 || cmp.exit_code == 1), cmp.err);
+    size_t results = 0;
+    for (const auto& g : res["groups"]) results += g["results"].size();
+    CHECK(nlohmann::json::parse(cmp.out)["rows"].size() == results);
     if (job == "tiny-moe-8") {
       bool alltoall = false;
       for (const auto& g : res["groups"])

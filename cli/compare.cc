@@ -1,0 +1,118 @@
+// topoplan compare: topoplan-validate's measurements beside the model's prediction for the same
+// plan (validate/compare.h). Exit 0 when no group is slower than predicted by more than the
+// threshold, 1 when one is, 2 on bad input.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/job_inputs.h"
+#include "cli/text_table.h"
+#include "cli/tool.h"
+#include "topology/formats/json_fields.h"
+#include "topology/units.h"
+#include "validate/compare.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string plan, measured, cluster;
+  double threshold = 0.25;
+  ModelFlags model;
+  bool json = false;
+};
+
+void print_text(std::ostream& out, const Cluster& c, const Options& o, const Comparison& cmp) {
+  out << o.measured << " beside " << o.plan << ": " << cmp.rows.size() << " results, " << cmp.slow
+      << (cmp.slow == 1 ? " group" : " groups") << " slower than predicted by more than "
+      << format_number(100 * cmp.threshold, 0) << "%\n\n";
+  using A = TextTable::Align;
+  TextTable t({A::left, A::right, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
+  t.add({"kind", "group", "op", "size", "predicted", "measured", "ratio", "busbw pred", "busbw meas", ""}, "  ");
+  for (const CompareRow& r : cmp.rows)
+    t.add({r.measured.kind, std::to_string(r.measured.index), std::string(to_string(r.measured.op)),
+           format_bytes(r.measured.bytes), format_duration(r.predicted_us * 1e-6) + (r.contended ? "" : " (alone)"),
+           format_duration(r.measured.time_us * 1e-6), format_number(r.ratio, 2) + "x",
+           format_number(r.predicted_busbw_GBps, 2) + " GB/s", format_number(r.measured.busbw_GBps, 2) + " GB/s",
+           r.slow ? "SLOW" + (r.has_hot_edge ? " (bound by " + c.edge_name(r.hot_edge) + ")" : std::string()) : ""},
+          "  ");
+  out << t.str();
+  if (!cmp.suspects.empty()) {
+    out << "\nsuspects (links the slow groups cross):\n";
+    for (const Suspect& s : cmp.suspects)
+      out << "  " << c.edge_name(s.edge) << " (" << to_string(c.link(s.edge).kind) << ", "
+          << format_number(c.link(s.edge).bw_gbps, 1) << " GB/s): " << s.slow_groups << " slow groups\n";
+  }
+}
+
+nlohmann::json to_json(const Cluster& c, const Options& o, const Comparison& cmp) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const CompareRow& r : cmp.rows)
+    rows.push_back({{"kind", r.measured.kind},
+                    {"index", r.measured.index},
+                    {"ranks", r.measured.ranks},
+                    {"op", std::string(to_string(r.measured.op))},
+                    {"bytes", r.measured.bytes},
+                    {"predicted_us", r.predicted_us},
+                    {"measured_us", r.measured.time_us},
+                    {"ratio", r.ratio},
+                    {"predicted_busbw_GBps", r.predicted_busbw_GBps},
+                    {"measured_busbw_GBps", r.measured.busbw_GBps},
+                    {"predicted_with", r.contended ? "every group of the item" : "the group alone"},
+                    {"bound_by", r.has_hot_edge ? nlohmann::json(c.edge_name(r.hot_edge)) : nlohmann::json(nullptr)},
+                    {"slow", r.slow}});
+  nlohmann::json suspects = nlohmann::json::array();
+  for (const Suspect& s : cmp.suspects)
+    suspects.push_back({{"link", c.edge_name(s.edge)},
+                        {"kind", std::string(to_string(c.link(s.edge).kind))},
+                        {"bw_gbps", c.link(s.edge).bw_gbps},
+                        {"slow_groups", s.slow_groups}});
+  return {{"plan", o.plan},          {"measured", o.measured}, {"threshold", cmp.threshold},
+          {"slow_groups", cmp.slow}, {"rows", std::move(rows)}, {"suspects", std::move(suspects)}};
+}
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<nlohmann::json> plan = json_read_file(o.plan);
+  if (!plan) return fail(err, plan.error());
+  if (!plan->is_object() || plan->value("format", "") != "topoplan-plan")
+    return fail(err, o.plan + ": expected a plan file (\"format\": \"topoplan-plan\", written by topoplan plan --emit json)");
+  std::string cluster = o.cluster;
+  if (cluster.empty()) {
+    if (!plan->contains("cluster") || !(*plan)["cluster"].is_string())
+      return fail(err, o.plan + ": cluster: expected the cluster the plan was made for (or give --cluster)");
+    cluster = (*plan)["cluster"].get<std::string>();
+  }
+  if (!plan->contains("job") || !(*plan)["job"].is_object()) return fail(err, o.plan + ": job: expected the planned job");
+  Result<Job> job = job_from_json((*plan)["job"], o.plan + ": job");
+  if (!job) return fail(err, job.error());
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_make(cluster, std::move(*job), o.plan + ": job", o.plan, o.model);
+  if (!in) return fail(err, in.error());
+  Result<Measured> measured = measured_read(o.measured);
+  if (!measured) return fail(err, measured.error());
+  const JobInputs& i = **in;
+  Result<Comparison> cmp = compare_measured(i.cluster, *i.router, i.job, i.layout, i.model.options, *measured, o.threshold);
+  if (!cmp) return fail(err, cmp.error());
+  if (o.json)
+    out << to_json(i.cluster, o, *cmp).dump(2) << "\n";
+  else
+    print_text(out, i.cluster, o, *cmp);
+  return cmp->slow ? kExitCheckFailed : kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--plan", o->plan, "the plan file the run checked (plan.json)")->required();
+  app.add_option("--measured", o->measured, "topoplan-validate's results (its --json file)")->required();
+  app.add_option("--cluster", o->cluster, "the cluster (default: the one the plan names)");
+  app.add_option("--threshold", o->threshold, "flag groups slower than predicted by more than this fraction")
+      ->check(CLI::Range(0.0, 100.0));
+  model_flags_add(app, o->model);
+  app.add_flag("--json", o->json, "machine-readable output");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool compare_tool() { return {"compare", "topoplan-validate's measurements beside the model's prediction for the plan", setup}; }
+
+}  // namespace topoplan::cli

@@ -1,0 +1,126 @@
+#include "validate/compare.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support.h"
+
+namespace topoplan {
+namespace {
+
+// tiny-8 (TP 2, PP 2, DP 2) on one host of lab-h100, default layout; a measurement of every group
+// of every planned item, each taking `time_us(kind, index, row)`.
+struct Case {
+  Cluster c = test::load_cluster((test::data_dir() / "clusters" / "lab-h100.json").string());
+  Router r{c};
+  Job job = *job_load((test::data_dir() / "jobs" / "tiny-8.json").string());
+  Layout layout = *layout_default(c, job_ranks(job));
+};
+
+Measured measure(const Case& k, double time_us) {
+  RankGroups groups = *RankGroups::make(job_parallel_sizes(k.job), k.job.parallel.order);
+  Measured m{"results.json", "mpi", 8, {}};
+  const std::pair<const char*, const char*> kinds[] = {{"tp", "tp"}, {"dp", "dp-cp"}, {"pp", "pp"}};
+  const std::tuple<const char*, CollectiveOp, double> runs[] = {{"tp", CollectiveOp::all_gather, 262144},
+                                                                {"dp", CollectiveOp::all_gather, 6815744},
+                                                                {"pp", CollectiveOp::sendrecv, 131072}};
+  for (const auto& [kind, token] : kinds) {
+    const GroupList list = *groups.groups(token);
+    for (size_t g = 0; g < list.size(); ++g)
+      for (const auto& [rk, op, bytes] : runs)
+        if (std::string(rk) == kind) m.results.push_back({kind, static_cast<int>(g), list[g], op, bytes, time_us, 1, 0});
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("compare: measured as predicted passes; a slow group is flagged with the links it crosses") {
+  Case k;
+  Result<Comparison> first = compare_measured(k.c, k.r, k.job, k.layout, {}, measure(k, 1), 0.25);
+  REQUIRE_MESSAGE(first.ok(), (first ? "" : first.error()));
+  REQUIRE(first->rows.size() == 12);  // 4 TP, 4 DP and 4 PP groups
+  Measured same = measure(k, 1);
+  for (size_t i = 0; i < same.results.size(); ++i) {
+    CHECK(first->rows[i].contended);  // planned sizes: timed with every group of the item
+    CHECK(first->rows[i].predicted_us > 0);
+    same.results[i].time_us = first->rows[i].predicted_us;
+  }
+  Result<Comparison> as_predicted = compare_measured(k.c, k.r, k.job, k.layout, {}, same, 0.25);
+  CHECK(as_predicted->slow == 0);
+  CHECK(as_predicted->suspects.empty());
+  for (const CompareRow& row : as_predicted->rows) CHECK(row.ratio == doctest::Approx(1));
+  // DP group 1 three times slower: flagged, and its links are the suspects.
+  same.results[5].time_us *= 3;
+  Result<Comparison> slow = compare_measured(k.c, k.r, k.job, k.layout, {}, same, 0.25);
+  CHECK(slow->slow == 1);
+  CHECK(slow->rows[5].slow);
+  CHECK(slow->rows[5].ratio == doctest::Approx(3));
+  REQUIRE_FALSE(slow->suspects.empty());
+  CHECK(slow->suspects.front().slow_groups == 1);
+  // A size the plan does not issue is predicted for the group alone.
+  Measured sweep = measure(k, 1);
+  sweep.results[0].bytes = 1 << 20;
+  CHECK_FALSE(compare_measured(k.c, k.r, k.job, k.layout, {}, sweep, 0.25)->rows[0].contended);
+  // Results of another plan.
+  Measured other = measure(k, 1);
+  other.results[0].ranks = {0, 2};
+  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, other, 0.25).error() ==
+        "results.json: tp group 0 does not hold the plan's ranks: the results come from another plan");
+  other = measure(k, 1);
+  other.world = 16;
+  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, other, 0.25).error() == "results.json: 16 ranks, the plan places 8");
+}
+
+TEST_CASE("compare: malformed results name the file and the field") {
+  auto err = [](const nlohmann::json& j) {
+    Result<Measured> m = measured_parse(j.dump(), "r.json");
+    return m ? std::string() : m.error();
+  };
+  const nlohmann::json good = {{"format", "topoplan-validate"},
+                               {"backend", "mpi"},
+                               {"world", 2},
+                               {"groups",
+                                {{{"kind", "tp"},
+                                  {"index", 0},
+                                  {"ranks", {0, 1}},
+                                  {"results", {{{"op", "all_gather"}, {"bytes", 1024}, {"time_us", 5.5}, {"wrong", 0}}}}}}}};
+  Result<Measured> m = measured_parse(good.dump(), "r.json");
+  REQUIRE(m.ok());
+  CHECK(m->results.size() == 1);
+  CHECK(m->results[0].time_us == 5.5);
+  CHECK(err({{"format", "x"}}).starts_with("r.json: expected topoplan-validate's results"));
+  CHECK(measured_parse("[", "r.json").error().starts_with("r.json:1:"));
+  nlohmann::json j = good;
+  j["world"] = 0;
+  CHECK(err(j) == "r.json: world: expected the number of ranks");
+  j = good;
+  j["groups"][0]["kind"] = "tq";
+  CHECK(err(j) == "r.json: groups[0].kind: expected a group kind (tp, cp, dp, pp, ep, etp, edp)");
+  j = good;
+  j["groups"][0]["ranks"] = {0, 2};
+  CHECK(err(j) == "r.json: groups[0].ranks: rank 2 is outside the world of 2");
+  j = good;
+  j["groups"][0]["results"][0]["time_us"] = -1;
+  CHECK(err(j) == "r.json: groups[0].results[0].time_us: expected a number above 0, got -1");
+  j = good;
+  j["groups"][0]["results"][0]["op"] = "gather";
+  CHECK(err(j).starts_with("r.json: groups[0].results[0].op: expected a collective"));
+  CHECK(measured_read("/nonexistent/r.json").error().starts_with("/nonexistent/r.json: cannot read"));
+}
+
+TEST_CASE("compare: bad input exits 2 with the reason") {
+  using topoplan::test::run_topoplan;
+  auto missing = run_topoplan("compare --plan /nonexistent/plan.json --measured /nonexistent/r.json");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.starts_with("topoplan: error: /nonexistent/plan.json: cannot read"));
+  const std::string job = (topoplan::test::data_dir() / "jobs" / "tiny-8.json").string();
+  auto not_plan = run_topoplan("compare --plan " + job + " --measured /nonexistent/r.json");
+  CHECK(not_plan.exit_code == 2);
+  CHECK(not_plan.err.find("expected a plan file") != std::string::npos);
+  auto threshold = run_topoplan("compare --plan " + job + " --measured x --threshold -1");
+  CHECK(threshold.exit_code == 2);
+}
+
+}  // namespace topoplan

@@ -1,0 +1,59 @@
+// A validation run beside the model (topoplan compare): per group and size, the time the score
+// predicts for the plan (every group of the kind at once, as the run had them) and the time
+// measured, their ratio, and the groups slower than predicted by more than a threshold, with the
+// links they share (the suspects).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/score_state.h"
+
+namespace topoplan {
+
+struct MeasuredResult {
+  std::string kind;  // tp, cp, dp, pp, ep, etp, edp
+  int index = 0;
+  std::vector<int> ranks;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  double bytes = 0, time_us = 0, busbw_GBps = 0;
+  long wrong = 0;
+};
+
+struct Measured {
+  std::string source, backend;
+  int world = 0;
+  std::vector<MeasuredResult> results;
+};
+
+// topoplan-validate's JSON (validate/harness.h); errors name the file and the field.
+Result<Measured> measured_parse(const std::string& text, const std::string& source);
+Result<Measured> measured_read(const std::string& path);
+
+struct CompareRow {
+  MeasuredResult measured;
+  double predicted_us = 0, predicted_busbw_GBps = 0;
+  double ratio = 0;         // measured over predicted time
+  bool contended = false;   // predicted with the item's other groups (a planned size), else alone
+  bool slow = false;        // ratio above 1 + threshold
+  bool has_hot_edge = false;
+  EdgeId hot_edge = 0;      // what bounds the group in the model
+};
+
+struct Suspect {
+  EdgeId edge = 0;
+  int slow_groups = 0;  // slow groups whose transfers cross it
+};
+
+struct Comparison {
+  double threshold = 0;
+  std::vector<CompareRow> rows;
+  int slow = 0;
+  std::vector<Suspect> suspects;  // most slow groups first
+};
+
+// The results must come from this plan: the same world and, for each group, the plan's ranks.
+Result<Comparison> compare_measured(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
+                                    const ScoreOptions& options, const Measured& measured, double threshold);
+
+}  // namespace topoplan
