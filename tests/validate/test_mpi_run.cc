@@ -102,6 +102,12 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
   Shell kind = shell(mpirun(8, "--plan " + plan + " --kinds ep"), dir);
   CHECK(kind.exit_code == 2);
   CHECK(kind.err.find("--kinds: the plan has no collectives on ep groups of two or more ranks (it has tp, dp, pp)") != std::string::npos);
+  // A step past --timeout-s: every rank says where it was and stops, exit 3, nothing left running.
+  Shell slow = shell(mpirun(8, "--plan " + plan + " --kinds dp --sizes 64MiB --iters 100000 --timeout-s 1"), dir);
+  CHECK(slow.exit_code == 3);
+  CHECK_MESSAGE(slow.err.find(": timed out after 1 s in dp group ") != std::string::npos, slow.err);
+  // None left running within 5 s (process names stop at 15 characters).
+  CHECK(shell("for i in $(seq 50); do pgrep -x topoplan-valida >/dev/null || exit 0; sleep 0.1; done; exit 1", dir).exit_code == 0);
   // NCCL: runs where every rank has its planned GPU; elsewhere (CI) says what is missing, exit 2.
   Shell nccl = shell(mpirun(8, "--plan " + plan + " --backend nccl --iters 2 --warmup 1"), dir);
   if (nccl.exit_code == 0) {
