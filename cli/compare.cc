@@ -74,7 +74,7 @@ nlohmann::json to_json(const Cluster& c, const Options& o, const Comparison& cmp
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<nlohmann::json> plan = json_read_file(o.plan);
   if (!plan) return fail(err, plan.error());
-  if (!plan->is_object() || plan->value("format", "") != "topoplan-plan")
+  if (!plan->is_object() || plan->value("format", nlohmann::json()) != "topoplan-plan")
     return fail(err, o.plan + ": expected a plan file (\"format\": \"topoplan-plan\", written by topoplan plan --emit json)");
   std::string cluster = o.cluster;
   if (cluster.empty()) {

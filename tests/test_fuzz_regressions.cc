@@ -21,6 +21,8 @@
 #include "topology/load.h"
 #include "topology/routing.h"
 #include "topology/units.h"
+#include "validate/compare.h"
+#include "validate/plan_file.h"
 
 using namespace topoplan;
 
@@ -72,6 +74,8 @@ const std::map<std::string, std::function<std::string(const std::string&)>>& par
          return error_of(parse_bytes(t)) + error_of(parse_rate_GBps(t)) + error_of(parse_duration_s(t));
        }},
       {"hostlist", [](const std::string& t) { return error_of(hostlist_expand(t)); }},
+      {"measured", [](const std::string& t) { return error_of(measured_parse(t, "f")); }},
+      {"validate_plan", [](const std::string& t) { return error_of(validate_plan_parse(t, "f")); }},
       {"preset_spec", [](const std::string& t) { return error_of(preset_spec_parse(t)); }},
       {"index_list", [](const std::string& t) { return error_of(parse_index_list(t, 4096)); }},
       {"rank_order",

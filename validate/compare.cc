@@ -29,11 +29,12 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
   if (!doc) return Error{doc.error()};
   const nlohmann::json& j = *doc;
   auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
-  if (!j.is_object() || j.value("format", "") != "topoplan-validate")
+  // value() with a json fallback: a field of another type compares unequal instead of throwing.
+  if (!j.is_object() || j.value("format", nlohmann::json()) != "topoplan-validate")
     return Error{source + ": expected topoplan-validate's results (\"format\": \"topoplan-validate\", written by --json)"};
   Measured out;
   out.source = source;
-  out.backend = j.value("backend", "");
+  if (j.contains("backend") && j["backend"].is_string()) out.backend = j["backend"].get<std::string>();
   if (!j.contains("world") || !j["world"].is_number_integer() || j["world"].get<long long>() < 1)
     return bad("world", "expected the number of ranks");
   out.world = static_cast<int>(j["world"].get<long long>());
@@ -69,8 +70,8 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
           return bad(rat + "." + key, std::string("expected a number above 0, got ") + (r.contains(key) ? json_shown(r[key]) : "nothing"));
       m.bytes = r["bytes"].get<double>();
       m.time_us = r["time_us"].get<double>();
-      m.busbw_GBps = r.value("busbw_GBps", 0.0);
-      m.wrong = r.value("wrong", 0L);
+      if (r.contains("busbw_GBps") && r["busbw_GBps"].is_number()) m.busbw_GBps = r["busbw_GBps"].get<double>();
+      if (r.contains("wrong") && r["wrong"].is_number_integer()) m.wrong = r["wrong"].get<long>();
       out.results.push_back(std::move(m));
     }
   }

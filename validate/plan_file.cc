@@ -25,7 +25,7 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
   if (!doc) return Error{doc.error()};
   const nlohmann::json& j = *doc;
   auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
-  if (!j.is_object() || j.value("format", "") != "topoplan-plan")
+  if (!j.is_object() || j.value("format", nlohmann::json()) != "topoplan-plan")
     return Error{source + ": expected a plan file (\"format\": \"topoplan-plan\", written by topoplan plan --emit json)"};
   ValidatePlan plan;
   plan.source = source;

@@ -108,6 +108,14 @@ TEST_CASE("compare: malformed results name the file and the field") {
   j["groups"][0]["results"][0]["op"] = "gather";
   CHECK(err(j).starts_with("r.json: groups[0].results[0].op: expected a collective"));
   CHECK(measured_read("/nonexistent/r.json").error().starts_with("/nonexistent/r.json: cannot read"));
+  // Fields of another type are refused or left out, never thrown (found by fuzz/measured).
+  j = good;
+  j["format"] = nlohmann::json::array();
+  CHECK(err(j).starts_with("r.json: expected topoplan-validate's results"));
+  j = good;
+  j["backend"] = 5;
+  j["groups"][0]["results"][0]["wrong"] = "none";
+  CHECK(err(j).empty());
 }
 
 TEST_CASE("compare: bad input exits 2 with the reason") {
