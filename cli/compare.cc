@@ -8,6 +8,8 @@
 #include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
+#include "planner/plan_json.h"
+#include "planner/score_json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/units.h"
 #include "validate/compare.h"
@@ -62,20 +64,20 @@ nlohmann::json to_json(const Cluster& c, const Options& o, const Comparison& cmp
                     {"bound_by", r.has_hot_edge ? nlohmann::json(c.edge_name(r.hot_edge)) : nlohmann::json(nullptr)},
                     {"slow", r.slow}});
   nlohmann::json suspects = nlohmann::json::array();
-  for (const Suspect& s : cmp.suspects)
-    suspects.push_back({{"link", c.edge_name(s.edge)},
-                        {"kind", std::string(to_string(c.link(s.edge).kind))},
-                        {"bw_gbps", c.link(s.edge).bw_gbps},
-                        {"slow_groups", s.slow_groups}});
+  for (const Suspect& s : cmp.suspects) {
+    nlohmann::json j = edge_json(c, s.edge);
+    j["slow_groups"] = s.slow_groups;
+    suspects.push_back(std::move(j));
+  }
   return {{"plan", o.plan},          {"measured", o.measured}, {"threshold", cmp.threshold},
           {"slow_groups", cmp.slow}, {"rows", std::move(rows)}, {"suspects", std::move(suspects)}};
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  Result<nlohmann::json> plan = json_read_file(o.plan);
+  Result<std::string> text = text_read_file(o.plan);
+  if (!text) return fail(err, text.error());
+  Result<nlohmann::json> plan = plan_document_parse(*text, o.plan);
   if (!plan) return fail(err, plan.error());
-  if (!plan->is_object() || plan->value("format", nlohmann::json()) != "topoplan-plan")
-    return fail(err, o.plan + ": expected a plan file (\"format\": \"topoplan-plan\", written by topoplan plan --emit json)");
   std::string cluster = o.cluster;
   if (cluster.empty()) {
     if (!plan->contains("cluster") || !(*plan)["cluster"].is_string())

@@ -11,6 +11,7 @@
 #include "cli/route_text.h"
 #include "cli/tool.h"
 #include "planner/explain.h"
+#include "planner/score_json.h"
 #include "topology/index_list.h"
 #include "topology/units.h"
 
@@ -29,11 +30,11 @@ constexpr size_t kCostliest = 3;
 
 nlohmann::json route_json(const Cluster& c, const Route& r) {
   nlohmann::json hops = nlohmann::json::array();
-  for (const Hop& h : r.hops)
-    hops.push_back({{"link", c.edge_name(h.edge)},
-                    {"kind", std::string(to_string(c.link(h.edge).kind))},
-                    {"bw_gbps", c.link(h.edge).bw_gbps},
-                    {"share", h.share}});
+  for (const Hop& h : r.hops) {
+    nlohmann::json hop = edge_json(c, h.edge);
+    hop["share"] = h.share;
+    hops.push_back(std::move(hop));
+  }
   return {{"class", std::string(to_string(r.path_class))}, {"bw_gbps", r.bw_gbps}, {"paths", r.paths}, {"hops", hops}};
 }
 
@@ -51,11 +52,11 @@ nlohmann::json group_json(const Cluster& c, const GroupExplanation& g) {
                      {"calls", g.item.calls}, {"alone_us", g.alone_us}, {"contended_us", g.contended_us}};
   j["per_step_s"] = g.per_step_s;
   j["over_best_case_s"] = g.excess_s;
-  j["slowest_link"] = g.has_slowest ? nlohmann::json{{"link", c.edge_name(g.slowest)},
-                                                     {"kind", std::string(to_string(c.link(g.slowest).kind))},
-                                                     {"bw_gbps", c.link(g.slowest).bw_gbps},
-                                                     {"share_of_time", g.behind_share}}
-                                    : nlohmann::json(nullptr);
+  j["slowest_link"] = nullptr;
+  if (g.has_slowest) {
+    j["slowest_link"] = edge_json(c, g.slowest);
+    j["slowest_link"]["share_of_time"] = g.behind_share;
+  }
   nlohmann::json paths = nlohmann::json::array();
   for (const PairPath& p : g.paths) {
     nlohmann::json pj = route_json(c, p.route);

@@ -71,9 +71,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
               "  ");
   }
   out << links.str();
-  out << "\nfindings:\n";
-  if (s.findings.empty()) out << "  none\n";
-  for (const Finding& f : s.findings) out << "  " << finding_line(f) << "\n";
+  out << "\nfindings:\n" << findings_text(s.findings);
 }
 
 // One row per physical link that carries bytes: both directions side by side.

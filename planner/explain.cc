@@ -335,12 +335,12 @@ Result<std::unique_ptr<Explainer>> Explainer::make(const Cluster& c, const Route
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
   if (!state) return Error{state.error()};
   impl->state = std::move(*state);
-  Result<JobScore> score = score_report(c, r, job, *impl->state, opt);
-  if (!score) return Error{score.error()};
-  impl->score = std::move(*score);
   Result<LowerBound> bound = lower_bound(c, r, job, layout, opt);
   if (!bound) return Error{bound.error()};
   impl->bound = std::move(*bound);
+  Result<JobScore> score = score_report(c, r, job, *impl->state, opt, &impl->bound.item_us);
+  if (!score) return Error{score.error()};
+  impl->score = std::move(*score);
   return std::unique_ptr<Explainer>(new Explainer(std::move(impl)));
 }
 

@@ -1,6 +1,7 @@
 #include "planner/plan_json.h"
 
 #include "planner/score_json.h"
+#include "topology/formats/json_fields.h"
 
 namespace topoplan {
 namespace {
@@ -9,6 +10,10 @@ namespace {
 constexpr const char* kGroupTokens[] = {"tp", "cp", "dp", "pp", "dp-cp", "expert.tp", "expert.ep", "expert.dp"};
 
 }  // namespace
+
+Result<nlohmann::json> plan_document_parse(const std::string& text, const std::string& where) {
+  return json_parse_document(text, where, kPlanFormat, "a plan file", "topoplan plan --emit json");
+}
 
 const std::vector<std::string>& plan_json_keys() {
   static const std::vector<std::string> keys = {"format",     "cluster",   "job",      "order",   "fabric",

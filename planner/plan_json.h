@@ -14,6 +14,9 @@ namespace topoplan {
 
 inline constexpr const char* kPlanFormat = "topoplan-plan";
 
+// A plan file's text as JSON, refused unless its "format" is a plan's; `where` names it in errors.
+Result<nlohmann::json> plan_document_parse(const std::string& text, const std::string& where);
+
 // Every top-level key a plan file has; the layout reader accepts exactly these.
 const std::vector<std::string>& plan_json_keys();
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "planner/group_ref.h"
@@ -84,8 +85,10 @@ void for_each_edge(const Router& r, const Touched& t, F f) {
 
 class Reporter {
  public:
-  Reporter(const Cluster& c, const Router& r, const Job& job, const ScoreState& state, const ScoreOptions& opt)
-      : c_(c), r_(r), job_(job), state_(state), opt_(opt), scratch_(r, *opt.calibration, &state.share()) {}
+  Reporter(const Cluster& c, const Router& r, const Job& job, const ScoreState& state, const ScoreOptions& opt,
+           const std::vector<double>* best_item_us)
+      : c_(c), r_(r), job_(job), state_(state), opt_(opt), scratch_(r, *opt.calibration, &state.share()),
+        best_item_us_(best_item_us) {}
 
   Result<JobScore> run();
 
@@ -103,6 +106,7 @@ class Reporter {
   const ScoreState& state_;
   const ScoreOptions& opt_;
   LinkLoad scratch_;
+  const std::vector<double>* best_item_us_;
   // Findings about a group whose cost is its collectives over their best case: costed once all
   // are made, so a layout without them never computes the lower bound.
   std::vector<size_t> over_best_case_;
@@ -134,15 +138,10 @@ Finding Reporter::about(const char* severity, size_t item, size_t group) const {
 std::string Reporter::order_fix(const std::string& token) const {
   if (!state_.layout().line_of_rank.empty()) return "";
   Result<std::vector<Axis>> axes = order_parse(job_.parallel.order);
-  if (!axes || token.find('.') != std::string::npos) return "";
-  std::string first, rest;
-  for (Axis a : *axes) {
-    const std::string name = axis_name(a);
-    if (name == token) continue;
-    rest += "-" + name;
-  }
-  if (rest.size() + token.size() == job_.parallel.order.size() && job_.parallel.order.starts_with(token + "-")) return "";
-  const std::string order = token + rest;
+  if (!axes || axes->empty() || token.find('.') != std::string::npos || axis_name(axes->front()) == token) return "";
+  std::string order = token;
+  for (Axis a : *axes)
+    if (axis_name(a) != token) order += "-" + std::string(axis_name(a));
   if (!RankGroups::make(job_parallel_sizes(job_), order)) return "";
   return "order " + order + " keeps each " + token + " group on consecutive ranks";
 }
@@ -394,10 +393,15 @@ Result<JobScore> Reporter::run() {
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
   });
   if (!over_best_case_.empty()) {
-    Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_);
-    if (!bound) return Error{bound.error()};
+    std::optional<LowerBound> computed;
+    if (!best_item_us_) {
+      Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_);
+      if (!bound) return Error{bound.error()};
+      computed = std::move(*bound);
+    }
+    const std::vector<double>& best = best_item_us_ ? *best_item_us_ : computed->item_us;
     for (size_t k : over_best_case_)
-      findings_[k].cost_per_step_s = group_cost(state_, bound->item_us, findings_[k].group, findings_[k].index).excess_s;
+      findings_[k].cost_per_step_s = group_cost(state_, best, findings_[k].group, findings_[k].index).excess_s;
   }
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const Dci& d = dci_[k];
@@ -436,10 +440,15 @@ Result<JobScore> Reporter::run() {
 
 }  // namespace
 
-std::string finding_line(const Finding& f) {
-  const bool cost = f.index >= 0 && f.cost_per_step_s > 0;
-  return "[" + f.severity + "] " + f.message + (cost ? " (+" + format_duration(f.cost_per_step_s) + " per step)" : "") +
-         (f.fix.empty() ? "" : "; fix: " + f.fix);
+std::string findings_text(const std::vector<Finding>& findings) {
+  if (findings.empty()) return "  none\n";
+  std::string out;
+  for (const Finding& f : findings) {
+    const bool cost = f.index >= 0 && f.cost_per_step_s > 0;
+    out += "  [" + f.severity + "] " + f.message + (cost ? " (+" + format_duration(f.cost_per_step_s) + " per step)" : "") +
+           (f.fix.empty() ? "" : "; fix: " + f.fix) + "\n";
+  }
+  return out;
 }
 
 GroupCost group_cost(const ScoreState& state, const std::vector<double>& best_item_us, const std::string& token,
@@ -492,8 +501,8 @@ std::string_view phase_window_name(Phase p) {
 }
 
 Result<JobScore> score_report(const Cluster& cluster, const Router& router, const Job& job, const ScoreState& state,
-                              const ScoreOptions& options) {
-  return Reporter(cluster, router, job, state, options).run();
+                              const ScoreOptions& options, const std::vector<double>* best_item_us) {
+  return Reporter(cluster, router, job, state, options, best_item_us).run();
 }
 
 Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,

@@ -64,8 +64,8 @@ struct Finding {
   std::string message;
   std::string fix;  // what to change, "" when there is nothing to suggest
 };
-// "[critical] message (+1.2 s per step); fix: ...", one line.
-std::string finding_line(const Finding& f);
+// A line per finding, indented: "[critical] message (+1.2 s per step); fix: ...", or "  none".
+std::string findings_text(const std::vector<Finding>& findings);
 
 struct JobScore {
   std::string job, layout;
@@ -104,7 +104,9 @@ std::string_view phase_window_name(Phase p);
 Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
                            const ScoreOptions& options = {});
 // The report of a state already built (the planner's): the same as score_job on its layout.
+// `best_item_us`: lower_bound's item_us for this layout when the caller has it (else computed
+// when a finding needs it).
 Result<JobScore> score_report(const Cluster& cluster, const Router& router, const Job& job, const ScoreState& state,
-                              const ScoreOptions& options = {});
+                              const ScoreOptions& options = {}, const std::vector<double>* best_item_us = nullptr);
 
 }  // namespace topoplan

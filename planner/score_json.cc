@@ -10,16 +10,15 @@ constexpr size_t kHottestLinks = 10;
 nlohmann::json link_json(const Cluster& c, const LinkUse& u) {
   nlohmann::json phases;
   for (size_t p = 0; p < kPhases; ++p) phases[std::string(phase_window_name(static_cast<Phase>(p)))] = u.phase_utilization[p];
-  return {{"link", c.edge_name(u.edge)},
-          {"kind", std::string(to_string(c.link(u.edge).kind))},
-          {"tier", link_tier(c, u.edge)},
-          {"bw_gbps", c.link(u.edge).bw_gbps},
-          {"bytes", u.bytes},
-          {"busy_s", u.busy_us / 1e6},
-          {"utilization", u.utilization},
-          {"peak_utilization", u.peak},
-          {"peak_phase", std::string(phase_window_name(u.peak_phase))},
-          {"phase_utilization", std::move(phases)}};
+  nlohmann::json j = edge_json(c, u.edge);
+  j.update({{"tier", link_tier(c, u.edge)},
+            {"bytes", u.bytes},
+            {"busy_s", u.busy_us / 1e6},
+            {"utilization", u.utilization},
+            {"peak_utilization", u.peak},
+            {"peak_phase", std::string(phase_window_name(u.peak_phase))},
+            {"phase_utilization", std::move(phases)}});
+  return j;
 }
 
 std::string local_name(const Device& d) {
@@ -29,21 +28,21 @@ std::string local_name(const Device& d) {
 
 }  // namespace
 
+nlohmann::json edge_json(const Cluster& c, EdgeId e) {
+  return {{"link", c.edge_name(e)}, {"kind", std::string(to_string(c.link(e).kind))}, {"bw_gbps", c.link(e).bw_gbps}};
+}
+
 nlohmann::json finding_json(const Cluster& c, const Finding& f) {
   nlohmann::json hosts = nlohmann::json::array();
   for (int h : f.hosts) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
-  nlohmann::json link = nullptr;
-  if (f.has_link)
-    link = {{"name", c.edge_name(f.link)},
-            {"class", std::string(to_string(c.link(f.link).kind))},
-            {"bw_gbps", c.link(f.link).bw_gbps}};
+  const nlohmann::json link = f.has_link ? edge_json(c, f.link) : nlohmann::json(nullptr);
   return {{"severity", f.severity},
           {"kind", f.kind},
           {"group", f.group.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.group)},
           {"index", f.index >= 0 ? nlohmann::json(f.index) : nlohmann::json(nullptr)},
           {"ranks", f.ranks},
           {"hosts", std::move(hosts)},
-          {"slowest_link", std::move(link)},
+          {"slowest_link", link},
           {"cost_per_step_s", f.cost_per_step_s},
           {"message", f.message},
           {"fix", f.fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.fix)}};

@@ -11,6 +11,8 @@ namespace topoplan {
 // The ten hottest links, the findings and the placement; `cluster` names the cluster argument
 // as given.
 nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::string& cluster, const JobScore& s);
+// One directed link: {"link": "leaf0 -> spine3", "kind": "NET", "bw_gbps": 100}; callers add fields.
+nlohmann::json edge_json(const Cluster& c, EdgeId e);
 // One finding: severity, kind, group and index, ranks, hosts, the slowest link, cost, fix.
 nlohmann::json finding_json(const Cluster& c, const Finding& f);
 // Every rank's host, GPU and NIC: [{"rank", "host", "gpu", "nic"}].

@@ -177,11 +177,10 @@ Result<GroupSet*> ScoreState::Impl::set_for(const TrafficItem& item) {
   if (!item.stage_pairs) {
     s->ranks = std::move(*ranks);
   } else {
-    // Neighbouring stages; the interleaved schedule also sends from the last stage to the first.
-    for (const std::vector<int>& g : *ranks) {
-      for (size_t k = 0; k + 1 < g.size(); ++k) s->ranks.push_back({g[k], g[k + 1]});
-      if (job.parallel.virtual_pipeline_stages > 1 && g.size() > 2) s->ranks.push_back({g.back(), g.front()});
-    }
+    // Neighbouring stages; with virtual stages the last pair wraps to the first stage.
+    const size_t per = stage_pairs_per_pipeline(job);
+    for (const std::vector<int>& g : *ranks)
+      for (size_t k = 0; k < per; ++k) s->ranks.push_back({g[k], g[(k + 1) % g.size()]});
   }
   const size_t world = layout.gpu_of_rank.size();
   s->begin.assign(world + 1, 0);

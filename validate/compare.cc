@@ -25,13 +25,11 @@ std::optional<size_t> item_of(const ScoreState& st, const std::string& token, co
 }  // namespace
 
 Result<Measured> measured_parse(const std::string& text, const std::string& source) {
-  Result<nlohmann::json> doc = json_parse_text(text, source);
+  Result<nlohmann::json> doc = json_parse_document(text, source, "topoplan-validate", "topoplan-validate's results",
+                                                   "topoplan-validate --json");
   if (!doc) return Error{doc.error()};
   const nlohmann::json& j = *doc;
   auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
-  // value() with a json fallback: a field of another type compares unequal instead of throwing.
-  if (!j.is_object() || j.value("format", nlohmann::json()) != "topoplan-validate")
-    return Error{source + ": expected topoplan-validate's results (\"format\": \"topoplan-validate\", written by --json)"};
   Measured out;
   out.source = source;
   if (j.contains("backend") && j["backend"].is_string()) out.backend = j["backend"].get<std::string>();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "planner/group_ref.h"
+#include "planner/plan_json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
 #include "topology/suggest.h"
@@ -21,12 +22,10 @@ std::string kinds_of(const ValidatePlan& plan) {
 }  // namespace
 
 Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::string& source) {
-  Result<nlohmann::json> doc = json_parse_text(text, source);
+  Result<nlohmann::json> doc = plan_document_parse(text, source);
   if (!doc) return Error{doc.error()};
   const nlohmann::json& j = *doc;
   auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
-  if (!j.is_object() || j.value("format", nlohmann::json()) != "topoplan-plan")
-    return Error{source + ": expected a plan file (\"format\": \"topoplan-plan\", written by topoplan plan --emit json)"};
   ValidatePlan plan;
   plan.source = source;
   if (j.contains("job") && j["job"].is_object() && j["job"].contains("name") && j["job"]["name"].is_string())

@@ -112,7 +112,7 @@ TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
   CHECK(f["index"] == 0);
   CHECK(f["ranks"] == nlohmann::json{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(f["hosts"] == nlohmann::json{"h001", "h002", "h003", "h004", "h005", "h006", "h007", "h008"});
-  CHECK(f["slowest_link"] == nlohmann::json{{"name", "h001/nic0 -> leaf0"}, {"class", "NET"}, {"bw_gbps", 50.0}});
+  CHECK(f["slowest_link"] == nlohmann::json{{"link", "h001/nic0 -> leaf0"}, {"kind", "NET"}, {"bw_gbps", 50.0}});
   CHECK(f["cost_per_step_s"].get<double>() > 0);
   // A host list: the fix names the ranks to bring together and where to look.
   CHECK(f["fix"] == "put ranks 0-7 on one host; topoplan explain --group tp:0 shows the moves");

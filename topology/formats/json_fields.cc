@@ -69,6 +69,16 @@ Result<json> json_parse_text(const std::string& text, const std::string& where) 
   }
 }
 
+Result<json> json_parse_document(const std::string& text, const std::string& where, const std::string& format,
+                                 const std::string& what, const std::string& writer) {
+  Result<json> doc = json_parse_text(text, where);
+  if (!doc) return doc;
+  // A json fallback: a "format" of another type compares unequal instead of throwing.
+  if (!doc->is_object() || doc->value("format", json()) != format)
+    return Error{where + ": expected " + what + " (\"format\": \"" + format + "\", written by " + writer + ")"};
+  return doc;
+}
+
 std::string json_shown(const json& v) {
   if (v.is_object()) return "an object";
   if (v.is_array()) return "an array";

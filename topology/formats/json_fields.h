@@ -22,6 +22,10 @@ Result<std::string> text_read_file(const std::string& path);
 Result<nlohmann::json> json_read_file(const std::string& path);
 // The same for text already read; `where` names it in errors.
 Result<nlohmann::json> json_parse_text(const std::string& text, const std::string& where);
+// A document one of our commands wrote, told by its "format": an object whose "format" is
+// `format`, else "where: expected <what> ("format": "<format>", written by <writer>)".
+Result<nlohmann::json> json_parse_document(const std::string& text, const std::string& where, const std::string& format,
+                                           const std::string& what, const std::string& writer);
 
 // How a value is shown after "got": scalars as written, containers by their type.
 std::string json_shown(const nlohmann::json& v);
