@@ -77,14 +77,14 @@ int run(int argc, char** argv, int rank) {
   CLI::App app{"topoplan-validate: run a plan's collectives on its machines, check and time them"};
   std::string plan_path, backend = "mpi", kinds, sizes, json_path;
   int iters = 20, warmup = 5;
-  double timeout_s = 300;
+  int timeout_s = 300;
   app.add_option("--plan", plan_path, "plan file (topoplan plan --emit json)")->required();
   app.add_option("--backend", backend, "mpi (host buffers, any machine) or nccl (one GPU per rank, the plan's)");
   app.add_option("--kinds", kinds, "group kinds to run, e.g. tp,dp (default: every kind the plan has)");
   app.add_option("--sizes", sizes, "sizes to run instead of the planned ones, e.g. 1KiB,1MiB,64MiB");
   app.add_option("--iters", iters, "timed iterations per size")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", warmup, "untimed iterations first")->check(CLI::Range(0, 100000));
-  app.add_option("--timeout-s", timeout_s, "seconds any one step may take before every rank stops")->check(CLI::Range(1.0, 86400.0));
+  app.add_option("--timeout-s", timeout_s, "seconds any one step may take before every rank stops")->check(CLI::Range(1, 86400));
   app.add_option("--json", json_path, "write the results as JSON (rank 0)");
   try {
     app.parse(argc, argv);
