@@ -130,12 +130,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!r) return fail(err, "--sweep: " + r.error());
     range = *r;
   }
-  Calibration cal = calibration_default();
-  if (!o.calibration.empty()) {
-    Result<Calibration> c = calibration_load(o.calibration);
-    if (!c) return fail(err, c.error());
-    cal = *c;
-  }
+  Result<Calibration> loaded = calibration_load_or_default(o.calibration);
+  if (!loaded) return fail(err, loaded.error());
+  const Calibration cal = std::move(*loaded);
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
   const std::vector<VertexId>& all = c->gpus();

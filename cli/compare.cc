@@ -1,6 +1,7 @@
 // topoplan compare: topoplan-validate's measurements beside the model's prediction for the same
 // plan (validate/compare.h). Exit 0 when no group is slower than predicted by more than the
 // threshold, 1 when one is, 2 on bad input.
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -8,7 +9,6 @@
 #include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
-#include "planner/plan_json.h"
 #include "planner/score_json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/units.h"
@@ -29,15 +29,29 @@ void print_text(std::ostream& out, const Cluster& c, const Options& o, const Com
       << (cmp.slow == 1 ? " group" : " groups") << " slower than predicted by more than "
       << format_number(100 * cmp.threshold, 0) << "%\n\n";
   using A = TextTable::Align;
-  TextTable t({A::left, A::right, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
-  t.add({"kind", "group", "op", "size", "predicted", "measured", "ratio", "busbw pred", "busbw meas", ""}, "  ");
-  for (const CompareRow& r : cmp.rows)
-    t.add({r.measured.kind, std::to_string(r.measured.index), std::string(to_string(r.measured.op)),
-           format_bytes(r.measured.bytes), format_duration(r.predicted_us * 1e-6) + (r.contended ? "" : " (alone)"),
-           format_duration(r.measured.time_us * 1e-6), format_number(r.ratio, 2) + "x",
-           format_number(r.predicted_busbw_GBps, 2) + " GB/s", format_number(r.measured.busbw_GBps, 2) + " GB/s",
-           r.slow ? "SLOW" + (r.has_hot_edge ? " (bound by " + c.edge_name(r.hot_edge) + ")" : std::string()) : ""},
-          "  ");
+  // The slowdown of running beside the kind's other groups, where the run measured it (--alone).
+  const bool slowdown = std::any_of(cmp.rows.begin(), cmp.rows.end(), [](const CompareRow& r) { return r.measured_slowdown > 0; });
+  auto factor = [](double x) { return x > 0 ? format_number(x, 2) + "x" : std::string("-"); };
+  std::vector<A> align = {A::left, A::right, A::left, A::right, A::right, A::right, A::right, A::right, A::right};
+  std::vector<std::string> head = {"kind", "group", "op", "size", "predicted", "measured", "ratio", "busbw pred", "busbw meas"};
+  if (slowdown) {
+    align.insert(align.end(), {A::right, A::right});
+    head.insert(head.end(), {"together/alone meas", "pred"});
+  }
+  align.push_back(A::left);
+  head.push_back("");
+  TextTable t(align);
+  t.add(head, "  ");
+  for (const CompareRow& r : cmp.rows) {
+    std::vector<std::string> row = {
+        r.measured.kind, std::to_string(r.measured.index), std::string(to_string(r.measured.op)), format_bytes(r.measured.bytes),
+        format_duration(r.predicted_us * 1e-6) + (r.contended ? "" : " (alone)"), format_duration(r.measured.time_us * 1e-6),
+        format_number(r.ratio, 2) + "x", format_number(r.predicted_busbw_GBps, 2) + " GB/s",
+        format_number(r.measured.busbw_GBps, 2) + " GB/s"};
+    if (slowdown) row.insert(row.end(), {factor(r.measured_slowdown), factor(r.predicted_slowdown)});
+    row.push_back(r.slow ? "SLOW" + (r.has_hot_edge ? " (bound by " + c.edge_name(r.hot_edge) + ")" : std::string()) : "");
+    t.add(row, "  ");
+  }
   out << t.str();
   if (!cmp.suspects.empty()) {
     out << "\nsuspects (links the slow groups cross):\n";
@@ -61,6 +75,8 @@ nlohmann::json to_json(const Cluster& c, const Options& o, const Comparison& cmp
                     {"predicted_busbw_GBps", r.predicted_busbw_GBps},
                     {"measured_busbw_GBps", r.measured.busbw_GBps},
                     {"predicted_with", r.contended ? "every group of the item" : "the group alone"},
+                    {"measured_slowdown", r.measured_slowdown > 0 ? nlohmann::json(r.measured_slowdown) : nlohmann::json(nullptr)},
+                    {"predicted_slowdown", r.predicted_slowdown > 0 ? nlohmann::json(r.predicted_slowdown) : nlohmann::json(nullptr)},
                     {"bound_by", r.has_hot_edge ? nlohmann::json(c.edge_name(r.hot_edge)) : nlohmann::json(nullptr)},
                     {"slow", r.slow}});
   nlohmann::json suspects = nlohmann::json::array();
@@ -74,20 +90,7 @@ nlohmann::json to_json(const Cluster& c, const Options& o, const Comparison& cmp
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  Result<std::string> text = text_read_file(o.plan);
-  if (!text) return fail(err, text.error());
-  Result<nlohmann::json> plan = plan_document_parse(*text, o.plan);
-  if (!plan) return fail(err, plan.error());
-  std::string cluster = o.cluster;
-  if (cluster.empty()) {
-    if (!plan->contains("cluster") || !(*plan)["cluster"].is_string())
-      return fail(err, o.plan + ": cluster: expected the cluster the plan was made for (or give --cluster)");
-    cluster = (*plan)["cluster"].get<std::string>();
-  }
-  if (!plan->contains("job") || !(*plan)["job"].is_object()) return fail(err, o.plan + ": job: expected the planned job");
-  Result<Job> job = job_from_json((*plan)["job"], o.plan + ": job");
-  if (!job) return fail(err, job.error());
-  Result<std::unique_ptr<JobInputs>> in = job_inputs_make(cluster, std::move(*job), o.plan + ": job", o.plan, o.model);
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_from_plan(o.plan, o.cluster, o.model);
   if (!in) return fail(err, in.error());
   Result<Measured> measured = measured_read(o.measured);
   if (!measured) return fail(err, measured.error());

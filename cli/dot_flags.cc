@@ -1,7 +1,6 @@
 #include "cli/dot_flags.h"
 
-#include <fstream>
-
+#include "topology/formats/json_fields.h"
 #include "topology/suggest.h"
 
 namespace topoplan::cli {
@@ -29,11 +28,7 @@ DotLoad dot_load_of(const Cluster& c, const JobScore& s, const std::string& titl
 }
 
 Result<bool> dot_write(const std::string& path, const Cluster& c, const DotLoad& load, DotHosts hosts) {
-  std::ofstream f(path);
-  if (!f) return Error{path + ": cannot write"};
-  f << save_cluster_dot(c, load, hosts);
-  if (!f) return Error{path + ": write failed"};
-  return true;
+  return text_write_file(path, save_cluster_dot(c, load, hosts));
 }
 
 }  // namespace topoplan::cli

@@ -1,5 +1,9 @@
 #include "cli/job_inputs.h"
 
+#include <nlohmann/json.hpp>
+
+#include "planner/plan_json.h"
+#include "topology/formats/json_fields.h"
 #include "topology/load.h"
 
 namespace topoplan::cli {
@@ -39,6 +43,24 @@ Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_ar
   }
   in->router = std::make_unique<Router>(cl, in->down);
   return in;
+}
+
+Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_path, const std::string& cluster_arg,
+                                                        const ModelFlags& flags) {
+  Result<std::string> text = text_read_file(plan_path);
+  if (!text) return Error{text.error()};
+  Result<nlohmann::json> plan = plan_document_parse(*text, plan_path);
+  if (!plan) return Error{plan.error()};
+  std::string cluster = cluster_arg;
+  if (cluster.empty()) {
+    if (!plan->contains("cluster") || !(*plan)["cluster"].is_string())
+      return Error{plan_path + ": cluster: expected the cluster the plan was made for (or give --cluster)"};
+    cluster = (*plan)["cluster"].get<std::string>();
+  }
+  if (!plan->contains("job") || !(*plan)["job"].is_object()) return Error{plan_path + ": job: expected the planned job"};
+  Result<Job> job = job_from_json((*plan)["job"], plan_path + ": job");
+  if (!job) return Error{job.error()};
+  return job_inputs_make(cluster, std::move(*job), plan_path + ": job", plan_path, flags);
 }
 
 }  // namespace topoplan::cli

@@ -32,4 +32,8 @@ Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster, c
 Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster, Job job, const std::string& job_where,
                                                    const std::string& layout, const ModelFlags& flags);
 
+// A plan file's job and layout on the cluster it names (`cluster` empty) or on `cluster`.
+Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan, const std::string& cluster,
+                                                        const ModelFlags& flags);
+
 }  // namespace topoplan::cli

@@ -13,11 +13,9 @@ void model_flags_add(CLI::App& app, ModelFlags& f) {
 }
 
 Result<bool> model_flags_load(const ModelFlags& f, const Cluster& c, ModelInputs& in) {
-  if (!f.calibration.empty()) {
-    Result<Calibration> cl = calibration_load(f.calibration);
-    if (!cl) return Error{cl.error()};
-    in.calibration = std::move(*cl);
-  }
+  Result<Calibration> cl = calibration_load_or_default(f.calibration);
+  if (!cl) return Error{cl.error()};
+  in.calibration = std::move(*cl);
   in.options.calibration = &in.calibration;
   in.options.fabric = f.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
   if (!f.background.empty()) {

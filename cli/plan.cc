@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <ostream>
@@ -15,6 +14,7 @@
 #include "planner/emit/emit.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"
+#include "topology/formats/json_fields.h"
 #include "topology/hostlist.h"
 #include "topology/load.h"
 #include "topology/suggest.h"
@@ -236,9 +236,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (ec) return fail(err, "-o " + o.out_dir + ": " + ec.message());
     auto write = [&](const std::string& name, const std::string& text) -> bool {
       const std::string path = (std::filesystem::path(o.out_dir) / name).string();
-      std::ofstream f(path);
-      f << text;
-      if (!f) return false;
+      if (!text_write_file(path, text)) return false;
       written.push_back(path);
       return true;
     };

@@ -11,6 +11,7 @@ Tool plan_tool();
 Tool review_tool();
 Tool explain_tool();
 Tool compare_tool();
+Tool calibrate_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
@@ -18,6 +19,7 @@ const std::vector<Tool>& tools() {
       review_tool(),
       explain_tool(),
       compare_tool(),
+      calibrate_tool(),
       topo_tool(),
       transfer_tool(),
       groups_tool(),

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -12,6 +11,7 @@
 #include "cli/route_text.h"
 #include "cli/tool.h"
 #include "topology/formats/dot.h"
+#include "topology/formats/json_fields.h"
 #include "topology/formats/json.h"
 #include "topology/load.h"
 #include "topology/routing.h"
@@ -121,9 +121,7 @@ int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
     out << text;
     return kExitOk;
   }
-  std::ofstream f(o.output, std::ios::binary);
-  f << text;
-  if (!f) return fail(err, o.output + ": cannot write");
+  if (Result<bool> w = text_write_file(o.output, text); !w) return fail(err, w.error());
   return kExitOk;
 }
 

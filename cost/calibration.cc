@@ -48,16 +48,23 @@ const Calibration& calibration_default() {
 Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where, const Calibration& base) {
   std::string error;
   Calibration c = base;
-  Fields top(doc, "", {"source", "efficiency", "nvls_efficiency", "launch_us"}, &error);
+  Fields top(doc, "", {"source", "efficiency", "nvls_efficiency", "launch_us", "latency_us"}, &error);
   c.source = top.text("source", base.source);
   if (const nlohmann::json* eff = top.get("efficiency", false)) {
     Fields f(*eff, "efficiency", link_kind_names(), &error);
     for (const std::string& kind : link_kind_names()) {
       size_t k = static_cast<size_t>(*link_kind_from(kind));
-      c.efficiency[k] = f.number(kind, base.efficiency[k], limits::kMinEfficiency, true, 1);
+      c.efficiency[k] = f.number(kind, base.efficiency[k], limits::kMinLinkEfficiency, true, 1);
     }
   }
-  c.nvls_efficiency = top.number("nvls_efficiency", base.nvls_efficiency, limits::kMinEfficiency, true, 1);
+  if (const nlohmann::json* lat = top.get("latency_us", false)) {
+    Fields f(*lat, "latency_us", link_kind_names(), &error);
+    for (const std::string& kind : link_kind_names()) {
+      size_t k = static_cast<size_t>(*link_kind_from(kind));
+      c.latency_us[k] = f.number(kind, base.latency_us[k], 0, true, limits::kMaxOverheadUs);
+    }
+  }
+  c.nvls_efficiency = top.number("nvls_efficiency", base.nvls_efficiency, limits::kMinLinkEfficiency, true, 1);
   c.launch_us = top.number("launch_us", base.launch_us, 0, true, limits::kMaxOverheadUs);
   if (!error.empty()) return error_in(where, error);
   return c;
@@ -69,11 +76,22 @@ Result<Calibration> calibration_load(const std::string& path) {
   return calibration_from_json(*doc, path);
 }
 
+Result<Calibration> calibration_load_or_default(const std::string& path) {
+  if (path.empty()) return calibration_default();
+  return calibration_load(path);
+}
+
 nlohmann::json calibration_to_json(const Calibration& c) {
-  nlohmann::json eff = nlohmann::json::object();
-  for (const std::string& kind : link_kind_names())
+  nlohmann::json eff = nlohmann::json::object(), lat = nlohmann::json::object();
+  for (const std::string& kind : link_kind_names()) {
     eff[kind] = c.efficiency[static_cast<size_t>(*link_kind_from(kind))];
-  return {{"source", c.source}, {"efficiency", eff}, {"nvls_efficiency", c.nvls_efficiency}, {"launch_us", c.launch_us}};
+    lat[kind] = c.latency_us[static_cast<size_t>(*link_kind_from(kind))];
+  }
+  return {{"source", c.source},
+          {"efficiency", eff},
+          {"nvls_efficiency", c.nvls_efficiency},
+          {"launch_us", c.launch_us},
+          {"latency_us", lat}};
 }
 
 }  // namespace topoplan

@@ -22,6 +22,9 @@ struct Calibration {
   double nvls_efficiency = 1;
   // Fixed cost per collective call seen by nccl-tests: launch, argument setup, stream sync.
   double launch_us = 0;
+  // Fixed cost per call beyond NCCL's latency and the launch, by the class of the group's busiest
+  // link: what `topoplan calibrate` measures one class above another (0 until measured).
+  std::array<double, kLinkKinds> latency_us{};
 
   // Bandwidth a transfer of NCCL's copy kind gets from this link, GB/s.
   double effective_gbps(const Link& link) const { return link.bw_gbps * efficiency[static_cast<size_t>(link.kind)]; }
@@ -31,10 +34,12 @@ struct Calibration {
 const Calibration& calibration_default();
 
 // An overlay: every key optional, the rest from `base`. `where` prefixes errors.
-// {"efficiency": {"NVL": 0.8, "NET": 0.95}, "nvls_efficiency": 0.85, "launch_us": 30}
+// {"efficiency": {"NVL": 0.8, "NET": 0.95}, "nvls_efficiency": 0.85, "launch_us": 30, "latency_us": {"NET": 12}}
 Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where,
                                           const Calibration& base = calibration_default());
 Result<Calibration> calibration_load(const std::string& path);
+// What --calibration gives: the defaults when `path` is empty, else the overlay there.
+Result<Calibration> calibration_load_or_default(const std::string& path);
 // Every key, so the output of one run can be edited and fed back.
 nlohmann::json calibration_to_json(const Calibration& c);
 

@@ -163,6 +163,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
       continue;
     }
     const double link_us = prof.peak.busy_us * bytes;
+    const double class_us = prof.peak.any ? cal_.latency_us[static_cast<size_t>(cluster_.link(prof.peak.edge).kind)] : 0;
     const double dci_us = prof.dci_latency_us > 0 ? dci_steps(req.op, prof.algo, g) * prof.dci_latency_us : 0;
     for (NcclProto proto : kProtos) {
       if (req.proto && *req.proto != proto) continue;
@@ -178,7 +179,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         // overhead for every remote peer a rank posts to (alltoall: all ranks on other nodes).
         if (proto != NcclProto::simple) continue;
         const double remote_peers = req.op == CollectiveOp::alltoall ? g.size() - g.max_local() : (nodes > 1);
-        c.latency_us = cal_.launch_us + t.base_latency_us[static_cast<size_t>(NcclAlgo::ring)][2] +
+        c.latency_us = cal_.launch_us + class_us + t.base_latency_us[static_cast<size_t>(NcclAlgo::ring)][2] +
                        t.hw_latency_us[static_cast<size_t>(hw_for(prof.worst))][static_cast<size_t>(NcclAlgo::ring)][2] +
                        remote_peers * nccl_net_overhead_us(t, p.comm.cpu) + dci_us;
         c.transfer_us = link_us;
@@ -204,7 +205,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
           const double per_channel_hop = f * bytes / channels;
           if (per_channel_hop > 0) transfer += (g.size() - 1) * transfer * slice / per_channel_hop;
         }
-        c.latency_us = nccl_lat + cal_.launch_us + dci_us;
+        c.latency_us = nccl_lat + cal_.launch_us + class_us + dci_us;
         c.transfer_us = transfer;
       }
       c.time_us = c.latency_us + c.transfer_us;

@@ -36,6 +36,10 @@ inline constexpr double kMaxLatencyUs = 1e6;
 inline constexpr double kMaxLengthKm = 50'000;
 // Efficiencies (useful fraction of a line rate): below 0.1 % nothing is a usable link.
 inline constexpr double kMinEfficiency = 1e-3;
+// A calibration's link efficiencies go lower: one fitted on host memory standing in for the GPUs
+// (topoplan-validate's MPI backend on CPUs) gets about 0.1 % of NVLink's rate; 1e-5 leaves room
+// below that and still keeps a transfer's time finite.
+inline constexpr double kMinLinkEfficiency = 1e-5;
 // Per-call overheads such as NCCL's launch cost: up to a second.
 inline constexpr double kMaxOverheadUs = 1e6;
 // Ratios such as oversubscription or an MoE capacity factor: 1000:1 is beyond any design.

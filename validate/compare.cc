@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "planner/group_ref.h"
 #include "topology/formats/json_fields.h"
@@ -33,6 +34,7 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
   Measured out;
   out.source = source;
   if (j.contains("backend") && j["backend"].is_string()) out.backend = j["backend"].get<std::string>();
+  if (j.contains("plan") && j["plan"].is_string()) out.plan = j["plan"].get<std::string>();
   if (!j.contains("world") || !j["world"].is_number_integer() || j["world"].get<long long>() < 1)
     return bad("world", "expected the number of ranks");
   out.world = static_cast<int>(j["world"].get<long long>());
@@ -40,8 +42,9 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
   for (size_t g = 0; g < j["groups"].size(); ++g) {
     const nlohmann::json& gj = j["groups"][g];
     const std::string at = json_indexed("groups", g);
-    if (!gj.is_object() || !gj.contains("kind") || !gj["kind"].is_string() || group_token(gj["kind"].get<std::string>()).empty())
-      return bad(at + ".kind", "expected a group kind (tp, cp, dp, pp, ep, etp, edp)");
+    if (!gj.is_object() || !gj.contains("kind") || !gj["kind"].is_string() ||
+        (group_token(gj["kind"].get<std::string>()).empty() && gj["kind"] != "world"))
+      return bad(at + ".kind", "expected a group kind (tp, cp, dp, pp, ep, etp, edp) or world (--nccl-tests on every rank)");
     if (!gj.contains("index") || !gj["index"].is_number_integer() || gj["index"].get<long long>() < 0)
       return bad(at + ".index", "expected the group's index, a whole number from 0");
     if (!gj.contains("ranks") || !gj["ranks"].is_array()) return bad(at + ".ranks", "expected the group's ranks");
@@ -70,6 +73,9 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
       m.time_us = r["time_us"].get<double>();
       if (r.contains("busbw_GBps") && r["busbw_GBps"].is_number()) m.busbw_GBps = r["busbw_GBps"].get<double>();
       if (r.contains("wrong") && r["wrong"].is_number_integer()) m.wrong = r["wrong"].get<long>();
+      if (r.contains("alone_us") && r["alone_us"].is_number() && r["alone_us"].get<double>() > 0 &&
+          std::isfinite(r["alone_us"].get<double>()))
+        m.alone_us = r["alone_us"].get<double>();
       out.results.push_back(std::move(m));
     }
   }
@@ -92,6 +98,7 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
   if (!groups) return Error{groups.error()};
   CollectiveModel model(c, r, *opt.tuning, *opt.calibration);
+  CollectiveModel alone_model(c, r, *opt.tuning, *opt.calibration, &st.share());
 
   Comparison out;
   out.threshold = threshold;
@@ -99,7 +106,9 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
   std::map<std::string, bool> slow_counted;
   for (const MeasuredResult& mr : m.results) {
     const std::string token(group_token(mr.kind));
-    Result<GroupList> list = groups->groups(token);
+    std::vector<int> world(static_cast<size_t>(m.world));
+    std::iota(world.begin(), world.end(), 0);
+    Result<GroupList> list = mr.kind == "world" ? GroupList{world} : groups->groups(token);
     if (!list) return Error{list.error()};
     if (mr.index >= static_cast<int>(list->size()) || (*list)[static_cast<size_t>(mr.index)] != mr.ranks)
       return Error{m.source + ": " + mr.kind + " group " + std::to_string(mr.index) +
@@ -110,6 +119,7 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
     if (std::optional<size_t> i = item_of(st, token, mr)) {
       row.contended = true;
       item_groups = st.groups_of(*i, mr.index);
+      double alone_us = 0;
       for (size_t k : item_groups) {
         const ScoreState::GroupTime t = st.group_time(*i, k);
         if (t.contended_us >= row.predicted_us) {
@@ -117,7 +127,16 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
           row.has_hot_edge = t.has_hot_edge;
           row.hot_edge = t.hot_edge;
         }
+        // The same group with the item's others idle, on the same share of the fabric.
+        CollectiveRequest req;
+        req.op = mr.op;
+        req.bytes = st.traffic().items[*i].bytes;
+        req.gpus = st.item_groups(*i)[k];
+        Result<CollectivePrediction> p = alone_model.predict(req);
+        if (!p) return Error{mr.kind + " group " + std::to_string(mr.index) + ": " + p.error()};
+        alone_us = std::max(alone_us, p->time_us);
       }
+      if (alone_us > 0) row.predicted_slowdown = row.predicted_us / alone_us;
       if (row.measured.time_us > row.predicted_us * (1 + threshold))
         for (size_t k : item_groups) {
           const Touched& touched = st.item_touched(*i, k);
@@ -140,9 +159,10 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
       row.predicted_us = p->time_us;
     }
     const int n = static_cast<int>(mr.ranks.size());
-    row.predicted_busbw_GBps = row.predicted_us > 0 ? mr.bytes / (row.predicted_us * 1e3) * validate_bus_factor(mr.op, n) : 0;
+    row.predicted_busbw_GBps = row.predicted_us > 0 ? mr.bytes / (row.predicted_us * 1e3) * nccl_busbw_factor(mr.op, n) : 0;
     row.ratio = row.predicted_us > 0 ? mr.time_us / row.predicted_us : 0;
     row.slow = row.ratio > 1 + threshold;
+    if (mr.alone_us > 0) row.measured_slowdown = mr.time_us / mr.alone_us;
     const std::string key = mr.kind + " " + std::to_string(mr.index);
     if (row.slow && !slow_counted[key]) {
       slow_counted[key] = true;

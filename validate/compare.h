@@ -17,11 +17,13 @@ struct MeasuredResult {
   std::vector<int> ranks;
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0, time_us = 0, busbw_GBps = 0;
+  double alone_us = 0;  // the group by itself (topoplan-validate --alone); 0 when not run
   long wrong = 0;
 };
 
 struct Measured {
   std::string source, backend;
+  std::string plan;  // the plan file the run names, when it does
   int world = 0;
   std::vector<MeasuredResult> results;
 };
@@ -33,6 +35,9 @@ Result<Measured> measured_read(const std::string& path);
 struct CompareRow {
   MeasuredResult measured;
   double predicted_us = 0, predicted_busbw_GBps = 0;
+  // Running beside the kind's other groups over running alone: measured (with --alone) and as the
+  // model's shared links predict it; 0 where not known.
+  double measured_slowdown = 0, predicted_slowdown = 0;
   double ratio = 0;         // measured over predicted time
   bool contended = false;   // predicted with the item's other groups (a planned size), else alone
   bool slow = false;        // ratio above 1 + threshold

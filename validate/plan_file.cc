@@ -1,7 +1,9 @@
 #include "validate/plan_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string_view>
 
 #include "planner/group_ref.h"
 #include "planner/plan_json.h"
@@ -133,18 +135,34 @@ Result<std::vector<ValidateKind>> validate_kinds_select(const ValidatePlan& plan
   return out;
 }
 
+Result<double> validate_size_parse(const std::string& text) {
+  // nccl-tests' own sizes (src/common.cu parsesize): a number and K, M, G or T, binary.
+  double scale = 1;
+  std::string number = text;
+  if (!text.empty() && std::string_view("KkMmGgTt").find(text.back()) != std::string_view::npos &&
+      text.find_first_not_of("0123456789") == text.size() - 1) {
+    const std::string_view units = "KMGT";
+    const size_t power = units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())))) + 1;
+    scale = std::pow(1024.0, static_cast<double>(power));
+    number = text.substr(0, text.size() - 1) + "B";
+  }
+  Result<double> b = parse_bytes(number);
+  if (!b) return Error{b.error()};
+  const double bytes = *b * scale;
+  if (bytes < 4 || std::fmod(bytes, 4) != 0)
+    return Error{text + " is not a whole number of 4-byte elements (float32), at least 4 B"};
+  return bytes;
+}
+
 Result<std::vector<double>> validate_sizes_parse(const std::string& list) {
   std::vector<double> out;
   size_t begin = 0;
   while (begin <= list.size()) {
     const size_t comma = std::min(list.find(',', begin), list.size());
-    const std::string item = list.substr(begin, comma - begin);
-    begin = comma + 1;
-    Result<double> b = parse_bytes(item);
-    if (!b) return Error{"--sizes: " + b.error()};
-    if (*b < 4 || std::fmod(*b, 4) != 0)
-      return Error{"--sizes: " + item + " is not a whole number of 4-byte elements (float32), at least 4 B"};
+    Result<double> b = validate_size_parse(list.substr(begin, comma - begin));
+    if (!b) return Error{b.error()};
     out.push_back(*b);
+    begin = comma + 1;
   }
   return out;
 }

@@ -40,7 +40,10 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
 // absent kind is an error that lists what the plan has.
 Result<std::vector<ValidateKind>> validate_kinds_select(const ValidatePlan& plan, const std::string& list);
 
-// "1KiB,1MiB" -> sizes in bytes, each a positive multiple of 4 bytes (float32 elements).
+// A size in bytes, a positive multiple of 4 bytes (float32 elements): topoplan's units ("64KiB",
+// "1MB") or nccl-tests' ("8", "64K", "8G": K, M, G, T binary).
+Result<double> validate_size_parse(const std::string& text);
+// "1KiB,1MiB" -> sizes in bytes, each as validate_size_parse takes it.
 Result<std::vector<double>> validate_sizes_parse(const std::string& list);
 
 }  // namespace topoplan

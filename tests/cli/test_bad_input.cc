@@ -63,7 +63,7 @@ TEST_CASE("bad input: values that would overflow a duration") {
             "launch_us: expected a number from 0 to 1000000, got 1e+308"));
   std::string eff = write("eff.json", R"({"efficiency": {"NVL": 1e-300}})");
   CHECK(has(refused("collective --cluster dgx-h100:1 --op all_reduce --size 1MiB --calibration " + eff),
-            "efficiency.NVL: expected a number from 0.001 to 1, got 1e-300"));
+            "efficiency.NVL: expected a number from 0.00001 to 1, got 1e-300"));
   RunResult graph = run_topoplan("topo export dgx-h100:1 --format json");
   REQUIRE(graph.exit_code == 0);
   auto doc = nlohmann::json::parse(graph.out);

@@ -20,7 +20,7 @@ struct Case {
 
 Measured measure(const Case& k, double time_us) {
   RankGroups groups = *RankGroups::make(job_parallel_sizes(k.job), k.job.parallel.order);
-  Measured m{"results.json", "mpi", 8, {}};
+  Measured m{"results.json", "mpi", "plan.json", 8, {}};
   const std::pair<const char*, const char*> kinds[] = {{"tp", "tp"}, {"dp", "dp-cp"}, {"pp", "pp"}};
   const std::tuple<const char*, CollectiveOp, double> runs[] = {{"tp", CollectiveOp::all_gather, 262144},
                                                                 {"dp", CollectiveOp::all_gather, 6815744},
@@ -97,7 +97,7 @@ TEST_CASE("compare: malformed results name the file and the field") {
   CHECK(err(j) == "r.json: world: expected the number of ranks");
   j = good;
   j["groups"][0]["kind"] = "tq";
-  CHECK(err(j) == "r.json: groups[0].kind: expected a group kind (tp, cp, dp, pp, ep, etp, edp)");
+  CHECK(err(j) == "r.json: groups[0].kind: expected a group kind (tp, cp, dp, pp, ep, etp, edp) or world (--nccl-tests on every rank)");
   j = good;
   j["groups"][0]["ranks"] = {0, 2};
   CHECK(err(j) == "r.json: groups[0].ranks: rank 2 is outside the world of 2");

@@ -3,11 +3,13 @@
 // with EP4), one host of data/clusters/lab-h100.json.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "tests/support.h"
+#include "validate/nccl_tests_format.h"
 
 #ifdef TOPOPLAN_VALIDATE_BINARY
 
@@ -90,8 +92,86 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
       CHECK(alltoall);
     }
   }
-  // A sweep of one kind; then bad input: the wrong world, an unknown kind, NCCL without it.
   const std::string plan = (dir / "tiny-8" / "plan.json").string();
+  // nccl-tests mode: one group in a sweep, printed as nccl-tests prints it; the log calibrates.
+  {
+    const std::string& t = plan;
+    Shell nt = shell(mpirun(8, "--plan " + t + " --nccl-tests all_gather --group tp:1 -b 4K -e 1M -f 4 -n 3 -w 1"), dir);
+    REQUIRE_MESSAGE(nt.exit_code == 0, nt.err);
+    CHECK(nt.out.starts_with("# Collective test starting: all_gather_perf\n# nThread 1 nGpus 1 minBytes 4096 maxBytes 1048576 step: 4(factor)"));
+    topoplan::Result<topoplan::NcclTestsLog> log = topoplan::nccl_tests_log_parse(nt.out, "sweep.log");
+    REQUIRE_MESSAGE(log.ok(), log.error());
+    REQUIRE(log->runs.size() == 1);
+    const topoplan::NcclTestsRun& run = log->runs.front();
+    CHECK(run.op == topoplan::CollectiveOp::all_gather);
+    CHECK(run.ranks.size() == 2);
+    CHECK(run.ranks[1].device == 3);  // tp group 1 is ranks 2 and 3, on GPUs 2 and 3
+    REQUIRE(run.rows.size() == 5);  // 4K, 16K, 64K, 256K, 1M
+    for (const auto& row : run.rows) {
+      CHECK(row.wrong == 0L);
+      CHECK(row.in_place_wrong == 0L);
+    }
+    const std::string saved = (dir / "all_gather_perf.log").string();
+    std::ofstream(saved) << nt.out;
+    auto cal = run_topoplan("calibrate --nccl-tests " + saved + " --cluster " + (topoplan::test::data_dir() / "clusters" / "lab-h100.json").string() +
+                            " --nodes h001 --json");
+    CHECK_MESSAGE(cal.exit_code == 0, cal.err);
+    CHECK(nlohmann::json::parse(cal.out)["series"].size() == 1);
+    // Every rank (kind "world"), its JSON read by compare against the group alone.
+    const std::string world = (dir / "world.json").string();
+    Shell w = shell(mpirun(8, "--plan " + t + " --nccl-tests all_reduce -b 4K -e 16K -n 2 -w 1 --json " + world), dir);
+    REQUIRE_MESSAGE(w.exit_code == 0, w.err);
+    auto wc = run_topoplan("compare --plan " + t + " --measured " + world + " --json", topoplan::test::source_dir());
+    REQUIRE_MESSAGE((wc.exit_code == 0 || wc.exit_code == 1), wc.err);
+    const nlohmann::json rows = nlohmann::json::parse(wc.out)["rows"];
+    REQUIRE(rows.size() == 3);  // 4K, 8K, 16K
+    CHECK(rows[0]["kind"] == "world");
+    CHECK(rows[0]["ranks"].size() == 8);
+    CHECK(rows[0]["predicted_with"] == "the group alone");
+    // Mode and plan options do not mix.
+    CHECK(shell(mpirun(8, "--plan " + t + " --nccl-tests all_gather --kinds tp"), dir).exit_code == 2);
+    Shell group = shell(mpirun(8, "--plan " + t + " --nccl-tests all_reduce --group tp:9"), dir);
+    CHECK(group.exit_code == 2);
+    CHECK(group.err.find("--group tp:9: the plan has 4 tp groups (0 to 3)") != std::string::npos);
+  }
+  // Loopback calibration: fitted on this run's own sizes, it predicts the sizes held back within
+  // 30 % (the median over the groups; the small sizes, where MPI on an oversubscribed CPU behaves
+  // as one latency and one bandwidth). Rounds keep a preempted round from deciding a time.
+  {
+    const std::string results = (dir / "sweep.json").string(), overlay = (dir / "calibration.json").string();
+    topoplan::test::RunResult cal;
+    // A second run when the first misses: another job on a two-core machine can slow a whole run.
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+      Shell sw = shell(mpirun(8, "--plan " + plan + " --kinds tp,pp --sizes 4KiB,8KiB,16KiB,32KiB,64KiB,128KiB,256KiB --iters 40 --rounds 8 --warmup 4 --json " +
+                                     results),
+                       dir);
+      REQUIRE_MESSAGE(sw.exit_code == 0, sw.err);
+      cal = run_topoplan("calibrate --measured " + results + " --hold-out 16KiB,64KiB -o " + overlay + " --json", topoplan::test::source_dir());
+      if (cal.exit_code != 1) break;
+      MESSAGE("loopback attempt ", attempt, " missed: ", cal.out.substr(cal.out.find("\"held_out\"")).substr(0, 600));
+    }
+    CHECK_MESSAGE(cal.exit_code == 0, (cal.out + cal.err));
+    const nlohmann::json c = nlohmann::json::parse(cal.out);
+    CHECK(c["series"].size() == 12);
+    for (const auto& size : c["held_out"]["sizes"]) MESSAGE("held out ", size["bytes"], ": median error ", size["median_error"]);
+    CHECK(c["held_out"]["sizes"].size() == 2);
+    // The overlay applies: compare with it.
+    auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --calibration " + overlay, topoplan::test::source_dir());
+    CHECK_MESSAGE((cmp.exit_code == 0 || cmp.exit_code == 1), cmp.err);
+  }
+  // --alone: each group by itself too; compare sets the slowdown beside the model's.
+  {
+    const std::string results = (dir / "alone.json").string();
+    Shell al = shell(mpirun(8, "--plan " + plan + " --kinds pp --alone --iters 3 --warmup 1 --json " + results), dir);
+    REQUIRE_MESSAGE(al.exit_code == 0, al.err);
+    auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --json", topoplan::test::source_dir());
+    REQUIRE_MESSAGE((cmp.exit_code == 0 || cmp.exit_code == 1), cmp.err);
+    for (const auto& row : nlohmann::json::parse(cmp.out)["rows"]) {
+      CHECK(row["measured_slowdown"].get<double>() > 0);
+      CHECK(row["predicted_slowdown"].get<double>() >= 1);
+    }
+  }
+  // A sweep of one kind; then bad input: the wrong world, an unknown kind, NCCL without it.
   Shell sweep = shell(mpirun(8, "--plan " + plan + " --kinds tp --sizes 4KiB,1MiB --iters 2"), dir);
   CHECK_MESSAGE(sweep.exit_code == 0, sweep.err);
   // nccl-tests' count: per rank for an all-gather (1 MiB over TP 2: 131072 floats each).
@@ -102,12 +182,27 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
   Shell kind = shell(mpirun(8, "--plan " + plan + " --kinds ep"), dir);
   CHECK(kind.exit_code == 2);
   CHECK(kind.err.find("--kinds: the plan has no collectives on ep groups of two or more ranks (it has tp, dp, pp)") != std::string::npos);
-  // A step past --timeout-s: every rank says where it was and stops, exit 3, nothing left running.
+  // A step past --timeout-s: every rank says where it was and stops, exit 3, nothing left running
+  // (process names stop at 15 characters; the other ranks give rank 0 3 s to report first).
+  const std::string none_left = "for i in $(seq 80); do pgrep -x topoplan-valida >/dev/null || exit 0; sleep 0.1; done; exit 1";
   Shell slow = shell(mpirun(8, "--plan " + plan + " --kinds dp --sizes 64MiB --iters 100000 --timeout-s 1"), dir);
   CHECK(slow.exit_code == 3);
   CHECK_MESSAGE(slow.err.find(": timed out after 1 s in dp group ") != std::string::npos, slow.err);
-  // None left running within 5 s (process names stop at 15 characters).
-  CHECK(shell("for i in $(seq 50); do pgrep -x topoplan-valida >/dev/null || exit 0; sleep 0.1; done; exit 1", dir).exit_code == 0);
+  CHECK(shell(none_left, dir).exit_code == 0);
+  // A rank that stops answering: rank 0 names it and its group, in the JSON too.
+  const std::string failed = (dir / "failed.json").string();
+  Shell stall = shell(mpirun(8, "--plan " + plan + " --kinds tp --inject-stall 5 --timeout-s 2 --json " + failed), dir);
+  CHECK(stall.exit_code == 3);
+  // (its last step is the split, unless its report of it was still on the way when it stopped)
+  CHECK_MESSAGE(stall.err.find("rank 5 (tp group 2) stopped answering after '") != std::string::npos, stall.err);
+  CHECK_MESSAGE(stall.err.find("' while the others wait in 'tp group ") != std::string::npos, stall.err);
+  const nlohmann::json failure = nlohmann::json::parse(topoplan::test::read_file(failed))["failure"];
+  CHECK(failure["reason"] == "timeout");
+  REQUIRE(failure["failed"].size() == 1);
+  CHECK(failure["failed"][0]["rank"] == 5);
+  CHECK(failure["failed"][0]["group"] == nlohmann::json{{"kind", "tp"}, {"index", 2}});
+  CHECK(failure["ranks"].size() == 8);
+  CHECK(shell(none_left, dir).exit_code == 0);
   // NCCL: runs where every rank has its planned GPU; elsewhere (CI) says what is missing, exit 2.
   Shell nccl = shell(mpirun(8, "--plan " + plan + " --backend nccl --iters 2 --warmup 1"), dir);
   if (nccl.exit_code == 0) {

@@ -85,9 +85,15 @@ TEST_CASE("validate plan: --kinds and --sizes") {
   CHECK(validate_kinds_select(p, "pp").error() == "--kinds: the plan has no collectives on pp groups of two or more ranks (it has tp, dp)");
   CHECK(validate_kinds_select(p, "dp,tp,dp")->size() == 2);
   CHECK(*validate_sizes_parse("1KiB,4MB") == std::vector<double>{1024, 4e6});
-  CHECK(validate_sizes_parse("3B").error() == "--sizes: 3B is not a whole number of 4-byte elements (float32), at least 4 B");
-  CHECK(validate_sizes_parse("1KiB,").error().starts_with("--sizes: "));
-  CHECK(validate_sizes_parse("x").error().starts_with("--sizes: "));
+  CHECK(validate_sizes_parse("3B").error() == "3B is not a whole number of 4-byte elements (float32), at least 4 B");
+  CHECK_FALSE(validate_sizes_parse("1KiB,"));
+  CHECK_FALSE(validate_sizes_parse("x"));
+  // nccl-tests' sizes: K, M, G, T binary, a bare number in bytes.
+  CHECK(*validate_sizes_parse("8,64K,1M,8G") == std::vector<double>{8, 65536, 1048576, 8589934592.0});
+  CHECK(*validate_size_parse("128m") == 128.0 * 1048576);
+  CHECK_FALSE(validate_size_parse("6"));
+  CHECK_FALSE(validate_size_parse("K"));
+  CHECK_FALSE(validate_size_parse("1.5K"));
 }
 
 }  // namespace topoplan

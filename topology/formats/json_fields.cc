@@ -53,6 +53,15 @@ Result<std::string> text_read_file(const std::string& path) {
   return buffer.str();
 }
 
+Result<bool> text_write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return error_in(path, std::string("cannot write: ") + std::strerror(errno));
+  f << text;
+  f.close();
+  if (!f) return error_in(path, "write failed");
+  return true;
+}
+
 Result<json> json_read_file(const std::string& path) {
   Result<std::string> text = text_read_file(path);
   if (!text) return Error{text.error()};

@@ -18,6 +18,8 @@ inline constexpr std::nullopt_t kRequired = std::nullopt;
 
 // The whole file as text, or "file: cannot read: ..."; files past limits::kMaxFileBytes are refused.
 Result<std::string> text_read_file(const std::string& path);
+// Writes `text` to `path` (replacing it); the error names the path and why.
+Result<bool> text_write_file(const std::string& path, const std::string& text);
 // The whole file parsed; "file:3:11: syntax error ..." or "file: cannot read: ..." on failure.
 Result<nlohmann::json> json_read_file(const std::string& path);
 // The same for text already read; `where` names it in errors.

@@ -1,21 +1,26 @@
 // topoplan-validate: the plan's own collectives run on the machines, one rank per planned GPU,
 // launched in the plan's order (mpirun with the plan's rankfile, or srun). Writes the results as
-// JSON (--json) and prints nccl-tests' table on rank 0. Exit 0 when every result is right, 1 when
-// an element is wrong, 2 on bad input, 3 when a rank timed out (every rank stops).
+// JSON (--json) and prints nccl-tests' table on rank 0; --nccl-tests runs one collective on one
+// group in a size sweep and prints exactly what nccl-tests prints. Exit 0 when every result is
+// right, 1 when an element is wrong, 2 on bad input, 3 when a step timed out (every rank stops;
+// rank 0 says which ranks fell behind, in the JSON too).
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <climits>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <thread>
 
+#include "topology/formats/json_fields.h"
 #include "validate/harness.h"
 #include "validate/mpi/mpi_backend.h"
+#include "validate/mpi/progress.h"
 #ifdef TOPOPLAN_HAVE_NCCL
 #include "validate/nccl/nccl_backend.h"
 #endif
@@ -25,10 +30,12 @@ using namespace topoplan;
 namespace {
 
 // Stops the job when a stage outlives the timeout: a hung peer would otherwise hold every rank in
-// its collective forever. Says which stage on which rank, then exits.
+// its collective forever. Rank 0 says which ranks fell behind (on_timeout) and exits; the others
+// say where they were and give rank 0 a moment before they exit. The launcher stops the rest.
 class Watchdog {
  public:
-  Watchdog(double timeout_s, int rank) : timeout_s_(timeout_s), rank_(rank), thread_([this] { watch(); }) {}
+  Watchdog(double timeout_s, int rank, std::function<void(const std::string&)> on_timeout)
+      : timeout_s_(timeout_s), rank_(rank), on_timeout_(std::move(on_timeout)), thread_([this] { watch(); }) {}
   ~Watchdog() {
     {
       std::lock_guard<std::mutex> lock(m_);
@@ -49,17 +56,23 @@ class Watchdog {
     while (!done_) {
       cv_.wait_for(lock, std::chrono::milliseconds(200));
       const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
-      if (!done_ && held > timeout_s_) {
-        std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_, timeout_s_,
-                     stage_.c_str());
-        std::fflush(stderr);
-        // No MPI call from this thread: the launcher sees the exit and stops the other ranks.
-        std::_Exit(3);
+      if (done_ || held <= timeout_s_) continue;
+      std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_, timeout_s_, stage_.c_str());
+      std::fflush(stderr);
+      if (rank_ == 0) {
+        on_timeout_(stage_);
+      } else {
+        lock.unlock();
+        std::this_thread::sleep_for(std::chrono::seconds(kGraceS));
       }
+      // No MPI call from here on: the launcher sees the exit and stops the other ranks.
+      std::_Exit(3);
     }
   }
+  static constexpr int kGraceS = 3;  // for rank 0 to report first
   double timeout_s_;
   int rank_;
+  std::function<void(const std::string&)> on_timeout_;
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -68,24 +81,76 @@ class Watchdog {
   std::thread thread_;
 };
 
+// The kind a stage text is about ("tp group 1: all_gather of 1 MiB" -> "tp"), if it names one.
+std::string stage_kind(const std::string& stage) { return stage.substr(0, stage.find_first_of(" :")); }
+
+// What rank 0 knows when a step times out: which ranks fell behind, where, and in which group of
+// the kind the others are running. Printed, and written as the JSON's "failure".
+nlohmann::json timeout_report(const ValidatePlan& plan, const std::vector<Progress::Where>& where, double timeout_s,
+                              const std::string& mine) {
+  const std::vector<int> behind = Progress::behind(where);
+  nlohmann::json ranks = nlohmann::json::array(), failed = nlohmann::json::array();
+  for (size_t r = 0; r < where.size(); ++r)
+    ranks.push_back({{"rank", r}, {"stage", where[r].seq < 0 ? "no report" : where[r].stage}});
+  // The stage the ranks ahead are in.
+  std::string ahead = mine;
+  for (const Progress::Where& w : where)
+    if (std::find(behind.begin(), behind.end(), &w - where.data()) == behind.end()) ahead = w.stage;
+  std::string text;
+  for (int r : behind) {
+    nlohmann::json f = {{"rank", r}, {"last_stage", where[static_cast<size_t>(r)].stage}};
+    for (const ValidateKind& k : plan.kinds)
+      if (k.kind == stage_kind(ahead))
+        for (size_t g = 0; g < k.groups.size(); ++g)
+          if (std::find(k.groups[g].begin(), k.groups[g].end(), r) != k.groups[g].end()) f["group"] = {{"kind", k.kind}, {"index", g}};
+    text += (text.empty() ? "" : ", ") + std::to_string(r);
+    if (f.contains("group"))
+      text += " (" + f["group"]["kind"].get<std::string>() + " group " + std::to_string(f["group"]["index"].get<size_t>()) + ")";
+    failed.push_back(std::move(f));
+  }
+  const std::string message =
+      behind.empty() ? "every rank is in '" + ahead + "': a collective did not finish on any rank (a rank inside it stopped, or a link stalled)"
+                     : std::string(behind.size() == 1 ? "rank " : "ranks ") + text + " stopped answering after '" +
+                           where[static_cast<size_t>(behind.front())].stage + "' while the others wait in '" + ahead + "'";
+  return {{"reason", "timeout"}, {"timeout_s", timeout_s}, {"message", message}, {"waiting_in", ahead},
+          {"failed", std::move(failed)}, {"ranks", std::move(ranks)}};
+}
+
 int fail(int rank, const std::string& message, int code) {
   if (rank == 0) std::fprintf(stderr, "topoplan-validate: error: %s\n", message.c_str());
   return code;
 }
 
-int run(int argc, char** argv, int rank) {
+int run(int argc, char** argv, int rank, bool threaded) {
   CLI::App app{"topoplan-validate: run a plan's collectives on its machines, check and time them"};
-  std::string plan_path, backend = "mpi", kinds, sizes, json_path;
-  int iters = 20, warmup = 5;
+  std::string plan_path, backend = "mpi", kinds, sizes, json_path, sweep_op, group, min_bytes = "8", max_bytes = "128M";
+  int iters = 20, warmup = 5, factor = 2, stall = -1;
   int timeout_s = 300;
+  ValidateOptions options;
   app.add_option("--plan", plan_path, "plan file (topoplan plan --emit json)")->required();
   app.add_option("--backend", backend, "mpi (host buffers, any machine) or nccl (one GPU per rank, the plan's)");
   app.add_option("--kinds", kinds, "group kinds to run, e.g. tp,dp (default: every kind the plan has)");
   app.add_option("--sizes", sizes, "sizes to run instead of the planned ones, e.g. 1KiB,1MiB,64MiB");
-  app.add_option("--iters", iters, "timed iterations per size")->check(CLI::Range(1, 100000));
-  app.add_option("--warmup", warmup, "untimed iterations first")->check(CLI::Range(0, 100000));
+  app.add_option("-n,--iters", iters, "timed iterations per size")->check(CLI::Range(1, 100000));
+  app.add_option("-w,--warmup", warmup, "untimed iterations first")->check(CLI::Range(0, 100000));
   app.add_option("--timeout-s", timeout_s, "seconds any one step may take before every rank stops")->check(CLI::Range(1, 86400));
   app.add_option("--json", json_path, "write the results as JSON (rank 0)");
+  app.add_option("--rounds", options.rounds,
+                 "split the timed iterations into this many rounds and report the median round, robust where the OS or other "
+                 "jobs interrupt some (default 1: the mean, as nccl-tests)")
+      ->check(CLI::Range(1, 1000));
+  app.add_flag("--alone", options.alone,
+               "also run each group by itself, the others idle, so compare can set the slowdown of running together beside the "
+               "model's contention (the kind's group count times as long)");
+  app.add_option("--nccl-tests", sweep_op,
+                 "nccl-tests mode: one collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv) in a size "
+                 "sweep on one group, printed exactly as nccl-tests prints it");
+  app.add_option("--group", group, "nccl-tests mode: the group, KIND:INDEX as explain --group names it (default: every rank)");
+  app.add_option("-b,--minbytes", min_bytes, "nccl-tests mode: smallest size (8, 1K, 64KiB; K, M, G are binary as in nccl-tests)");
+  app.add_option("-e,--maxbytes", max_bytes, "nccl-tests mode: largest size");
+  app.add_option("-f,--stepfactor", factor, "nccl-tests mode: each size this many times the last")->check(CLI::Range(2, 1024));
+  app.add_option("--inject-stall", stall, "check the failure path: this rank stops (SIGSTOP) at its first timed collective")
+      ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -102,15 +167,49 @@ int run(int argc, char** argv, int rank) {
 #endif
   Result<ValidatePlan> plan = validate_plan_read(plan_path);
   if (!plan) return fail(rank, plan.error(), 2);
-  Result<std::vector<ValidateKind>> selected = validate_kinds_select(*plan, kinds);
-  if (!selected) return fail(rank, selected.error(), 2);
-  ValidateOptions options;
   options.iters = iters;
   options.warmup = warmup;
-  if (!sizes.empty()) {
-    Result<std::vector<double>> s = validate_sizes_parse(sizes);
-    if (!s) return fail(rank, s.error(), 2);
-    options.sizes = *s;
+  std::vector<ValidateKind> selected;
+  SweepOptions sweep;
+  if (sweep_op.empty()) {
+    for (const auto& [flag, value] : {std::pair{"--group", group.empty()}, {"--minbytes", app.count("-b") == 0},
+                                      {"--maxbytes", app.count("-e") == 0}, {"--stepfactor", app.count("-f") == 0}})
+      if (!value) return fail(rank, std::string(flag) + " belongs to --nccl-tests mode; give --nccl-tests OP too", 2);
+    Result<std::vector<ValidateKind>> k = validate_kinds_select(*plan, kinds);
+    if (!k) return fail(rank, k.error(), 2);
+    selected = std::move(*k);
+    if (!sizes.empty()) {
+      Result<std::vector<double>> s = validate_sizes_parse(sizes);
+      if (!s) return fail(rank, "--sizes: " + s.error(), 2);
+      options.sizes = *s;
+    }
+  } else {
+    if (!kinds.empty() || !sizes.empty() || options.alone || options.rounds != 1)
+      return fail(rank, "--nccl-tests runs one group (--group) over -b to -e, timed as nccl-tests does: not --kinds, --sizes, --alone or --rounds", 2);
+    Result<CollectiveOp> op = parse_collective_op(sweep_op);
+    if (!op) return fail(rank, "--nccl-tests: " + op.error(), 2);
+    if (*op == CollectiveOp::broadcast || *op == CollectiveOp::reduce)
+      return fail(rank, "--nccl-tests: " + sweep_op + " is not a collective training runs (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv)", 2);
+    sweep.op = *op;
+    Result<double> lo = validate_size_parse(min_bytes), hi = validate_size_parse(max_bytes);
+    if (!lo) return fail(rank, "--minbytes: " + lo.error(), 2);
+    if (!hi) return fail(rank, "--maxbytes: " + hi.error(), 2);
+    if (*hi < *lo) return fail(rank, "--maxbytes " + max_bytes + " is below --minbytes " + min_bytes, 2);
+    sweep.min_bytes = *lo;
+    sweep.max_bytes = *hi;
+    sweep.factor = factor;
+    sweep.iters = iters;
+    sweep.warmup = warmup;
+    if (!group.empty()) {
+      const size_t colon = group.find(':');
+      sweep.kind = group.substr(0, colon);
+      if (colon != std::string::npos) {
+        const std::string index = group.substr(colon + 1);
+        if (index.empty() || index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos)
+          return fail(rank, "--group " + group + ": expected KIND:INDEX, e.g. tp:0", 2);
+        sweep.index = std::stoi(index);
+      }
+    }
   }
   std::unique_ptr<MpiBackend> b = std::make_unique<MpiBackend>();
 #ifdef TOPOPLAN_HAVE_NCCL
@@ -129,19 +228,53 @@ int run(int argc, char** argv, int rank) {
     b = NcclBackend::make(plan->gpu_of_rank[static_cast<size_t>(rank)]);
   }
 #endif
+  // A failure's JSON: what the plan is, no results, and why.
+  auto write_json = [&](const nlohmann::json& doc) -> int {
+    if (json_path.empty()) return 0;
+    if (Result<bool> w = text_write_file(json_path, doc.dump(2) + "\n"); !w) return fail(rank, w.error(), 2);
+    return 0;
+  };
+  Progress progress(threaded);
+  auto on_timeout = [&](const std::string& mine) {
+    const nlohmann::json report = timeout_report(*plan, progress.where(), timeout_s, mine);
+    std::fprintf(stderr, "topoplan-validate: %s\n", report["message"].get<std::string>().c_str());
+    ValidateRun empty{b->name(), plan->source, plan->job, plan->world, {}};
+    nlohmann::json doc = validate_to_json(empty);
+    doc["failure"] = report;
+    write_json(doc);
+  };
+  bool stalled = false;
+  auto stage = [&](Watchdog& dog, const std::string& s) {
+    // --inject-stall: as a rank whose process hangs between steps (a stopped or swapped-out host).
+    if (rank == stall && !stalled && s.find(" of ") != std::string::npos) {
+      stalled = true;
+      std::raise(SIGSTOP);
+    }
+    progress.enter(s);
+    dog.stage(s);
+  };
+  if (!sweep_op.empty()) {
+    Result<SweepResult> result = Error{""};
+    {
+      Watchdog dog(timeout_s, rank, on_timeout);
+      result = validate_sweep(*b, *plan, sweep, [&](const std::string& s) { stage(dog, s); });
+    }
+    if (!result) return fail(rank, result.error(), 2);
+    if (rank == 0) {
+      std::cout << nccl_tests_format(result->table);
+      if (int rc = write_json(validate_to_json(result->run)); rc) return rc;
+    }
+    return result->table.out_of_bounds ? 1 : 0;
+  }
   Result<ValidateRun> result = Error{""};
   {
-    Watchdog dog(timeout_s, rank);
-    result = validate_run(*b, *plan, *selected, options, [&](const std::string& s) { dog.stage(s); });
+    Watchdog dog(timeout_s, rank, on_timeout);
+    result = validate_run(*b, *plan, selected, options, [&](const std::string& s) { stage(dog, s); });
   }
   if (!result) return fail(rank, result.error(), 2);
   if (rank == 0) {
     std::cout << validate_table(*result);
-    if (!json_path.empty()) {
-      std::ofstream f(json_path);
-      f << validate_to_json(*result).dump(2) << "\n";
-      if (!f) return fail(rank, json_path + ": cannot write", 2);
-    }
+    if (int rc = write_json(validate_to_json(*result)); rc) return rc;
   }
   return result->wrong() ? 1 : 0;
 }
@@ -149,12 +282,14 @@ int run(int argc, char** argv, int rank) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // Threads: rank 0's watchdog reads the other ranks' progress while its main thread waits.
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int code = 70;
   try {
-    code = run(argc, argv, rank);
+    code = run(argc, argv, rank, provided == MPI_THREAD_MULTIPLE);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "topoplan-validate: rank %d: internal error: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 70);

@@ -17,10 +17,11 @@ class MpiBackend : public ValidateBackend {
   std::unique_ptr<ValidateComm> split(int color, int key) override;
   std::unique_ptr<ValidateBuffer> buffer(size_t count) override;
   void run(const ValidateComm& comm, CollectiveOp op, const ValidateBuffer& send, ValidateBuffer& recv, size_t count,
-           int peer_to, int peer_from) override;
+           int peer_to, int peer_from, bool in_place) override;
   void world_max(std::vector<double>& values) override;
   void comm_max(const ValidateComm& comm, std::vector<double>& values) override;
   void world_barrier() override;
+  std::vector<std::string> world_gather(const std::string& mine) override;
   double now_s() const override;
 };
 

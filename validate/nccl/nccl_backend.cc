@@ -4,6 +4,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace topoplan {
@@ -56,6 +57,7 @@ class DeviceBuffer : public ValidateBuffer {
 struct NcclBackend::State {
   ncclComm_t world = nullptr;
   cudaStream_t stream = nullptr;
+  int gpu = 0;
 };
 
 Result<bool> NcclBackend::gpu_usable(int gpu) {
@@ -71,6 +73,7 @@ Result<bool> NcclBackend::gpu_usable(int gpu) {
 
 std::unique_ptr<NcclBackend> NcclBackend::make(int gpu) {
   auto state = std::make_unique<State>();
+  state->gpu = gpu;
   cuda_check(cudaSetDevice(gpu), "cudaSetDevice");
   cuda_check(cudaStreamCreate(&state->stream), "cudaStreamCreate");
   ncclUniqueId id;
@@ -102,10 +105,13 @@ std::unique_ptr<ValidateComm> NcclBackend::split(int color, int key) {
 std::unique_ptr<ValidateBuffer> NcclBackend::buffer(size_t count) { return std::make_unique<DeviceBuffer>(count); }
 
 void NcclBackend::run(const ValidateComm& comm, CollectiveOp op, const ValidateBuffer& send, ValidateBuffer& recv,
-                      size_t count, int peer_to, int peer_from) {
+                      size_t count, int peer_to, int peer_from, bool in_place) {
   const ncclComm_t c = static_cast<const NcclGroupComm&>(comm).nccl();
-  const float* in = static_cast<const DeviceBuffer&>(send).data();
   float* out = static_cast<DeviceBuffer&>(recv).data();
+  // In place as nccl-tests runs it: all_gather's input and reduce_scatter's output at the rank's slot.
+  const size_t slot = static_cast<size_t>(comm.rank()) * count;
+  const float* in = !in_place ? static_cast<const DeviceBuffer&>(send).data() : op == CollectiveOp::all_gather ? out + slot : out;
+  if (in_place && op == CollectiveOp::reduce_scatter) out += slot;
   cudaStream_t s = state_->stream;
   switch (op) {
     case CollectiveOp::all_reduce: nccl_check(ncclAllReduce(in, out, count, ncclFloat, ncclSum, c, s), "ncclAllReduce"); break;
@@ -122,6 +128,20 @@ void NcclBackend::run(const ValidateComm& comm, CollectiveOp op, const ValidateB
       break;
     default: throw std::runtime_error("topoplan-validate does not run " + std::string(to_string(op)));
   }
+}
+
+std::string NcclBackend::device_bus_id() const {
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, state_->gpu), "cudaGetDeviceProperties");
+  char id[32];
+  std::snprintf(id, sizeof id, "%04x:%02x:%02x", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  return id;
+}
+
+std::string NcclBackend::device_name() const {
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, state_->gpu), "cudaGetDeviceProperties");
+  return prop.name;
 }
 
 void NcclBackend::sync() { cuda_check(cudaStreamSynchronize(state_->stream), "cudaStreamSynchronize"); }

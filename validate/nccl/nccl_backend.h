@@ -23,8 +23,10 @@ class NcclBackend : public MpiBackend {
   std::unique_ptr<ValidateComm> split(int color, int key) override;
   std::unique_ptr<ValidateBuffer> buffer(size_t count) override;
   void run(const ValidateComm& comm, CollectiveOp op, const ValidateBuffer& send, ValidateBuffer& recv, size_t count,
-           int peer_to, int peer_from) override;
+           int peer_to, int peer_from, bool in_place) override;
   void sync() override;
+  std::string device_bus_id() const override;
+  std::string device_name() const override;
   void comm_max(const ValidateComm& comm, std::vector<double>& values) override;
 
   struct State;
