@@ -8,6 +8,7 @@
 #include "cost/collective.h"
 #include "planner/layout.h"
 #include "topology/limits.h"
+#include "topology/units.h"
 #include "validate/compare.h"
 #include "validate/nccl_tests_format.h"
 
@@ -83,6 +84,13 @@ std::vector<VertexId> sendrecv_pair(const Cluster& c, const std::vector<VertexId
     if (c.device(a).host != c.device(b).host) return {a, b};
   }
   return {gpus.begin(), gpus.begin() + static_cast<long>(std::min<size_t>(n, 2))};
+}
+
+// Whether a series says how fast its class's links are. Where NCCL's channel cap binds in the
+// model, only a measurement below the cap does (slower links would show under it); above it, no
+// link efficiency could explain the difference.
+bool informs_bandwidth(const ModelView& v, const LinearFit& m) {
+  return m.beta_GBps > 0 && v.fit.beta_GBps > 0 && (!v.channel_bound || m.beta_GBps < v.fit.beta_GBps);
 }
 
 double& efficiency_of(Calibration& cal, size_t cls) { return cls == kNvlsClass ? cal.nvls_efficiency : cal.efficiency[cls]; }
@@ -170,7 +178,7 @@ Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTu
     for (size_t k = 0; k < used.size(); ++k) {
       const ModelView& v = views[k];
       const LinearFit& m = used[k].measured;
-      if (!v.channel_bound && m.beta_GBps > 0 && v.fit.beta_GBps > 0) log_ratio[v.cls].push_back(std::log(m.beta_GBps / v.fit.beta_GBps));
+      if (informs_bandwidth(v, m)) log_ratio[v.cls].push_back(std::log(m.beta_GBps / v.fit.beta_GBps));
       offset[v.latency_kind].push_back(m.alpha_us - v.fit.alpha_us);
     }
     bool moved = false;
@@ -218,7 +226,7 @@ Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTu
     ClassFit& cf = classes[after->cls];
     cf.cls = after->cls;
     ++cf.series;
-    if (!after->channel_bound && used[k].measured.beta_GBps > 0) ++cf.bandwidth_series;
+    if (informs_bandwidth(*after, used[k].measured)) ++cf.bandwidth_series;
     cf.line_gbps = cf.line_gbps > 0 ? std::min(cf.line_gbps, after->line_gbps) : after->line_gbps;
     cf.latency_us = cal.launch_us + cal.latency_us[static_cast<size_t>(after->latency_kind)];
     alphas[after->cls].push_back(used[k].measured.alpha_us);
@@ -241,8 +249,14 @@ Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTu
       out.notes.push_back(calibration_class_name(cls) + ": the measurements ask for " +
                           (cf.efficiency_after >= 1 ? "more than the line rate" : "less than the model's floor") +
                           "; kept at " + std::to_string(cf.efficiency_after) + " (is the link's rate in the cluster right?)");
+    else if (cf.bandwidth_series > 0 && cf.efficiency_after < 0.5 * cf.efficiency_before)
+      out.notes.push_back(calibration_class_name(cls) + ": the links gave " +
+                          format_number(100 * cf.efficiency_after / cf.efficiency_before, 2) +
+                          "% of what the model expected: check the cluster (how many NICs, which link rates) and the run (other "
+                          "traffic) before trusting the overlay");
     if (cf.bandwidth_series == 0)
-      out.notes.push_back(calibration_class_name(cls) + ": no series tells its bandwidth (channel-bound or flat): efficiency unchanged");
+      out.notes.push_back(calibration_class_name(cls) +
+                          ": no series tells its bandwidth (flat in size, or faster than NCCL's channel cap lets the model go): efficiency unchanged");
     out.classes.push_back(cf);
   }
   return out;

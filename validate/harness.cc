@@ -305,9 +305,14 @@ Result<SweepResult> validate_sweep(ValidateBackend& b, const ValidatePlan& plan,
   if (o.kind.empty()) {
     for (int r = 0; r < plan.world; ++r) ranks.push_back(r);
   } else {
-    Result<std::vector<ValidateKind>> kinds = validate_kinds_select(plan, o.kind);
-    if (!kinds) return Error{kinds.error()};
-    const ValidateKind& k = kinds->front();
+    // Any kind of the plan, one-rank groups too: on one GPU, NCCL's one-rank communicators.
+    auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const ValidateKind& k) { return k.kind == o.kind; });
+    if (it == plan.groups.end()) {
+      std::string names;
+      for (const ValidateKind& k : plan.groups) names += (names.empty() ? "" : ", ") + k.kind;
+      return Error{"--group " + o.kind + ": the plan has no " + o.kind + " groups (it has " + names + ")"};
+    }
+    const ValidateKind& k = *it;
     if (o.index < 0 || static_cast<size_t>(o.index) >= k.groups.size())
       return Error{"--group " + o.kind + ":" + std::to_string(o.index) + ": the plan has " + std::to_string(k.groups.size()) + " " +
                    o.kind + " groups (0 to " + std::to_string(k.groups.size() - 1) + ")"};

@@ -77,6 +77,7 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
     }
     if (std::find(seen.begin(), seen.end(), 0) != seen.end())
       return bad(at, "rank " + std::to_string(std::find(seen.begin(), seen.end(), 0) - seen.begin()) + " is in no group");
+    plan.groups.push_back(vk);
     if (vk.groups.front().size() >= 2) plan.kinds.push_back(std::move(vk));
   }
 

@@ -30,6 +30,7 @@ struct ValidatePlan {
   std::vector<std::string> host_of_rank;
   std::vector<int> gpu_of_rank;  // local index on its host
   std::vector<ValidateKind> kinds;  // with groups of two or more ranks and collectives, selector order
+  std::vector<ValidateKind> groups;  // every kind's groups, one-rank groups too (collectives not read)
 };
 
 // Errors name the file and the field: "plan.json: groups.tp[1]: rank 9 is outside the world of 8".

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cost/collective.h"
 #include "tests/support.h"
@@ -141,6 +142,30 @@ TEST_CASE("calibrate: an nccl-tests run placed on the cluster by host name and d
   s = calibration_series(run, c, {"h001", "h002"});
   REQUIRE(s.ok());
   CHECK(s->gpus == std::vector<VertexId>{c.hosts()[0].gpus[1], c.hosts()[1].gpus[0]});
+}
+
+TEST_CASE("calibrate: nccl-tests logs as users have them") {
+  const std::string logs = (test::source_dir() / "tests" / "validate" / "nccl-tests").string();
+  // 8 H100 on one host, NVLS all-reduce: the NVLS class, near the default, the held-out sizes right.
+  auto r = test::run_topoplan("calibrate --nccl-tests " + logs + "/all_reduce_perf-8xh100.log --cluster dgx-h100:1 --nodes h001 --hold-out 64M,1G --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, (r.out + r.err));
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j["classes"].size() == 1);
+  CHECK(j["classes"][0]["class"] == "NVLS");
+  const double nvls = j["calibration"]["nvls_efficiency"].get<double>();
+  CHECK(nvls > 0.6);
+  CHECK(nvls < 1);
+  for (const auto& h : j["held_out"]["sizes"]) CHECK(std::abs(h["median_error"].get<double>()) < 0.3);
+  // Two A100 hosts that run all-gather at a ninth of what their eight NICs should give: the model
+  // was channel-capped above that, the fit still finds the NICs slow and says to check the cluster.
+  r = test::run_topoplan("calibrate --nccl-tests " + logs + "/all_gather_perf-2node.log --cluster dgx-a100:2 --nodes h[001-002] --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, (r.out + r.err));
+  j = nlohmann::json::parse(r.out);
+  REQUIRE(j["classes"].size() == 1);
+  CHECK(j["classes"][0]["class"] == "NET");
+  CHECK(j["calibration"]["efficiency"]["NET"].get<double>() < 0.2);
+  REQUIRE(j["notes"].size() == 1);
+  CHECK(j["notes"][0].get<std::string>().starts_with("NET: the links gave "));
 }
 
 TEST_CASE("calibrate: bad input exits 2 with the reason") {

@@ -17,11 +17,11 @@ namespace {
 
 using topoplan::test::run_topoplan;
 
-std::string mpirun(int ranks, const std::string& args) {
+std::string mpirun(int ranks, const std::string& args, const std::string& launcher = "") {
   // As root Open MPI wants --allow-run-as-root; sanitizer builds would report MPI's own leaks, and
   // CUDA's runtime needs the memory ASan keeps as a shadow gap.
-  return std::string("ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0 '") + TOPOPLAN_MPIEXEC + "' --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " '" + TOPOPLAN_VALIDATE_BINARY + "' " + args;
+  return std::string("ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0 '") + TOPOPLAN_MPIEXEC + "' --allow-run-as-root --oversubscribe " +
+         launcher + " -np " + std::to_string(ranks) + " '" + TOPOPLAN_VALIDATE_BINARY + "' " + args;
 }
 
 struct Shell {
@@ -128,6 +128,12 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     CHECK(rows[0]["kind"] == "world");
     CHECK(rows[0]["ranks"].size() == 8);
     CHECK(rows[0]["predicted_with"] == "the group alone");
+    // A kind of one-rank groups (tiny-8 has CP 1): NCCL's or MPI's one-rank communicators.
+    Shell one = shell(mpirun(8, "--plan " + t + " --nccl-tests all_reduce --group cp:3 -b 4K -e 4K -n 2 -w 1"), dir);
+    REQUIRE_MESSAGE(one.exit_code == 0, one.err);
+    CHECK(one.out.find("#  Rank  0 Group  0 Pid ") != std::string::npos);
+    CHECK(one.out.find("#  Rank  1 ") == std::string::npos);
+    CHECK(one.out.find("# Out of bounds values : 0 OK") != std::string::npos);
     // Mode and plan options do not mix.
     CHECK(shell(mpirun(8, "--plan " + t + " --nccl-tests all_gather --kinds tp"), dir).exit_code == 2);
     Shell group = shell(mpirun(8, "--plan " + t + " --nccl-tests all_reduce --group tp:9"), dir);
@@ -202,6 +208,19 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
   CHECK(failure["failed"][0]["rank"] == 5);
   CHECK(failure["failed"][0]["group"] == nlohmann::json{{"kind", "tp"}, {"index", 2}});
   CHECK(failure["ranks"].size() == 8);
+  CHECK(shell(none_left, dir).exit_code == 0);
+  // A rank that dies: the launcher stops the others (Open MPI: SIGTERM, then SIGKILL after its
+  // odls_base_sigkill_timeout, given 3 s here for rank 0 to write), and rank 0 names the rank.
+  const std::string died = (dir / "died.json").string();
+  Shell dies = shell(mpirun(8, "--plan " + plan + " --kinds tp --inject-exit 3 --json " + died, "--mca odls_base_sigkill_timeout 3"), dir);
+  CHECK(dies.exit_code == 9);
+  CHECK_MESSAGE(dies.err.find("the launcher stopped the job (a rank exited, or the job was cancelled): rank 3 (tp group 1) last reported '") !=
+                    std::string::npos,
+                dies.err);
+  const nlohmann::json death = nlohmann::json::parse(topoplan::test::read_file(died))["failure"];
+  CHECK(death["reason"] == "stopped");
+  REQUIRE(death["failed"].size() == 1);
+  CHECK(death["failed"][0]["rank"] == 3);
   CHECK(shell(none_left, dir).exit_code == 0);
   // NCCL: runs where every rank has its planned GPU; elsewhere (CI) says what is missing, exit 2.
   Shell nccl = shell(mpirun(8, "--plan " + plan + " --backend nccl --iters 2 --warmup 1"), dir);

@@ -29,14 +29,25 @@ using namespace topoplan;
 
 namespace {
 
+// Set by SIGTERM or SIGINT: the launcher stops the job (another rank exited, or it was cancelled).
+volatile std::sig_atomic_t g_stopped = 0;
+extern "C" void on_stop_signal(int) { g_stopped = 1; }
+
 // Stops the job when a stage outlives the timeout: a hung peer would otherwise hold every rank in
-// its collective forever. Rank 0 says which ranks fell behind (on_timeout) and exits; the others
-// say where they were and give rank 0 a moment before they exit. The launcher stops the rest.
+// its collective forever. Also reports when the launcher stops the job, as it does when a rank
+// dies. Rank 0 says which ranks fell behind (on_failure: "timeout" or "stopped") and exits; the
+// others say where they were and give rank 0 a moment before they exit.
 class Watchdog {
  public:
-  Watchdog(double timeout_s, int rank, std::function<void(const std::string&)> on_timeout)
-      : timeout_s_(timeout_s), rank_(rank), on_timeout_(std::move(on_timeout)), thread_([this] { watch(); }) {}
+  using OnFailure = std::function<void(const std::string& reason, const std::string& stage)>;
+  Watchdog(double timeout_s, int rank, OnFailure on_failure)
+      : timeout_s_(timeout_s), rank_(rank), on_failure_(std::move(on_failure)), thread_([this] { watch(); }) {
+    std::signal(SIGTERM, on_stop_signal);
+    std::signal(SIGINT, on_stop_signal);
+  }
   ~Watchdog() {
+    std::signal(SIGTERM, SIG_DFL);
+    std::signal(SIGINT, SIG_DFL);
     {
       std::lock_guard<std::mutex> lock(m_);
       done_ = true;
@@ -54,25 +65,29 @@ class Watchdog {
   void watch() {
     std::unique_lock<std::mutex> lock(m_);
     while (!done_) {
-      cv_.wait_for(lock, std::chrono::milliseconds(200));
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
       const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
-      if (done_ || held <= timeout_s_) continue;
-      std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_, timeout_s_, stage_.c_str());
+      if (done_ || (held <= timeout_s_ && !g_stopped)) continue;
+      const bool stopped = g_stopped;
+      if (stopped)
+        std::fprintf(stderr, "topoplan-validate: rank %d: stopped by the launcher in %s\n", rank_, stage_.c_str());
+      else
+        std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_, timeout_s_, stage_.c_str());
       std::fflush(stderr);
       if (rank_ == 0) {
-        on_timeout_(stage_);
-      } else {
+        on_failure_(stopped ? "stopped" : "timeout", stage_);
+      } else if (!stopped) {
         lock.unlock();
         std::this_thread::sleep_for(std::chrono::seconds(kGraceS));
       }
-      // No MPI call from here on: the launcher sees the exit and stops the other ranks.
+      // The launcher sees the exit and stops the other ranks.
       std::_Exit(3);
     }
   }
   static constexpr int kGraceS = 3;  // for rank 0 to report first
   double timeout_s_;
   int rank_;
-  std::function<void(const std::string&)> on_timeout_;
+  OnFailure on_failure_;
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -86,8 +101,8 @@ std::string stage_kind(const std::string& stage) { return stage.substr(0, stage.
 
 // What rank 0 knows when a step times out: which ranks fell behind, where, and in which group of
 // the kind the others are running. Printed, and written as the JSON's "failure".
-nlohmann::json timeout_report(const ValidatePlan& plan, const std::vector<Progress::Where>& where, double timeout_s,
-                              const std::string& mine) {
+nlohmann::json failure_report(const ValidatePlan& plan, const std::vector<Progress::Where>& where, const std::string& reason,
+                              double timeout_s, const std::string& mine) {
   const std::vector<int> behind = Progress::behind(where);
   nlohmann::json ranks = nlohmann::json::array(), failed = nlohmann::json::array();
   for (size_t r = 0; r < where.size(); ++r)
@@ -108,12 +123,17 @@ nlohmann::json timeout_report(const ValidatePlan& plan, const std::vector<Progre
       text += " (" + f["group"]["kind"].get<std::string>() + " group " + std::to_string(f["group"]["index"].get<size_t>()) + ")";
     failed.push_back(std::move(f));
   }
+  const bool stopped = reason == "stopped";
   const std::string message =
-      behind.empty() ? "every rank is in '" + ahead + "': a collective did not finish on any rank (a rank inside it stopped, or a link stalled)"
-                     : std::string(behind.size() == 1 ? "rank " : "ranks ") + text + " stopped answering after '" +
-                           where[static_cast<size_t>(behind.front())].stage + "' while the others wait in '" + ahead + "'";
-  return {{"reason", "timeout"}, {"timeout_s", timeout_s}, {"message", message}, {"waiting_in", ahead},
-          {"failed", std::move(failed)}, {"ranks", std::move(ranks)}};
+      (stopped ? "the launcher stopped the job (a rank exited, or the job was cancelled): " : "") +
+      (behind.empty() ? "every rank is in '" + ahead + "': " +
+                            (stopped ? "no rank fell behind" : "a collective did not finish on any rank (a rank inside it stopped, or a link stalled)")
+                      : std::string(behind.size() == 1 ? "rank " : "ranks ") + text + (stopped ? " last reported '" : " stopped answering after '") +
+                            where[static_cast<size_t>(behind.front())].stage + "' while the others wait in '" + ahead + "'");
+  nlohmann::json out = {{"reason", reason}, {"message", message}, {"waiting_in", ahead}, {"failed", std::move(failed)},
+                        {"ranks", std::move(ranks)}};
+  if (!stopped) out["timeout_s"] = timeout_s;
+  return out;
 }
 
 int fail(int rank, const std::string& message, int code) {
@@ -124,7 +144,7 @@ int fail(int rank, const std::string& message, int code) {
 int run(int argc, char** argv, int rank, bool threaded) {
   CLI::App app{"topoplan-validate: run a plan's collectives on its machines, check and time them"};
   std::string plan_path, backend = "mpi", kinds, sizes, json_path, sweep_op, group, min_bytes = "8", max_bytes = "128M";
-  int iters = 20, warmup = 5, factor = 2, stall = -1;
+  int iters = 20, warmup = 5, factor = 2, stall = -1, die = -1;
   int timeout_s = 300;
   ValidateOptions options;
   app.add_option("--plan", plan_path, "plan file (topoplan plan --emit json)")->required();
@@ -150,6 +170,8 @@ int run(int argc, char** argv, int rank, bool threaded) {
   app.add_option("-e,--maxbytes", max_bytes, "nccl-tests mode: largest size");
   app.add_option("-f,--stepfactor", factor, "nccl-tests mode: each size this many times the last")->check(CLI::Range(2, 1024));
   app.add_option("--inject-stall", stall, "check the failure path: this rank stops (SIGSTOP) at its first timed collective")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--inject-exit", die, "check the failure path: this rank exits (code 9) at its first timed collective")
       ->check(CLI::NonNegativeNumber);
   try {
     app.parse(argc, argv);
@@ -235,8 +257,8 @@ int run(int argc, char** argv, int rank, bool threaded) {
     return 0;
   };
   Progress progress(threaded);
-  auto on_timeout = [&](const std::string& mine) {
-    const nlohmann::json report = timeout_report(*plan, progress.where(), timeout_s, mine);
+  auto on_failure = [&](const std::string& reason, const std::string& mine) {
+    const nlohmann::json report = failure_report(*plan, progress.where(), reason, timeout_s, mine);
     std::fprintf(stderr, "topoplan-validate: %s\n", report["message"].get<std::string>().c_str());
     ValidateRun empty{b->name(), plan->source, plan->job, plan->world, {}};
     nlohmann::json doc = validate_to_json(empty);
@@ -246,8 +268,9 @@ int run(int argc, char** argv, int rank, bool threaded) {
   bool stalled = false;
   auto stage = [&](Watchdog& dog, const std::string& s) {
     // --inject-stall: as a rank whose process hangs between steps (a stopped or swapped-out host).
-    if (rank == stall && !stalled && s.find(" of ") != std::string::npos) {
+    if ((rank == stall || rank == die) && !stalled && s.find(" of ") != std::string::npos) {
       stalled = true;
+      if (rank == die) std::_Exit(9);  // as a rank that crashes between steps
       std::raise(SIGSTOP);
     }
     progress.enter(s);
@@ -256,7 +279,7 @@ int run(int argc, char** argv, int rank, bool threaded) {
   if (!sweep_op.empty()) {
     Result<SweepResult> result = Error{""};
     {
-      Watchdog dog(timeout_s, rank, on_timeout);
+      Watchdog dog(timeout_s, rank, on_failure);
       result = validate_sweep(*b, *plan, sweep, [&](const std::string& s) { stage(dog, s); });
     }
     if (!result) return fail(rank, result.error(), 2);
@@ -268,7 +291,7 @@ int run(int argc, char** argv, int rank, bool threaded) {
   }
   Result<ValidateRun> result = Error{""};
   {
-    Watchdog dog(timeout_s, rank, on_timeout);
+    Watchdog dog(timeout_s, rank, on_failure);
     result = validate_run(*b, *plan, selected, options, [&](const std::string& s) { stage(dog, s); });
   }
   if (!result) return fail(rank, result.error(), 2);
