@@ -172,7 +172,8 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     REQUIRE_MESSAGE(al.exit_code == 0, al.err);
     auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --json", topoplan::test::source_dir());
     REQUIRE_MESSAGE((cmp.exit_code == 0 || cmp.exit_code == 1), cmp.err);
-    for (const auto& row : nlohmann::json::parse(cmp.out)["rows"]) {
+    const nlohmann::json compared = nlohmann::json::parse(cmp.out);  // kept: a loop over a temporary's member dangles
+    for (const auto& row : compared["rows"]) {
       CHECK(row["measured_slowdown"].get<double>() > 0);
       CHECK(row["predicted_slowdown"].get<double>() >= 1);
     }
