@@ -1,4 +1,6 @@
 // topoplan collective: predict one NCCL collective on a group of GPUs, or sweep its sizes.
+#include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,7 +22,7 @@ namespace {
 struct Options {
   std::string cluster, op, size, gpus, algo = "auto", proto = "auto", sweep, calibration;
   int gpus_per_node = 0;
-  bool json = false;
+  bool json = false, why = false;
 };
 
 nlohmann::json prediction_json(const CollectivePrediction& p) {
@@ -47,7 +49,17 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                      {"protocol", std::string(to_string(c.proto))},
                      {"time_us", c.time_us},
                      {"latency_us", c.latency_us},
-                     {"transfer_us", c.transfer_us}});
+                     {"transfer_us", c.transfer_us},
+                     {"terms",
+                      {{"nccl_latency_us", c.nccl_latency_us},
+                       {"overhead_us", c.overhead_us},
+                       {"dci_us", c.dci_us},
+                       {"link_us", c.link_us},
+                       {"cap_us", c.cap_us},
+                       {"cap_GBps", c.cap_gbps},
+                       {"fill_us", c.fill_us},
+                       {"link_bytes", c.link_bytes},
+                       {"link_GBps", c.link_gbps}}}});
   j["candidates"] = cands;
   return j;
 }
@@ -69,6 +81,49 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
     out << (i ? ", " : " ") << p.candidates[i].algorithm << "/" << to_string(p.candidates[i].proto) << " "
         << time_text(p.candidates[i].time_us);
   out << "\n";
+}
+
+// collective --why: the terms of the choice, the chosen pair beside the runner-up.
+void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& p) {
+  const std::vector<CollectiveCandidate>& cs = p.candidates;
+  const size_t shown = std::min<size_t>(cs.size(), 2);
+  auto us = [](double x) { return x > 0 ? time_text(x) : std::string("-"); };
+  using A = TextTable::Align;
+  std::vector<A> align = {A::left};
+  std::vector<std::string> head = {""};
+  for (size_t i = 0; i < shown; ++i) {
+    align.push_back(A::right);
+    head.push_back(cs[i].algorithm + "/" + std::string(to_string(cs[i].proto)) + (i ? " (runner-up)" : " (chosen)"));
+  }
+  TextTable t(align);
+  t.add(head, "  ");
+  auto row = [&](const std::string& name, auto value) {
+    std::vector<std::string> r = {name};
+    for (size_t i = 0; i < shown; ++i) r.push_back(value(cs[i]));
+    t.add(r, "  ");
+  };
+  row("NCCL latency", [&](const CollectiveCandidate& x) { return us(x.nccl_latency_us); });
+  row("launch + per-class (calibration)", [&](const CollectiveCandidate& x) { return us(x.overhead_us); });
+  row("DCI propagation", [&](const CollectiveCandidate& x) { return us(x.dci_us); });
+  row("busiest link", [&](const CollectiveCandidate& x) { return us(x.link_us); });
+  row("channel cap", [&](const CollectiveCandidate& x) { return us(x.cap_us); });
+  row("pipeline fill", [&](const CollectiveCandidate& x) { return us(x.fill_us); });
+  row("total", [&](const CollectiveCandidate& x) { return time_text(x.time_us); });
+  out << "\nwhy " << p.algorithm << "/" << to_string(p.proto) << " (" << p.channels << " channels):\n" << t.str();
+  for (size_t i = 0; i < shown; ++i) {
+    const CollectiveCandidate& x = cs[i];
+    out << "  " << x.algorithm << "/" << to_string(x.proto) << ": ";
+    if (x.has_link)
+      out << "busiest link " << c.edge_name(x.link_edge) << " (" << to_string(c.link(x.link_edge).kind) << "), "
+          << format_bytes(x.link_bytes) << " at " << format_number(x.link_gbps, 1) << " GB/s effective";
+    if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_gbps, 1) << " GB/s on the size";
+    out << "; bound by " << (x.cap_us > x.link_us ? "the channel cap" : x.latency_us > x.transfer_us ? "latency" : "the link") << "\n";
+  }
+  if (shown == 2)
+    out << "  the runner-up loses by " << time_text(cs[1].time_us - cs[0].time_us) << ": latency "
+        << (cs[1].latency_us >= cs[0].latency_us ? "+" : "-") << time_text(std::abs(cs[1].latency_us - cs[0].latency_us))
+        << ", transfer " << (cs[1].transfer_us >= cs[0].transfer_us ? "+" : "-")
+        << time_text(std::abs(cs[1].transfer_us - cs[0].transfer_us)) << "\n";
 }
 
 // nccl-tests' layout: '#' comment lines, then one row per size; columns as wide as their values.
@@ -168,10 +223,12 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   }
   Result<CollectivePrediction> p = model.predict(req);
   if (!p) return fail(err, p.error());
-  if (o.json)
+  if (o.json) {
     out << prediction_json(*p).dump(2) << "\n";
-  else
+  } else {
     print_one(out, *p);
+    if (o.why) print_why(out, *c, *p);
+  }
   return kExitOk;
 }
 
@@ -188,7 +245,8 @@ Run setup(CLI::App& app) {
   app.add_option("--algo", o->algo, "auto, ring, tree, nvls, nvlstree, pat (NCCL_ALGO)");
   app.add_option("--proto", o->proto, "auto, ll, ll128, simple (NCCL_PROTO)");
   app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
-  app.add_flag("--json", o->json, "machine-readable output");
+  app.add_flag("--why", o->why, "the terms of the prediction: latency, link and channel-cap time, chosen against the runner-up");
+  app.add_flag("--json", o->json, "machine-readable output (the terms of every candidate)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 

@@ -172,6 +172,13 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
       c.algo = prof.algo;
       c.proto = proto;
       c.dci_us = dci_us;
+      c.overhead_us = cal_.launch_us + class_us;
+      if (prof.peak.any) {
+        c.has_link = true;
+        c.link_edge = prof.peak.edge;
+        c.link_bytes = prof.peak.bytes * bytes;
+        c.link_gbps = prof.peak.effective_gbps;
+      }
       bool channel_bound = false;
       if (point_to_point(req.op)) {
         // NCCL's p2p is Simple over its own connections; it is not in the tuner's tables, so
@@ -179,9 +186,11 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         // overhead for every remote peer a rank posts to (alltoall: all ranks on other nodes).
         if (proto != NcclProto::simple) continue;
         const double remote_peers = req.op == CollectiveOp::alltoall ? g.size() - g.max_local() : (nodes > 1);
-        c.latency_us = cal_.launch_us + class_us + t.base_latency_us[static_cast<size_t>(NcclAlgo::ring)][2] +
-                       t.hw_latency_us[static_cast<size_t>(hw_for(prof.worst))][static_cast<size_t>(NcclAlgo::ring)][2] +
-                       remote_peers * nccl_net_overhead_us(t, p.comm.cpu) + dci_us;
+        c.nccl_latency_us = t.base_latency_us[static_cast<size_t>(NcclAlgo::ring)][2] +
+                            t.hw_latency_us[static_cast<size_t>(hw_for(prof.worst))][static_cast<size_t>(NcclAlgo::ring)][2] +
+                            remote_peers * nccl_net_overhead_us(t, p.comm.cpu);
+        c.latency_us = c.nccl_latency_us + c.overhead_us + dci_us;
+        c.link_us = link_us;
         c.transfer_us = link_us;
       } else {
         double nccl_lat = nccl_latency_us(t, p.comm, req.op, prof.algo, proto, bytes);
@@ -191,6 +200,9 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         NcclEstimate cap = nccl_estimate(t, p.comm_uncapped, req.op, prof.algo, proto);
         double cap_us = cap.bandwidth_gbps < 1e9 ? bytes / (1000.0 * cap.bandwidth_gbps * correction) : 0;
         channel_bound = cap_us > bw_us;
+        c.link_us = bw_us;
+        c.cap_us = cap_us;
+        c.cap_gbps = cap_us > 0 ? cap.bandwidth_gbps * correction : 0;
         double transfer = std::max(bw_us, cap_us);
         if (prof.algo == NcclAlgo::ring && proto == NcclProto::simple) {
           // Simple forwards whole slices (LL and LL128 forward each line as it lands), so the
@@ -203,9 +215,11 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
           const double chunk = std::min(step_bytes * t.chunk_steps, bytes / channels / g.size());
           const double slice = chunk * t.slice_steps / t.chunk_steps;
           const double per_channel_hop = f * bytes / channels;
-          if (per_channel_hop > 0) transfer += (g.size() - 1) * transfer * slice / per_channel_hop;
+          if (per_channel_hop > 0) c.fill_us = (g.size() - 1) * transfer * slice / per_channel_hop;
+          transfer += c.fill_us;
         }
-        c.latency_us = nccl_lat + cal_.launch_us + class_us + dci_us;
+        c.nccl_latency_us = nccl_lat;
+        c.latency_us = nccl_lat + c.overhead_us + dci_us;
         c.transfer_us = transfer;
       }
       c.time_us = c.latency_us + c.transfer_us;

@@ -149,3 +149,52 @@ TEST_CASE("collective: the calibration overlay moves the prediction it should") 
 }
 
 }  // namespace topoplan
+
+namespace topoplan {
+
+TEST_CASE("collective: every candidate's terms add up to its time (collective --why)") {
+  Calibration cal = calibration_default();
+  cal.latency_us[static_cast<size_t>(LinkKind::NET)] = 7;
+  const std::string two_sites = (test::data_dir() / "clusters" / "two-site-h100.json").string();
+  for (const std::string& spec : {std::string("dgx-h100:2"), std::string("dgx-a100:2"), std::string("gb200-nvl72:1"),
+                                  std::string("pcie-l40s:2"), two_sites}) {
+    Model m(spec, cal);
+    for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::alltoall, CollectiveOp::sendrecv})
+      for (double bytes : {4096.0, 4.0 * (1 << 20), 1024.0 * (1 << 20)}) {
+        CAPTURE(spec);
+        CAPTURE(to_string(op));
+        CAPTURE(bytes);
+        std::vector<int> gpus;
+        if (op == CollectiveOp::sendrecv) gpus = {0, static_cast<int>(m.cluster.gpus().size()) - 1};
+        Result<CollectivePrediction> p = m.model.predict(m.request(op, bytes, gpus));
+        REQUIRE_MESSAGE(p.ok(), p.error());
+        for (const CollectiveCandidate& c : p->candidates) {
+          CHECK(c.latency_us == doctest::Approx(c.nccl_latency_us + c.overhead_us + c.dci_us));
+          CHECK(c.transfer_us == doctest::Approx(std::max(c.link_us, c.cap_us) + c.fill_us));
+          CHECK(c.time_us == doctest::Approx(c.latency_us + c.transfer_us));
+          CHECK(c.overhead_us >= cal.launch_us);
+          if (c.has_link) CHECK(c.link_gbps > 0);
+        }
+        // The per-class latency lands on calls whose busiest link is a NIC.
+        const CollectiveCandidate& best = p->candidates.front();
+        if (best.has_link && m.cluster.link(best.link_edge).kind == LinkKind::NET)
+          CHECK(best.overhead_us == doctest::Approx(cal.launch_us + 7));
+      }
+  }
+}
+
+TEST_CASE("collective --why: the chosen pair beside the runner-up, and what bounds each") {
+  auto r = test::run_topoplan("collective --cluster dgx-h100:2 --op all_reduce --size 256MiB --why");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("why nvls_tree/simple (16 channels):") != std::string::npos);
+  CHECK(r.out.find("nvls_tree/simple (chosen)") != std::string::npos);
+  CHECK(r.out.find("(runner-up)") != std::string::npos);
+  CHECK(r.out.find("the runner-up loses by ") != std::string::npos);
+  CHECK(r.out.find("; bound by the link") != std::string::npos);
+  r = test::run_topoplan("collective --cluster dgx-h100:2 --op all_reduce --size 256MiB --json");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["candidates"][0]["terms"]["link_us"].get<double>() > 0);
+}
+
+}  // namespace topoplan
