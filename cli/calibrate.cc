@@ -18,6 +18,7 @@
 #include "topology/units.h"
 #include "validate/calibrate.h"
 #include "validate/compare.h"
+#include "validate/median.h"
 #include "validate/nccl_tests_format.h"
 #include "validate/plan_file.h"
 
@@ -41,11 +42,7 @@ std::vector<HeldSize> held_sizes(const CalibrationFit& fit) {
   std::map<double, std::vector<double>> by;
   for (const HeldOut& h : fit.held_out) by[h.bytes].push_back(h.error());
   std::vector<HeldSize> out;
-  for (auto& [bytes, errors] : by) {
-    std::sort(errors.begin(), errors.end());
-    const size_t n = errors.size();
-    out.push_back({bytes, n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2, static_cast<int>(n)});
-  }
+  for (const auto& [bytes, errors] : by) out.push_back({bytes, median(errors), static_cast<int>(errors.size())});
   return out;
 }
 

@@ -10,7 +10,9 @@
 #include "topology/limits.h"
 #include "topology/units.h"
 #include "validate/compare.h"
+#include "validate/median.h"
 #include "validate/nccl_tests_format.h"
+#include "validate/plan_file.h"
 
 namespace topoplan {
 namespace {
@@ -21,15 +23,8 @@ constexpr int kMaxIterations = 12;
 constexpr double kBandwidthTol = 0.002;
 constexpr double kLatencyTolUs = 0.05;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 bool held_out(double bytes, const std::vector<double>& hold_out) {
-  // Sizes run by topoplan-validate are whole elements per rank: within 1 % of the size asked.
-  return std::any_of(hold_out.begin(), hold_out.end(), [&](double h) { return std::abs(bytes - h) <= 0.01 * h; });
+  return std::any_of(hold_out.begin(), hold_out.end(), [&](double h) { return validate_size_matches(bytes, h); });
 }
 
 bool nvls_algorithm(const std::string& algorithm) { return algorithm == "nvls"; }
@@ -56,16 +51,13 @@ Result<ModelView> model_view(const Cluster& c, const Router& r, const NcclTuning
   CollectiveModel model(c, r, t, cal);
   ModelView v;
   std::vector<CalibrationPoint> predicted;
-  const CalibrationPoint* largest = &points.front();
+  std::optional<CollectivePrediction> big;  // at the largest size
   for (const CalibrationPoint& p : points) {
-    if (p.bytes > largest->bytes) largest = &p;
-    CollectiveRequest req{s.op, p.bytes, s.gpus, std::nullopt, std::nullopt};
-    Result<CollectivePrediction> pr = model.predict(req);
+    Result<CollectivePrediction> pr = model.predict({s.op, p.bytes, s.gpus, std::nullopt, std::nullopt});
     if (!pr) return Error{s.label + ": " + pr.error()};
     predicted.push_back({p.bytes, pr->time_us});
+    if (!big || p.bytes > big->bytes) big = std::move(*pr);
   }
-  Result<CollectivePrediction> big = model.predict({s.op, largest->bytes, s.gpus, std::nullopt, std::nullopt});
-  if (!big) return Error{s.label + ": " + big.error()};
   v.fit = linear_fit(predicted);
   v.algorithm = big->algorithm;
   v.channel_bound = big->channel_bound;

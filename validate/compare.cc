@@ -12,12 +12,11 @@
 namespace topoplan {
 namespace {
 
-// The planned item a measured result ran: the same group list and operation, and the size up to
-// the rounding to whole elements per rank.
+// The planned item a measured result ran: the same group list, operation and size.
 std::optional<size_t> item_of(const ScoreState& st, const std::string& token, const MeasuredResult& m) {
   for (size_t i = 0; i < st.item_count(); ++i) {
     const TrafficItem& it = st.traffic().items[i];
-    if (it.group == token && it.op == m.op && !st.item_groups(i).empty() && std::abs(it.bytes - m.bytes) <= 0.01 * it.bytes)
+    if (it.group == token && it.op == m.op && !st.item_groups(i).empty() && validate_size_matches(m.bytes, it.bytes))
       return i;
   }
   return std::nullopt;
@@ -104,10 +103,10 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
   out.threshold = threshold;
   std::map<EdgeId, int> crossed;  // edge -> slow groups crossing it
   std::map<std::string, bool> slow_counted;
+  std::vector<int> world(static_cast<size_t>(m.world));  // the group of --nccl-tests on every rank
+  std::iota(world.begin(), world.end(), 0);
   for (const MeasuredResult& mr : m.results) {
     const std::string token(group_token(mr.kind));
-    std::vector<int> world(static_cast<size_t>(m.world));
-    std::iota(world.begin(), world.end(), 0);
     Result<GroupList> list = mr.kind == "world" ? GroupList{world} : groups->groups(token);
     if (!list) return Error{list.error()};
     if (mr.index >= static_cast<int>(list->size()) || (*list)[static_cast<size_t>(mr.index)] != mr.ranks)

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "topology/units.h"
+#include "validate/median.h"
 
 namespace topoplan {
 namespace {
@@ -108,10 +110,8 @@ Measurement measure(ValidateBackend& b, const ValidateComm& comm, CollectiveOp o
     b.sync();
     per_call_s.push_back((b.now_s() - t0) / std::max(1, calls));
   }
-  std::sort(per_call_s.begin(), per_call_s.end());
-  const size_t half = per_call_s.size() / 2;
   Measurement m;
-  m.time_us = (per_call_s.size() % 2 ? per_call_s[half] : (per_call_s[half - 1] + per_call_s[half]) / 2) * 1e6;
+  m.time_us = median(per_call_s) * 1e6;
   // Checked after a clean run: the timed ones reuse the buffers (in place, their own output).
   if (in_place) {
     recv->upload(input);
@@ -345,23 +345,16 @@ Result<SweepResult> validate_sweep(ValidateBackend& b, const ValidatePlan& plan,
   t.iters = o.iters;
   for (int p = 0; p < n; ++p) {
     const int r = ranks[static_cast<size_t>(p)];
-    std::vector<std::string> f;
-    std::string field;
-    for (char ch : infos[static_cast<size_t>(r)] + "\t") {
-      if (ch != '\t') {
-        field += ch;
-        continue;
-      }
-      f.push_back(field);
-      field.clear();
-    }
+    std::istringstream fields(infos[static_cast<size_t>(r)]);
     NcclTestsRank rank;
+    std::string pid_text;
+    std::getline(fields, rank.host, '\t');
+    std::getline(fields, pid_text, '\t');
+    std::getline(fields, rank.bus_id, '\t');
+    std::getline(fields, rank.device_name);
     rank.rank = p;
-    rank.pid = std::stol(f[1]);
-    rank.host = f[0];
+    rank.pid = std::stol(pid_text);
     rank.device = plan.gpu_of_rank[static_cast<size_t>(r)];
-    rank.bus_id = f[2];
-    rank.device_name = f[3];
     t.ranks.push_back(rank);
   }
 

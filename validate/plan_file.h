@@ -3,6 +3,7 @@
 // the job issues on each kind at their planned sizes.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ Result<std::vector<ValidateKind>> validate_kinds_select(const ValidatePlan& plan
 // A size in bytes, a positive multiple of 4 bytes (float32 elements): topoplan's units ("64KiB",
 // "1MB") or nccl-tests' ("8", "64K", "8G": K, M, G, T binary).
 Result<double> validate_size_parse(const std::string& text);
+// Whether a size topoplan-validate ran is the size asked for: it runs whole elements per rank, so
+// within 1 % of it.
+inline bool validate_size_matches(double run_bytes, double asked_bytes) {
+  return std::abs(run_bytes - asked_bytes) <= 0.01 * asked_bytes;
+}
 // "1KiB,1MiB" -> sizes in bytes, each as validate_size_parse takes it.
 Result<std::vector<double>> validate_sizes_parse(const std::string& list);
 
