@@ -13,6 +13,15 @@
 
 #ifdef TOPOPLAN_VALIDATE_BINARY
 
+// AddressSanitizer builds (gcc says __SANITIZE_ADDRESS__, clang __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define TOPOPLAN_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TOPOPLAN_TEST_ASAN 1
+#endif
+#endif
+
 namespace {
 
 using topoplan::test::run_topoplan;
@@ -156,7 +165,13 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
       if (cal.exit_code != 1) break;
       MESSAGE("loopback attempt ", attempt, " missed: ", cal.out.substr(cal.out.find("\"held_out\"")).substr(0, 600));
     }
+#ifdef TOPOPLAN_TEST_ASAN
+    // Under ASan every copy MPI makes goes through its interceptors: the times are not this
+    // machine's, so only the fit itself is checked here; the optimized build checks the 30 %.
+    CHECK_MESSAGE((cal.exit_code == 0 || cal.exit_code == 1), (cal.out + cal.err));
+#else
     CHECK_MESSAGE(cal.exit_code == 0, (cal.out + cal.err));
+#endif
     const nlohmann::json c = nlohmann::json::parse(cal.out);
     CHECK(c["series"].size() == 12);
     for (const auto& size : c["held_out"]["sizes"]) MESSAGE("held out ", size["bytes"], ": median error ", size["median_error"]);
