@@ -33,6 +33,8 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                       {"algorithm", p.algorithm},
                       {"protocol", std::string(to_string(p.proto))},
                       {"channels", p.channels},
+                      {"nvls_heads", p.nvls_heads},
+                      {"tuner_pick", p.tuner_pick},
                       {"time_us", p.time_us},
                       {"latency_us", p.latency_us},
                       {"transfer_us", p.transfer_us},
@@ -58,6 +60,7 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                        {"cap_us", c.cap_us},
                        {"cap_GBps", c.cap_gbps},
                        {"fill_us", c.fill_us},
+                       {"nccl_time_us", c.nccl_time_us},
                        {"link_bytes", c.link_bytes},
                        {"link_GBps", c.link_gbps}}}});
   j["candidates"] = cands;
@@ -109,7 +112,11 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
   row("channel cap", [&](const CollectiveCandidate& x) { return us(x.cap_us); });
   row("pipeline fill", [&](const CollectiveCandidate& x) { return us(x.fill_us); });
   row("total", [&](const CollectiveCandidate& x) { return time_text(x.time_us); });
-  out << "\nwhy " << p.algorithm << "/" << to_string(p.proto) << " (" << p.channels << " channels):\n" << t.str();
+  row("NCCL's own estimate (what it picks by)", [&](const CollectiveCandidate& x) { return us(x.nccl_time_us); });
+  out << "\nwhy " << p.algorithm << "/" << to_string(p.proto) << " ("
+      << (p.tuner_pick ? "NCCL's tuner picks it" : "fastest here; NCCL's pick is not modelled") << "; " << p.channels
+      << " channels" << (p.nvls_heads > 0 ? ", " + std::to_string(p.nvls_heads) + " NVLS heads" : std::string()) << "):\n"
+      << t.str();
   for (size_t i = 0; i < shown; ++i) {
     const CollectiveCandidate& x = cs[i];
     out << "  " << x.algorithm << "/" << to_string(x.proto) << ": ";
@@ -119,7 +126,11 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
     if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_gbps, 1) << " GB/s on the size";
     out << "; bound by " << (x.cap_us > x.link_us ? "the channel cap" : x.latency_us > x.transfer_us ? "latency" : "the link") << "\n";
   }
-  if (shown == 2)
+  if (shown == 2 && cs[1].time_us < cs[0].time_us)
+    out << "  the runner-up would be " << time_text(cs[0].time_us - cs[1].time_us)
+        << " faster on these links, but NCCL's own estimate rates it " << time_text(cs[1].nccl_time_us) << " against "
+        << time_text(cs[0].nccl_time_us) << "\n";
+  else if (shown == 2)
     out << "  the runner-up loses by " << time_text(cs[1].time_us - cs[0].time_us) << ": latency "
         << (cs[1].latency_us >= cs[0].latency_us ? "+" : "-") << time_text(std::abs(cs[1].latency_us - cs[0].latency_us))
         << ", transfer " << (cs[1].transfer_us >= cs[0].transfer_us ? "+" : "-")

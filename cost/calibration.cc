@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost/comm_group.h"
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
 
@@ -28,17 +29,49 @@ Calibration make_default() {
   set(LinkKind::NET, 0.95);
   // DCI links are NICs and optics of the same kind, plus distance.
   set(LinkKind::DCI, 0.95);
-  // NVLS all_reduce reaches algbw ~270 GB/s on 8 H100 / H200 (busbw 473-479, measurements D1, D13)
-  // where each GPU link carries 9/8 of the buffer each way: 307 GB/s of multimem traffic, 0.853 of
-  // the 360 GB/s copies get on the same link.
-  c.nvls_efficiency = 0.853;
+  // NVLS all_reduce on p GPUs moves busbw * p / (2(p-1)) * (1 + 1/H) per GPU link each way; set
+  // against what copies get from the same link (line rate x the NVL efficiency above), each from a
+  // published figure that is not a test row:
+  // - Hopper: 8 H100, "each single node with 8 pairs still get 480 GB/s" (NVIDIA/nccl-tests#309):
+  //   274.3 x 9/8 = 308.6 of 360 GB/s = 0.857.
+  // - Blackwell: 8 B200, "Ours is 830+" (NVIDIA/nccl#1807, NCCL 2.27.1): 474.3 x 9/8 = 533.6 of
+  //   720 GB/s = 0.741.
+  // - Blackwell MNNVL: a GB200 NVL72 rack, 72 GPUs and 32 heads, "850/680" NVLS against ring (NVIDIA
+  //   GTC25 S72583, quoted in stas00/ml-engineering network/README.md): 431.0 x 33/32 = 444.5 of
+  //   720 GB/s = 0.617. A reduction spanning 72 GPUs over the rack's NVLink cables completes slower
+  //   than one on a baseboard.
+  // - Hopper MNNVL (GH200 NVL32): no published figure; Hopper's until measured.
+  auto nvls = [&c](NvlsDomain d, double e) { c.nvls_efficiency[static_cast<size_t>(d)] = e; };
+  nvls(NvlsDomain::hopper, 0.857);
+  nvls(NvlsDomain::blackwell, 0.741);
+  nvls(NvlsDomain::hopper_mnnvl, 0.857);
+  nvls(NvlsDomain::blackwell_mnnvl, 0.617);
   // Small all_reduce on one node is 30-45 us in nccl-tests (8x A100 32 KiB 43.8 us; 8x H100 1 MiB
   // 42 us) where NCCL's model says 15-30 us: launch and nccl-tests' per-iteration overhead.
   c.launch_us = 32;
   return c;
 }
 
+constexpr std::array<std::string_view, kNvlsDomains> kNvlsDomainNames = {"hopper", "blackwell", "hopper_mnnvl",
+                                                                         "blackwell_mnnvl"};
+
+std::vector<std::string> nvls_domain_names() { return {kNvlsDomainNames.begin(), kNvlsDomainNames.end()}; }
+
 }  // namespace
+
+std::string_view to_string(NvlsDomain d) { return kNvlsDomainNames[static_cast<size_t>(d)]; }
+
+NvlsDomain nvls_domain_of(const Cluster& c, VertexId gpu, VertexId nvswitch) {
+  bool mnnvl = false;
+  const int host = c.device(gpu).host;
+  for (EdgeId e : c.out_edges(nvswitch)) {
+    const Device& d = c.device(c.target(e));
+    mnnvl = mnnvl || (d.kind == DeviceKind::gpu && d.host != host);
+  }
+  const bool blackwell = gpu_compute_capability(c.device(gpu).model) >= 100;
+  if (mnnvl) return blackwell ? NvlsDomain::blackwell_mnnvl : NvlsDomain::hopper_mnnvl;
+  return blackwell ? NvlsDomain::blackwell : NvlsDomain::hopper;
+}
 
 const Calibration& calibration_default() {
   static const Calibration c = make_default();
@@ -64,7 +97,19 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
       c.latency_us[k] = f.number(kind, base.latency_us[k], 0, true, limits::kMaxOverheadUs);
     }
   }
-  c.nvls_efficiency = top.number("nvls_efficiency", base.nvls_efficiency, limits::kMinLinkEfficiency, true, 1);
+  if (const nlohmann::json* nvls = top.get("nvls_efficiency", false)) {
+    if (nvls->is_number()) {
+      double all = top.number("nvls_efficiency", 1, limits::kMinLinkEfficiency, true, 1);
+      c.nvls_efficiency.fill(all);
+    } else if (!nvls->is_object()) {
+      if (error.empty()) error = "nvls_efficiency: expected a number or an object of hopper, blackwell, hopper_mnnvl, blackwell_mnnvl, got " + nvls->dump();
+    } else {
+      Fields f(*nvls, "nvls_efficiency", nvls_domain_names(), &error);
+      for (size_t d = 0; d < kNvlsDomains; ++d)
+        c.nvls_efficiency[d] =
+            f.number(std::string(kNvlsDomainNames[d]), base.nvls_efficiency[d], limits::kMinLinkEfficiency, true, 1);
+    }
+  }
   c.launch_us = top.number("launch_us", base.launch_us, 0, true, limits::kMaxOverheadUs);
   if (!error.empty()) return error_in(where, error);
   return c;
@@ -82,14 +127,15 @@ Result<Calibration> calibration_load_or_default(const std::string& path) {
 }
 
 nlohmann::json calibration_to_json(const Calibration& c) {
-  nlohmann::json eff = nlohmann::json::object(), lat = nlohmann::json::object();
+  nlohmann::json eff = nlohmann::json::object(), lat = nlohmann::json::object(), nvls = nlohmann::json::object();
+  for (size_t d = 0; d < kNvlsDomains; ++d) nvls[std::string(kNvlsDomainNames[d])] = c.nvls_efficiency[d];
   for (const std::string& kind : link_kind_names()) {
     eff[kind] = c.efficiency[static_cast<size_t>(*link_kind_from(kind))];
     lat[kind] = c.latency_us[static_cast<size_t>(*link_kind_from(kind))];
   }
   return {{"source", c.source},
           {"efficiency", eff},
-          {"nvls_efficiency", c.nvls_efficiency},
+          {"nvls_efficiency", nvls},
           {"launch_us", c.launch_us},
           {"latency_us", lat}};
 }

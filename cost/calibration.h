@@ -13,13 +13,23 @@
 
 namespace topoplan {
 
+// Where NVLS multimem traffic runs, as its efficiency differs: the GPU generation, and whether the
+// NVLink domain is one host's baseboard or spans hosts over NVLink cables (NCCL's MNNVL, an NVL72
+// rack).
+enum class NvlsDomain : uint8_t { hopper, blackwell, hopper_mnnvl, blackwell_mnnvl };
+inline constexpr size_t kNvlsDomains = 4;
+std::string_view to_string(NvlsDomain d);  // "hopper", "blackwell", "hopper_mnnvl", "blackwell_mnnvl"
+// The domain of a GPU's link into its NVSwitch (the switch's GPUs on other hosts make it MNNVL).
+NvlsDomain nvls_domain_of(const Cluster& cluster, VertexId gpu, VertexId nvswitch);
+
 struct Calibration {
   std::string source;  // where the numbers were fitted
   // Fraction of a link's line rate that NCCL's copy-based transfers (rings, trees, send/recv)
   // sustain, per LinkKind: protocol headers, flow control and DMA engines take the rest.
   std::array<double, kLinkKinds> efficiency{};
-  // NVLS multimem reduce / broadcast through the NVSwitch, relative to copies on the same NVLink.
-  double nvls_efficiency = 1;
+  // NVLS multimem reduce / broadcast through the NVSwitch, relative to copies on the same NVLink,
+  // per NvlsDomain.
+  std::array<double, kNvlsDomains> nvls_efficiency{};
   // Fixed cost per collective call seen by nccl-tests: launch, argument setup, stream sync.
   double launch_us = 0;
   // Fixed cost per call beyond NCCL's latency and the launch, by the class of the group's busiest
@@ -34,7 +44,8 @@ struct Calibration {
 const Calibration& calibration_default();
 
 // An overlay: every key optional, the rest from `base`. `where` prefixes errors.
-// {"efficiency": {"NVL": 0.8, "NET": 0.95}, "nvls_efficiency": 0.85, "launch_us": 30, "latency_us": {"NET": 12}}
+// {"efficiency": {"NVL": 0.8, "NET": 0.95}, "nvls_efficiency": {"blackwell": 0.74}, "launch_us": 30,
+//  "latency_us": {"NET": 12}}; a number for nvls_efficiency sets every domain.
 Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where,
                                           const Calibration& base = calibration_default());
 Result<Calibration> calibration_load(const std::string& path);

@@ -70,6 +70,20 @@ NcclHw hw_for(PathClass c) {
   return NcclHw::pci;
 }
 
+// What NCCL's channels can push (algorithm bandwidth, GB/s) on a communicator whose graphs have
+// unbounded links: the tuning table's per-channel caps, and for NVLS tree what one head's channel
+// carries (per_channel_max_nvls_tree_bw_gbps, a busbw, times the heads).
+double channel_cap_gbps(const NcclTuning& t, const NcclComm& uncapped, CollectiveOp op, NcclAlgo a, NcclProto p) {
+  double cap = nccl_estimate(t, uncapped, op, a, p).bandwidth_gbps;
+  if (a == NcclAlgo::nvls_tree) {
+    const int arch = static_cast<int>(gpu_arch_from_compute_capability(uncapped.compute_capability));
+    const double per_head = t.per_channel_max_nvls_tree_bw_gbps[arch][nccl_node_scale(uncapped.n_nodes)];
+    const int heads = uncapped.graphs[static_cast<size_t>(NcclAlgo::nvls)].n_channels;
+    if (per_head > 0 && heads > 0) cap = std::min(cap, heads * per_head / nccl_busbw_factor(op, uncapped.n_ranks));
+  }
+  return cap;
+}
+
 }  // namespace
 
 std::string collective_algorithm_name(CollectiveOp op, NcclAlgo algo) {
@@ -148,6 +162,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   out.ranks = g.size();
   out.nodes = nodes;
   out.channels = p.comm.n_channels;
+  if (p.comm.nvls_support) out.nvls_heads = p.comm.graphs[static_cast<size_t>(NcclAlgo::nvls)].n_channels;
 
   struct Scored {
     CollectiveCandidate c;
@@ -197,12 +212,19 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         if (nccl_lat < 0) continue;  // NCCL does not run this pair here
         double correction = nccl_tree_correction(t, req.op, prof.algo, proto, bytes);
         double bw_us = link_us / (protocol_factor(t, prof.algo, proto, nodes) * correction);
-        NcclEstimate cap = nccl_estimate(t, p.comm_uncapped, req.op, prof.algo, proto);
-        double cap_us = cap.bandwidth_gbps < 1e9 ? bytes / (1000.0 * cap.bandwidth_gbps * correction) : 0;
+        // Small calls run on fewer channels, and the caps NCCL gives per channel (LL128, trees)
+        // shrink with them; LL's cap is NCCL's total for the protocol.
+        const double channels = nccl_channels(t, p.comm, prof.algo, proto, bytes);
+        const bool per_channel_cap = (prof.algo == NcclAlgo::ring && proto == NcclProto::ll128) ||
+                                     (prof.algo == NcclAlgo::tree && proto != NcclProto::ll);
+        const double used = per_channel_cap ? channels / std::max(p.comm.n_channels, 1) : 1.0;
+        const double cap_gbps = channel_cap_gbps(t, p.comm_uncapped, req.op, prof.algo, proto) * used;
+        double cap_us = cap_gbps < 1e9 ? bytes / (1000.0 * cap_gbps * correction) : 0;
         channel_bound = cap_us > bw_us;
         c.link_us = bw_us;
         c.cap_us = cap_us;
-        c.cap_gbps = cap_us > 0 ? cap.bandwidth_gbps * correction : 0;
+        c.cap_gbps = cap_us > 0 ? cap_gbps * correction : 0;
+        c.nccl_time_us = nccl_time_us(t, p.comm, req.op, prof.algo, proto, bytes);
         double transfer = std::max(bw_us, cap_us);
         if (prof.algo == NcclAlgo::ring && proto == NcclProto::simple) {
           // Simple forwards whole slices (LL and LL128 forward each line as it lands), so the
@@ -210,12 +232,22 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
           // with the message: a chunk is at most chunk_steps buffer steps and at most the
           // channel's share of one rank.
           const double f = nccl_busbw_factor(req.op, g.size());
-          const double channels = std::max(p.comm.n_channels, 1);
           const double step_bytes = static_cast<double>(t.buffer_bytes[2]) / t.ncclsteps;
           const double chunk = std::min(step_bytes * t.chunk_steps, bytes / channels / g.size());
           const double slice = chunk * t.slice_steps / t.chunk_steps;
           const double per_channel_hop = f * bytes / channels;
           if (per_channel_hop > 0) c.fill_us = (g.size() - 1) * transfer * slice / per_channel_hop;
+          transfer += c.fill_us;
+        }
+        if (prof.algo == NcclAlgo::nvls || prof.algo == NcclAlgo::nvls_tree) {
+          // Each of NVLS's channel x head lanes moves its chunks through stages that hand off to
+          // each other (all_reduce.h): scatter into the switch's buffer, the head's reduce,
+          // its multicast store, the gather out; NVLS tree adds a network hop per tree level, up
+          // and back down. The pipeline fills one hand-off per stage before it streams.
+          const double ops = nccl_nvls_ops(t, p.comm);
+          const double chunk = static_cast<double>(nccl_nvls_chunk_bytes(t, p.comm, prof.algo, bytes));
+          const int handoffs = prof.algo == NcclAlgo::nvls ? 1 : 1 + 2 * ceil_log2(nodes);
+          c.fill_us = handoffs * transfer * std::min(1.0, ops * chunk / bytes);
           transfer += c.fill_us;
         }
         c.nccl_latency_us = nccl_lat;
@@ -234,6 +266,16 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const Scored& a, const Scored& b) { return a.c.time_us < b.c.time_us; });
+  // NCCL runs what its tuner picks from its own estimates, not what is fastest on the links:
+  // that pair goes first when topoplan can expand it (it cannot expand CollNet), the rest follow.
+  if (!point_to_point(req.op)) {
+    const NcclChoice pick = nccl_choose(t, p.comm, req.op, bytes, req.algo, req.proto);
+    auto it = std::find_if(scored.begin(), scored.end(), [&](const Scored& s) {
+      return pick.ok && s.c.algo == pick.algo && s.c.proto == pick.proto;
+    });
+    out.tuner_pick = it != scored.end();
+    if (it != scored.end()) std::rotate(scored.begin(), it, it + 1);
+  }
   const Scored& best = scored.front();
   out.algorithm = best.c.algorithm;
   out.algo = best.c.algo;

@@ -2,7 +2,8 @@
 // it. Each candidate algorithm is expanded into its transfers and routed over the cluster; its time
 // is NCCL's latency for that (algorithm, protocol) plus the time the busiest link needs for its
 // bytes at the bandwidth NCCL gets from it, bounded by what NCCL's channels can push (the tuning
-// table's per-channel caps). `auto` takes the fastest, as NCCL's tuner does. docs/cost-model.md.
+// table's per-channel caps). `auto` takes the pair NCCL's tuner picks from its own estimates, as
+// NCCL does; topoplan then times that pair on the links. docs/cost-model.md.
 #pragma once
 
 #include <memory>
@@ -41,6 +42,7 @@ struct CollectiveCandidate {
   double cap_us = 0;           // NCCL's per-channel cap; 0 where none applies
   double cap_gbps = 0;         // that cap's bus bandwidth
   double fill_us = 0;          // Simple ring's pipeline fill
+  double nccl_time_us = -1;    // NCCL's own estimate, what its tuner picks by (-1: p2p, not tuned)
   bool has_link = false;
   EdgeId link_edge = 0;        // the busiest link
   double link_bytes = 0, link_gbps = 0;  // its bytes and effective bandwidth
@@ -51,6 +53,7 @@ struct CollectivePrediction {
   double bytes = 0;
   int ranks = 0, nodes = 0;
   int channels = 0;  // NCCL's communicator channels (ring graph after duplication)
+  int nvls_heads = 0;  // channels of NCCL's NVLS graph, one head GPU each; 0 without NVLS
   std::string algorithm;
   NcclAlgo algo = NcclAlgo::ring;  // what the transfers were expanded with
   NcclProto proto = NcclProto::simple;
@@ -58,6 +61,9 @@ struct CollectivePrediction {
   double dci_us = 0;  // of latency_us: propagation over DCI links on the critical path
   double algbw_GBps = 0, busbw_GBps = 0;
   bool channel_bound = false;  // the per-channel cap, not a link, set transfer_us
+  // The pair is the one NCCL's tuner picks; false where it picks one topoplan cannot expand
+  // (CollNet), and then the fastest of topoplan's is taken.
+  bool tuner_pick = true;
   struct Bottleneck {
     EdgeId edge = 0;
     std::string link;  // "h001/gpu0 -> h001/nvswitch"

@@ -37,6 +37,14 @@ Search search(const std::vector<double>& speeds, double gpu_bw, const std::vecto
   return best;
 }
 
+// What a NIC sends into the fabric, GB/s.
+double nic_bw(const Cluster& c, VertexId nic) {
+  double bw = 0;
+  for (EdgeId e : c.out_edges(nic))
+    if (c.link(e).kind == LinkKind::NET) bw += c.link(e).bw_gbps;
+  return bw;
+}
+
 // For each NIC: the GPU behind it, and the GPU that ends the chain: another GPU on the NIC's
 // PCIe switch or CPU when there is one (the latest before the entry in cyclic order), else the
 // GPU just before the entry, which then sends over NVLink through the entry GPU (PXN).
@@ -87,7 +95,84 @@ void rails_of(const Cluster& c, CommNode& node) {
   if (ok) node.rail_nics = std::move(by_rail);
 }
 
+// Head GPUs of one node's NVLS channels (see CommNode::nvls_heads).
+void nvls_heads_of(CommNode& node, bool one_node) {
+  const size_t p = node.gpus.size(), limit = static_cast<size_t>(kNcclMaxNvlsArity);
+  if (one_node) {
+    std::vector<size_t> order(p);
+    for (size_t i = 0; i < p; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return node.gpus[a] < node.gpus[b]; });
+    order.resize(std::min(p, limit));
+    node.nvls_heads = std::move(order);
+    return;
+  }
+  for (size_t e : node.entry)
+    if (node.nvls_heads.size() < limit &&
+        std::find(node.nvls_heads.begin(), node.nvls_heads.end(), e) == node.nvls_heads.end())
+      node.nvls_heads.push_back(e);
+}
+
+// NCCL's NVLS graph search (search.cc ncclTopoCompute with the NVLS pattern, 2.25.1 L990-L1132,
+// and ncclTopoSearchTryNvls L386-417): channel c is headed by one GPU; at a speed s every GPU
+// gives each channel s towards the NVSwitch and back, and a head 2s to its own channel, so H
+// channels fit when (H + 1) s <= the GPU's NVLink bandwidth. On one node all H = min(32, GPUs)
+// heads are required and the first speed that fits wins; across nodes each head also needs a NIC
+// of at least s, and NCCL prefers more channels, then more total bandwidth, trying lower speeds
+// while the next is above 0.49 of the best. Pass 2 raises only bwInter, up to twice bwIntra.
+NcclGraph nvls_graph(const std::vector<double>& speeds, double gpu_bw, int local_gpus, int heads,
+                     const std::vector<double>& head_nic_bws) {
+  NcclGraph best;
+  if (speeds.empty() || heads < 1 || local_gpus < 2) return best;
+  const bool multi_node = !head_nic_bws.empty();
+  const double eps = 1e-9;
+  // ncclTopoSearchInit: maxBw is the best GPU path (to a GPU, or to a NIC across nodes), totalBw
+  // a GPU's NVLink; non-ring patterns scale totalBw by n/(n-1) (L1017-1020).
+  double max_bw = gpu_bw;
+  if (multi_node) max_bw = *std::max_element(head_nic_bws.begin(), head_nic_bws.end());
+  const double total_bw = gpu_bw * local_gpus / (local_gpus - 1.0);
+  const int min_channels = multi_node ? 1 : heads;
+  size_t i = 0;
+  while (i + 1 < speeds.size() && (speeds[i] > max_bw + eps || speeds[i] * min_channels > total_bw + eps)) ++i;
+  size_t found = speeds.size();
+  for (; i < speeds.size(); ++i) {
+    const double s = speeds[i];
+    int k = std::min(heads, static_cast<int>(std::floor(gpu_bw / s + eps)) - 1);
+    if (multi_node) {
+      int nics = 0;
+      for (double b : head_nic_bws) nics += b + eps >= s;
+      k = std::min(k, nics);
+    }
+    if (k >= min_channels && (k > best.n_channels || k * s > best.n_channels * best.bw_inter_gbps + eps)) {
+      best.n_channels = k;
+      best.bw_intra_gbps = best.bw_inter_gbps = s;
+      found = i;
+    }
+    if (best.n_channels == heads) break;  // PERFECT: every head has its channel
+    if (best.n_channels > 0 && (i + 1 >= speeds.size() || speeds[i + 1] / best.bw_inter_gbps <= 0.49)) break;
+  }
+  if (found == speeds.size()) return NcclGraph{};
+  // Pass 2: the same channels with a faster bwInter, each head's NIC permitting.
+  double nic_min = multi_node ? 1e300 : 0;
+  if (multi_node) {
+    std::vector<double> fast = head_nic_bws;
+    std::sort(fast.rbegin(), fast.rend());
+    nic_min = fast[static_cast<size_t>(best.n_channels) - 1];
+  }
+  for (size_t j = found; j > 0 && best.bw_inter_gbps < 2 * best.bw_intra_gbps; --j) {
+    if (multi_node && speeds[j - 1] > nic_min + eps) break;
+    best.bw_inter_gbps = speeds[j - 1];
+  }
+  best.intra_nvlink = true;
+  return best;
+}
+
 }  // namespace
+
+int CommGroup::nvls_heads() const {
+  int m = nodes.empty() ? 0 : static_cast<int>(nodes[0].nvls_heads.size());
+  for (const CommNode& n : nodes) m = std::min(m, static_cast<int>(n.nvls_heads.size()));
+  return m;
+}
 
 int CommGroup::min_local() const {
   int m = nodes.empty() ? 0 : static_cast<int>(nodes[0].gpus.size());
@@ -181,6 +266,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   for (CommNode& node : g.nodes) {
     entries_and_exits(c, node);
     rails_of(c, node);
+    nvls_heads_of(node, g.nodes.size() == 1);
     for (size_t i = 0; i + 1 < node.gpus.size(); ++i) {
       Result<Route> r = router.route(node.gpus[i], node.gpus[i + 1]);
       if (!r) return Error{r.error()};
@@ -209,8 +295,6 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   comm.has_nvswitch = g.nvswitch;
   comm.ll128_enabled = nccl_ll128_default_enabled(g.compute_capability, g.intra, g.nodes.size() > 1 ? g.inter : PathClass::LOC);
   const int cc = g.compute_capability;
-  int min_local = cc >= 100 ? t.nvls_min_local_ranks_sm100 : t.nvls_min_local_ranks_sm90;
-  comm.nvls_support = g.nvswitch && cc >= 90 && g.min_local() >= std::max(min_local, t.nvls_min_local_gpus);
 
   // What one GPU can give the channels inside a node: its NVLinks at NCCL's per-link figure, or
   // its PCIe link.
@@ -227,21 +311,16 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
     const CommNode* thin = &g.nodes[0];
     for (const CommNode& n : g.nodes)
       if (n.nics.size() < thin->nics.size()) thin = &n;
-    for (VertexId nic : thin->nics) {
-      double bw = 0;
-      for (EdgeId e : c.out_edges(nic))
-        if (c.link(e).kind == LinkKind::NET) bw += c.link(e).bw_gbps;
-      nic_bws.push_back(bw);
-    }
+    for (VertexId nic : thin->nics) nic_bws.push_back(nic_bw(c, nic));
   }
   const size_t list = speed_list(cc);
   const auto& speeds = comm.n_nodes > 1 ? t.search_speeds_inter_gbps[list] : t.search_speeds_intra_gbps[list];
   // One GPU alone has no ring to search; NCCL still runs one channel per... one local copy.
   Search s = g.size() > 1 ? search(speeds, gpu_bw, nic_bws, t.ring_graph_max_channels) : Search{1, gpu_bw};
   if (s.channels == 0) s = {1, std::min(gpu_bw, nic_bws.empty() ? gpu_bw : nic_bws[0])};
-  // connect.cc ncclTopoDupChannels: fast channels split in two, except on SM90+ below 50 GB/s
-  // with more than 4 channels.
-  if (s.bw >= 25.0 && !(cc >= 90 && s.bw < 50.0 && s.channels > 4)) {
+  // search.cc ncclTopoDupChannels (2.25.1): fast channels split in two, except past SM80 (ccMin >
+  // 80) below 50 GB/s with more than 4 channels, and never past the graph's channel limit.
+  if (s.bw >= 25.0 && !(cc > 80 && s.bw < 50.0 && s.channels > 4) && s.channels < t.ring_graph_max_channels) {
     s.channels = std::min(2 * s.channels, t.ring_graph_max_channels);
     s.bw /= 2;
   }
@@ -253,11 +332,19 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   comm.graphs[static_cast<size_t>(NcclAlgo::tree)] = ring;
   // ncclTopoPostset doubles the communicator's channels over the ring graph's.
   comm.n_channels = std::min(2 * s.channels, t.max_channels);
-  if (comm.nvls_support) {
-    NcclGraph nvls;
-    nvls.n_channels = cc >= 100 ? t.nvls_channels_sm100 : t.nvls_channels_sm90;
-    nvls.bw_intra_gbps = nvls.bw_inter_gbps = gpu_bw / std::max(g.max_local(), 1);
-    nvls.intra_nvlink = true;
+  // NVLS: an NVSwitch with multicast (SM90+, search.cc L990) and more than 2 GPUs in the node
+  // (transport/nvls.cc ncclNvlsInit); NCCL then uses it where its tuner finds it faster.
+  if (g.nvswitch && cc >= 90 && g.min_local() >= t.nvls_min_local_gpus) {
+    const int heads = std::min(g.nvls_heads(), t.nvls_max_arity);
+    std::vector<double> head_nic_bws;
+    if (comm.n_nodes > 1) {
+      const CommNode* thin = &g.nodes[0];
+      for (const CommNode& n : g.nodes)
+        if (n.nvls_heads.size() < thin->nvls_heads.size()) thin = &n;
+      for (size_t h : thin->nvls_heads) head_nic_bws.push_back(nic_bw(c, thin->gpu_nics[h]));
+    }
+    NcclGraph nvls = nvls_graph(speeds, gpu_bw, g.min_local(), heads, head_nic_bws);
+    comm.nvls_support = nvls.n_channels > 0;
     comm.graphs[static_cast<size_t>(NcclAlgo::nvls)] = nvls;
   }
   return comm;

@@ -24,6 +24,10 @@ struct CommNode {
   // can send through any of them), else empty; and each GPU's rail.
   std::vector<VertexId> rail_nics;
   std::vector<int> gpu_rails;
+  // The GPUs (indices into gpus) that head NVLS channels, at most kNcclMaxNvlsArity: on a group
+  // of one node its GPUs in device order (channel c's head is GPU c); across nodes the GPU behind
+  // each NIC, one head per NIC and GPU (search.cc ncclTopoSearchRecNet).
+  std::vector<size_t> nvls_heads;
   int site = -1;  // of its first GPU
 };
 
@@ -41,6 +45,8 @@ struct CommGroup {
   int size() const { return static_cast<int>(ranks.size()); }
   int min_local() const;
   int max_local() const;
+  // NVLS heads every node can give: NCCL connects the nodes' heads by index, so the fewest count.
+  int nvls_heads() const;
 };
 
 // SM version of a GPU model string ("H100-SXM5" -> 90); 0 when unknown.
@@ -52,7 +58,7 @@ Result<CommGroup> comm_group_make(const Cluster& cluster, const Router& router, 
 
 // The communicator NCCL's tuner would see: channel counts from a restatement of its search
 // (search.cc: the per-channel speeds it tries, bounded by NVLink and NIC bandwidth, then
-// connect.cc's duplication), NVLS and LL128 eligibility.
+// connect.cc's duplication), the NVLS graph (heads and their speeds), NVLS and LL128 eligibility.
 NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& cluster, const CommGroup& g);
 
 }  // namespace topoplan

@@ -31,11 +31,22 @@ void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
   }
   const Link& l = router_.cluster().link(e);
   double gbps = cal_.effective_gbps(l);
-  if (mode == FlowMode::multimem) gbps *= cal_.nvls_efficiency;
+  if (mode == FlowMode::multimem) gbps *= multimem_factor(e);
   if (share_) gbps *= share_->at(e);
   bytes_[e] += bytes;
   busy_us_[e] += bytes / (1000.0 * gbps);
   if (levels_) level_bytes_[(*levels_)[e]] += bytes;  // GB/s = 1e3 bytes per microsecond
+}
+
+double LinkLoad::multimem_factor(EdgeId e) const {
+  auto [it, inserted] = multimem_factor_.try_emplace(e, 1.0);
+  if (inserted) {
+    const Cluster& c = router_.cluster();
+    VertexId gpu = c.source(e), nvswitch = c.target(e);
+    if (c.device(gpu).kind != DeviceKind::gpu) std::swap(gpu, nvswitch);
+    it->second = cal_.nvls_efficiency[static_cast<size_t>(nvls_domain_of(c, gpu, nvswitch))];
+  }
+  return it->second;
 }
 
 const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* error) {

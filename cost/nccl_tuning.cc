@@ -99,6 +99,10 @@ NcclTuning make_v2_25_1() {
   t.per_channel_max_ring_ll128_bw_gbps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}};
   t.per_channel_max_tree_ll128_bw_gbps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}};
   t.per_channel_max_tree_bw_gbps = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}};
+  // NVIDIA/nccl v2.28.9-1 (dbc86fd06e8b0c4517b95d8958a09ccacf9520c9) src/graph/tuning.cc
+  // perChMaxNVLSTreeBws, L193-198: Hopper {0, 57.7, 45.5}, Blackwell {0, 96.0, 43.8}; NVLS tree
+  // never runs on one node, and Volta / Ampere have no NVLS. 2.25.1 has no such row.
+  t.per_channel_max_nvls_tree_bw_gbps = {{{0, 0, 0}, {0, 0, 0}, {0, 57.7, 45.5}, {0, 96.0, 43.8}}};
 
   // src/graph/tuning.cc ncclTopoTuneModel "model refinements": ring LL x0.5 (capped by
   // llMaxBw), ring LL128 x0.92 (the source notes 120/128), tree all_reduce x0.92, tree LL /3.8,
@@ -161,16 +165,11 @@ NcclTuning make_v2_25_1() {
   t.nvls_channels_sm90 = 16;
   t.nvls_channels_sm100 = 32;
   t.nvls_min_local_gpus = 3;
-  // Not in 2.25.1: NCCL 2.27 (the release of the H200 rows in ../shared/reference) runs ring
-  // rather than NVLS on 4 Hopper GPUs (stas00/ml-engineering network/README.md, 8x H200 with
-  // NCCL 2.27.7: "4 GPUs: NCCL picks ring"), and Blackwell needs 6.
-  t.nvls_min_local_ranks_sm90 = 5;
-  t.nvls_min_local_ranks_sm100 = 6;
   // src/include/collectives.h ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2, ALLREDUCE_SLICESTEPS NCCL_STEPS/4
   // (the same for all_gather / reduce_scatter): a 2 MiB chunk of 4 steps, forwarded in 1 MiB slices.
   t.chunk_steps = 4;
   t.slice_steps = 2;
-  t.nvls_max_arity = 32;
+  t.nvls_max_arity = kNcclMaxNvlsArity;
   t.collnet_direct_max_local_ranks = 8;
   t.ncclsteps = 8;
   // src/include/comm.h NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD 8 / 8 / 64 (tuning.cc multiplies
@@ -183,6 +182,10 @@ NcclTuning make_v2_25_1() {
   // src/init.cc DEFAULT_LL_BUFFSIZE 8 lines * 512 threads * 8 steps * 16 B, DEFAULT_LL128_BUFFSIZE
   // 120 * 640 * 8 * 8 B, DEFAULT_BUFFSIZE 4 MiB (Simple).
   t.buffer_bytes = {8LL * 512 * 8 * 16, 120LL * 640 * 8 * 8, 1LL << 22};
+  // src/transport/nvls.cc NCCL_NVLS_CHUNKSIZE 128 KiB (L149); src/enqueue.cc
+  // NCCL_NVLSTREE_MAX_CHUNKSIZE: 64 KiB from 4 nodes (L1751, L1833).
+  t.nvls_chunk_bytes = 128 * 1024;
+  t.nvls_tree_chunk_bytes_4_nodes = 64 * 1024;
 
   // src/graph/search.cc speedArrayIntra/Inter, sm90SpeedArrayIntra/Inter, sm100SpeedArrayIntra/
   // Inter: the per-channel bandwidths the search tries, highest first.
@@ -502,10 +505,54 @@ double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, Ncc
   return nccl_latency_us(t, c, op, a, p, bytes) + bytes / (1000.0 * bw);
 }
 
-NcclChoice nccl_choose(const NcclTuning& t, const NcclComm& c, CollectiveOp op, double bytes) {
+int nccl_channels(const NcclTuning& t, const NcclComm& c, NcclAlgo a, NcclProto p, double bytes) {
+  if (a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree)
+    return c.compute_capability >= 100 ? t.nvls_channels_sm100 : t.nvls_channels_sm90;
+  // src/graph/tuning.cc (2.25.1 L196-209, L488-494): ring Simple has 256 threads when the ring
+  // graph's total bandwidth is at most PCI_BW, else the protocol's maximum; the ring LL threshold
+  // is multiplied by nRanks. src/enqueue.cc topoGetAlgoInfo (L1672-1690) then drops channels.
+  const NcclGraph& ring = c.graphs[idx(NcclAlgo::ring)];
+  double threads = t.max_threads[idx(p)];
+  if (a == NcclAlgo::ring && p == NcclProto::simple && ring.bw_intra_gbps * ring.n_channels <= t.pci_bw) threads = 256;
+  const double threshold = t.thread_threshold[idx(p)] * (a == NcclAlgo::ring && p == NcclProto::ll ? c.n_ranks : 1);
+  int nc = std::max(c.n_channels, 1);
+  while (bytes < nc * threads * threshold && nc >= 2) --nc;
+  return nc;
+}
+
+int nccl_nvls_ops(const NcclTuning& t, const NcclComm& c) {
+  const int ctas = c.compute_capability >= 100 ? t.nvls_channels_sm100 : t.nvls_channels_sm90;
+  return ctas * std::max(c.graphs[idx(NcclAlgo::nvls)].n_channels, 1);
+}
+
+long long nccl_nvls_chunk_bytes(const NcclTuning& t, const NcclComm& c, NcclAlgo a, double bytes) {
+  // src/enqueue.cc calcCollChunking (2.25.1 L1815-1838); a Simple step is 512 KiB, above both caps.
+  const double ops = nccl_nvls_ops(t, c);
+  long long chunk = t.nvls_chunk_bytes;
+  auto drop = [&](double times, long long above, long long to) {
+    if (bytes < times * ops * static_cast<double>(chunk) && chunk > above) chunk = to;
+  };
+  if (a == NcclAlgo::nvls) {
+    drop(64, 65536, 65536);
+    drop(8, 32768, 32768);
+    drop(2, 16384, 16384);
+  } else {
+    if (c.n_nodes >= 4) chunk = std::min(chunk, t.nvls_tree_chunk_bytes_4_nodes);
+    drop(32, 262144, 262144);
+    drop(16, 131072, 131072);
+    drop(4, 65536, 65536);
+    drop(1, 32768, 32768);
+  }
+  return chunk;
+}
+
+NcclChoice nccl_choose(const NcclTuning& t, const NcclComm& c, CollectiveOp op, double bytes,
+                       std::optional<NcclAlgo> algo, std::optional<NcclProto> proto) {
   NcclChoice best;
   for (int a = 0; a < kNcclAlgos; ++a) {
+    if (algo && static_cast<int>(*algo) != a) continue;
     for (int p = 0; p < kNcclProtos; ++p) {
+      if (proto && static_cast<int>(*proto) != p) continue;
       double time = nccl_time_us(t, c, op, static_cast<NcclAlgo>(a), static_cast<NcclProto>(p), bytes);
       if (time >= 0 && (!best.ok || time < best.time_us)) {
         best.ok = true;

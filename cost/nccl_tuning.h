@@ -70,6 +70,10 @@ std::vector<std::string> nccl_proto_names();
 GpuArch gpu_arch_from_compute_capability(int sm);  // 90 -> hopper, 100 -> blackwell, < 80 -> volta
 int nccl_node_scale(int n_nodes);                   // 1 -> 0, 2 -> 1, >= 3 -> 2
 
+// NCCL_MAX_NVLS_ARITY (src/include/device.h, 2.25.1 and later): an NVLS graph has at most this
+// many heads, and NVLS all_gather / reduce_scatter run on at most this many ranks.
+inline constexpr int kNcclMaxNvlsArity = 32;
+
 // ---- The table -------------------------------------------------------------------------------
 
 template <typename T, int A, int B>
@@ -91,6 +95,9 @@ struct NcclTuning {
   Table2<double, kGpuArchs, kNodeScales> per_channel_max_ring_ll128_bw_gbps;
   Table2<double, kGpuArchs, kNodeScales> per_channel_max_tree_ll128_bw_gbps;
   Table2<double, kGpuArchs, kNodeScales> per_channel_max_tree_bw_gbps;
+  // What one NVLS tree channel (one head) carries at most, as busbw; NCCL's tuner has this row
+  // only from 2.28, but it bounds the same kernel in every release. 0: no bound.
+  Table2<double, kGpuArchs, kNodeScales> per_channel_max_nvls_tree_bw_gbps;
 
   // Bandwidth refinements applied to nChannels x graph bandwidth (dimensionless).
   double ring_ll_factor;             // LL moves 4 data bytes per 8-byte flag+data word
@@ -130,20 +137,23 @@ struct NcclTuning {
   // Channels and threads.
   int max_channels;             // MAXCHANNELS
   int ring_graph_max_channels;  // the ring search stops here; postset then duplicates (x2)
-  int nvls_channels_sm90;
+  int nvls_channels_sm90;   // NVLS thread blocks (CTAs), not the graph's channels (heads)
   int nvls_channels_sm100;
   int nvls_min_local_gpus;  // NVLS is off at or below 2 GPUs in the node
-  int nvls_min_local_ranks_sm90;   // newer NCCL: NVLS only from this many local ranks (Hopper)
-  int nvls_min_local_ranks_sm100;  // and Blackwell
   int chunk_steps;  // Simple ring: buffer slots per chunk (ALLREDUCE_CHUNKSTEPS)
   int slice_steps;  // and per slice, the unit a hop forwards (ALLREDUCE_SLICESTEPS)
-  int nvls_max_arity;       // NVLS all_gather / reduce_scatter only up to this many ranks
+  int nvls_max_arity;       // heads of an NVLS graph; NVLS all_gather / reduce_scatter ranks
   int collnet_direct_max_local_ranks;
   int ncclsteps;  // NCCL_STEPS: slots per connection buffer
   std::array<int, kNcclProtos> thread_threshold;  // bytes per thread before adding channels
   std::array<int, kNcclProtos> max_threads;       // per channel (block)
   std::array<int, kNcclProtos> grain_bytes;       // ncclProtoGrainSize
   std::array<long long, kNcclProtos> buffer_bytes;  // per connection, DEFAULT_*BUFFSIZE
+  // NVLS chunking (enqueue.cc calcCollChunking): the largest chunk, the NVLS tree's from 4 nodes
+  // on, and for NVLS ops = channels x heads the size thresholds (in ops x chunk) under which the
+  // chunk drops to 64, 32, 16 KiB; NVLS tree's drop to 256, 128, 64, 32 KiB.
+  long long nvls_chunk_bytes;
+  long long nvls_tree_chunk_bytes_4_nodes;
 
   // Topology search: per-channel bandwidths tried, best first (GB/s), [pre-SM90, SM90, SM100].
   std::array<std::vector<double>, 3> search_speeds_intra_gbps;
@@ -231,7 +241,18 @@ struct NcclChoice {
   NcclProto proto = NcclProto::simple;
   double time_us = -1;
 };
-// The tuner's pick: the available (algo, proto) of least time, first in index order on ties.
-NcclChoice nccl_choose(const NcclTuning& t, const NcclComm& c, CollectiveOp op, double bytes);
+// The channels a call of `bytes` runs on: NVLS and NVLS tree always on all their thread blocks;
+// rings and trees drop channels while each thread would get fewer than its threshold of bytes.
+int nccl_channels(const NcclTuning& t, const NcclComm& c, NcclAlgo a, NcclProto p, double bytes);
+
+// The chunk one NVLS (or NVLS tree) channel and head moves at a time for a call of `bytes`, and
+// the number of those (channels x heads) working at once.
+long long nccl_nvls_chunk_bytes(const NcclTuning& t, const NcclComm& c, NcclAlgo a, double bytes);
+int nccl_nvls_ops(const NcclTuning& t, const NcclComm& c);
+
+// The tuner's pick: the available (algo, proto) of least time, first in index order on ties;
+// among one algorithm or protocol when given (NCCL_ALGO / NCCL_PROTO).
+NcclChoice nccl_choose(const NcclTuning& t, const NcclComm& c, CollectiveOp op, double bytes,
+                       std::optional<NcclAlgo> algo = std::nullopt, std::optional<NcclProto> proto = std::nullopt);
 
 }  // namespace topoplan

@@ -94,17 +94,23 @@ Transfers tree(const CommGroup& g, double bytes) {
   return out;
 }
 
-// NVLS: every GPU loads its slice reduced by the switch and stores it back multicast, so each GPU
-// link carries bytes * (1 + 1/p) each way for all_reduce; all_gather stores 1/p and receives all,
-// reduce_scatter the reverse.
-void nvls_into(Transfers& out, const CommNode& node, CollectiveOp op, double bytes) {
+// NVLS all_reduce (src/device/all_reduce.h, RunWorkColl NVLS): the buffer is cut into one slice
+// per head; the NVSwitch reads every GPU's copy of a slice and hands the sum to its head
+// (multimem.ld_reduce), which stores it back multicast to all. So every GPU link carries the
+// buffer each way, and a head's link also its own slice each way: bytes * (1 + 1/H) on heads,
+// bytes on the others (the same for every GPU when all of them head, up to 32). all_gather
+// stores 1/p multicast and receives all; reduce_scatter the reverse.
+void nvls_into(Transfers& out, const CommNode& node, CollectiveOp op, double bytes, size_t heads) {
   const double p = static_cast<double>(node.gpus.size());
-  double up = bytes * (1 + 1 / p), down = up;
-  if (op == CollectiveOp::all_gather) up = bytes / p, down = bytes;
-  if (op == CollectiveOp::reduce_scatter) up = bytes, down = bytes / p;
-  for (VertexId v : node.gpus) {
-    out.push_back({v, node.nvswitch, up, FlowMode::multimem});
-    out.push_back({node.nvswitch, v, down, FlowMode::multimem});
+  heads = std::min(heads, node.nvls_heads.size());
+  std::vector<bool> head(node.gpus.size(), false);
+  for (size_t k = 0; k < heads; ++k) head[node.nvls_heads[k]] = true;
+  for (size_t i = 0; i < node.gpus.size(); ++i) {
+    double up = bytes * (1 + (head[i] ? 1 / static_cast<double>(heads) : 0)), down = up;
+    if (op == CollectiveOp::all_gather) up = bytes / p, down = bytes;
+    if (op == CollectiveOp::reduce_scatter) up = bytes, down = bytes / p;
+    out.push_back({node.gpus[i], node.nvswitch, up, FlowMode::multimem});
+    out.push_back({node.nvswitch, node.gpus[i], down, FlowMode::multimem});
   }
 }
 
@@ -175,21 +181,23 @@ Transfers alltoall(const CommGroup& g, double bytes) {
   return out;
 }
 
-// NVLS tree: NVLS inside each node, and for each local GPU a double binary tree across nodes over
-// its 1/p slice, on its own rail.
+// NVLS tree (all_reduce.h RunWorkColl NVLS_TREE): NVLS inside each node, and for each head's
+// slice a double binary tree across the nodes between the heads of the same index, through each
+// head's own NIC (search.cc ncclTopoSearchRecNet binds channel c to a NIC and its GPU).
 Transfers nvls_tree(const CommGroup& g, double bytes) {
   Transfers out;
-  for (const CommNode& node : g.nodes) nvls_into(out, node, CollectiveOp::all_reduce, bytes);
+  const size_t heads = static_cast<size_t>(std::max(g.nvls_heads(), 1));
+  for (const CommNode& node : g.nodes) nvls_into(out, node, CollectiveOp::all_reduce, bytes, heads);
   const int n = static_cast<int>(g.nodes.size());
   const std::vector<int> t0 = nccl_btree_parents(n), t1 = nccl_dtree_parents(n);
-  const size_t p = g.nodes[0].gpus.size();
-  for (size_t i = 0; i < p; ++i)
+  const double slice = bytes / static_cast<double>(heads) / 2;
+  for (size_t i = 0; i < heads; ++i)
     for (const std::vector<int>* parent : {&t0, &t1})
       for (int k = 0; k < n; ++k) {
         int up = (*parent)[static_cast<size_t>(k)];
         if (up < 0) continue;
-        VertexId a = g.nodes[static_cast<size_t>(k)].gpus[i], b = g.nodes[static_cast<size_t>(up)].gpus[i];
-        double slice = bytes / static_cast<double>(p) / 2;
+        const CommNode &child = g.nodes[static_cast<size_t>(k)], &top = g.nodes[static_cast<size_t>(up)];
+        VertexId a = child.gpus[child.nvls_heads[i]], b = top.gpus[top.nvls_heads[i]];
         out.push_back({a, b, slice});
         out.push_back({b, a, slice});
       }
@@ -228,7 +236,7 @@ Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, Collectiv
       if (op != CollectiveOp::all_reduce && !ag_rs) return Error{why_not(algo, "NVLS runs all_reduce, all_gather and reduce_scatter")};
       {
         Transfers out;
-        nvls_into(out, g.nodes[0], op, bytes);
+        nvls_into(out, g.nodes[0], op, bytes, g.nodes[0].nvls_heads.size());
         return out;
       }
     case A::nvls_tree:
@@ -236,6 +244,7 @@ Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, Collectiv
       if (one_node) return Error{why_not(algo, "NVLS tree needs more than one node")};
       if (op != CollectiveOp::all_reduce) return Error{why_not(algo, "NVLS tree only runs all_reduce")};
       if (!uniform) return Error{why_not(algo, "NVLS tree needs the same number of GPUs on every node")};
+      if (g.nvls_heads() < 1) return Error{why_not(algo, "NVLS tree needs a NIC next to a GPU of every node")};
       return nvls_tree(g, bytes);
     case A::pat:
       if (!ag_rs) return Error{why_not(algo, "PAT runs all_gather and reduce_scatter")};

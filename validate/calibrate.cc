@@ -62,7 +62,11 @@ Result<ModelView> model_view(const Cluster& c, const Router& r, const NcclTuning
   v.algorithm = big->algorithm;
   v.channel_bound = big->channel_bound;
   v.latency_kind = big->bottleneck.kind;
-  v.cls = nvls_algorithm(big->algorithm) ? kNvlsClass : static_cast<size_t>(big->bottleneck.kind);
+  const VertexId src = c.source(big->bottleneck.edge), dst = c.target(big->bottleneck.edge);
+  v.cls = nvls_algorithm(big->algorithm)
+              ? kNvlsClass + static_cast<size_t>(c.device(src).kind == DeviceKind::gpu ? nvls_domain_of(c, src, dst)
+                                                                                     : nvls_domain_of(c, dst, src))
+              : static_cast<size_t>(big->bottleneck.kind);
   v.line_gbps = c.link(big->bottleneck.edge).bw_gbps;
   return v;
 }
@@ -85,7 +89,9 @@ bool informs_bandwidth(const ModelView& v, const LinearFit& m) {
   return m.beta_GBps > 0 && v.fit.beta_GBps > 0 && (!v.channel_bound || m.beta_GBps < v.fit.beta_GBps);
 }
 
-double& efficiency_of(Calibration& cal, size_t cls) { return cls == kNvlsClass ? cal.nvls_efficiency : cal.efficiency[cls]; }
+double& efficiency_of(Calibration& cal, size_t cls) {
+  return cls >= kNvlsClass ? cal.nvls_efficiency[cls - kNvlsClass] : cal.efficiency[cls];
+}
 
 }  // namespace
 
@@ -118,7 +124,8 @@ LinearFit linear_fit(const std::vector<CalibrationPoint>& points) {
 }
 
 std::string calibration_class_name(size_t cls) {
-  return cls == kNvlsClass ? "NVLS" : std::string(to_string(static_cast<LinkKind>(cls)));
+  if (cls >= kNvlsClass) return "NVLS " + std::string(to_string(static_cast<NvlsDomain>(cls - kNvlsClass)));
+  return std::string(to_string(static_cast<LinkKind>(cls)));
 }
 
 Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTuning& t, const Calibration& base,

@@ -43,7 +43,8 @@ struct LinearFit {
 // Least squares on the relative error, so small sizes count as much as large ones; alpha >= 0.
 LinearFit linear_fit(const std::vector<CalibrationPoint>& points);
 
-// The classes a calibration sets: the link kinds, and NVLS multimem (the NVSwitch reducing).
+// The classes a calibration sets: the link kinds, then NVLS multimem (the NVSwitch reducing), one
+// class per NvlsDomain from kNvlsClass on.
 inline constexpr size_t kNvlsClass = kLinkKinds;
 std::string calibration_class_name(size_t cls);
 

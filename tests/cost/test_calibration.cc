@@ -22,6 +22,30 @@ TEST_CASE("calibration: an overlay replaces only what it names, and round-trips"
   CHECK(calibration_to_json(*back) == calibration_to_json(*c));
   Link nic{0, LinkKind::NET, 50, 0, 0};
   CHECK(c->effective_gbps(nic) == doctest::Approx(45));
+  // nvls_efficiency: one domain by name, or every domain with a number.
+  Result<Calibration> one = calibration_from_json({{"nvls_efficiency", {{"blackwell_mnnvl", 0.5}}}}, "cal.json");
+  REQUIRE(one.ok());
+  CHECK(one->nvls_efficiency[static_cast<size_t>(NvlsDomain::blackwell_mnnvl)] == 0.5);
+  CHECK(one->nvls_efficiency[static_cast<size_t>(NvlsDomain::hopper)] ==
+        calibration_default().nvls_efficiency[static_cast<size_t>(NvlsDomain::hopper)]);
+  Result<Calibration> all = calibration_from_json({{"nvls_efficiency", 0.7}}, "cal.json");
+  REQUIRE(all.ok());
+  for (double e : all->nvls_efficiency) CHECK(e == 0.7);
+}
+
+TEST_CASE("calibration: the NVLS domain of a GPU's NVSwitch link") {
+  auto domain = [](const std::string& spec) {
+    Cluster c = test::load_cluster(spec);
+    VertexId gpu = c.hosts()[0].gpus[0];
+    for (EdgeId e : c.out_edges(gpu))
+      if (c.device(c.target(e)).kind == DeviceKind::nvswitch) return nvls_domain_of(c, gpu, c.target(e));
+    FAIL("no NVSwitch on " << spec);
+    return NvlsDomain::hopper;
+  };
+  CHECK(domain("dgx-h100:1") == NvlsDomain::hopper);
+  CHECK(domain("hgx-h200:2") == NvlsDomain::hopper);
+  CHECK(domain("hgx-b200:1") == NvlsDomain::blackwell);
+  CHECK(domain("gb200-nvl72:1") == NvlsDomain::blackwell_mnnvl);
 }
 
 TEST_CASE("calibration: malformed overlays name the field") {
@@ -41,6 +65,11 @@ TEST_CASE("calibration: malformed overlays name the field") {
   CHECK(err({{"latency_us", {{"NET", -2}}}}) == "cal.json: latency_us.NET: expected a number from 0 to 1000000, got -2");
   CHECK(err({{"latency_us", {{"IB", 2}}}}).starts_with("cal.json: latency_us: unknown key 'IB'"));
   CHECK(err({{"nvls_efficiency", 0}}) == "cal.json: nvls_efficiency: expected a number from 0.00001 to 1, got 0");
+  CHECK(err({{"nvls_efficiency", {{"blackwell", 2}}}}) ==
+        "cal.json: nvls_efficiency.blackwell: expected a number from 0.00001 to 1, got 2");
+  CHECK(err({{"nvls_efficiency", {{"ampere", 0.5}}}}).starts_with("cal.json: nvls_efficiency: unknown key 'ampere'"));
+  CHECK(err({{"nvls_efficiency", "high"}}) == "cal.json: nvls_efficiency: expected a number or an object of hopper, blackwell, hopper_mnnvl, blackwell_mnnvl, "
+        "got \"high\"");
   CHECK(err(nlohmann::json::array()) == "cal.json: expected an object, got an array");
   auto dir = test::temp_dir("calibration");
   std::ofstream(dir / "broken.json") << "{\"launch_us\": 3,,}";

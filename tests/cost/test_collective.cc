@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
+
+#include "cost/transfers.h"
+#include "topology/index_list.h"
 
 #include "tests/support.h"
 
@@ -69,12 +73,127 @@ TEST_CASE("collective: NCCL's channel search on common nodes") {
   CHECK(rack.cpu == NcclCpu::arm);
 }
 
-TEST_CASE("collective: auto takes the fastest candidate, and forcing one is honoured") {
+TEST_CASE("collective: the NVLS graph as NCCL's search builds it (heads, bwIntra, bwInter)") {
+  const NcclTuning& t = nccl_tuning_default();
+  struct Case {
+    std::string spec, gpus;
+    int heads;
+    double intra, inter;
+  };
+  // docs/research/issue-13-nccl-nvls.md (b1), worked from search.cc: on one node every GPU heads
+  // (at most 32) at the first speed with (H + 1) s within its NVLink; across nodes one head per
+  // NIC, from the inter-node speed list.
+  const Case cases[] = {
+      {"dgx-h100:1", "", 8, 40, 60},        {"dgx-h100:1", "0-3", 4, 60, 60},  {"dgx-h100:1", "0-4", 5, 60, 60},
+      {"dgx-h100:1", "0-5", 6, 50, 60},     {"dgx-h100:1", "0-6", 7, 40, 60},  {"hgx-b200:1", "", 8, 80, 90},
+      {"gb200-nvl72:1", "", 32, 20, 40},    {"gb200-nvl72:1", "0-15", 16, 40, 80},
+      {"dgx-h100:2", "", 8, 40, 48},        {"hgx-b200:2", "", 8, 48, 48},      {"gb200-nvl72:2", "", 32, 20, 40},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.spec);
+    CAPTURE(k.gpus);
+    Cluster c = test::load_cluster(k.spec);
+    Router r(c);
+    std::vector<VertexId> gpus = c.gpus();
+    if (!k.gpus.empty()) {
+      Result<std::vector<int>> idx = parse_index_list(k.gpus, static_cast<int>(gpus.size()));
+      REQUIRE(idx.ok());
+      gpus.clear();
+      for (int i : *idx) gpus.push_back(c.gpus()[static_cast<size_t>(i)]);
+    }
+    NcclComm comm = comm_group_nccl(t, c, comm_group_make(c, r, gpus).value());
+    const NcclGraph& g = comm.graphs[static_cast<size_t>(NcclAlgo::nvls)];
+    CHECK(comm.nvls_support);
+    CHECK(g.n_channels == k.heads);
+    CHECK(g.bw_intra_gbps == k.intra);
+    CHECK(g.bw_inter_gbps == k.inter);
+  }
+  // No NVLS on A100 (no multicast) nor on two Hopper GPUs (transport/nvls.cc).
+  Cluster a100 = test::load_cluster("dgx-a100:1");
+  Router ra(a100);
+  CHECK_FALSE(comm_group_nccl(t, a100, comm_group_make(a100, ra, a100.gpus()).value()).nvls_support);
+  Cluster h100 = test::load_cluster("dgx-h100:1");
+  Router rh(h100);
+  CHECK_FALSE(comm_group_nccl(t, h100, comm_group_make(h100, rh, {h100.gpus()[0], h100.gpus()[1]}).value()).nvls_support);
+}
+
+TEST_CASE("collective: a rack's NVLS has 32 heads, and across racks only the heads' NICs carry it") {
+  Model one("gb200-nvl72:1");
+  CollectiveRequest req = one.request(CollectiveOp::all_reduce, 1 << 30);
+  req.algo = NcclAlgo::nvls;
+  CollectivePrediction p = one.predict(req);
+  // A head's link carries the buffer and its own 1/32 slice each way.
+  CHECK(p.bottleneck.bytes == doctest::Approx((1 << 30) * (1 + 1.0 / 32)));
+  Model two("gb200-nvl72:2");
+  CommGroup g = comm_group_make(two.cluster, two.router, two.cluster.gpus()).value();
+  CHECK(g.nvls_heads() == 32);
+  Result<std::vector<Transfer>> tr = collective_transfers(g, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1 << 30);
+  REQUIRE(tr.ok());
+  std::set<VertexId> senders;
+  for (const Transfer& x : *tr)
+    if (x.mode == FlowMode::copy) senders.insert(x.src);
+  CHECK(senders.size() == 64);  // 32 heads in each rack, 40 GPUs of each leave the network alone
+}
+
+TEST_CASE("collective: auto takes NCCL's pick; the links may disagree, and the cases say why") {
+  const NcclTuning& t = nccl_tuning_default();
+  struct Case {
+    std::string spec, gpus;
+    CollectiveOp op;
+    double bytes;
+    NcclAlgo pick;
+    NcclProto proto;
+    std::string why;  // where topoplan's links would pick another pair
+  };
+  const Case cases[] = {
+      {"dgx-h100:1", "", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::nvls, NcclProto::simple, ""},
+      {"dgx-h100:1", "", CollectiveOp::all_reduce, 4096, NcclAlgo::ring, NcclProto::ll, ""},
+      // NCCL 2.25 rates NVLS at 5/6 of heads x speed: 4 x 60 x 5/6 = 200 GB/s against the ring's
+      // 240, so it runs rings on 4 Hopper GPUs, as the published 8x H200 sweep shows (NCCL 2.27.7,
+      // ring at 4 GPUs, NVLS from 5) although NVLS would be faster on these links.
+      {"dgx-h100:1", "0-3", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::ring, NcclProto::simple, "nvls"},
+      {"dgx-h100:1", "0-4", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::nvls, NcclProto::simple, ""},
+      // Blackwell: the ring's 720 GB/s beats NVLS's 5 x 90 x 5/6 until 6 GPUs (published p6-b200
+      // sweep, NCCL 2.27.7: ring at 4 and 5, NVLS from 6).
+      {"hgx-b200:1", "0-4", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::ring, NcclProto::simple, "nvls"},
+      {"hgx-b200:1", "0-5", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::nvls, NcclProto::simple, ""},
+      // 8 A100 at 128 MiB: NCCL's LL128 cap (8 x 20 GB/s per channel... times 0.92) loses to
+      // Simple in its own table, while the links would carry LL128's lines faster.
+      {"dgx-a100:1", "", CollectiveOp::all_reduce, 128 << 20, NcclAlgo::ring, NcclProto::simple, "ll128"},
+      {"dgx-h100:2", "", CollectiveOp::all_reduce, 1LL << 33, NcclAlgo::nvls_tree, NcclProto::simple, ""},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.spec);
+    CAPTURE(k.gpus);
+    CAPTURE(k.bytes);
+    Model m(k.spec);
+    std::vector<int> idx;
+    if (!k.gpus.empty()) idx = parse_index_list(k.gpus, static_cast<int>(m.cluster.gpus().size())).value();
+    CollectivePrediction p = m.predict(m.request(k.op, k.bytes, idx));
+    NcclChoice nccl = nccl_choose(t, comm_group_nccl(t, m.cluster, m.model.group()), k.op, k.bytes);
+    CHECK(p.tuner_pick);
+    CHECK(p.algo == nccl.algo);
+    CHECK(p.proto == nccl.proto);
+    CHECK(p.algo == k.pick);
+    CHECK(p.proto == k.proto);
+    const CollectiveCandidate* fastest = &p.candidates.front();
+    for (const CollectiveCandidate& c : p.candidates)
+      if (c.time_us < fastest->time_us) fastest = &c;
+    if (k.why.empty()) {
+      CHECK(fastest->algo == p.algo);
+      CHECK(fastest->proto == p.proto);
+    } else {
+      CHECK((std::string(to_string(fastest->algo)) == k.why || std::string(to_string(fastest->proto)) == k.why));
+    }
+  }
+}
+
+TEST_CASE("collective: auto takes NCCL's pick, and forcing one is honoured") {
   Model m("dgx-h100:1");
   CollectivePrediction p = m.predict(m.request(CollectiveOp::all_reduce, 1 << 30));
   CHECK(p.algorithm == "nvls");
   CHECK(p.proto == NcclProto::simple);
-  for (const CollectiveCandidate& c : p.candidates) CHECK(p.time_us <= c.time_us);
+  CHECK(p.candidates.front().time_us == p.time_us);
   CHECK(p.busbw_GBps == doctest::Approx(p.algbw_GBps * 2 * 7 / 8));
   CHECK(p.bottleneck.kind == LinkKind::NVL);
   CollectiveRequest ring = m.request(CollectiveOp::all_reduce, 1 << 30);
@@ -186,11 +305,17 @@ TEST_CASE("collective: every candidate's terms add up to its time (collective --
 TEST_CASE("collective --why: the chosen pair beside the runner-up, and what bounds each") {
   auto r = test::run_topoplan("collective --cluster dgx-h100:2 --op all_reduce --size 256MiB --why");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("why nvls_tree/simple (16 channels):") != std::string::npos);
+  CHECK(r.out.find("why nvls_tree/simple (NCCL's tuner picks it; 16 channels, 8 NVLS heads):") != std::string::npos);
   CHECK(r.out.find("nvls_tree/simple (chosen)") != std::string::npos);
   CHECK(r.out.find("(runner-up)") != std::string::npos);
   CHECK(r.out.find("the runner-up loses by ") != std::string::npos);
-  CHECK(r.out.find("; bound by the link") != std::string::npos);
+  CHECK(r.out.find("; bound by the channel cap") != std::string::npos);
+  CHECK(r.out.find("NCCL's own estimate (what it picks by)") != std::string::npos);
+  // Four Hopper GPUs: NCCL rates NVLS below the ring, though the links would run it faster.
+  r = test::run_topoplan("collective --cluster dgx-h100:1 --gpus 0-3 --op all_reduce --size 1GiB --why");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("why ring/simple (NCCL's tuner picks it; 24 channels, 4 NVLS heads):") != std::string::npos);
+  CHECK(r.out.find("faster on these links, but NCCL's own estimate rates it ") != std::string::npos);
   r = test::run_topoplan("collective --cluster dgx-h100:2 --op all_reduce --size 256MiB --json");
   REQUIRE(r.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);

@@ -67,7 +67,7 @@ TEST_CASE("calibrate: recovers the efficiencies and latencies the measurements w
   if (fit->series[0].cls == kind(LinkKind::NVL)) {
     CHECK(got.efficiency[kind(LinkKind::NVL)] == doctest::Approx(0.7).epsilon(0.03));
   } else {
-    CHECK(fit->series[0].cls == kNvlsClass);
+    CHECK(fit->series[0].cls == kNvlsClass + static_cast<size_t>(NvlsDomain::hopper));
   }
   CHECK(got.launch_us == doctest::Approx(50).epsilon(0.1));
   CHECK(got.launch_us + got.latency_us[kind(LinkKind::NET)] == doctest::Approx(70).epsilon(0.1));
@@ -151,8 +151,8 @@ TEST_CASE("calibrate: nccl-tests logs as users have them") {
   REQUIRE_MESSAGE(r.exit_code == 0, (r.out + r.err));
   nlohmann::json j = nlohmann::json::parse(r.out);
   REQUIRE(j["classes"].size() == 1);
-  CHECK(j["classes"][0]["class"] == "NVLS");
-  const double nvls = j["calibration"]["nvls_efficiency"].get<double>();
+  CHECK(j["classes"][0]["class"] == "NVLS hopper");
+  const double nvls = j["calibration"]["nvls_efficiency"]["hopper"].get<double>();
   CHECK(nvls > 0.6);
   CHECK(nvls < 1);
   for (const auto& h : j["held_out"]["sizes"]) CHECK(std::abs(h["median_error"].get<double>()) < 0.3);
