@@ -31,6 +31,12 @@ RowOutcome run_row(const nlohmann::json& row) {
   r.measured = row.at("value");
   r.tolerance = row.at("tolerance");
   r.error = r.predicted / r.measured - 1;
+  const double time_us = j.at("time_us"), nccl_us = j.at("candidates").at(0).at("terms").at("nccl_time_us");
+  if (nccl_us > 0) {
+    // busbw and algbw scale with 1 / time.
+    r.nccl_predicted = row.at("metric") == "time_us" ? nccl_us : r.predicted * time_us / nccl_us;
+    r.nccl_error = r.nccl_predicted / r.measured - 1;
+  }
   return r;
 }
 

@@ -14,6 +14,9 @@ namespace topoplan::test {
 struct RowOutcome {
   std::string algorithm, protocol;
   double predicted = 0, measured = 0, tolerance = 0, error = 0;
+  // NCCL's own estimate (its tuner's cost model) of the same pair, in the row's metric, and its
+  // error; nccl_predicted < 0 where NCCL has none (alltoall, sendrecv).
+  double nccl_predicted = -1, nccl_error = 0;
   bool within() const { return std::abs(error) <= tolerance; }
 };
 

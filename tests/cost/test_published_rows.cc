@@ -120,43 +120,49 @@ TEST_CASE("published rows: every row within its tolerance unless marked a known 
                   "published_rows.json is malformed, first: " << (problems.empty() ? "" : problems.front()));
 
   struct Tally {
-    std::vector<double> abs_errors;
+    std::vector<double> abs_errors, nccl_abs_errors;  // the second: NCCL's own estimate, where it has one
     int within = 0;
   };
   std::vector<std::string> class_order;  // as the rows first name them
   std::map<std::string, Tally> by_class;
   Tally all;
   std::vector<std::pair<const json*, test::RowOutcome>> outcomes;  // checked after the table, to keep it whole
-  std::printf("%-5s %-17s %-14s %-10s %-6s %-17s %-9s %-6s %9s %9s %8s %5s  %s\n", "id", "class", "cluster", "op",
-              "size", "gpus", "algorithm", "proto", "predicted", "measured", "error", "tol", "mark");
+  std::printf("%-5s %-17s %-14s %-10s %-6s %-17s %-9s %-6s %9s %9s %8s %5s %8s  %s\n", "id", "class", "cluster",
+              "op", "size", "gpus", "algorithm", "proto", "predicted", "measured", "error", "tol", "NCCL err", "mark");
   for (const json& row : doc["rows"]) {
     const std::string cls = row["class"];
     const bool known_miss = row["expect"] == "known_miss";
     const test::RowOutcome r = test::run_row(row);
     const bool ok = r.within();
     const char* mark = ok ? (known_miss ? "NOW WITHIN" : "") : (known_miss ? "known miss" : "OUTSIDE");
-    std::printf("%-5s %-17s %-14s %-10s %-6s %-17s %-9s %-6s %9.2f %9.2f %+7.1f%% %4.0f%%%s%s\n",
+    const std::string nccl = r.nccl_predicted > 0 ? format("%+.1f%%", r.nccl_error * 100) : "-";
+    std::printf("%-5s %-17s %-14s %-10s %-6s %-17s %-9s %-6s %9.2f %9.2f %+7.1f%% %4.0f%% %8s%s%s\n",
                 row["id"].get<std::string>().c_str(), cls.c_str(), row["cluster"].get<std::string>().c_str(),
                 row["op"].get<std::string>().c_str(), row["size"].get<std::string>().c_str(),
                 row.value("gpus", "all").c_str(), r.algorithm.c_str(), r.protocol.c_str(), r.predicted, r.measured,
-                r.error * 100, r.tolerance * 100, *mark ? "  " : "", mark);
+                r.error * 100, r.tolerance * 100, nccl.c_str(), *mark ? "  " : "", mark);
     if (!by_class.contains(cls)) class_order.push_back(cls);
     for (Tally* t : {&by_class[cls], &all}) {
       t->abs_errors.push_back(std::abs(r.error));
+      if (r.nccl_predicted > 0) t->nccl_abs_errors.push_back(std::abs(r.nccl_error));
       t->within += ok;
     }
     outcomes.emplace_back(&row, r);
   }
 
-  std::printf("\n%-17s %5s %13s %8s\n", "class", "rows", "median |err|", "within");
+  auto nccl_median = [](const Tally& t) {
+    return t.nccl_abs_errors.empty() ? std::string("-") : format("%.1f%%", median(t.nccl_abs_errors) * 100);
+  };
+  std::printf("\n%-17s %5s %13s %8s %18s\n", "class", "rows", "median |err|", "within", "NCCL's own model");
   for (const std::string& cls : class_order) {
     const Tally& t = by_class[cls];
-    std::printf("%-17s %5zu %12.1f%% %4d/%zu\n", cls.c_str(), t.abs_errors.size(), median(t.abs_errors) * 100, t.within,
-                t.abs_errors.size());
+    std::printf("%-17s %5zu %12.1f%% %4d/%-3zu %18s\n", cls.c_str(), t.abs_errors.size(), median(t.abs_errors) * 100,
+                t.within, t.abs_errors.size(), nccl_median(t).c_str());
   }
-  std::printf("all %zu rows: median |error| %.1f %%, %d of %zu within tolerance (%.0f %%)\n", all.abs_errors.size(),
-              median(all.abs_errors) * 100, all.within, all.abs_errors.size(),
-              100.0 * all.within / all.abs_errors.size());
+  std::printf("all %zu rows: median |error| %.1f %%, %d of %zu within tolerance (%.0f %%); NCCL's own estimate of the "
+              "same pairs: median |error| %s\n",
+              all.abs_errors.size(), median(all.abs_errors) * 100, all.within, all.abs_errors.size(),
+              100.0 * all.within / all.abs_errors.size(), nccl_median(all).c_str());
 
   for (const auto& outcome : outcomes) {
     // Named copies, not structured bindings: doctest's messages capture them (clang 15).
