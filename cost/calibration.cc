@@ -13,10 +13,21 @@ Calibration make_default() {
   Calibration c;
   c.source = "topoplan defaults: nccl-tests results in ../shared/reference/measurements.json and the threads cited";
   auto set = [&c](LinkKind k, double e) { c.efficiency[static_cast<size_t>(k)] = e; };
-  // NVLink: NCCL rings reach about 370 of NVLink4's 450 GB/s (sjeaugey, NVIDIA/nccl-tests#212;
-  // 365-370 busbw for 2-8 H100s, NVIDIA/nccl#1455) and 235 of NVLink3's 300 GB/s on 8x A100
-  // (stas00/ml-engineering network/README.md): 0.8 of line rate covers both within 3 %.
-  set(LinkKind::NVL, 0.80);
+  // NVLink copies, per GPU generation, from what NCCL's rings reach on one node (busbw = each
+  // GPU's NVLink rate for a ring), each from a published figure that is not a test row:
+  // - Hopper: "about 370 GB/s" of NVLink4's 450 (sjeaugey, NVIDIA/nccl-tests#212; 365-370 busbw
+  //   for 2-8 H100s, NVIDIA/nccl#1455): 0.822.
+  // - Blackwell: 8 B200 with NVLS disabled, 682.2 GB/s busbw of NVLink5's 900 (stas00/ml-
+  //   engineering network/README.md L941, NCCL 2.27.7): 0.758.
+  // - Ampere and Volta: 0.80, set when 8 A100 reached 235 of NVLink3's 300 GB/s, which is test row
+  //   D14's figure; a separate published A100 figure is still to find.
+  auto nvl = [&c](GpuArch a, double e) { c.nvl_efficiency[static_cast<size_t>(a)] = e; };
+  nvl(GpuArch::volta, 0.80);
+  nvl(GpuArch::ampere, 0.80);
+  nvl(GpuArch::hopper, 0.822);
+  nvl(GpuArch::blackwell, 0.758);
+  // NVLink between switches (no GPU end): Hopper's until measured.
+  set(LinkKind::NVL, 0.822);
   // NVLink-C2C is NVLink signalling between Grace and Blackwell: same efficiency until measured.
   set(LinkKind::C2C, 0.80);
   // PCIe: 128b/130b is already out of the link's rate; TLP headers on 256-byte payloads cost
@@ -30,22 +41,22 @@ Calibration make_default() {
   // DCI links are NICs and optics of the same kind, plus distance.
   set(LinkKind::DCI, 0.95);
   // NVLS all_reduce on p GPUs moves busbw * p / (2(p-1)) * (1 + 1/H) per GPU link each way; set
-  // against what copies get from the same link (line rate x the NVL efficiency above), each from a
-  // published figure that is not a test row:
+  // against what copies get from the same link (line rate x the NVLink efficiency above), each from
+  // a published figure that is not a test row:
   // - Hopper: 8 H100, "each single node with 8 pairs still get 480 GB/s" (NVIDIA/nccl-tests#309):
-  //   274.3 x 9/8 = 308.6 of 360 GB/s = 0.857.
+  //   274.3 x 9/8 = 308.6 of 369.9 GB/s = 0.834.
   // - Blackwell: 8 B200, "Ours is 830+" (NVIDIA/nccl#1807, NCCL 2.27.1): 474.3 x 9/8 = 533.6 of
-  //   720 GB/s = 0.741.
+  //   682.2 GB/s = 0.782.
   // - Blackwell MNNVL: a GB200 NVL72 rack, 72 GPUs and 32 heads, "850/680" NVLS against ring (NVIDIA
   //   GTC25 S72583, quoted in stas00/ml-engineering network/README.md): 431.0 x 33/32 = 444.5 of
-  //   720 GB/s = 0.617. A reduction spanning 72 GPUs over the rack's NVLink cables completes slower
+  //   682.2 GB/s = 0.652. A reduction spanning 72 GPUs over the rack's NVLink cables completes slower
   //   than one on a baseboard.
   // - Hopper MNNVL (GH200 NVL32): no published figure; Hopper's until measured.
   auto nvls = [&c](NvlsDomain d, double e) { c.nvls_efficiency[static_cast<size_t>(d)] = e; };
-  nvls(NvlsDomain::hopper, 0.857);
-  nvls(NvlsDomain::blackwell, 0.741);
-  nvls(NvlsDomain::hopper_mnnvl, 0.857);
-  nvls(NvlsDomain::blackwell_mnnvl, 0.617);
+  nvls(NvlsDomain::hopper, 0.834);
+  nvls(NvlsDomain::blackwell, 0.782);
+  nvls(NvlsDomain::hopper_mnnvl, 0.834);
+  nvls(NvlsDomain::blackwell_mnnvl, 0.652);
   // Small all_reduce on one node is 30-45 us in nccl-tests (8x A100 32 KiB 43.8 us; 8x H100 1 MiB
   // 42 us) where NCCL's model says 15-30 us: launch and nccl-tests' per-iteration overhead.
   c.launch_us = 32;
@@ -56,6 +67,12 @@ constexpr std::array<std::string_view, kNvlsDomains> kNvlsDomainNames = {"hopper
                                                                          "blackwell_mnnvl"};
 
 std::vector<std::string> nvls_domain_names() { return {kNvlsDomainNames.begin(), kNvlsDomainNames.end()}; }
+
+std::vector<std::string> gpu_arch_names() {
+  std::vector<std::string> out;
+  for (size_t a = 0; a < kGpuArchs; ++a) out.emplace_back(to_string(static_cast<GpuArch>(a)));
+  return out;
+}
 
 }  // namespace
 
@@ -73,6 +90,27 @@ NvlsDomain nvls_domain_of(const Cluster& c, VertexId gpu, VertexId nvswitch) {
   return blackwell ? NvlsDomain::blackwell : NvlsDomain::hopper;
 }
 
+VertexId gpu_end(const Cluster& c, EdgeId e) {
+  if (c.device(c.source(e)).kind == DeviceKind::gpu) return c.source(e);
+  if (c.device(c.target(e)).kind == DeviceKind::gpu) return c.target(e);
+  return kNoVertex;
+}
+
+double Calibration::copy_efficiency(const Cluster& c, EdgeId e) const {
+  const Link& l = c.link(e);
+  if (l.kind == LinkKind::NVL)
+    if (VertexId gpu = gpu_end(c, e); gpu != kNoVertex)
+      return nvl_efficiency[static_cast<size_t>(gpu_arch_from_compute_capability(gpu_compute_capability(c.device(gpu).model)))];
+  return efficiency[static_cast<size_t>(l.kind)];
+}
+
+double Calibration::multimem_efficiency(const Cluster& c, EdgeId e) const {
+  const VertexId gpu = gpu_end(c, e);
+  if (gpu == kNoVertex) return copy_efficiency(c, e);
+  const VertexId other = c.source(e) == gpu ? c.target(e) : c.source(e);
+  return copy_efficiency(c, e) * nvls_efficiency[static_cast<size_t>(nvls_domain_of(c, gpu, other))];
+}
+
 const Calibration& calibration_default() {
   static const Calibration c = make_default();
   return c;
@@ -81,7 +119,7 @@ const Calibration& calibration_default() {
 Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where, const Calibration& base) {
   std::string error;
   Calibration c = base;
-  Fields top(doc, "", {"source", "efficiency", "nvls_efficiency", "launch_us", "latency_us"}, &error);
+  Fields top(doc, "", {"source", "efficiency", "nvl_efficiency", "nvls_efficiency", "launch_us", "latency_us"}, &error);
   c.source = top.text("source", base.source);
   if (const nlohmann::json* eff = top.get("efficiency", false)) {
     Fields f(*eff, "efficiency", link_kind_names(), &error);
@@ -95,6 +133,18 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
     for (const std::string& kind : link_kind_names()) {
       size_t k = static_cast<size_t>(*link_kind_from(kind));
       c.latency_us[k] = f.number(kind, base.latency_us[k], 0, true, limits::kMaxOverheadUs);
+    }
+  }
+  if (const nlohmann::json* nvl = top.get("nvl_efficiency", false)) {
+    if (nvl->is_number()) {
+      c.nvl_efficiency.fill(top.number("nvl_efficiency", 1, limits::kMinLinkEfficiency, true, 1));
+    } else if (!nvl->is_object()) {
+      if (error.empty()) error = "nvl_efficiency: expected a number or an object of volta, ampere, hopper, blackwell, got " + nvl->dump();
+    } else {
+      Fields f(*nvl, "nvl_efficiency", gpu_arch_names(), &error);
+      for (size_t a = 0; a < kGpuArchs; ++a)
+        c.nvl_efficiency[a] = f.number(std::string(to_string(static_cast<GpuArch>(a))), base.nvl_efficiency[a],
+                                       limits::kMinLinkEfficiency, true, 1);
     }
   }
   if (const nlohmann::json* nvls = top.get("nvls_efficiency", false)) {
@@ -129,12 +179,15 @@ Result<Calibration> calibration_load_or_default(const std::string& path) {
 nlohmann::json calibration_to_json(const Calibration& c) {
   nlohmann::json eff = nlohmann::json::object(), lat = nlohmann::json::object(), nvls = nlohmann::json::object();
   for (size_t d = 0; d < kNvlsDomains; ++d) nvls[std::string(kNvlsDomainNames[d])] = c.nvls_efficiency[d];
+  nlohmann::json nvl = nlohmann::json::object();
+  for (size_t a = 0; a < kGpuArchs; ++a) nvl[std::string(to_string(static_cast<GpuArch>(a)))] = c.nvl_efficiency[a];
   for (const std::string& kind : link_kind_names()) {
     eff[kind] = c.efficiency[static_cast<size_t>(*link_kind_from(kind))];
     lat[kind] = c.latency_us[static_cast<size_t>(*link_kind_from(kind))];
   }
   return {{"source", c.source},
           {"efficiency", eff},
+          {"nvl_efficiency", nvl},
           {"nvls_efficiency", nvls},
           {"launch_us", c.launch_us},
           {"latency_us", lat}};

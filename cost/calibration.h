@@ -7,6 +7,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
+#include "cost/nccl_tuning.h"
 #include "topology/cluster.h"
 #include "topology/error.h"
 #include "topology/kinds.h"
@@ -27,6 +28,9 @@ struct Calibration {
   // Fraction of a link's line rate that NCCL's copy-based transfers (rings, trees, send/recv)
   // sustain, per LinkKind: protocol headers, flow control and DMA engines take the rest.
   std::array<double, kLinkKinds> efficiency{};
+  // Copies over a GPU's own NVLink, per GPU generation (GpuArch): what NCCL's kernels get of the
+  // link differs by generation. efficiency[NVL] is then for NVLink between switches.
+  std::array<double, kGpuArchs> nvl_efficiency{};
   // NVLS multimem reduce / broadcast through the NVSwitch, relative to copies on the same NVLink,
   // per NvlsDomain.
   std::array<double, kNvlsDomains> nvls_efficiency{};
@@ -36,16 +40,21 @@ struct Calibration {
   // link: what `topoplan calibrate` measures one class above another (0 until measured).
   std::array<double, kLinkKinds> latency_us{};
 
-  // Bandwidth a transfer of NCCL's copy kind gets from this link, GB/s.
-  double effective_gbps(const Link& link) const { return link.bw_gbps * efficiency[static_cast<size_t>(link.kind)]; }
+  // What a copy gets of edge e's line rate, and NVLS multimem of a GPU-NVSwitch edge.
+  double copy_efficiency(const Cluster& cluster, EdgeId e) const;
+  double multimem_efficiency(const Cluster& cluster, EdgeId e) const;
 };
+
+// The GPU at either end of an edge, or kNoVertex.
+VertexId gpu_end(const Cluster& cluster, EdgeId e);
 
 // The defaults, fitted to published nccl-tests results (calibration.cc says which).
 const Calibration& calibration_default();
 
 // An overlay: every key optional, the rest from `base`. `where` prefixes errors.
-// {"efficiency": {"NVL": 0.8, "NET": 0.95}, "nvls_efficiency": {"blackwell": 0.74}, "launch_us": 30,
-//  "latency_us": {"NET": 12}}; a number for nvls_efficiency sets every domain.
+// {"efficiency": {"NET": 0.95}, "nvl_efficiency": {"hopper": 0.82}, "nvls_efficiency": {"blackwell": 0.74},
+//  "launch_us": 30, "latency_us": {"NET": 12}}; a number for nvl_efficiency or nvls_efficiency sets
+// every generation or domain.
 Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where,
                                           const Calibration& base = calibration_default());
 Result<Calibration> calibration_load(const std::string& path);

@@ -30,23 +30,21 @@ void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
     loaded_.push_back(e);
   }
   const Link& l = router_.cluster().link(e);
-  double gbps = cal_.effective_gbps(l);
-  if (mode == FlowMode::multimem) gbps *= multimem_factor(e);
+  double gbps = l.bw_gbps * efficiency(e, mode);
   if (share_) gbps *= share_->at(e);
   bytes_[e] += bytes;
   busy_us_[e] += bytes / (1000.0 * gbps);
   if (levels_) level_bytes_[(*levels_)[e]] += bytes;  // GB/s = 1e3 bytes per microsecond
 }
 
-double LinkLoad::multimem_factor(EdgeId e) const {
-  auto [it, inserted] = multimem_factor_.try_emplace(e, 1.0);
-  if (inserted) {
-    const Cluster& c = router_.cluster();
-    VertexId gpu = c.source(e), nvswitch = c.target(e);
-    if (c.device(gpu).kind != DeviceKind::gpu) std::swap(gpu, nvswitch);
-    it->second = cal_.nvls_efficiency[static_cast<size_t>(nvls_domain_of(c, gpu, nvswitch))];
-  }
-  return it->second;
+double LinkLoad::efficiency(EdgeId e, FlowMode mode) const {
+  const Cluster& c = router_.cluster();
+  const bool multimem = mode == FlowMode::multimem;
+  if (!multimem && c.link(e).kind != LinkKind::NVL) return cal_.efficiency[static_cast<size_t>(c.link(e).kind)];
+  std::vector<double>& cache = multimem ? multimem_efficiency_ : nvl_copy_efficiency_;
+  if (cache.empty()) cache.assign(c.num_edges(), -1);
+  if (cache[e] < 0) cache[e] = multimem ? cal_.multimem_efficiency(c, e) : cal_.copy_efficiency(c, e);
+  return cache[e];
 }
 
 const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* error) {

@@ -84,8 +84,8 @@ class LinkLoad {
 
  private:
   void add_edge(EdgeId e, double bytes, FlowMode mode) const;
-  // What NVLS traffic gets of this GPU-NVSwitch link's copy bandwidth (Calibration::nvls_efficiency).
-  double multimem_factor(EdgeId e) const;
+  // The fraction of the edge's line rate a flow of this mode gets (Calibration).
+  double efficiency(EdgeId e, FlowMode mode) const;
   Result<bool> add_scaled(const Transfer& t, double sign, Touched* touched);
   // Spreads the bytes waiting on fabric segments over their hops: flows between the same leaves
   // are summed first, so each segment's ECMP fan-out is walked once, not once per flow.
@@ -101,7 +101,9 @@ class LinkLoad {
   mutable std::vector<double> bytes_, busy_us_;
   mutable std::vector<EdgeId> loaded_;
   mutable std::vector<bool> is_loaded_;
-  mutable std::unordered_map<EdgeId, double> multimem_factor_;  // per GPU-NVSwitch edge: nvls_efficiency
+  // Per edge, computed on first use (NVLink efficiencies depend on the GPU's generation): copies
+  // over NVLink, and NVLS multimem; empty until needed.
+  mutable std::vector<double> nvl_copy_efficiency_, multimem_efficiency_;
   const std::vector<uint8_t>* levels_ = nullptr;
   mutable LevelBytes level_bytes_{};  // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes

@@ -62,11 +62,7 @@ Result<ModelView> model_view(const Cluster& c, const Router& r, const NcclTuning
   v.algorithm = big->algorithm;
   v.channel_bound = big->channel_bound;
   v.latency_kind = big->bottleneck.kind;
-  const VertexId src = c.source(big->bottleneck.edge), dst = c.target(big->bottleneck.edge);
-  v.cls = nvls_algorithm(big->algorithm)
-              ? kNvlsClass + static_cast<size_t>(c.device(src).kind == DeviceKind::gpu ? nvls_domain_of(c, src, dst)
-                                                                                     : nvls_domain_of(c, dst, src))
-              : static_cast<size_t>(big->bottleneck.kind);
+  v.cls = calibration_class_of(c, big->bottleneck.edge, nvls_algorithm(big->algorithm));
   v.line_gbps = c.link(big->bottleneck.edge).bw_gbps;
   return v;
 }
@@ -90,10 +86,19 @@ bool informs_bandwidth(const ModelView& v, const LinearFit& m) {
 }
 
 double& efficiency_of(Calibration& cal, size_t cls) {
+  if (cls >= kNvlClass) return cal.nvl_efficiency[cls - kNvlClass];
   return cls >= kNvlsClass ? cal.nvls_efficiency[cls - kNvlsClass] : cal.efficiency[cls];
 }
 
 }  // namespace
+
+size_t calibration_class_of(const Cluster& c, EdgeId edge, bool nvls) {
+  const VertexId gpu = gpu_end(c, edge);
+  if (gpu == kNoVertex || c.link(edge).kind != LinkKind::NVL) return static_cast<size_t>(c.link(edge).kind);
+  const VertexId other = c.source(edge) == gpu ? c.target(edge) : c.source(edge);
+  if (nvls) return kNvlsClass + static_cast<size_t>(nvls_domain_of(c, gpu, other));
+  return kNvlClass + static_cast<size_t>(gpu_arch_from_compute_capability(gpu_compute_capability(c.device(gpu).model)));
+}
 
 LinearFit linear_fit(const std::vector<CalibrationPoint>& points) {
   // Weights 1/t^2: the residuals are relative.
@@ -124,6 +129,7 @@ LinearFit linear_fit(const std::vector<CalibrationPoint>& points) {
 }
 
 std::string calibration_class_name(size_t cls) {
+  if (cls >= kNvlClass) return "NVL " + std::string(to_string(static_cast<GpuArch>(cls - kNvlClass)));
   if (cls >= kNvlsClass) return "NVLS " + std::string(to_string(static_cast<NvlsDomain>(cls - kNvlsClass)));
   return std::string(to_string(static_cast<LinkKind>(cls)));
 }

@@ -44,9 +44,13 @@ struct LinearFit {
 LinearFit linear_fit(const std::vector<CalibrationPoint>& points);
 
 // The classes a calibration sets: the link kinds, then NVLS multimem (the NVSwitch reducing), one
-// class per NvlsDomain from kNvlsClass on.
+// class per NvlsDomain from kNvlsClass on, then copies over a GPU's NVLink, one class per GpuArch
+// from kNvlClass on.
 inline constexpr size_t kNvlsClass = kLinkKinds;
+inline constexpr size_t kNvlClass = kNvlsClass + kNvlsDomains;
 std::string calibration_class_name(size_t cls);
+// The class whose efficiency sets the time of a series bound by `edge` (NVLS when `nvls`).
+size_t calibration_class_of(const Cluster& cluster, EdgeId edge, bool nvls);
 
 struct SeriesFit {
   size_t series = 0;  // index into the input

@@ -20,8 +20,26 @@ TEST_CASE("calibration: an overlay replaces only what it names, and round-trips"
   Result<Calibration> back = calibration_from_json(calibration_to_json(*c), "again");
   REQUIRE(back.ok());
   CHECK(calibration_to_json(*back) == calibration_to_json(*c));
-  Link nic{0, LinkKind::NET, 50, 0, 0};
-  CHECK(c->effective_gbps(nic) == doctest::Approx(45));
+  // Per edge: NET by its kind, a GPU's NVLink by the GPU's generation, NVLS on top of that.
+  Cluster two = test::load_cluster("dgx-h100:2");
+  const VertexId gpu = two.hosts()[0].gpus[0], nic = two.hosts()[0].nics[0];
+  auto edge_to = [&](VertexId from, DeviceKind kind) {
+    for (EdgeId e : two.out_edges(from))
+      if (two.device(two.target(e)).kind == kind) return e;
+    FAIL("no edge");
+    return EdgeId{0};
+  };
+  CHECK(c->copy_efficiency(two, edge_to(nic, DeviceKind::switch_)) == 0.9);
+  const EdgeId nvl = edge_to(gpu, DeviceKind::nvswitch);
+  const double hopper = calibration_default().nvl_efficiency[static_cast<size_t>(GpuArch::hopper)];
+  CHECK(c->copy_efficiency(two, nvl) == hopper);
+  CHECK(c->multimem_efficiency(two, nvl) ==
+        doctest::Approx(hopper * calibration_default().nvls_efficiency[static_cast<size_t>(NvlsDomain::hopper)]));
+  Result<Calibration> slow = calibration_from_json({{"nvl_efficiency", {{"hopper", 0.5}}}}, "cal.json");
+  REQUIRE(slow.ok());
+  CHECK(slow->copy_efficiency(two, nvl) == 0.5);
+  CHECK(slow->nvl_efficiency[static_cast<size_t>(GpuArch::blackwell)] ==
+        calibration_default().nvl_efficiency[static_cast<size_t>(GpuArch::blackwell)]);
   // nvls_efficiency: one domain by name, or every domain with a number.
   Result<Calibration> one = calibration_from_json({{"nvls_efficiency", {{"blackwell_mnnvl", 0.5}}}}, "cal.json");
   REQUIRE(one.ok());
@@ -68,6 +86,9 @@ TEST_CASE("calibration: malformed overlays name the field") {
   CHECK(err({{"nvls_efficiency", {{"blackwell", 2}}}}) ==
         "cal.json: nvls_efficiency.blackwell: expected a number from 0.00001 to 1, got 2");
   CHECK(err({{"nvls_efficiency", {{"ampere", 0.5}}}}).starts_with("cal.json: nvls_efficiency: unknown key 'ampere'"));
+  CHECK(err({{"nvl_efficiency", {{"hopper", 0}}}}) ==
+        "cal.json: nvl_efficiency.hopper: expected a number from 0.00001 to 1, got 0");
+  CHECK(err({{"nvl_efficiency", {{"h100", 0.8}}}}).starts_with("cal.json: nvl_efficiency: unknown key 'h100'"));
   CHECK(err({{"nvls_efficiency", "high"}}) == "cal.json: nvls_efficiency: expected a number or an object of hopper, blackwell, hopper_mnnvl, blackwell_mnnvl, "
         "got \"high\"");
   CHECK(err(nlohmann::json::array()) == "cal.json: expected an object, got an array");

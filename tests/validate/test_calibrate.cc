@@ -53,7 +53,8 @@ TEST_CASE("calibrate: recovers the efficiencies and latencies the measurements w
   Cluster c = test::load_cluster("dgx-h100:2");
   Router r(c);
   Calibration truth = calibration_default();
-  truth.efficiency[kind(LinkKind::NVL)] = 0.7;
+  const size_t hopper = static_cast<size_t>(GpuArch::hopper);
+  truth.nvl_efficiency[hopper] = 0.7;
   truth.efficiency[kind(LinkKind::NET)] = 0.6;
   truth.launch_us = 50;
   truth.latency_us[kind(LinkKind::NET)] = 20;
@@ -64,8 +65,8 @@ TEST_CASE("calibrate: recovers the efficiencies and latencies the measurements w
   for (const SeriesFit& s : fit->series) CHECK(s.cls.has_value());
   // The NVLink class is whatever the one-host series runs on (ring or NVLS); NET is the NICs.
   CHECK(got.efficiency[kind(LinkKind::NET)] == doctest::Approx(0.6).epsilon(0.03));
-  if (fit->series[0].cls == kind(LinkKind::NVL)) {
-    CHECK(got.efficiency[kind(LinkKind::NVL)] == doctest::Approx(0.7).epsilon(0.03));
+  if (fit->series[0].cls == kNvlClass + hopper) {
+    CHECK(got.nvl_efficiency[hopper] == doctest::Approx(0.7).epsilon(0.03));
   } else {
     CHECK(fit->series[0].cls == kNvlsClass + static_cast<size_t>(NvlsDomain::hopper));
   }
