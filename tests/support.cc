@@ -16,12 +16,20 @@
 namespace topoplan::test {
 
 std::optional<std::filesystem::path> reference_dir() {
-  std::filesystem::path p = std::filesystem::path(TOPOPLAN_SHARED_DIR) / "reference";
-  if (!std::filesystem::exists(p)) {
-    std::cerr << "skipping: " << p << " is absent (../shared not checked out beside the repo)\n";
-    return std::nullopt;
-  }
-  return p;
+  if (reference_absent()) return std::nullopt;
+  return std::filesystem::path(TOPOPLAN_SHARED_DIR) / "reference";
+}
+
+bool reference_absent() {
+  static const bool absent = [] {
+    std::filesystem::path p = std::filesystem::path(TOPOPLAN_SHARED_DIR) / "reference";
+    if (std::filesystem::exists(p)) return false;
+    // stdio, not iostream: this runs while the tests register, before iostreams may be set up.
+    std::fprintf(stderr, "skipping the tests that read %s: it is absent (../shared not checked out beside the repo)\n",
+                 p.string().c_str());
+    return true;
+  }();
+  return absent;
 }
 
 std::string read_file(const std::filesystem::path& path) {

@@ -15,6 +15,9 @@ inline std::filesystem::path data_dir() { return source_dir() / "data"; }
 
 // ../shared/reference, or nullopt (print a skip message) when the project is built alone.
 std::optional<std::filesystem::path> reference_dir();
+// Whether ../shared/reference is absent, for `TEST_CASE(... * doctest::skip(test::reference_absent()))`,
+// so that a test that reads it is reported as skipped, not passed, when it cannot run.
+bool reference_absent();
 
 // Runs the topoplan binary with arguments, in `cwd` when given (so relative paths in its output
 // are the same on every machine); captures stdout and stderr separately.
