@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/comm_group.h"
+#include "topology/enum_names.h"
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
 
@@ -66,11 +67,29 @@ Calibration make_default() {
 constexpr std::array<std::string_view, kNvlsDomains> kNvlsDomainNames = {"hopper", "blackwell", "hopper_mnnvl",
                                                                          "blackwell_mnnvl"};
 
-std::vector<std::string> nvls_domain_names() { return {kNvlsDomainNames.begin(), kNvlsDomainNames.end()}; }
+// An efficiency per generation or per domain, from the overlay key: one number for all, or an
+// object naming some of `names` (the others from `base`).
+template <size_t N>
+void read_efficiencies(Fields& top, const std::string& key, const std::vector<std::string>& names,
+                       const std::array<double, N>& base, std::array<double, N>& out, std::string& error) {
+  const nlohmann::json* value = top.get(key, false);
+  if (!value) return;
+  if (value->is_number()) {
+    out.fill(top.number(key, 1, limits::kMinLinkEfficiency, true, 1));
+  } else if (!value->is_object()) {
+    std::string expected;
+    for (const std::string& n : names) expected += (expected.empty() ? "" : ", ") + n;
+    if (error.empty()) error = key + ": expected a number or an object of " + expected + ", got " + value->dump();
+  } else {
+    Fields f(*value, key, names, &error);
+    for (size_t i = 0; i < N; ++i) out[i] = f.number(names[i], base[i], limits::kMinLinkEfficiency, true, 1);
+  }
+}
 
-std::vector<std::string> gpu_arch_names() {
-  std::vector<std::string> out;
-  for (size_t a = 0; a < kGpuArchs; ++a) out.emplace_back(to_string(static_cast<GpuArch>(a)));
+template <size_t N>
+nlohmann::json efficiencies_json(const std::vector<std::string>& names, const std::array<double, N>& values) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t i = 0; i < N; ++i) out[names[i]] = values[i];
   return out;
 }
 
@@ -78,37 +97,39 @@ std::vector<std::string> gpu_arch_names() {
 
 std::string_view to_string(NvlsDomain d) { return kNvlsDomainNames[static_cast<size_t>(d)]; }
 
-NvlsDomain nvls_domain_of(const Cluster& c, VertexId gpu, VertexId nvswitch) {
-  bool mnnvl = false;
-  const int host = c.device(gpu).host;
-  for (EdgeId e : c.out_edges(nvswitch)) {
-    const Device& d = c.device(c.target(e));
-    mnnvl = mnnvl || (d.kind == DeviceKind::gpu && d.host != host);
-  }
-  const bool blackwell = gpu_compute_capability(c.device(gpu).model) >= 100;
-  if (mnnvl) return blackwell ? NvlsDomain::blackwell_mnnvl : NvlsDomain::hopper_mnnvl;
-  return blackwell ? NvlsDomain::blackwell : NvlsDomain::hopper;
-}
-
 VertexId gpu_end(const Cluster& c, EdgeId e) {
   if (c.device(c.source(e)).kind == DeviceKind::gpu) return c.source(e);
   if (c.device(c.target(e)).kind == DeviceKind::gpu) return c.target(e);
   return kNoVertex;
 }
 
+GpuArch gpu_arch_of(const Cluster& c, VertexId gpu) {
+  return gpu_arch_from_compute_capability(gpu_compute_capability(c.device(gpu).model));
+}
+
+NvlsDomain nvls_domain_of(const Cluster& c, EdgeId gpu_nvswitch) {
+  const VertexId gpu = gpu_end(c, gpu_nvswitch);
+  const VertexId nvswitch = c.source(gpu_nvswitch) == gpu ? c.target(gpu_nvswitch) : c.source(gpu_nvswitch);
+  bool mnnvl = false;
+  for (EdgeId e : c.out_edges(nvswitch)) {
+    const Device& d = c.device(c.target(e));
+    mnnvl = mnnvl || (d.kind == DeviceKind::gpu && d.host != c.device(gpu).host);
+  }
+  const bool blackwell = gpu_arch_of(c, gpu) == GpuArch::blackwell;
+  if (mnnvl) return blackwell ? NvlsDomain::blackwell_mnnvl : NvlsDomain::hopper_mnnvl;
+  return blackwell ? NvlsDomain::blackwell : NvlsDomain::hopper;
+}
+
 double Calibration::copy_efficiency(const Cluster& c, EdgeId e) const {
   const Link& l = c.link(e);
   if (l.kind == LinkKind::NVL)
-    if (VertexId gpu = gpu_end(c, e); gpu != kNoVertex)
-      return nvl_efficiency[static_cast<size_t>(gpu_arch_from_compute_capability(gpu_compute_capability(c.device(gpu).model)))];
+    if (VertexId gpu = gpu_end(c, e); gpu != kNoVertex) return nvl_efficiency[static_cast<size_t>(gpu_arch_of(c, gpu))];
   return efficiency[static_cast<size_t>(l.kind)];
 }
 
 double Calibration::multimem_efficiency(const Cluster& c, EdgeId e) const {
-  const VertexId gpu = gpu_end(c, e);
-  if (gpu == kNoVertex) return copy_efficiency(c, e);
-  const VertexId other = c.source(e) == gpu ? c.target(e) : c.source(e);
-  return copy_efficiency(c, e) * nvls_efficiency[static_cast<size_t>(nvls_domain_of(c, gpu, other))];
+  if (gpu_end(c, e) == kNoVertex) return copy_efficiency(c, e);
+  return copy_efficiency(c, e) * nvls_efficiency[static_cast<size_t>(nvls_domain_of(c, e))];
 }
 
 const Calibration& calibration_default() {
@@ -135,31 +156,8 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
       c.latency_us[k] = f.number(kind, base.latency_us[k], 0, true, limits::kMaxOverheadUs);
     }
   }
-  if (const nlohmann::json* nvl = top.get("nvl_efficiency", false)) {
-    if (nvl->is_number()) {
-      c.nvl_efficiency.fill(top.number("nvl_efficiency", 1, limits::kMinLinkEfficiency, true, 1));
-    } else if (!nvl->is_object()) {
-      if (error.empty()) error = "nvl_efficiency: expected a number or an object of volta, ampere, hopper, blackwell, got " + nvl->dump();
-    } else {
-      Fields f(*nvl, "nvl_efficiency", gpu_arch_names(), &error);
-      for (size_t a = 0; a < kGpuArchs; ++a)
-        c.nvl_efficiency[a] = f.number(std::string(to_string(static_cast<GpuArch>(a))), base.nvl_efficiency[a],
-                                       limits::kMinLinkEfficiency, true, 1);
-    }
-  }
-  if (const nlohmann::json* nvls = top.get("nvls_efficiency", false)) {
-    if (nvls->is_number()) {
-      double all = top.number("nvls_efficiency", 1, limits::kMinLinkEfficiency, true, 1);
-      c.nvls_efficiency.fill(all);
-    } else if (!nvls->is_object()) {
-      if (error.empty()) error = "nvls_efficiency: expected a number or an object of hopper, blackwell, hopper_mnnvl, blackwell_mnnvl, got " + nvls->dump();
-    } else {
-      Fields f(*nvls, "nvls_efficiency", nvls_domain_names(), &error);
-      for (size_t d = 0; d < kNvlsDomains; ++d)
-        c.nvls_efficiency[d] =
-            f.number(std::string(kNvlsDomainNames[d]), base.nvls_efficiency[d], limits::kMinLinkEfficiency, true, 1);
-    }
-  }
+  read_efficiencies(top, "nvl_efficiency", gpu_arch_names(), base.nvl_efficiency, c.nvl_efficiency, error);
+  read_efficiencies(top, "nvls_efficiency", enum_names(kNvlsDomainNames), base.nvls_efficiency, c.nvls_efficiency, error);
   c.launch_us = top.number("launch_us", base.launch_us, 0, true, limits::kMaxOverheadUs);
   if (!error.empty()) return error_in(where, error);
   return c;
@@ -177,18 +175,15 @@ Result<Calibration> calibration_load_or_default(const std::string& path) {
 }
 
 nlohmann::json calibration_to_json(const Calibration& c) {
-  nlohmann::json eff = nlohmann::json::object(), lat = nlohmann::json::object(), nvls = nlohmann::json::object();
-  for (size_t d = 0; d < kNvlsDomains; ++d) nvls[std::string(kNvlsDomainNames[d])] = c.nvls_efficiency[d];
-  nlohmann::json nvl = nlohmann::json::object();
-  for (size_t a = 0; a < kGpuArchs; ++a) nvl[std::string(to_string(static_cast<GpuArch>(a)))] = c.nvl_efficiency[a];
+  nlohmann::json eff = nlohmann::json::object(), lat = nlohmann::json::object();
   for (const std::string& kind : link_kind_names()) {
     eff[kind] = c.efficiency[static_cast<size_t>(*link_kind_from(kind))];
     lat[kind] = c.latency_us[static_cast<size_t>(*link_kind_from(kind))];
   }
   return {{"source", c.source},
           {"efficiency", eff},
-          {"nvl_efficiency", nvl},
-          {"nvls_efficiency", nvls},
+          {"nvl_efficiency", efficiencies_json(gpu_arch_names(), c.nvl_efficiency)},
+          {"nvls_efficiency", efficiencies_json(enum_names(kNvlsDomainNames), c.nvls_efficiency)},
           {"launch_us", c.launch_us},
           {"latency_us", lat}};
 }

@@ -20,8 +20,9 @@ namespace topoplan {
 enum class NvlsDomain : uint8_t { hopper, blackwell, hopper_mnnvl, blackwell_mnnvl };
 inline constexpr size_t kNvlsDomains = 4;
 std::string_view to_string(NvlsDomain d);  // "hopper", "blackwell", "hopper_mnnvl", "blackwell_mnnvl"
-// The domain of a GPU's link into its NVSwitch (the switch's GPUs on other hosts make it MNNVL).
-NvlsDomain nvls_domain_of(const Cluster& cluster, VertexId gpu, VertexId nvswitch);
+// The domain of a link between a GPU and its NVSwitch, either way (the switch's GPUs on other hosts
+// make it MNNVL).
+NvlsDomain nvls_domain_of(const Cluster& cluster, EdgeId gpu_nvswitch);
 
 struct Calibration {
   std::string source;  // where the numbers were fitted
@@ -47,6 +48,8 @@ struct Calibration {
 
 // The GPU at either end of an edge, or kNoVertex.
 VertexId gpu_end(const Cluster& cluster, EdgeId e);
+// NCCL's generation of a GPU, from its model.
+GpuArch gpu_arch_of(const Cluster& cluster, VertexId gpu);
 
 // The defaults, fitted to published nccl-tests results (calibration.cc says which).
 const Calibration& calibration_default();

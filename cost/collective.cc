@@ -240,10 +240,10 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
           transfer += c.fill_us;
         }
         if (prof.algo == NcclAlgo::nvls || prof.algo == NcclAlgo::nvls_tree) {
-          // Each of NVLS's channel x head lanes moves its chunks through stages that hand off to
-          // each other (all_reduce.h): scatter into the switch's buffer, the head's reduce,
-          // its multicast store, the gather out; NVLS tree adds a network hop per tree level, up
-          // and back down. The pipeline fills one hand-off per stage before it streams.
+          // Each of NVLS's channel x head lanes moves its chunks one at a time (all_reduce.h): a
+          // chunk is reduced before it is stored back multicast, so the store direction starts
+          // one chunk time late; NVLS tree adds a network hop per tree level, up and back down.
+          // At most one transfer time when the call is under a chunk per lane.
           const double ops = nccl_nvls_ops(t, p.comm);
           const double chunk = static_cast<double>(nccl_nvls_chunk_bytes(t, p.comm, prof.algo, bytes));
           const int handoffs = prof.algo == NcclAlgo::nvls ? 1 : 1 + 2 * ceil_log2(nodes);

@@ -151,17 +151,15 @@ NcclGraph nvls_graph(const std::vector<double>& speeds, double gpu_bw, int local
     if (best.n_channels > 0 && (i + 1 >= speeds.size() || speeds[i + 1] / best.bw_inter_gbps <= 0.49)) break;
   }
   if (found == speeds.size()) return NcclGraph{};
-  // Pass 2: the same channels with a faster bwInter, each head's NIC permitting.
-  double nic_min = multi_node ? 1e300 : 0;
+  // Pass 2: the same channels with a faster bwInter, as far as the slowest NIC in use allows.
+  double nic_limit = 1e300;
   if (multi_node) {
     std::vector<double> fast = head_nic_bws;
     std::sort(fast.rbegin(), fast.rend());
-    nic_min = fast[static_cast<size_t>(best.n_channels) - 1];
+    nic_limit = fast[static_cast<size_t>(best.n_channels) - 1];
   }
-  for (size_t j = found; j > 0 && best.bw_inter_gbps < 2 * best.bw_intra_gbps; --j) {
-    if (multi_node && speeds[j - 1] > nic_min + eps) break;
+  for (size_t j = found; j > 0 && best.bw_inter_gbps < 2 * best.bw_intra_gbps && speeds[j - 1] <= nic_limit + eps; --j)
     best.bw_inter_gbps = speeds[j - 1];
-  }
   best.intra_nvlink = true;
   return best;
 }
@@ -308,10 +306,8 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   std::vector<double> nic_bws;
   if (comm.n_nodes > 1) {
     // The node with the fewest NICs bounds every ring.
-    const CommNode* thin = &g.nodes[0];
-    for (const CommNode& n : g.nodes)
-      if (n.nics.size() < thin->nics.size()) thin = &n;
-    for (VertexId nic : thin->nics) nic_bws.push_back(nic_bw(c, nic));
+    const CommNode& thin = *std::ranges::min_element(g.nodes, {}, [](const CommNode& n) { return n.nics.size(); });
+    for (VertexId nic : thin.nics) nic_bws.push_back(nic_bw(c, nic));
   }
   const size_t list = speed_list(cc);
   const auto& speeds = comm.n_nodes > 1 ? t.search_speeds_inter_gbps[list] : t.search_speeds_intra_gbps[list];
@@ -338,10 +334,9 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
     const int heads = std::min(g.nvls_heads(), t.nvls_max_arity);
     std::vector<double> head_nic_bws;
     if (comm.n_nodes > 1) {
-      const CommNode* thin = &g.nodes[0];
-      for (const CommNode& n : g.nodes)
-        if (n.nvls_heads.size() < thin->nvls_heads.size()) thin = &n;
-      for (size_t h : thin->nvls_heads) head_nic_bws.push_back(nic_bw(c, thin->gpu_nics[h]));
+      const CommNode& thin =
+          *std::ranges::min_element(g.nodes, {}, [](const CommNode& n) { return n.nvls_heads.size(); });
+      for (size_t h : thin.nvls_heads) head_nic_bws.push_back(nic_bw(c, thin.gpu_nics[h]));
     }
     NcclGraph nvls = nvls_graph(speeds, gpu_bw, g.min_local(), heads, head_nic_bws);
     comm.nvls_support = nvls.n_channels > 0;

@@ -295,6 +295,7 @@ std::optional<NcclProto> nccl_proto_from(std::string_view s) {
 }
 std::vector<std::string> nccl_algo_names() { return enum_names(kAlgoNames); }
 std::vector<std::string> nccl_proto_names() { return enum_names(kProtoNames); }
+std::vector<std::string> gpu_arch_names() { return enum_names(kArchNames); }
 
 GpuArch gpu_arch_from_compute_capability(int sm) {
   return sm >= 100 ? GpuArch::blackwell : sm >= 90 ? GpuArch::hopper : sm >= 80 ? GpuArch::ampere : GpuArch::volta;
@@ -506,6 +507,7 @@ double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, Ncc
 }
 
 int nccl_channels(const NcclTuning& t, const NcclComm& c, NcclAlgo a, NcclProto p, double bytes) {
+  // NVLS runs on its own thread blocks, all of them whatever the size (enqueue.cc L1686-1688).
   if (a == NcclAlgo::nvls || a == NcclAlgo::nvls_tree)
     return c.compute_capability >= 100 ? t.nvls_channels_sm100 : t.nvls_channels_sm90;
   // src/graph/tuning.cc (2.25.1 L196-209, L488-494): ring Simple has 256 threads when the ring
@@ -521,8 +523,7 @@ int nccl_channels(const NcclTuning& t, const NcclComm& c, NcclAlgo a, NcclProto 
 }
 
 int nccl_nvls_ops(const NcclTuning& t, const NcclComm& c) {
-  const int ctas = c.compute_capability >= 100 ? t.nvls_channels_sm100 : t.nvls_channels_sm90;
-  return ctas * std::max(c.graphs[idx(NcclAlgo::nvls)].n_channels, 1);
+  return nccl_channels(t, c, NcclAlgo::nvls, NcclProto::simple, 0) * std::max(c.graphs[idx(NcclAlgo::nvls)].n_channels, 1);
 }
 
 long long nccl_nvls_chunk_bytes(const NcclTuning& t, const NcclComm& c, NcclAlgo a, double bytes) {

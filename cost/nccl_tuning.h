@@ -66,6 +66,7 @@ std::optional<NcclAlgo> nccl_algo_from(std::string_view s);
 std::optional<NcclProto> nccl_proto_from(std::string_view s);
 std::vector<std::string> nccl_algo_names();
 std::vector<std::string> nccl_proto_names();
+std::vector<std::string> gpu_arch_names();  // "volta", "ampere", "hopper", "blackwell"
 
 GpuArch gpu_arch_from_compute_capability(int sm);  // 90 -> hopper, 100 -> blackwell, < 80 -> volta
 int nccl_node_scale(int n_nodes);                   // 1 -> 0, 2 -> 1, >= 3 -> 2

@@ -186,7 +186,7 @@ Transfers alltoall(const CommGroup& g, double bytes) {
 // head's own NIC (search.cc ncclTopoSearchRecNet binds channel c to a NIC and its GPU).
 Transfers nvls_tree(const CommGroup& g, double bytes) {
   Transfers out;
-  const size_t heads = static_cast<size_t>(std::max(g.nvls_heads(), 1));
+  const size_t heads = static_cast<size_t>(g.nvls_heads());  // >= 1: collective_transfers checks
   for (const CommNode& node : g.nodes) nvls_into(out, node, CollectiveOp::all_reduce, bytes, heads);
   const int n = static_cast<int>(g.nodes.size());
   const std::vector<int> t0 = nccl_btree_parents(n), t1 = nccl_dtree_parents(n);

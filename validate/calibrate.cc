@@ -95,9 +95,8 @@ double& efficiency_of(Calibration& cal, size_t cls) {
 size_t calibration_class_of(const Cluster& c, EdgeId edge, bool nvls) {
   const VertexId gpu = gpu_end(c, edge);
   if (gpu == kNoVertex || c.link(edge).kind != LinkKind::NVL) return static_cast<size_t>(c.link(edge).kind);
-  const VertexId other = c.source(edge) == gpu ? c.target(edge) : c.source(edge);
-  if (nvls) return kNvlsClass + static_cast<size_t>(nvls_domain_of(c, gpu, other));
-  return kNvlClass + static_cast<size_t>(gpu_arch_from_compute_capability(gpu_compute_capability(c.device(gpu).model)));
+  if (nvls) return kNvlsClass + static_cast<size_t>(nvls_domain_of(c, edge));
+  return kNvlClass + static_cast<size_t>(gpu_arch_of(c, gpu));
 }
 
 LinearFit linear_fit(const std::vector<CalibrationPoint>& points) {

@@ -56,7 +56,7 @@ TEST_CASE("calibration: the NVLS domain of a GPU's NVSwitch link") {
     Cluster c = test::load_cluster(spec);
     VertexId gpu = c.hosts()[0].gpus[0];
     for (EdgeId e : c.out_edges(gpu))
-      if (c.device(c.target(e)).kind == DeviceKind::nvswitch) return nvls_domain_of(c, gpu, c.target(e));
+      if (c.device(c.target(e)).kind == DeviceKind::nvswitch) return nvls_domain_of(c, e);
     FAIL("no NVSwitch on " << spec);
     return NvlsDomain::hopper;
   };
