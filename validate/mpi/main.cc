@@ -8,14 +8,19 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <csignal>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <mutex>
 #include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include "topology/formats/json_fields.h"
 #include "validate/harness.h"
@@ -30,30 +35,47 @@ using namespace topoplan;
 namespace {
 
 // Set by SIGTERM or SIGINT: the launcher stops the job (another rank exited, or it was cancelled).
+// Open MPI 4.1 stops a job with SIGCONT, then odls_base_sigkill_timeout (1 s) later SIGTERM, then
+// SIGKILL some 50 ms after that: rank 0 writes its report on SIGCONT already (the run's results
+// replace it if the run goes on: SIGCONT also ends a shell's Ctrl-Z), and again on SIGTERM. The
+// handler wakes the watchdog through a pipe so that neither waits for its next look at the clock.
 volatile std::sig_atomic_t g_stopped = 0;
-extern "C" void on_stop_signal(int) { g_stopped = 1; }
+volatile std::sig_atomic_t g_continued = 0;
+volatile std::sig_atomic_t g_wake_fd = -1;
+extern "C" void on_signal(int signal) {
+  (signal == SIGCONT ? g_continued : g_stopped) = 1;
+  if (g_wake_fd >= 0) {
+    const int saved = errno;
+    [[maybe_unused]] const ssize_t n = ::write(g_wake_fd, "s", 1);
+    errno = saved;
+  }
+}
 
 // Stops the job when a stage outlives the timeout: a hung peer would otherwise hold every rank in
 // its collective forever. Also reports when the launcher stops the job, as it does when a rank
-// dies. Rank 0 says which ranks fell behind (on_failure: "timeout" or "stopped") and exits; the
-// others say where they were and give rank 0 a moment before they exit.
+// dies. Rank 0 says which ranks fell behind (on_failure: "timeout" or "stopped"; `final` false
+// when it only writes the report ahead of a stop) and exits; the others say where they were and
+// give rank 0 a moment before they exit.
 class Watchdog {
  public:
-  using OnFailure = std::function<void(const std::string& reason, const std::string& stage)>;
-  Watchdog(double timeout_s, int rank, OnFailure on_failure)
-      : timeout_s_(timeout_s), rank_(rank), on_failure_(std::move(on_failure)), thread_([this] { watch(); }) {
-    std::signal(SIGTERM, on_stop_signal);
-    std::signal(SIGINT, on_stop_signal);
+  using OnFailure = std::function<void(const std::string& reason, const std::string& stage, bool final)>;
+  Watchdog(double timeout_s, int rank, OnFailure on_failure) : timeout_s_(timeout_s), rank_(rank), on_failure_(std::move(on_failure)) {
+    if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;  // then the watchdog only polls
+    g_wake_fd = wake_[1];
+    for (int signal : kSignals) std::signal(signal, on_signal);
+    thread_ = std::thread([this] { watch(); });
   }
   ~Watchdog() {
-    std::signal(SIGTERM, SIG_DFL);
-    std::signal(SIGINT, SIG_DFL);
+    for (int signal : kSignals) std::signal(signal, SIG_DFL);
+    g_wake_fd = -1;
     {
       std::lock_guard<std::mutex> lock(m_);
       done_ = true;
     }
-    cv_.notify_all();
+    if (wake_[1] >= 0) [[maybe_unused]] const ssize_t n = ::write(wake_[1], "d", 1);
     thread_.join();
+    for (int fd : wake_)
+      if (fd >= 0) ::close(fd);
   }
   void stage(const std::string& what) {
     std::lock_guard<std::mutex> lock(m_);
@@ -62,23 +84,43 @@ class Watchdog {
   }
 
  private:
+  static constexpr int kSignals[] = {SIGTERM, SIGINT, SIGCONT};
+  // Until the pipe has a byte (a signal, or done) or 100 ms pass.
+  void sleep_on_pipe() {
+    if (wake_[0] < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      return;
+    }
+    pollfd p{wake_[0], POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) return;
+    char buffer[64];
+    while (::read(wake_[0], buffer, sizeof buffer) > 0) {
+    }
+  }
   void watch() {
-    std::unique_lock<std::mutex> lock(m_);
-    while (!done_) {
-      cv_.wait_for(lock, std::chrono::milliseconds(100));
+    for (;;) {
+      sleep_on_pipe();
+      std::unique_lock<std::mutex> lock(m_);
+      if (done_) return;
+      if (g_continued) {
+        g_continued = 0;
+        if (rank_ == 0 && !g_stopped) on_failure_("stopped", stage_, false);
+      }
       const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
-      if (done_ || (held <= timeout_s_ && !g_stopped)) continue;
+      if (held <= timeout_s_ && !g_stopped) continue;
       const bool stopped = g_stopped;
-      if (stopped)
-        std::fprintf(stderr, "topoplan-validate: rank %d: stopped by the launcher in %s\n", rank_, stage_.c_str());
-      else
-        std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_, timeout_s_, stage_.c_str());
-      std::fflush(stderr);
       if (rank_ == 0) {
-        on_failure_(stopped ? "stopped" : "timeout", stage_);
-      } else if (!stopped) {
-        lock.unlock();
-        std::this_thread::sleep_for(std::chrono::seconds(kGraceS));
+        on_failure_(stopped ? "stopped" : "timeout", stage_, true);
+      } else {
+        if (stopped)
+          std::fprintf(stderr, "topoplan-validate: rank %d: stopped by the launcher in %s\n", rank_, stage_.c_str());
+        else
+          std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_, timeout_s_, stage_.c_str());
+        std::fflush(stderr);
+        if (!stopped) {
+          lock.unlock();
+          std::this_thread::sleep_for(std::chrono::seconds(kGraceS));
+        }
       }
       // The launcher sees the exit and stops the other ranks.
       std::_Exit(3);
@@ -89,7 +131,7 @@ class Watchdog {
   int rank_;
   OnFailure on_failure_;
   std::mutex m_;
-  std::condition_variable cv_;
+  int wake_[2] = {-1, -1};
   bool done_ = false;
   std::string stage_ = "starting";
   std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
@@ -257,13 +299,23 @@ int run(int argc, char** argv, int rank, bool threaded) {
     return 0;
   };
   Progress progress(threaded);
-  auto on_failure = [&](const std::string& reason, const std::string& mine) {
+  bool early_report = false;  // written on SIGCONT: the results replace it, an error removes it
+  auto error_out = [&](const std::string& message) {
+    std::error_code ignored;
+    if (early_report && rank == 0 && !json_path.empty()) std::filesystem::remove(json_path, ignored);
+    return fail(rank, message, 2);
+  };
+  auto on_failure = [&](const std::string& reason, const std::string& mine, bool final) {
     const nlohmann::json report = failure_report(*plan, progress.where(), reason, timeout_s, mine);
-    std::fprintf(stderr, "topoplan-validate: %s\n", report["message"].get<std::string>().c_str());
     ValidateRun empty{b->name(), plan->source, plan->job, plan->world, {}};
     nlohmann::json doc = validate_to_json(empty);
     doc["failure"] = report;
+    // A launcher's SIGKILL may follow its SIGTERM within milliseconds: what is not out yet first.
+    auto say = [&] { std::fprintf(stderr, "topoplan-validate: %s\n", report["message"].get<std::string>().c_str()); };
+    if (final && early_report) say();
     write_json(doc);
+    if (final && !early_report) say();
+    early_report = !final;
   };
   bool stalled = false;
   auto stage = [&](Watchdog& dog, const std::string& s) {
@@ -282,7 +334,7 @@ int run(int argc, char** argv, int rank, bool threaded) {
       Watchdog dog(timeout_s, rank, on_failure);
       result = validate_sweep(*b, *plan, sweep, [&](const std::string& s) { stage(dog, s); });
     }
-    if (!result) return fail(rank, result.error(), 2);
+    if (!result) return error_out(result.error());
     if (rank == 0) {
       std::cout << nccl_tests_format(result->table);
       if (int rc = write_json(validate_to_json(result->run)); rc) return rc;
@@ -294,7 +346,7 @@ int run(int argc, char** argv, int rank, bool threaded) {
     Watchdog dog(timeout_s, rank, on_failure);
     result = validate_run(*b, *plan, selected, options, [&](const std::string& s) { stage(dog, s); });
   }
-  if (!result) return fail(rank, result.error(), 2);
+  if (!result) return error_out(result.error());
   if (rank == 0) {
     std::cout << validate_table(*result);
     if (int rc = write_json(validate_to_json(*result)); rc) return rc;
