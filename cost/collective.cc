@@ -21,16 +21,18 @@ int ceil_log2(int n) {
 
 // The share of a link's bandwidth a protocol's payload gets, as NCCL's tuner discounts it
 // (tuning.cc "model refinements", in the tuning table): LL sends a flag with every 4 data bytes,
-// LL128 one per 120; the tree and PAT factors are NCCL's measured efficiency of those algorithms.
+// LL128 one per 120; PAT's factor is NCCL's measured efficiency of that algorithm. NCCL's x0.92
+// for the Simple tree is not here: it corrects NCCL's nominal channel speeds, and on links the
+// tree moves at the link's rate (3 GB200 racks over IB, nccl#1801: 16 GiB tree all-reduce of
+// 24 GPUs at 485.68 GB/s busbw, each NIC's 3 GiB at the NET efficiency's 47.5 GB/s).
 double protocol_factor(const NcclTuning& t, NcclAlgo a, NcclProto p, int nodes) {
   switch (a) {
     case NcclAlgo::ring:
       return p == NcclProto::ll ? t.ring_ll_factor : p == NcclProto::ll128 ? t.ring_ll128_factor : 1.0;
     case NcclAlgo::tree:
-      return t.tree_factor * (p == NcclProto::ll      ? t.tree_ll_factor
-                              : p == NcclProto::ll128 ? (nodes == 1 ? t.tree_ll128_factor_one_node
-                                                                    : t.tree_ll128_factor_multi_node)
-                                                      : 1.0);
+      return p == NcclProto::ll      ? t.tree_ll_factor
+             : p == NcclProto::ll128 ? (nodes == 1 ? t.tree_ll128_factor_one_node : t.tree_ll128_factor_multi_node)
+                                     : 1.0;
     case NcclAlgo::pat: return t.pat_factor;
     default: return 1.0;
   }
