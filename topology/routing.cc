@@ -1,6 +1,7 @@
 #include "topology/routing.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <map>
 
@@ -171,8 +172,59 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
 
 const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const {
   auto [it, inserted] = gpu_nic_.try_emplace(pair_key(gpu, nic));
-  if (inserted) it->second = local_path(gpu, nic);
-  return it->second;
+  if (!inserted) return it->second;
+  LocalPath p = local_path(gpu, nic);
+  // A PXN path goes through the NIC's own GPU, not whichever peer the search met first.
+  if (p.found && p.path_class == PathClass::PXN)
+    if (VertexId relay = pxn_relay(nic); relay != kNoVertex && relay != gpu) {
+      LocalPath hop = local_path(gpu, relay), out = local_path(relay, nic);
+      if (hop.found && hop.path_class == PathClass::NVL && out.found && out.path_class < PathClass::PXN) {
+        p.edges = std::move(hop.edges);
+        p.edges.insert(p.edges.end(), out.edges.begin(), out.edges.end());
+        p.bw_gbps = std::min(hop.bw_gbps, out.bw_gbps);
+        p.latency_us = hop.latency_us + out.latency_us;
+      }
+    }
+  return it->second = std::move(p);
+}
+
+// NCCL's relay for a NIC (paths.cc adds the PXN step through ncclTopoGetLocalGpu, topo.cc): of
+// the GPUs nearest the NIC, the one whose channel-0 NIC it is by ncclTopoGetLocalNet (the GPU's
+// device index, bit-mirrored when its nearest NICs are a power of two, modulo their count). On a
+// DGX A100 both GPUs of a PCIe switch are PIX to both of its NICs and NIC 1 is GPU 1's: the first
+// GPU a search meets would carry two rails. Paths here are the searched ones (no relay: class PXN
+// means through a peer).
+VertexId Router::pxn_relay(VertexId nic) const {
+  auto [it, inserted] = pxn_relay_.try_emplace(nic, kNoVertex);
+  if (!inserted) return it->second;
+  const Host& host = c_.hosts()[c_.device(nic).host];
+  // Those of `to` at the least class from `from`, at most PXB (NCCL relays only through a GPU
+  // that near the NIC).
+  auto nearest = [&](VertexId from, const std::vector<VertexId>& to) {
+    std::vector<VertexId> out;
+    PathClass best = PathClass::PXB;
+    for (VertexId v : to) {
+      LocalPath p = local_path(from, v);
+      if (!p.found || p.path_class > best) continue;
+      if (p.path_class < best) out.clear();
+      best = p.path_class;
+      out.push_back(v);
+    }
+    return out;
+  };
+  for (VertexId gpu : nearest(nic, host.gpus)) {
+    const std::vector<VertexId> nets = nearest(gpu, host.nics);
+    const auto count = static_cast<unsigned>(nets.size());
+    auto index = static_cast<unsigned>(std::max<int>(c_.device(gpu).local_index, 0));
+    if (std::has_single_bit(count)) {
+      unsigned mirrored = 0;
+      for (unsigned b = 1, mb = count >> 1; b < count; b <<= 1, mb >>= 1)
+        if (index & b) mirrored |= mb;
+      index = mirrored;
+    }
+    if (!nets.empty() && nets[index % count] == nic) return it->second = gpu;
+  }
+  return kNoVertex;
 }
 
 VertexId Router::nic_for(VertexId gpu) const {

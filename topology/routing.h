@@ -97,6 +97,7 @@ class Router {
 
   LocalPath local_path(VertexId a, VertexId b) const;
   const LocalPath& gpu_nic_path(VertexId gpu, VertexId nic) const;
+  VertexId pxn_relay(VertexId nic) const;
   const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
   Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const;
   VertexId pxn_nic(VertexId gpu, VertexId dst_nic) const;
@@ -111,6 +112,7 @@ class Router {
 
   mutable std::vector<VertexId> nic_of_gpu_;  // lazily filled, kNoVertex = not yet
   mutable std::unordered_map<uint64_t, LocalPath> gpu_nic_;
+  mutable std::unordered_map<VertexId, VertexId> pxn_relay_;  // NIC -> its relay GPU, kNoVertex: none
   mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
   mutable std::vector<const SwitchPaths*> segments_;  // cache_ entries by id (node addresses are stable)
   // Scratch per vertex for the path-set search, reset through the touched list.

@@ -106,6 +106,30 @@ TEST_CASE("routing: ECMP over a two-tier fat tree splits evenly over every spine
   CHECK(pxn.paths == 1);
 }
 
+TEST_CASE("routing: PXN relays through the NIC's own GPU, as NCCL's ncclTopoGetLocalGpu picks it") {
+  // DGX A100: each PCIe switch holds two GPUs and two NICs, all PIX to each other. NIC 2k+1 is
+  // GPU 2k+1's (ncclTopoGetLocalNet: device index, bit-mirrored over two NICs), so a send to rail
+  // 1 from GPU 4 goes over NVLink to GPU 1, not to GPU 0, which would carry two rails.
+  // (Before: every odd rail through the even GPU beside it.)
+  Cluster c = build("dgx-a100:2");
+  Router r(c);
+  auto through = [&](const Route& x) {
+    std::vector<std::string> gpus;
+    for (const Hop& h : x.hops)
+      if (c.device(c.target(h.edge)).kind == DeviceKind::gpu) gpus.push_back(c.device(c.target(h.edge)).name);
+    return gpus;
+  };
+  for (int rail = 0; rail < 8; ++rail) {
+    CAPTURE(rail);
+    Route x = route(c, r, "h001/gpu4", "h002/gpu" + std::to_string(rail), NicPolicy::pxn);
+    CHECK(c.device(x.src_nic).name == "h001/nic" + std::to_string(rail));
+    const std::vector<std::string> gpus = through(x);
+    REQUIRE_FALSE(gpus.empty());
+    // GPU 4's own switch holds NICs 4 and 5: no relay, the first GPU on the way is the peer.
+    CHECK(gpus.front() == (rail / 2 == 2 ? "h002/gpu" : "h001/gpu") + std::to_string(rail));
+  }
+}
+
 TEST_CASE("routing: three tiers count spine x core paths and keep the cache per switch pair") {
   ClusterSpec spec = *preset_spec_parse("dgx-h100:256");
   spec.fabric.nodes_per_pod = 64;
