@@ -192,14 +192,13 @@ const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const 
 // the GPUs nearest the NIC, the one whose channel-0 NIC it is by ncclTopoGetLocalNet (the GPU's
 // device index, bit-mirrored when its nearest NICs are a power of two, modulo their count). On a
 // DGX A100 both GPUs of a PCIe switch are PIX to both of its NICs and NIC 1 is GPU 1's: the first
-// GPU a search meets would carry two rails. Paths here are the searched ones (no relay: class PXN
-// means through a peer).
+// GPU a search meets would carry two rails. The paths compared here are the searched ones.
 VertexId Router::pxn_relay(VertexId nic) const {
   auto [it, inserted] = pxn_relay_.try_emplace(nic, kNoVertex);
   if (!inserted) return it->second;
   const Host& host = c_.hosts()[c_.device(nic).host];
-  // Those of `to` at the least class from `from`, at most PXB (NCCL relays only through a GPU
-  // that near the NIC).
+  // Those of `to` at the least class from `from`, if at most PXB (NCCL relays only through a
+  // GPU that near the NIC).
   auto nearest = [&](VertexId from, const std::vector<VertexId>& to) {
     std::vector<VertexId> out;
     PathClass best = PathClass::PXB;

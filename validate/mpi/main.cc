@@ -8,8 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <csignal>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
