@@ -47,6 +47,22 @@ LayerFlops layer_flops(const Job& job, bool moe_layer) {
   return f;
 }
 
+double recompute_flops(const Job& job, const LayerFlops& f, bool moe_layer) {
+  const RecomputeSpec& r = job.training.recompute;
+  if (r.granularity == Recompute::full) return f.total();
+  double out = 0;
+  if (r.recomputes(RecomputeModule::core_attn)) out += f.attention_core;
+  const double mlp = f.mlp_in + f.mlp_out;
+  if (!moe_layer && r.recomputes(RecomputeModule::mlp)) out += mlp;
+  if (moe_layer && r.recomputes(RecomputeModule::moe)) {
+    out += mlp + f.router;  // Megatron's MoELayer holds the shared experts too
+  } else if (moe_layer && r.recomputes(RecomputeModule::shared_experts)) {
+    const MoeShape& moe = job.model.moe;
+    out += mlp * moe.shared_experts / (moe.top_k + moe.shared_experts);
+  }
+  return out;
+}
+
 double logit_flops(const Job& job) {
   return 2.0 * job.training.micro_batch * job.training.seq_length * job.model.hidden * job.model.vocab;
 }
@@ -87,26 +103,45 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
   const double flops_per_us = out.gpu.effective_tflops() * 1e6;  // 1 TFLOP/s = 1e6 FLOP/us
   const LayerFlops dense = layer_flops(job, false), moe = layer_flops(job, true);
   const std::vector<StageLayers> stages = job_stages(job);
+  const RecomputeSpec& r = job.training.recompute;
+  const double v = job.parallel.virtual_pipeline_stages;
+  double forward_flops = 0;  // one micro-batch through the whole model
   for (size_t s = 0; s < stages.size(); ++s) {
     StageCompute c;
     c.layers = stages[s].count;
     c.moe_layers = stages[s].moe;
     const int dense_layers = c.layers - c.moe_layers;
-    double flops = dense_layers * dense.total() + c.moe_layers * moe.total();
+    const double layer_flops = dense_layers * dense.total() + c.moe_layers * moe.total();
+    double flops = layer_flops;
     if (s + 1 == stages.size()) flops += logit_flops(job);
+    forward_flops += flops;
+    double recompute = dense_layers * recompute_flops(job, dense, false) + c.moe_layers * recompute_flops(job, moe, true);
+    if (r.granularity == Recompute::full) {
+      // Megatron's TransformerBlock: "block" checkpoints the first recompute_num_layers layers of
+      // each model chunk (c.layers / v of them), "uniform" every layer in units of that many.
+      const int per_chunk = static_cast<int>(c.layers / v);
+      c.recomputed_layers = r.method == RecomputeMethod::block ? std::min(r.num_layers, per_chunk) * static_cast<int>(v)
+                                                               : c.layers;
+      recompute = c.layers > 0 ? layer_flops * c.recomputed_layers / c.layers : 0;
+    }
     // Experts' fc1 is column-parallel only when the experts are tensor-parallel.
     const double moe_column = moe.qkv + (job.parallel.expert_tp > 1 ? moe.mlp_in : 0);
     const double column = dense_layers * (dense.qkv + dense.mlp_in) + c.moe_layers * moe_column;
+    const double moe_row = moe.attention_out + (job.parallel.expert_tp > 1 ? moe.mlp_out : 0);
+    const double row = dense_layers * (dense.attention_out + dense.mlp_out) + c.moe_layers * moe_row;
     c.forward_us = flops / per_gpu / flops_per_us;
-    c.backward_us = 2 * c.forward_us;
+    c.recompute_us = recompute / per_gpu / flops_per_us;
+    c.backward_us = 2 * c.forward_us + c.recompute_us;
     c.attention_core_forward_us = c.layers * dense.attention_core / per_gpu / flops_per_us;
     c.column_gemm_forward_us = column / per_gpu / flops_per_us;
+    c.row_gemm_forward_us = row / per_gpu / flops_per_us;
     out.stages.push_back(c);
   }
   for (size_t s = 1; s < out.stages.size(); ++s)
     if (out.stages[s].forward_us > out.slowest().forward_us) out.slowest_stage = static_cast<int>(s);
   out.micro_batches = job_micro_batches(job);
-  const double v = job.parallel.virtual_pipeline_stages, m = out.micro_batches, pp = job.parallel.pp;
+  const double m = out.micro_batches, pp = job.parallel.pp;
+  out.model_flops = 3 * forward_flops * m * job.parallel.dp;
   out.bubble_fraction = (pp - 1) / (v * m);
   out.bubble_idle_fraction = (pp - 1) / (v * m + pp - 1);
   out.step_us = (m + (pp - 1) / v) * (out.slowest().forward_us + out.slowest().backward_us);

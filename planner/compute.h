@@ -22,6 +22,10 @@ struct LayerFlops {
   double total() const { return qkv + attention_out + attention_core + mlp_in + mlp_out + router; }
 };
 LayerFlops layer_flops(const Job& job, bool moe_layer);
+// The forward FLOPs of one layer that recomputation runs again in backward (matrix products only:
+// moe_act, layernorm and mla_up_proj recompute element-wise work and count zero).
+double recompute_flops(const Job& job, const LayerFlops& f, bool moe_layer);
+
 // The output layer (logits) of one micro-batch, on the last stage.
 double logit_flops(const Job& job);
 
@@ -39,12 +43,20 @@ Result<GpuRate> gpu_rate(const std::string& gpu_model, const Job& job);
 
 // One pipeline stage's compute per micro-batch on one GPU, microseconds.
 struct StageCompute {
-  double forward_us = 0, backward_us = 0;  // backward = 2 x forward (weights and inputs)
+  // backward = 2 x forward (weights and inputs) + recompute_us: the forward work activation
+  // recomputation runs again at the start of each layer's backward.
+  double forward_us = 0, backward_us = 0, recompute_us = 0;
   double attention_core_forward_us = 0;    // what context-parallel K/V exchange overlaps with
   // The column-parallel GEMMs (QKV, fc1) whose backward Megatron overlaps TP's input re-gather
   // and input-gradient reduction with; forward time, the backward's dgrad and wgrad each match it.
   double column_gemm_forward_us = 0;
+  // The row-parallel GEMMs (attention output, fc2): with tp_comm_overlap the reduce-scatter after
+  // them in forward and the all-gather before their backward run under them.
+  double row_gemm_forward_us = 0;
   int layers = 0, moe_layers = 0;
+  // Layers full recomputation runs forward again (all with "uniform", the first
+  // recompute_num_layers of each model chunk with "block"); 0 without full recomputation.
+  int recomputed_layers = 0;
 };
 
 struct ComputeEstimate {
@@ -59,6 +71,9 @@ struct ComputeEstimate {
   double bubble_idle_fraction = 0;
   // (m + (pp - 1) / v) * (forward + backward) of the slowest stage.
   double step_us = 0;
+  // The model's FLOPs per step over all GPUs, forward and backward without recomputation
+  // (3 x forward): what MFU counts (Narayanan et al., SC21, appendix; PaLM, Chowdhery et al. 2022).
+  double model_flops = 0;
   const StageCompute& slowest() const { return stages[static_cast<size_t>(slowest_stage)]; }
 };
 Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_model);

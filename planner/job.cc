@@ -1,5 +1,6 @@
 #include "planner/job.h"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdint>
@@ -17,6 +18,10 @@ using nlohmann::json;
 
 constexpr std::array<std::string_view, 4> kDtypeNames = {"bf16", "fp16", "fp8", "fp32"};
 constexpr std::array<std::string_view, 2> kCpCommNames = {"p2p", "allgather"};
+constexpr std::array<std::string_view, 3> kRecomputeNames = {"none", "selective", "full"};
+constexpr std::array<std::string_view, 2> kRecomputeMethodNames = {"uniform", "block"};
+constexpr std::array<std::string_view, 7> kRecomputeModuleNames = {"core_attn", "mlp",       "moe",        "shared_experts",
+                                                                   "moe_act",   "layernorm", "mla_up_proj"};
 
 std::string str(int64_t n) { return std::to_string(n); }
 
@@ -87,8 +92,36 @@ ModelShape model_read(const json& value, std::string* error) {
   return m;
 }
 
+// Present keys only: which of them Megatron accepts depends on the granularity (recompute_check).
+RecomputeSpec recompute_read(Fields& f) {
+  RecomputeSpec r;
+  r.granularity = *enum_from<Recompute>(kRecomputeNames, f.choice("recompute", "none", enum_names(kRecomputeNames)));
+  if (f.has("recompute_method"))
+    r.method = *enum_from<RecomputeMethod>(kRecomputeMethodNames,
+                                           f.choice("recompute_method", kRequired, enum_names(kRecomputeMethodNames)));
+  if (f.has("recompute_num_layers")) r.num_layers = f.integer("recompute_num_layers", kRequired, 1);
+  if (const json* modules = f.list("recompute_modules", false)) {
+    for (size_t i = 0; i < modules->size() && f.ok(); ++i) {
+      const json& m = (*modules)[i];
+      std::optional<RecomputeModule> module =
+          m.is_string() ? enum_from<RecomputeModule>(kRecomputeModuleNames, m.get<std::string>()) : std::nullopt;
+      if (module)
+        r.modules.push_back(*module);
+      else
+        f.fail(json_indexed(f.at("recompute_modules"), i),
+               "expected one of " + json(enum_names(kRecomputeModuleNames)).dump() + ", got " + json_shown(m));
+    }
+  } else if (r.granularity == Recompute::selective) {
+    r.modules = {RecomputeModule::core_attn};  // Megatron-Core's default
+  }
+  return r;
+}
+
 Training training_read(const json& value, std::string* error) {
-  Fields f(value, "training", {"seq_length", "micro_batch", "global_batch", "dtype", "grad_reduce_dtype"}, error);
+  Fields f(value, "training",
+           {"seq_length", "micro_batch", "global_batch", "dtype", "grad_reduce_dtype", "recompute", "recompute_method",
+            "recompute_num_layers", "recompute_modules"},
+           error);
   Training t;
   t.seq_length = f.integer("seq_length", kRequired, 1);
   t.micro_batch = f.integer("micro_batch", 1, 1);
@@ -96,6 +129,7 @@ Training training_read(const json& value, std::string* error) {
   t.dtype = dtype_read(f, "dtype", Dtype::bf16);
   // Megatron accumulates and all-reduces bf16 gradients in fp32 by default.
   t.grad_reduce_dtype = dtype_read(f, "grad_reduce_dtype", Dtype::fp32);
+  t.recompute = recompute_read(f);
   return t;
 }
 
@@ -103,7 +137,7 @@ Parallelism parallel_read(const json& value, std::string* error) {
   Fields f(value, "parallel",
            {"tp", "cp", "pp", "dp", "ep", "expert_tp", "sequence_parallel", "zero_stage", "fsdp",
             "virtual_pipeline_stages", "first_stage_layers", "last_stage_layers", "cp_comm", "order",
-            "overlap_grad_reduce", "overlap_param_gather", "bucket_params"},
+            "overlap_grad_reduce", "overlap_param_gather", "bucket_params", "tp_comm_overlap"},
            error);
   Parallelism p;
   p.tp = f.integer("tp", 1, 1);
@@ -126,6 +160,11 @@ Parallelism parallel_read(const json& value, std::string* error) {
   p.order = f.text("order", std::string(kDefaultOrder));
   p.overlap_grad_reduce = f.boolean("overlap_grad_reduce", true);
   p.overlap_param_gather = f.boolean("overlap_param_gather", true);
+  p.tp_comm_overlap = f.boolean("tp_comm_overlap", false);
+  // Megatron's arguments.py: "Tensor parallel communication/GEMM overlap can happen only when
+  // sequence parallelism is enabled".
+  if (p.tp_comm_overlap && !p.sequence_parallel)
+    f.fail(f.at("tp_comm_overlap"), "needs sequence_parallel true (and tp > 1), as Megatron requires");
   p.bucket_params = f.integer("bucket_params", 0, 0);
   return p;
 }
@@ -253,6 +292,29 @@ void pipeline_check(const Job& job, Fields& f) {
                                                    str(p.pp) + " x " + str(v) + " = " + str(int64_t{p.pp} * v));
 }
 
+// Megatron's TransformerConfig checks: method and num_layers belong to full, modules to selective.
+void recompute_check(const json& training, const Job& job, Fields& f) {
+  const RecomputeSpec& r = job.training.recompute;
+  const std::string granularity = "training.recompute is \"" + std::string(to_string(r.granularity)) + "\"";
+  if (r.granularity != Recompute::full) {
+    for (const char* key : {"recompute_method", "recompute_num_layers"})
+      if (training.contains(key))
+        f.fail(std::string("training.") + key, "applies to recompute \"full\" only; " + granularity);
+  } else {
+    const int per_stage = job.model.layers / job.parallel.pp;
+    if (!training.contains("recompute_method"))
+      f.fail("training.recompute_method", "required with recompute \"full\": \"uniform\" or \"block\"");
+    else if (!training.contains("recompute_num_layers"))
+      f.fail("training.recompute_num_layers", "required with recompute \"full\": 1 to the layers per pipeline stage (" +
+                                                  str(per_stage) + ")");
+    else if (r.num_layers > per_stage)
+      f.fail("training.recompute_num_layers", "expected 1 to the layers per pipeline stage (" + str(per_stage) +
+                                                  "), got " + str(r.num_layers));
+  }
+  if (r.granularity != Recompute::selective && training.contains("recompute_modules"))
+    f.fail("training.recompute_modules", "applies to recompute \"selective\" only; " + granularity);
+}
+
 // RankGroups checks the sizes (every order puts them on the same grid) and then the order.
 void groups_check(const Job& job, Fields& f) {
   Result<RankGroups> sizes = RankGroups::make(job_parallel_sizes(job), kDefaultOrder);
@@ -281,6 +343,13 @@ int dtype_bytes(Dtype d) {
 }
 
 std::string_view to_string(CpComm c) { return kCpCommNames[static_cast<size_t>(c)]; }
+std::string_view to_string(Recompute r) { return kRecomputeNames[static_cast<size_t>(r)]; }
+std::string_view to_string(RecomputeMethod m) { return kRecomputeMethodNames[static_cast<size_t>(m)]; }
+std::string_view to_string(RecomputeModule m) { return kRecomputeModuleNames[static_cast<size_t>(m)]; }
+
+bool RecomputeSpec::recomputes(RecomputeModule m) const {
+  return granularity == Recompute::full || std::find(modules.begin(), modules.end(), m) != modules.end();
+}
 
 Result<Job> job_from_json(const json& doc, const std::string& where) {
   std::string error;
@@ -302,6 +371,7 @@ Result<Job> job_from_json(const json& doc, const std::string& where) {
   batch_check(job, top);
   sequence_check(job, top);
   pipeline_check(job, top);
+  recompute_check(section(top, "training", true), job, top);
   if (top.ok()) groups_check(job, top);
   if (!error.empty()) return error_in(where, error);
   return job;
@@ -330,7 +400,17 @@ json job_to_json(const Job& job) {
                    {"micro_batch", t.micro_batch},
                    {"global_batch", t.global_batch},
                    {"dtype", to_string(t.dtype)},
-                   {"grad_reduce_dtype", to_string(t.grad_reduce_dtype)}};
+                   {"grad_reduce_dtype", to_string(t.grad_reduce_dtype)},
+                   {"recompute", to_string(t.recompute.granularity)}};
+  if (t.recompute.granularity == Recompute::full) {
+    training["recompute_method"] = to_string(t.recompute.method);
+    training["recompute_num_layers"] = t.recompute.num_layers;
+  }
+  if (t.recompute.granularity == Recompute::selective) {
+    json modules = json::array();
+    for (RecomputeModule module : t.recompute.modules) modules.push_back(to_string(module));
+    training["recompute_modules"] = modules;
+  }
   const Parallelism& p = job.parallel;
   json parallel = {{"tp", p.tp},
                    {"cp", p.cp},
@@ -348,6 +428,7 @@ json job_to_json(const Job& job) {
                    {"order", p.order},
                    {"overlap_grad_reduce", p.overlap_grad_reduce},
                    {"overlap_param_gather", p.overlap_param_gather},
+                   {"tp_comm_overlap", p.tp_comm_overlap},
                    {"bucket_params", p.bucket_params}};
   json doc = {{"format", "topoplan-job"}, {"name", job.name}, {"model", model}, {"training", training},
               {"parallel", parallel}};

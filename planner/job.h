@@ -44,10 +44,29 @@ struct ModelShape {
   bool is_moe() const { return moe.experts > 0; }
 };
 
+// Activation recomputation: Megatron's --recompute-granularity, --recompute-method,
+// --recompute-num-layers and --recompute-modules (TransformerConfig's recompute_* fields).
+enum class Recompute : uint8_t { none, selective, full };
+std::string_view to_string(Recompute r);
+enum class RecomputeMethod : uint8_t { uniform, block };
+std::string_view to_string(RecomputeMethod m);
+// The submodules selective recomputation runs again in backward, as Megatron-Core names them.
+enum class RecomputeModule : uint8_t { core_attn, mlp, moe, shared_experts, moe_act, layernorm, mla_up_proj };
+std::string_view to_string(RecomputeModule m);
+
+struct RecomputeSpec {
+  Recompute granularity = Recompute::none;
+  RecomputeMethod method = RecomputeMethod::uniform;  // full only
+  int num_layers = 0;                                  // full only: per checkpointed unit (uniform) or per chunk (block)
+  std::vector<RecomputeModule> modules;                // selective only; Megatron's default is core_attn
+  bool recomputes(RecomputeModule m) const;
+};
+
 struct Training {
   int seq_length = 0, micro_batch = 1, global_batch = 0;
   Dtype dtype = Dtype::bf16;
   Dtype grad_reduce_dtype = Dtype::fp32;  // the data-parallel gradient reduction's element type
+  RecomputeSpec recompute;
 };
 
 struct Parallelism {
@@ -65,6 +84,9 @@ struct Parallelism {
   // parameters gathered while the next step's forward runs (distributed optimizer).
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  // Megatron --tp-comm-overlap (Transformer Engine's userbuffers): sequence parallelism's
+  // all-gathers and reduce-scatters run in chunks under the GEMMs they feed or follow.
+  bool tp_comm_overlap = false;
   // Parameters per gradient bucket; 0 = Megatron's default max(40M, 1M x data-parallel size)
   // (megatron/core/distributed/distributed_data_parallel.py).
   int64_t bucket_params = 0;

@@ -374,6 +374,10 @@ Result<JobScore> Reporter::run() {
   out.exposed_comm_s = state_.exposed_us() / 1e6;
   out.compute_s = out.traffic.compute.step_us / 1e6;
   out.step_s = out.compute_s + out.exposed_comm_s;
+  if (out.step_s > 0 && out.ranks > 0) {
+    out.model_tflops_per_gpu = out.traffic.compute.model_flops / out.step_s / out.ranks / 1e12;
+    out.mfu = out.model_tflops_per_gpu / out.traffic.compute.gpu.peak_tflops;
+  }
   out.level_bytes = state_.level_bytes();
   const std::array<double, kPhases> phase_us = phase_durations_us(state_);
   for (LinkUse& l : out.links) {

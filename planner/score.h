@@ -78,6 +78,9 @@ struct JobScore {
   double comm_s = 0;          // every call, contended, as if nothing overlapped
   double exposed_comm_s = 0;  // the score: what the step waits for
   double compute_s = 0, step_s = 0;  // step = compute + exposed communication
+  // Model FLOPs (compute.model_flops, no recomputation) per GPU per second of the step, and
+  // their share of the GPU's dense peak at the job's dtype: the MFU papers report.
+  double model_tflops_per_gpu = 0, mfu = 0;
   std::vector<LinkUse> links;  // every loaded direction, highest utilization first
   std::vector<Finding> findings;  // most severe first
   LevelBytes level_bytes{};       // per step, by the highest fabric level crossed

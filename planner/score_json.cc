@@ -73,6 +73,8 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                       {"comm_s", s.comm_s},
                       {"compute_s", s.compute_s},
                       {"step_s", s.step_s},
+                      {"model_tflops_per_gpu", s.model_tflops_per_gpu},
+                      {"mfu", s.mfu},
                       {"compute",
                        {{"gpu", ce.gpu.model},
                         {"peak_tflops", ce.gpu.peak_tflops},
@@ -81,6 +83,8 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                         {"micro_batches", ce.micro_batches},
                         {"bubble_fraction", ce.bubble_fraction},
                         {"bubble_idle_fraction", ce.bubble_idle_fraction},
+                        {"recompute_s", ce.slowest().recompute_us * ce.micro_batches / 1e6},
+                        {"model_flops", ce.model_flops},
                         {"slowest_stage", ce.slowest_stage}}}};
   for (int k = 0; k < kTrafficKinds; ++k) {
     const KindScore& ks = s.by_kind[static_cast<size_t>(k)];

@@ -135,21 +135,60 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
   // Tensor parallelism (Shoeybi et al. 2019; sequence parallelism: Korthikanti et al., MLSys 2023):
   // every column/row-parallel pair (attention, MLP) reduces its output in forward and its input
   // gradient in backward; MoE layers' MLP pairs run on the expert-TP group instead.
-  const int tp_pairs = 2 * (slow.layers - slow.moe_layers) + slow.moe_layers;
+  const int dense_layers = slow.layers - slow.moe_layers;
+  const int tp_pairs = 2 * dense_layers + slow.moe_layers;
   const int etp_pairs = p.expert_tp > 1 ? slow.moe_layers : 0;
+  // Recomputation runs the recomputed modules' forward communication again in backward: all of a
+  // recomputed layer's under "full"; a dense MLP's TP pair ("mlp"), an MoE layer's dispatch,
+  // combine and expert-TP pair ("moe"), context-parallel attention's K/V ring ("core_attn").
+  const RecomputeSpec& r = t.recompute;
+  const double full = slow.layers > 0 ? static_cast<double>(slow.recomputed_layers) / slow.layers : 0;
+  const bool moe_again = r.recomputes(RecomputeModule::moe);
+  const double tp_again = r.granularity == Recompute::full ? tp_pairs * full
+                          : r.recomputes(RecomputeModule::mlp) ? dense_layers : 0;
+  const double etp_again = r.granularity == Recompute::full ? etp_pairs * full : moe_again ? etp_pairs : 0;
+  const double cp_again = r.granularity == Recompute::full ? slow.layers * full
+                          : r.recomputes(RecomputeModule::core_attn) ? slow.layers : 0;
+  const double ep_again = r.granularity == Recompute::full ? slow.moe_layers * full : moe_again ? slow.moe_layers : 0;
   const int column = b.window("backward GEMMs of the column-parallel layers (QKV, fc1)", m * 2 * slow.column_gemm_forward_us);
-  for (auto [group, size, pairs] : {std::tuple{"tp", p.tp, tp_pairs}, std::tuple{"expert.tp", p.expert_tp, etp_pairs}}) {
+  // With tp_comm_overlap every sequence-parallel all-gather and reduce-scatter hides under the
+  // GEMM it feeds or follows, in forward, in the recomputed forward and in backward.
+  const double tp_gemms_us = slow.column_gemm_forward_us + slow.row_gemm_forward_us;
+  const bool overlap = p.tp_comm_overlap;
+  const int forward_gemms = overlap ? b.window("forward GEMMs of the tensor-parallel layers", m * tp_gemms_us) : -1;
+  const int recomputed_gemms =
+      overlap && tp_again + etp_again > 0
+          ? b.window("recomputed forward GEMMs of the tensor-parallel layers",
+                     m * tp_gemms_us * (tp_again + etp_again) / (tp_pairs + etp_pairs))
+          : -1;
+  const int row = overlap ? b.window("backward GEMMs of the row-parallel layers (attention output, fc2)",
+                                     m * 2 * slow.row_gemm_forward_us)
+                          : -1;
+  for (auto [group, size, pairs, again] :
+       {std::tuple{"tp", p.tp, tp_pairs, tp_again}, std::tuple{"expert.tp", p.expert_tp, etp_pairs, etp_again}}) {
     if (size < 2 || pairs == 0) continue;
     const double calls = m * pairs;
     if (p.sequence_parallel) {
-      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::all_gather, group, "layer inputs (sequence parallel)", hidden_bytes, calls);
-      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::reduce_scatter, group, "layer outputs (sequence parallel)", hidden_bytes, calls);
-      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group, "output gradients (sequence parallel)", hidden_bytes, calls);
+      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::all_gather, group, "layer inputs (sequence parallel)", hidden_bytes,
+            calls, forward_gemms);
+      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::reduce_scatter, group, "layer outputs (sequence parallel)",
+            hidden_bytes, calls, forward_gemms);
+      if (again > 0) {
+        b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group, "layer inputs, recomputed forward",
+              hidden_bytes, m * again, recomputed_gemms);
+        b.add(TrafficKind::tp, Phase::backward, CollectiveOp::reduce_scatter, group, "layer outputs, recomputed forward",
+              hidden_bytes, m * again, recomputed_gemms);
+      }
+      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group, "output gradients (sequence parallel)",
+            hidden_bytes, calls, row);
       b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group, "inputs re-gathered for weight gradients",
             hidden_bytes, calls, column);
       b.add(TrafficKind::tp, Phase::backward, CollectiveOp::reduce_scatter, group, "input gradients", hidden_bytes, calls, column);
     } else {
       b.add(TrafficKind::tp, Phase::forward, CollectiveOp::all_reduce, group, "attention and MLP outputs", hidden_bytes, calls);
+      if (again > 0)
+        b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_reduce, group, "outputs, recomputed forward", hidden_bytes,
+              m * again);
       b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_reduce, group, "input gradients", hidden_bytes, calls, column);
     }
   }
@@ -169,8 +208,17 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
       b.add(TrafficKind::cp, Phase::backward, CollectiveOp::all_gather, "cp", "K/V and their gradients ring (p2p)",
             2 * kv_bytes, calls, bwd)
           .algo = NcclAlgo::ring;
+      if (cp_again > 0) {
+        const int again = b.window("attention recomputed in backward", m * cp_again * slow.attention_core_forward_us / slow.layers);
+        b.add(TrafficKind::cp, Phase::backward, CollectiveOp::all_gather, "cp", "K/V ring (p2p), recomputed forward",
+              kv_bytes, m * cp_again, again)
+            .algo = NcclAlgo::ring;
+      }
     } else {
       b.add(TrafficKind::cp, Phase::forward, CollectiveOp::all_gather, "cp", "K/V all-gather", kv_bytes, calls);
+      if (cp_again > 0)
+        b.add(TrafficKind::cp, Phase::backward, CollectiveOp::all_gather, "cp", "K/V all-gather, recomputed forward",
+              kv_bytes, m * cp_again);
       b.add(TrafficKind::cp, Phase::backward, CollectiveOp::all_gather, "cp", "K/V all-gather", kv_bytes, calls);
       b.add(TrafficKind::cp, Phase::backward, CollectiveOp::reduce_scatter, "cp", "K/V gradients", kv_bytes, calls);
     }
@@ -200,17 +248,28 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
     const double calls = 2 * m * slow.moe_layers;
     b.add(TrafficKind::ep, Phase::forward, CollectiveOp::alltoall, "expert.ep", "token dispatch and combine", bytes, calls);
     b.add(TrafficKind::ep, Phase::backward, CollectiveOp::alltoall, "expert.ep", "dispatch and combine gradients", bytes, calls);
+    if (ep_again > 0)
+      b.add(TrafficKind::ep, Phase::backward, CollectiveOp::alltoall, "expert.ep", "dispatch and combine, recomputed forward",
+            bytes, 2 * m * ep_again);
   }
 
-  // Data parallelism: the stage with the most parameters to synchronise.
+  // Data parallelism: every stage reduces its own dense gradients over dp-cp and its own expert
+  // gradients over expert.dp, all at once. The stage that moves the most bytes per rank (ring
+  // shares (n - 1) / n of each) finishes last and decides: on DeepSeek-V3 a stage of experts,
+  // not the first stage's embeddings and dense layers.
   const std::vector<StageLayers> stages = job_stages(job);
+  const auto ring_share = [](int n) { return n > 1 ? (n - 1.0) / n : 0.0; };
+  const double dense_share = ring_share(p.dp * p.cp), expert_share = ring_share(job_expert_dp(job));
   StageParams most;
   int most_layers = 0;
+  double most_moved = 0;
   for (size_t s = 0; s < stages.size(); ++s) {
     StageParams sp = stage_params(job, stages[s], s == 0, s + 1 == stages.size());
-    if (sp.dense + sp.expert > most.dense + most.expert) {
+    const double moved = sp.dense * dense_share + sp.expert * expert_share;
+    if (moved > most_moved) {
       most = sp;
       most_layers = stages[s].count;
+      most_moved = moved;
     }
   }
   const int last_backward = b.window("backward of the last micro-batch", slow.backward_us);

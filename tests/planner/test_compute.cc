@@ -53,6 +53,68 @@ TEST_CASE("compute: stage times, the slowest stage, bubble and step time by hand
   CHECK(c.step_us == doctest::Approx(5 * 3 * c.stages[1].forward_us));  // (m + pp - 1)(f + b)
 }
 
+// Korthikanti et al. (MLSys 2023): full recomputation runs each layer's forward again before its
+// backward; selective recomputation of the core attention only the scores and weighted values.
+TEST_CASE("compute: recomputation adds the recomputed forward to the backward, by hand") {
+  Job j = test::small_job();
+  const ComputeEstimate none = *compute_estimate(j, "H100-SXM5");
+  const double layer_us = 68719476736.0 / 2 / 5e8;  // 2^36 FLOPs over tp 2 at 5e8 FLOP/us
+  const double core_us = 4.0 * 2048 * 2048 * 1024 / 2 / 5e8;
+  CHECK(none.stages[1].recompute_us == 0);
+
+  j.training.recompute = {Recompute::full, RecomputeMethod::uniform, 1, {}};
+  ComputeEstimate c = *compute_estimate(j, "H100-SXM5");
+  // Both layers again, not the logits; forward and the step's model FLOPs stay.
+  CHECK(c.stages[1].recompute_us == doctest::Approx(2 * layer_us));
+  CHECK(c.stages[1].backward_us == doctest::Approx(2 * c.stages[1].forward_us + 2 * layer_us));
+  CHECK(c.stages[1].forward_us == doctest::Approx(none.stages[1].forward_us));
+  CHECK(c.stages[1].recomputed_layers == 2);
+  CHECK(c.model_flops == doctest::Approx(none.model_flops));
+  CHECK(c.step_us == doctest::Approx(none.step_us + 5 * 2 * layer_us));  // (m + pp - 1) slots
+
+  // "block" with 1 layer: the first layer of each of the 2 layers' chunks (v = 1).
+  j.training.recompute = {Recompute::full, RecomputeMethod::block, 1, {}};
+  c = *compute_estimate(j, "H100-SXM5");
+  CHECK(c.stages[0].recompute_us == doctest::Approx(layer_us));
+  CHECK(c.stages[0].recomputed_layers == 1);
+  // With 2 virtual stages every stage owns 2 chunks of 2 layers: one recomputed in each.
+  j.model.layers = 8;
+  j.parallel.virtual_pipeline_stages = 2;
+  c = *compute_estimate(j, "H100-SXM5");
+  CHECK(c.stages[0].recomputed_layers == 2);
+  CHECK(c.stages[0].recompute_us == doctest::Approx(2 * layer_us));
+
+  j = test::small_job();
+  j.training.recompute = {Recompute::selective, RecomputeMethod::uniform, 0, {RecomputeModule::core_attn}};
+  c = *compute_estimate(j, "H100-SXM5");
+  CHECK(c.stages[0].recompute_us == doctest::Approx(2 * core_us));
+  CHECK(c.stages[0].recomputed_layers == 0);
+  // Element-wise modules recompute no matrix products.
+  j.training.recompute.modules = {RecomputeModule::layernorm, RecomputeModule::moe_act};
+  CHECK(compute_estimate(j, "H100-SXM5")->stages[0].recompute_us == 0);
+}
+
+TEST_CASE("compute: selective recomputation of MoE parts counts their matrix products") {
+  Job j = test::small_job();
+  j.model.moe = {8, 2, 1, {}, 512, 1, 0};
+  j.training.recompute = {Recompute::selective, RecomputeMethod::uniform, 0, {RecomputeModule::moe}};
+  const LayerFlops moe = layer_flops(j, true), dense = layer_flops(j, false);
+  CHECK(recompute_flops(j, moe, true) == doctest::Approx(moe.mlp_in + moe.mlp_out + moe.router));
+  CHECK(recompute_flops(j, dense, false) == 0);  // "moe" leaves dense MLPs alone
+  j.training.recompute.modules = {RecomputeModule::shared_experts};
+  CHECK(recompute_flops(j, moe, true) == doctest::Approx((moe.mlp_in + moe.mlp_out) / 3));  // 1 shared of top-2 + 1
+  j.training.recompute.modules = {RecomputeModule::mlp};
+  CHECK(recompute_flops(j, dense, false) == doctest::Approx(dense.mlp_in + dense.mlp_out));
+  CHECK(recompute_flops(j, moe, true) == 0);
+}
+
+// MFU's numerator: 3 x the forward FLOPs of every sample in the global batch.
+TEST_CASE("compute: model FLOPs per step by hand") {
+  const ComputeEstimate c = *compute_estimate(test::small_job(), "H100-SXM5");
+  const double forward = 4 * 68719476736.0 + 2.0 * 2048 * 1024 * 32000;  // per micro-batch of 1 sample
+  CHECK(c.model_flops == doctest::Approx(3 * forward * 8));             // global batch 8
+}
+
 TEST_CASE("compute: the interleaved schedule divides the bubble by its virtual stages") {
   Job j = test::small_job();
   j.model.layers = 8;

@@ -74,12 +74,13 @@ void check_same(const Job& a, const Job& b) {
     return std::tie(m.layers, m.hidden, m.ffn_hidden, m.heads, m.kv_heads, m.vocab, m.swiglu);
   };
   auto training = [](const Training& t) {
-    return std::tie(t.seq_length, t.micro_batch, t.global_batch, t.dtype, t.grad_reduce_dtype);
+    return std::tie(t.seq_length, t.micro_batch, t.global_batch, t.dtype, t.grad_reduce_dtype, t.recompute.granularity,
+                    t.recompute.method, t.recompute.num_layers, t.recompute.modules);
   };
   auto parallel = [](const Parallelism& p) {
     return std::tie(p.tp, p.cp, p.pp, p.dp, p.ep, p.expert_tp, p.sequence_parallel, p.zero_stage, p.fsdp,
                     p.virtual_pipeline_stages, p.first_stage_layers, p.last_stage_layers, p.cp_comm, p.order,
-                    p.overlap_grad_reduce, p.overlap_param_gather, p.bucket_params);
+                    p.overlap_grad_reduce, p.overlap_param_gather, p.bucket_params, p.tp_comm_overlap);
   };
   CHECK(a.name == b.name);
   CHECK(model(a.model) == model(b.model));
@@ -244,6 +245,12 @@ TEST_CASE("job: job_to_json round-trips every field") {
                                  "overlap_param_gather": false, "bucket_params": 40000000},
                     "compute": {"achievable_fraction": 0.35, "peak_tflops": 989}})");
   check_round_trip(j);
+  check_round_trip(valid(R"({"training": {"recompute": "full", "recompute_method": "block", "recompute_num_layers": 3},
+                             "parallel": {"sequence_parallel": true, "tp_comm_overlap": true}})"));
+  check_round_trip(valid(R"({"training": {"recompute": "selective", "recompute_modules": ["mlp", "layernorm"]}})"));
+  // Megatron-Core's default selective module.
+  CHECK(valid(R"({"training": {"recompute": "selective"}})").training.recompute.modules ==
+        std::vector<RecomputeModule>{RecomputeModule::core_attn});
   CHECK(job_to_json(j).at("model").at("moe").at("layer_freq") == 2);
   CHECK(job_to_json(load("deepseek-v3")).at("model").at("moe").at("layer_freq").size() == 61);
   CHECK_FALSE(job_to_json(load("llama3-70b")).at("model").contains("moe"));
@@ -291,6 +298,27 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
       {bad_pattern, "llama.json: model.moe.layer_freq[5]: expected 0 or 1, got 2"},
       {R"({"compute": {"achievable_fraction": 1.5}})",
        "llama.json: compute.achievable_fraction: expected a number from 0.001 to 1, got 1.5"},
+      // Recomputation, as Megatron's TransformerConfig checks it.
+      {R"({"training": {"recompute": "partial"}})",
+       R"(llama.json: training.recompute: expected one of "none", "selective", "full", got "partial")"},
+      {R"({"training": {"recompute": "full"}})",
+       R"(llama.json: training.recompute_method: required with recompute "full": "uniform" or "block")"},
+      {R"({"training": {"recompute": "full", "recompute_method": "block"}})",
+       R"(llama.json: training.recompute_num_layers: required with recompute "full": 1 to the layers per pipeline stage (20))"},
+      {R"({"training": {"recompute": "full", "recompute_method": "block", "recompute_num_layers": 21}})",
+       "llama.json: training.recompute_num_layers: expected 1 to the layers per pipeline stage (20), got 21"},
+      {R"({"training": {"recompute": "full", "recompute_method": "blocks", "recompute_num_layers": 1}})",
+       R"(llama.json: training.recompute_method: expected one of "uniform", "block", got "blocks", did you mean 'block'?)"},
+      {R"({"training": {"recompute": "selective", "recompute_num_layers": 2}})",
+       R"(llama.json: training.recompute_num_layers: applies to recompute "full" only; training.recompute is "selective")"},
+      {R"({"training": {"recompute_modules": ["core_attn"]}})",
+       R"(llama.json: training.recompute_modules: applies to recompute "selective" only; training.recompute is "none")"},
+      {R"({"training": {"recompute": "selective", "recompute_modules": ["core_attn", "attention"]}})",
+       R"(llama.json: training.recompute_modules[1]: expected one of ["core_attn","mlp","moe","shared_experts","moe_act","layernorm","mla_up_proj"], got "attention")"},
+      {R"({"training": {"recompute": "selective", "recompute_modules": "core_attn"}})",
+       R"(llama.json: training.recompute_modules: expected an array, got "core_attn")"},
+      {R"({"parallel": {"tp_comm_overlap": true}})",
+       "llama.json: parallel.tp_comm_overlap: needs sequence_parallel true (and tp > 1), as Megatron requires"},
       // Megatron's divisibility checks.
       {R"({"model": {"hidden": 8100}})", "llama.json: model.heads: hidden 8100 is not divisible by 64 heads"},
       {R"({"model": {"kv_heads": 6}})", "llama.json: model.kv_heads: 64 heads are not divisible by 6 kv_heads"},

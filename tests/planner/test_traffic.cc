@@ -24,6 +24,19 @@ std::vector<const TrafficItem*> items_of(const StepTraffic& t, TrafficKind k) {
 
 constexpr double kHidden = 2048.0 * 1024 * 2;  // b s h x 2 bytes = 4 MiB
 
+// test::small_job() with every layer MoE: 8 experts (top-2) of ffn 1024 over ep 2, no TP, dp 4.
+Job moe_job() {
+  Job j = test::small_job();
+  j.model.moe = {8, 2, 1, {}, 1024, 0, 0};
+  j.parallel.tp = 1;
+  j.parallel.expert_tp = 1;
+  j.parallel.sequence_parallel = false;
+  j.parallel.dp = 4;
+  j.parallel.ep = 2;
+  j.training.global_batch = 16;
+  return j;
+}
+
 }  // namespace
 
 TEST_CASE("traffic: sequence-parallel TP, per pair and micro-batch") {
@@ -139,17 +152,7 @@ TEST_CASE("traffic: context parallelism's K/V ring") {
 }
 
 TEST_CASE("traffic: expert parallelism's all-to-all and expert gradients") {
-  Job j = test::small_job();
-  j.model.moe.experts = 8;
-  j.model.moe.top_k = 2;
-  j.model.moe.ffn_hidden = 1024;
-  j.model.moe.layer_freq = 1;
-  j.parallel.tp = 1;
-  j.parallel.expert_tp = 1;
-  j.parallel.sequence_parallel = false;
-  j.parallel.dp = 4;
-  j.parallel.ep = 2;
-  j.training.global_batch = 16;
+  Job j = moe_job();
   StepTraffic t = traffic_of(j);
   auto ep = items_of(t, TrafficKind::ep);
   REQUIRE(ep.size() == 2);
@@ -164,6 +167,89 @@ TEST_CASE("traffic: expert parallelism's all-to-all and expert gradients") {
   CHECK(dp[2]->group == "expert.dp");
   // 2 MoE layers x 8/2 local experts x 2 x 1024 x 1024 parameters, fp32 gradients.
   CHECK(dp[2]->bytes == 2 * 4 * 2 * 1024.0 * 1024 * 4);
+}
+
+}  // namespace topoplan
+
+namespace topoplan {
+
+TEST_CASE("traffic: full recomputation runs forward communication again in backward") {
+  Job j = test::small_job();
+  j.training.recompute = {Recompute::full, RecomputeMethod::uniform, 1, {}};
+  StepTraffic t = traffic_of(j);
+  auto tp = items_of(t, TrafficKind::tp);
+  // The forward all-gather and reduce-scatter again, in backward, for every layer.
+  REQUIRE(tp.size() == 7);
+  CHECK(tp[2]->phase == Phase::backward);
+  CHECK(tp[2]->op == CollectiveOp::all_gather);
+  CHECK(tp[2]->what == "layer inputs, recomputed forward");
+  CHECK(tp[2]->calls == 16);
+  CHECK(tp[3]->op == CollectiveOp::reduce_scatter);
+  // The last micro-batch's backward, which gradients hide under, grows by the recomputation.
+  CHECK(t.compute.slowest().backward_us ==
+        doctest::Approx(3 * t.compute.slowest().forward_us - 134.217728));  // the logits are not recomputed
+
+  // "block" with 1 of each stage's 2 layers: half the pairs again.
+  j.training.recompute.method = RecomputeMethod::block;
+  CHECK(items_of(traffic_of(j), TrafficKind::tp)[2]->calls == 8);
+}
+
+TEST_CASE("traffic: selective recomputation repeats only what its modules communicate") {
+  Job j = test::small_job();
+  j.parallel.cp = 2;
+  j.parallel.dp = 1;
+  j.training.global_batch = 4;
+  j.training.recompute = {Recompute::selective, RecomputeMethod::uniform, 0, {RecomputeModule::core_attn}};
+  StepTraffic t = traffic_of(j);
+  // Core attention holds context parallelism's K/V ring, not TP's all-gathers.
+  CHECK(items_of(t, TrafficKind::tp).size() == 5);
+  auto cp = items_of(t, TrafficKind::cp);
+  REQUIRE(cp.size() == 3);
+  CHECK(cp[2]->what == "K/V ring (p2p), recomputed forward");
+  CHECK(cp[2]->bytes == cp[0]->bytes);
+  CHECK(cp[2]->calls == cp[0]->calls);
+  REQUIRE(cp[2]->window >= 0);
+  CHECK(t.windows[static_cast<size_t>(cp[2]->window)].us ==
+        doctest::Approx(4 * t.compute.slowest().attention_core_forward_us));
+  // A dense MLP's recomputation repeats its TP pair: one of each layer's two.
+  j.training.recompute.modules = {RecomputeModule::mlp};
+  auto tp = items_of(traffic_of(j), TrafficKind::tp);
+  REQUIRE(tp.size() == 7);
+  CHECK(tp[2]->calls == 4 * 2);  // 4 micro-batches x 2 layers x 1 MLP pair
+}
+
+TEST_CASE("traffic: tp_comm_overlap hides sequence parallelism's collectives under their GEMMs") {
+  Job j = test::small_job();
+  j.parallel.tp_comm_overlap = true;
+  StepTraffic t = traffic_of(j);
+  auto tp = items_of(t, TrafficKind::tp);
+  REQUIRE(tp.size() == 5);
+  const StageCompute& s = t.compute.slowest();
+  for (const TrafficItem* i : tp) REQUIRE(i->window >= 0);
+  CHECK(t.windows[static_cast<size_t>(tp[0]->window)].us ==
+        doctest::Approx(4 * (s.column_gemm_forward_us + s.row_gemm_forward_us)));
+  CHECK(tp[1]->window == tp[0]->window);
+  CHECK(t.windows[static_cast<size_t>(tp[2]->window)].us == doctest::Approx(4 * 2 * s.row_gemm_forward_us));
+  // The row-parallel GEMMs: attention output and fc2, h x h and 4h x h, over tp 2 at 5e8 FLOP/us.
+  CHECK(s.row_gemm_forward_us == doctest::Approx(2 * (2.0 * 2048 * 1024 * 1024 * 5) / 2 / 5e8));
+}
+
+// DeepSeek-V3's first stage holds the embedding and dense layers, the others experts: every
+// stage's gradients are reduced, and the one that moves the most per rank decides.
+TEST_CASE("traffic: the stage that moves the most gradient bytes per rank sets data-parallel traffic") {
+  Job j = moe_job();
+  j.model.moe.layer_pattern = {0, 0, 1, 1};
+  j.parallel.ep = 1;
+  StepTraffic t = traffic_of(j);
+  auto dp = items_of(t, TrafficKind::dp);
+  // Stage 1's 2 x 8 experts of 2 x 1024 x 1024 over expert.dp 4 outweigh stage 0's embedding.
+  REQUIRE(dp.size() == 4);
+  CHECK(dp[2]->group == "expert.dp");
+  // With ep 4 the expert data-parallel group has 1 rank: nothing to reduce, stage 0 decides.
+  j.parallel.ep = 4;
+  auto dense_only = items_of(traffic_of(j), TrafficKind::dp);
+  REQUIRE(dense_only.size() == 2);
+  CHECK(dense_only[0]->bytes > dp[0]->bytes);
 }
 
 }  // namespace topoplan
