@@ -105,7 +105,8 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   out << "hosts: " << p.hosts.why << "\n  in rank order: " << hostlist_compress(names) << "\n";
   out << "step " << format_duration(s.step_s) << " = compute " << format_duration(s.compute_s)
       << " + exposed communication " << format_duration(s.exposed_comm_s) << " (" << to_string(s.fabric) << " fabric"
-      << (s.background.empty() ? "" : ", background " + s.background) << ")\n\n";
+      << (s.background.empty() ? "" : ", background " + s.background) << "), MFU " << format_number(100 * s.mfu, 1)
+      << "%\n\n";
 
   out << "compared (exposed communication per step):\n";
   auto row = [&](const std::string& name, const std::string& order, double exposed, const std::string& what) {

@@ -44,6 +44,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& order, c
     if (x > 0 || y > 0) row("  " + std::string(to_string(static_cast<TrafficKind>(k))), format_duration(x), format_duration(y));
   }
   row("step", format_duration(a.step_s), format_duration(b.step_s));
+  row("MFU", format_number(100 * a.mfu, 1) + "%", format_number(100 * b.mfu, 1) + "%");
   out << "\nfindings of this layout:\n" << findings_text(a.findings);
   out << "\nthe planner's best: order " << r.best.job.parallel.order << ", hosts in rank order "
       << host_order(c, r.best.host_order) << "\n";
