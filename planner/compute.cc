@@ -35,11 +35,12 @@ double gated(const Job& job) { return job.model.swiglu ? 3.0 : 2.0; }
 LayerFlops layer_flops(const Job& job, bool moe_layer) {
   const ModelShape& m = job.model;
   const double tokens = static_cast<double>(job.training.micro_batch) * job.training.seq_length;
-  const double h = m.hidden, head_dim = static_cast<double>(m.hidden) / m.heads;
+  // Q and the attention output are heads x head_dim wide, K and V kv_heads x head_dim.
+  const double h = m.hidden, q = static_cast<double>(m.heads) * m.head_dim;
   LayerFlops f;
-  f.qkv = 2 * tokens * h * (h + 2 * m.kv_heads * head_dim);
-  f.attention_out = 2 * tokens * h * h;
-  f.attention_core = 4 * tokens * job.training.seq_length * h;
+  f.qkv = 2 * tokens * h * (q + 2.0 * m.kv_heads * m.head_dim);
+  f.attention_out = 2 * tokens * q * h;
+  f.attention_core = 4 * tokens * job.training.seq_length * q;
   const double ffn = moe_layer ? static_cast<double>(m.moe.ffn_hidden) * (m.moe.top_k + m.moe.shared_experts) : m.ffn_hidden;
   f.mlp_in = 2 * tokens * h * ffn * (gated(job) - 1);
   f.mlp_out = 2 * tokens * h * ffn;

@@ -78,7 +78,8 @@ MoeShape moe_read(const json& value, const ModelShape& m, std::string* error) {
 }
 
 ModelShape model_read(const json& value, std::string* error) {
-  Fields f(value, "model", {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "swiglu", "moe"}, error);
+  Fields f(value, "model", {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab", "swiglu", "moe"},
+           error);
   ModelShape m;
   m.layers = f.integer("layers", kRequired, 1, static_cast<int>(limits::kMaxLayers));
   // ffn_hidden defaults to 4 x hidden, which must stay an int.
@@ -86,6 +87,7 @@ ModelShape model_read(const json& value, std::string* error) {
   m.ffn_hidden = f.integer("ffn_hidden", 4 * m.hidden, 1);
   m.heads = f.integer("heads", kRequired, 1);
   m.kv_heads = f.integer("kv_heads", m.heads, 1);
+  m.head_dim = f.integer("head_dim", 0, 1, INT_MAX / 4);  // 0: hidden / heads, set by model_check
   m.vocab = f.integer("vocab", kRequired, 1);
   m.swiglu = f.boolean("swiglu", true);
   if (const json* moe = f.get("moe", false)) m.moe = moe_read(*moe, m, error);
@@ -191,9 +193,12 @@ std::vector<int> stage_counts(const Parallelism& p, int layers) {
 
 // The checks below run in order on a parsed job; Fields::fail keeps the first failure.
 
-void model_check(const ModelShape& m, Fields& f) {
-  if (m.hidden % m.heads != 0)
-    f.fail("model.heads", "hidden " + str(m.hidden) + " is not divisible by " + str(m.heads) + " heads");
+// Megatron's arguments.py: without --kv-channels, hidden must split evenly over the heads.
+void model_check(ModelShape& m, Fields& f) {
+  if (m.head_dim == 0 && m.hidden % m.heads != 0)
+    f.fail("model.heads", "hidden " + str(m.hidden) + " is not divisible by " + str(m.heads) +
+                              " heads (give model.head_dim if the model decouples them)");
+  if (m.head_dim == 0) m.head_dim = m.hidden / m.heads;
   if (m.heads % m.kv_heads != 0)
     f.fail("model.kv_heads", str(m.heads) + " heads are not divisible by " + str(m.kv_heads) + " kv_heads");
 }
@@ -386,7 +391,7 @@ Result<Job> job_load(const std::string& path) {
 json job_to_json(const Job& job) {
   const ModelShape& m = job.model;
   json model = {{"layers", m.layers},       {"hidden", m.hidden}, {"ffn_hidden", m.ffn_hidden},
-                {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"vocab", m.vocab},
+                {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"vocab", m.vocab},
                 {"swiglu", m.swiglu}};
   if (m.is_moe())
     model["moe"] = {{"experts", m.moe.experts},

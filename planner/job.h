@@ -39,6 +39,9 @@ struct MoeShape {
 
 struct ModelShape {
   int layers = 0, hidden = 0, ffn_hidden = 0, heads = 0, kv_heads = 0, vocab = 0;
+  // Megatron --kv-channels: each head's width; hidden / heads unless the model decouples them
+  // (Qwen3: 128 at hidden 4096 and 64 heads, so Q is 8192 wide).
+  int head_dim = 0;
   bool swiglu = true;  // gated MLP: three hidden x ffn matrices instead of two
   MoeShape moe;
   bool is_moe() const { return moe.experts > 0; }

@@ -11,8 +11,7 @@ namespace {
 double activation_bytes(const Job& job) { return job.training.dtype == Dtype::fp32 ? 4 : 2; }
 
 double attention_params(const ModelShape& m) {
-  const double h = m.hidden, head_dim = static_cast<double>(m.hidden) / m.heads;
-  return h * (2 * h + 2 * m.kv_heads * head_dim);
+  return static_cast<double>(m.hidden) * (2.0 * m.heads * m.head_dim + 2.0 * m.kv_heads * m.head_dim);
 }
 
 double mlp_params(const Job& job, double ffn) { return (job.model.swiglu ? 3.0 : 2.0) * job.model.hidden * ffn; }
@@ -197,8 +196,7 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
   // K and V chunk visits every other rank once per layer; backward moves K/V again and their
   // gradients. The ring of sends moves what a ring all-gather moves, so it is modelled as one.
   if (p.cp > 1) {
-    const double head_dim = static_cast<double>(model.hidden) / model.heads;
-    const double kv_bytes = 2.0 * t.micro_batch * t.seq_length * (model.kv_heads * head_dim / p.tp) * act;
+    const double kv_bytes = 2.0 * t.micro_batch * t.seq_length * (static_cast<double>(model.kv_heads) * model.head_dim / p.tp) * act;
     const double calls = m * slow.layers;
     if (p.cp_comm == CpComm::p2p) {
       const int fwd = b.window("attention in forward", m * slow.attention_core_forward_us);

@@ -58,6 +58,7 @@ Job small_job() {
   j.model.hidden = 1024;
   j.model.ffn_hidden = 4096;
   j.model.heads = j.model.kv_heads = 16;
+  j.model.head_dim = 64;
   j.model.vocab = 32000;
   j.model.swiglu = false;
   j.training.seq_length = 2048;

@@ -21,6 +21,18 @@ TEST_CASE("compute: a layer's forward FLOPs match Narayanan et al.'s closed form
   CHECK(layer_flops(j, false).mlp_in == 2 * 2 * s * h * 4096);
 }
 
+// Qwen3 decouples the heads' width from hidden: Q and the attention output are heads x head_dim.
+TEST_CASE("compute: a head_dim wider than hidden / heads widens Q, the output projection and the scores") {
+  Job j = test::small_job();
+  j.model.head_dim = 128;  // 16 heads x 128 = 2048 = 2 x hidden
+  j.model.kv_heads = 4;
+  const LayerFlops f = layer_flops(j, false);
+  const double s = 2048, h = 1024;
+  CHECK(f.qkv == 2 * s * h * (2048 + 2 * 4 * 128));
+  CHECK(f.attention_out == 2 * s * 2048 * h);
+  CHECK(f.attention_core == 4 * s * s * 2048);
+}
+
 TEST_CASE("compute: MoE layers count top-k routed and the shared experts, and the router") {
   Job j = test::small_job();
   j.model.moe.experts = 8;
@@ -91,7 +103,8 @@ TEST_CASE("compute: recomputation adds the recomputed forward to the backward, b
   CHECK(c.stages[0].recomputed_layers == 0);
   // Element-wise modules recompute no matrix products.
   j.training.recompute.modules = {RecomputeModule::layernorm, RecomputeModule::moe_act};
-  CHECK(compute_estimate(j, "H100-SXM5")->stages[0].recompute_us == 0);
+  const ComputeEstimate elementwise = *compute_estimate(j, "H100-SXM5");
+  CHECK(elementwise.stages[0].recompute_us == 0);
 }
 
 TEST_CASE("compute: selective recomputation of MoE parts counts their matrix products") {

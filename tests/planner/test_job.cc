@@ -71,7 +71,7 @@ void check_same(const Job& a, const Job& b) {
                     m.capacity_factor);
   };
   auto model = [](const ModelShape& m) {
-    return std::tie(m.layers, m.hidden, m.ffn_hidden, m.heads, m.kv_heads, m.vocab, m.swiglu);
+    return std::tie(m.layers, m.hidden, m.ffn_hidden, m.heads, m.kv_heads, m.head_dim, m.vocab, m.swiglu);
   };
   auto training = [](const Training& t) {
     return std::tie(t.seq_length, t.micro_batch, t.global_batch, t.dtype, t.grad_reduce_dtype, t.recompute.granularity,
@@ -248,6 +248,9 @@ TEST_CASE("job: job_to_json round-trips every field") {
   check_round_trip(valid(R"({"training": {"recompute": "full", "recompute_method": "block", "recompute_num_layers": 3},
                              "parallel": {"sequence_parallel": true, "tp_comm_overlap": true}})"));
   check_round_trip(valid(R"({"training": {"recompute": "selective", "recompute_modules": ["mlp", "layernorm"]}})"));
+  // Qwen3's decoupled heads: hidden 8100 need not divide over them.
+  check_round_trip(valid(R"({"model": {"hidden": 8100, "head_dim": 128}})"));
+  CHECK(valid("{}").model.head_dim == 128);  // 8192 / 64 when left out
   // Megatron-Core's default selective module.
   CHECK(valid(R"({"training": {"recompute": "selective"}})").training.recompute.modules ==
         std::vector<RecomputeModule>{RecomputeModule::core_attn});
@@ -320,7 +323,9 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
       {R"({"parallel": {"tp_comm_overlap": true}})",
        "llama.json: parallel.tp_comm_overlap: needs sequence_parallel true (and tp > 1), as Megatron requires"},
       // Megatron's divisibility checks.
-      {R"({"model": {"hidden": 8100}})", "llama.json: model.heads: hidden 8100 is not divisible by 64 heads"},
+      {R"({"model": {"hidden": 8100}})",
+       "llama.json: model.heads: hidden 8100 is not divisible by 64 heads (give model.head_dim if the model decouples them)"},
+      {R"({"model": {"head_dim": 0}})", "llama.json: model.head_dim: expected an integer from 1 to 536870911, got 0"},
       {R"({"model": {"kv_heads": 6}})", "llama.json: model.kv_heads: 64 heads are not divisible by 6 kv_heads"},
       {R"({"parallel": {"tp": 3}})", "llama.json: parallel.tp: 64 heads are not divisible by tp 3"},
       {R"({"model": {"kv_heads": 4}})", "llama.json: parallel.tp: 4 kv_heads are not divisible by tp 8"},

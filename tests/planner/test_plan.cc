@@ -23,6 +23,7 @@ Job dense(int pp, int dp) {
   j.model.hidden = 4096;
   j.model.ffn_hidden = 16384;
   j.model.heads = j.model.kv_heads = 32;
+  j.model.head_dim = 128;
   j.parallel.tp = j.parallel.expert_tp = 8;
   j.parallel.pp = pp;
   j.parallel.dp = dp;

@@ -191,7 +191,8 @@ TEST_CASE("traffic: full recomputation runs forward communication again in backw
 
   // "block" with 1 of each stage's 2 layers: half the pairs again.
   j.training.recompute.method = RecomputeMethod::block;
-  CHECK(items_of(traffic_of(j), TrafficKind::tp)[2]->calls == 8);
+  const StepTraffic block = traffic_of(j);
+  CHECK(items_of(block, TrafficKind::tp)[2]->calls == 8);
 }
 
 TEST_CASE("traffic: selective recomputation repeats only what its modules communicate") {
@@ -213,7 +214,8 @@ TEST_CASE("traffic: selective recomputation repeats only what its modules commun
         doctest::Approx(4 * t.compute.slowest().attention_core_forward_us));
   // A dense MLP's recomputation repeats its TP pair: one of each layer's two.
   j.training.recompute.modules = {RecomputeModule::mlp};
-  auto tp = items_of(traffic_of(j), TrafficKind::tp);
+  const StepTraffic mlp = traffic_of(j);
+  auto tp = items_of(mlp, TrafficKind::tp);
   REQUIRE(tp.size() == 7);
   CHECK(tp[2]->calls == 4 * 2);  // 4 micro-batches x 2 layers x 1 MLP pair
 }
@@ -247,7 +249,8 @@ TEST_CASE("traffic: the stage that moves the most gradient bytes per rank sets d
   CHECK(dp[2]->group == "expert.dp");
   // With ep 4 the expert data-parallel group has 1 rank: nothing to reduce, stage 0 decides.
   j.parallel.ep = 4;
-  auto dense_only = items_of(traffic_of(j), TrafficKind::dp);
+  const StepTraffic one_rank = traffic_of(j);
+  auto dense_only = items_of(one_rank, TrafficKind::dp);
   REQUIRE(dense_only.size() == 2);
   CHECK(dense_only[0]->bytes > dp[0]->bytes);
 }
