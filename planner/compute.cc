@@ -116,7 +116,7 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
     double flops = layer_flops;
     if (s + 1 == stages.size()) flops += logit_flops(job);
     forward_flops += flops;
-    double recompute = dense_layers * recompute_flops(job, dense, false) + c.moe_layers * recompute_flops(job, moe, true);
+    double recompute = 0;
     if (r.granularity == Recompute::full) {
       // Megatron's TransformerBlock: "block" checkpoints the first recompute_num_layers layers of
       // each model chunk (c.layers / v of them), "uniform" every layer in units of that many.
@@ -124,6 +124,8 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
       c.recomputed_layers = r.method == RecomputeMethod::block ? std::min(r.num_layers, per_chunk) * static_cast<int>(v)
                                                                : c.layers;
       recompute = c.layers > 0 ? layer_flops * c.recomputed_layers / c.layers : 0;
+    } else {
+      recompute = dense_layers * recompute_flops(job, dense, false) + c.moe_layers * recompute_flops(job, moe, true);
     }
     // Experts' fc1 is column-parallel only when the experts are tensor-parallel.
     const double moe_column = moe.qkv + (job.parallel.expert_tp > 1 ? moe.mlp_in : 0);

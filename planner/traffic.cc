@@ -142,13 +142,16 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
   // combine and expert-TP pair ("moe"), context-parallel attention's K/V ring ("core_attn").
   const RecomputeSpec& r = t.recompute;
   const double full = slow.layers > 0 ? static_cast<double>(slow.recomputed_layers) / slow.layers : 0;
+  // Of `count` calls per micro-batch, how many run again: the recomputed layers' share under
+  // "full", all of `selective` under selective recomputation.
+  const auto again_of = [&](double count, double selective) {
+    return r.granularity == Recompute::full ? count * full : selective;
+  };
   const bool moe_again = r.recomputes(RecomputeModule::moe);
-  const double tp_again = r.granularity == Recompute::full ? tp_pairs * full
-                          : r.recomputes(RecomputeModule::mlp) ? dense_layers : 0;
-  const double etp_again = r.granularity == Recompute::full ? etp_pairs * full : moe_again ? etp_pairs : 0;
-  const double cp_again = r.granularity == Recompute::full ? slow.layers * full
-                          : r.recomputes(RecomputeModule::core_attn) ? slow.layers : 0;
-  const double ep_again = r.granularity == Recompute::full ? slow.moe_layers * full : moe_again ? slow.moe_layers : 0;
+  const double tp_again = again_of(tp_pairs, r.recomputes(RecomputeModule::mlp) ? dense_layers : 0);
+  const double etp_again = again_of(etp_pairs, moe_again ? etp_pairs : 0);
+  const double cp_again = again_of(slow.layers, r.recomputes(RecomputeModule::core_attn) ? slow.layers : 0);
+  const double ep_again = again_of(slow.moe_layers, moe_again ? slow.moe_layers : 0);
   const int column = b.window("backward GEMMs of the column-parallel layers (QKV, fc1)", m * 2 * slow.column_gemm_forward_us);
   // With tp_comm_overlap every sequence-parallel all-gather and reduce-scatter hides under the
   // GEMM it feeds or follows, in forward, in the recomputed forward and in backward.
@@ -253,8 +256,8 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
 
   // Data parallelism: every stage reduces its own dense gradients over dp-cp and its own expert
   // gradients over expert.dp, all at once. The stage that moves the most bytes per rank (ring
-  // shares (n - 1) / n of each) finishes last and decides: on DeepSeek-V3 a stage of experts,
-  // not the first stage's embeddings and dense layers.
+  // shares (n - 1) / n of each) finishes last and decides; an expert-DP group of one rank moves
+  // nothing, however many expert parameters the stage holds.
   const std::vector<StageLayers> stages = job_stages(job);
   const auto ring_share = [](int n) { return n > 1 ? (n - 1.0) / n : 0.0; };
   const double dense_share = ring_share(p.dp * p.cp), expert_share = ring_share(job_expert_dp(job));
