@@ -59,7 +59,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
     items.add({std::string(to_string(t.kind)), std::string(to_string(t.phase)), std::string(to_string(t.op)),
                format_bytes(t.bytes), "x " + format_number(t.calls, 0),
                i.algorithm + "/" + std::string(to_string(i.proto)), time_text(i.alone_us / 1e6) + " alone,",
-               time_text(i.contended_us / 1e6) + " with " + std::to_string(i.groups) + " groups;",
+               time_text(i.contended_us / 1e6) + " with " + std::to_string(i.groups_running) + " groups;",
                "exposed " + time_text(i.exposed_us / 1e6) + "  (" + t.what + ")"},
               "  ");
   }

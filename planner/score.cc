@@ -189,6 +189,7 @@ Result<ItemScore> Reporter::score_item(size_t index) {
   ItemScore s;
   s.item = item;
   s.groups = static_cast<int>(state_.item_groups(index).size());
+  s.groups_running = static_cast<int>(state_.groups_running(index));
   s.slowest_group = t.slowest_group;
   s.algorithm = p.algorithm;
   s.proto = p.proto;
@@ -201,7 +202,7 @@ Result<ItemScore> Reporter::score_item(size_t index) {
   s.hot_edge = t.hot_edge;
   if (s.has_hot_edge) {
     s.hot_edge_bytes = state_.item_load(index).bytes(s.hot_edge) * item.bytes;
-    s.hot_edge_groups = state_.groups_on(index, s.hot_edge);
+    s.hot_edge_groups = state_.contending_on(index, s.hot_edge);
   }
   s.time_us = item.calls * s.contended_us;
   s.exposed_us = t.exposed_us;
@@ -462,8 +463,10 @@ GroupCost group_cost(const ScoreState& state, const std::vector<double>& best_it
   for (size_t i = 0; i < state.item_count(); ++i) {
     const TrafficItem& it = state.traffic().items[i];
     if (it.group != token || state.item_groups(i).empty()) continue;
+    const std::vector<size_t> groups = state.groups_of(i, index);
+    if (groups.empty()) continue;  // another stage class's item
     double contended = 0;
-    for (size_t k : state.groups_of(i, index)) contended = std::max(contended, state.group_time(i, k).contended_us);
+    for (size_t k : groups) contended = std::max(contended, state.group_time(i, k).contended_us);
     const double per_step = it.calls * contended / 1e6;
     out.per_step_s += per_step;
     out.excess_s += std::max(0.0, it.calls * (contended - best_item_us[i]) / 1e6);
@@ -481,15 +484,25 @@ std::array<double, kPhases> phase_durations_us(const ScoreState& state) {
   std::array<double, kPhases> out{};
   out[static_cast<size_t>(Phase::forward)] = t.compute.micro_batches * sc.forward_us;
   out[static_cast<size_t>(Phase::backward)] = t.compute.micro_batches * sc.backward_us;
+  // Stage classes' transfers outside compute run at once: the longest class counts.
+  std::vector<std::array<double, kPhases>> per_class(t.stage_classes.size(), std::array<double, kPhases>{});
   for (size_t i = 0; i < state.item_count(); ++i) {
     if (state.item_groups(i).empty()) continue;
     const TrafficItem& it = t.items[i];
     const ItemTime& time = state.item_time(i);
     // Compute phases last as long as their compute plus what their communication leaves exposed;
     // the PP slots and the optimizer as long as their own transfers.
-    out[static_cast<size_t>(it.phase)] += it.phase == Phase::forward || it.phase == Phase::backward
-                                              ? time.exposed_us
-                                              : it.calls * time.contended_us;
+    const bool compute_phase = it.phase == Phase::forward || it.phase == Phase::backward;
+    const double us = compute_phase ? time.exposed_us : it.calls * time.contended_us;
+    if (it.stage_class >= 0 && !compute_phase)
+      per_class[static_cast<size_t>(it.stage_class)][static_cast<size_t>(it.phase)] += us;
+    else
+      out[static_cast<size_t>(it.phase)] += us;
+  }
+  for (size_t p = 0; p < kPhases; ++p) {
+    double longest = 0;
+    for (const auto& c : per_class) longest = std::max(longest, c[p]);
+    out[p] += longest;
   }
   return out;
 }

@@ -16,6 +16,7 @@ namespace topoplan {
 struct ItemScore {
   TrafficItem item;
   int groups = 0;
+  int groups_running = 0;  // at once: these, and every other stage class's for DP
   // The group that finishes last with every group of the item running; its time alone and
   // under contention, per call.
   int slowest_group = 0;
@@ -26,7 +27,7 @@ struct ItemScore {
   // The link that bounds the slowest group under contention, and how many groups load it.
   EdgeId hot_edge = 0;
   bool has_hot_edge = false;
-  int hot_edge_groups = 0;
+  int hot_edge_groups = 0;  // groups loading it, every stage class's for DP
   double hot_edge_bytes = 0;  // per call, all groups together
   double time_us = 0;         // per step: calls x contended
   double exposed_us = 0;      // per step, after its overlap window

@@ -100,6 +100,7 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                            {"what", t.what},
                            {"group", t.group},
                            {"groups", i.groups},
+                           {"groups_running", i.groups_running},
                            {"bytes", t.bytes},
                            {"calls", t.calls},
                            {"algorithm", i.algorithm},
@@ -109,6 +110,8 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                            {"time_s", i.time_us / 1e6},
                            {"exposed_s", i.exposed_us / 1e6}};
     item["overlaps"] = t.window >= 0 ? nlohmann::json(s.traffic.windows[static_cast<size_t>(t.window)].what) : nullptr;
+    // The pipeline stages whose groups issue it; absent when every stage's groups do.
+    if (t.stage_class >= 0) item["stages"] = s.traffic.stage_classes[static_cast<size_t>(t.stage_class)].stages;
     if (i.has_hot_edge) item["hot_link"] = {{"link", c.edge_name(i.hot_edge)}, {"groups", i.hot_edge_groups}};
     j["items"].push_back(std::move(item));
   }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <numeric>
 #include <unordered_map>
 
 #include "cost/transfers.h"
@@ -56,6 +58,9 @@ void sort_unique(std::vector<T>& v) {
 struct GroupSet {
   std::string key;
   GroupList ranks;
+  // Each group's index in the token's list, ascending: a pipeline's pairs share their pipeline's,
+  // a stage class keeps its stages' groups.
+  std::vector<size_t> origin;
   std::vector<std::vector<VertexId>> gpus;
   std::vector<uint32_t> begin, of_rank;
 };
@@ -79,11 +84,33 @@ struct Shared {
   Pattern pattern;
 };
 
+// The stage classes' items of one token and collective together: every stage reduces and gathers
+// at once, so each class's groups are timed against the other classes' transfers too (per byte,
+// as if every stage moved the item's size). Each group of the token's whole list carries the
+// algorithm of the item that issues it.
+struct Union {
+  Union(const Router& r, const Calibration& cal, const LinkShare* share, size_t groups)
+      : pattern(r, cal, share, groups) {}
+  GroupSet* set = nullptr;  // the token's whole list
+  CollectiveOp op = CollectiveOp::all_reduce;
+  std::vector<size_t> items;
+  // Per group of the list: the item that issues it and the group's index in that item's set; -1
+  // for a stage with nothing to reduce (no experts).
+  std::vector<int> owner;
+  std::vector<uint32_t> owner_group;
+  Pattern pattern;
+};
+
 struct ItemState {
   GroupSet* set = nullptr;
   std::vector<const Alone*> alone;  // per group
-  Shared* pattern = nullptr;
+  Shared* pattern = nullptr;        // the item's own groups: its load on each link
+  Union* together = nullptr;        // a stage class's item: what its groups contend with
   ItemTime time;
+  // The busiest link of group `g` with everything it runs beside.
+  const Peak& peak(size_t g) const {
+    return together ? together->pattern.peak(set->origin[g]) : pattern->pattern.peak(g);
+  }
 };
 
 std::vector<double> host_weights(const Cluster& c, const Layout& layout) {
@@ -103,20 +130,48 @@ double exposure_us(const StepTraffic& traffic, const std::vector<double>& time_u
     const TrafficItem& it = traffic.items[i];
     if (it.window >= 0) hideable[static_cast<size_t>(it.window)] += (it.calls - it.unhidden_calls) * time_us[i];
   }
-  double total = 0;
-  if (per_item) per_item->assign(traffic.items.size(), 0);
+  std::vector<double> exposed(traffic.items.size(), 0);
   for (size_t i = 0; i < traffic.items.size(); ++i) {
     const TrafficItem& it = traffic.items[i];
     const double unhidden = it.window >= 0 ? it.unhidden_calls : it.calls;
-    double exposed = unhidden * time_us[i];
+    exposed[i] = unhidden * time_us[i];
     if (it.window >= 0) {
       const double h = hideable[static_cast<size_t>(it.window)];
       const double left = std::max(0.0, h - traffic.windows[static_cast<size_t>(it.window)].us);
-      if (h > 0) exposed += (it.calls - it.unhidden_calls) * time_us[i] * left / h;
+      if (h > 0) exposed[i] += (it.calls - it.unhidden_calls) * time_us[i] * left / h;
     }
-    if (per_item) (*per_item)[i] = exposed;
-    total += exposed;
   }
+  // Stage classes reduce at once: per class, the gradient reduction after its last backward,
+  // less the slack it has over stage 0, then (after the optimizer's global synchronisation) the
+  // rest. Only the class that finishes last in each adds to the step; the others' items expose 0.
+  const size_t classes = traffic.stage_classes.size();
+  std::vector<double> reduce(classes, 0), rest(classes, 0);
+  for (size_t i = 0; i < traffic.items.size(); ++i) {
+    const TrafficItem& it = traffic.items[i];
+    if (it.stage_class < 0) continue;
+    const size_t c = static_cast<size_t>(it.stage_class);
+    (it.phase == Phase::backward ? reduce : rest)[c] += exposed[i];
+  }
+  std::vector<double> late(classes, 0);  // each class's reduction past stage 0's last backward
+  size_t reduce_max = 0, rest_max = 0;
+  for (size_t c = 0; c < classes; ++c) {
+    late[c] = std::max(0.0, reduce[c] - traffic.stage_classes[c].slack_us);
+    if (late[c] > late[reduce_max]) reduce_max = c;
+    if (rest[c] > rest[rest_max]) rest_max = c;
+  }
+  double total = 0;
+  for (size_t i = 0; i < traffic.items.size(); ++i) {
+    const TrafficItem& it = traffic.items[i];
+    if (it.stage_class >= 0) {
+      const size_t c = static_cast<size_t>(it.stage_class);
+      if (it.phase == Phase::backward)
+        exposed[i] = c == reduce_max && reduce[c] > 0 ? exposed[i] * late[c] / reduce[c] : 0;
+      else if (c != rest_max)
+        exposed[i] = 0;
+    }
+    total += exposed[i];
+  }
+  if (per_item) *per_item = std::move(exposed);
   return total;
 }
 
@@ -142,6 +197,9 @@ struct ScoreState::Impl {
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo) const;
   Result<bool> load_group(Shared& p, size_t group);
   Result<bool> assign_patterns(const std::vector<size_t>& items);
+  Result<bool> build_unions();
+  // The transfers of a union's group that has an owner, with its owner's algorithm.
+  Result<std::vector<Transfer>> union_transfers(const Union& u, size_t group) const;
   void time_item(size_t index);
   void expose();
   Result<bool> exchange(std::span<const std::pair<int, int>> pairs);
@@ -162,25 +220,46 @@ struct ScoreState::Impl {
   std::vector<std::unique_ptr<GroupSet>> sets;
   std::unordered_map<std::string, Alone> alone_cache;  // node-based: pointers stay valid
   std::vector<std::unique_ptr<Shared>> patterns;
+  std::vector<std::unique_ptr<Union>> unions;
   std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
   double exposed = 0, comm = 0;
 };
 
 Result<GroupSet*> ScoreState::Impl::set_for(const TrafficItem& item) {
-  const std::string key = item.group + (item.stage_pairs ? "/pairs" : "");
+  const std::string key =
+      item.group + (item.stage_pairs ? "/pairs" : "") + (item.stage_class >= 0 ? "@" + std::to_string(item.stage_class) : "");
   for (const auto& s : sets)
     if (s->key == key) return s.get();
   Result<GroupList> ranks = groups.groups(item.group);
   if (!ranks) return Error{ranks.error()};
   auto s = std::make_unique<GroupSet>();
   s->key = key;
-  if (!item.stage_pairs) {
-    s->ranks = std::move(*ranks);
-  } else {
+  if (item.stage_pairs) {
     // Neighbouring stages; with virtual stages the last pair wraps to the first stage.
     const size_t per = stage_pairs_per_pipeline(job);
-    for (const std::vector<int>& g : *ranks)
-      for (size_t k = 0; k < per; ++k) s->ranks.push_back({g[k], g[(k + 1) % g.size()]});
+    for (size_t i = 0; i < ranks->size(); ++i)
+      for (size_t k = 0; k < per; ++k) {
+        const std::vector<int>& g = (*ranks)[i];
+        s->ranks.push_back({g[k], g[(k + 1) % g.size()]});
+        s->origin.push_back(i);
+      }
+  } else if (item.stage_class >= 0) {
+    // A group lies in one stage: keep those whose first rank is in one of the class's stages.
+    Result<GroupList> pipelines = groups.groups("pp");
+    if (!pipelines) return Error{pipelines.error()};
+    std::vector<int> stage_of(layout.gpu_of_rank.size(), 0);
+    for (const std::vector<int>& pipeline : *pipelines)
+      for (size_t k = 0; k < pipeline.size(); ++k) stage_of[static_cast<size_t>(pipeline[k])] = static_cast<int>(k);
+    const std::vector<int>& keep = traffic.stage_classes[static_cast<size_t>(item.stage_class)].stages;
+    for (size_t i = 0; i < ranks->size(); ++i)
+      if (std::ranges::binary_search(keep, stage_of[static_cast<size_t>((*ranks)[i].front())])) {
+        s->ranks.push_back(std::move((*ranks)[i]));
+        s->origin.push_back(i);
+      }
+  } else {
+    s->ranks = std::move(*ranks);
+    s->origin.resize(s->ranks.size());
+    std::iota(s->origin.begin(), s->origin.end(), size_t{0});
   }
   const size_t world = layout.gpu_of_rank.size();
   s->begin.assign(world + 1, 0);
@@ -268,17 +347,59 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
   return true;
 }
 
+Result<std::vector<Transfer>> ScoreState::Impl::union_transfers(const Union& u, size_t group) const {
+  const ItemState& owner = items[static_cast<size_t>(u.owner[group])];
+  return transfers(u.op, u.set->gpus[group], owner.alone[u.owner_group[group]]->prediction.algo);
+}
+
+Result<bool> ScoreState::Impl::build_unions() {
+  std::map<std::string, std::vector<size_t>> families;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i].pattern && traffic.items[i].stage_class >= 0)
+      families[traffic.items[i].group + "|" + std::string(to_string(traffic.items[i].op))].push_back(i);
+  for (const auto& [key, family] : families) {
+    if (family.size() < 2) continue;
+    TrafficItem whole = traffic.items[family.front()];
+    whole.stage_class = -1;
+    Result<GroupSet*> set = set_for(whole);
+    if (!set) return Error{set.error()};
+    auto u = std::make_unique<Union>(r, *opt.calibration, &share, (*set)->ranks.size());
+    u->set = *set;
+    u->op = whole.op;
+    u->items = family;
+    u->owner.assign((*set)->ranks.size(), -1);
+    u->owner_group.assign((*set)->ranks.size(), 0);
+    u->pattern.total().count_levels(&levels);
+    for (size_t i : family) {
+      const GroupSet& own = *items[i].set;
+      for (size_t g = 0; g < own.origin.size(); ++g) {
+        u->owner[own.origin[g]] = static_cast<int>(i);
+        u->owner_group[own.origin[g]] = static_cast<uint32_t>(g);
+      }
+      items[i].together = u.get();
+    }
+    for (size_t g = 0; g < u->owner.size(); ++g) {
+      if (u->owner[g] < 0) continue;
+      Result<std::vector<Transfer>> t = union_transfers(*u, g);
+      if (!t) return Error{t.error()};
+      if (Result<bool> ok = u->pattern.load(g, std::move(*t)); !ok) return ok;
+    }
+    u->pattern.refresh();
+    unions.push_back(std::move(u));
+  }
+  return true;
+}
+
 void ScoreState::Impl::time_item(size_t index) {
   const TrafficItem& item = traffic.items[index];
   ItemState& st = items[index];
-  const Pattern& pat = st.pattern->pattern;
   ItemTime t;
   double worst = -1;
   // NCCL's time for the group's shape and the link it was timed on are the same for every group
   // of a shape, so which group of a shape was predicted first does not matter.
   for (size_t g = 0; g < st.alone.size(); ++g) {
     const Alone& a = *st.alone[g];
-    const Peak& shared = pat.peak(g);
+    const Peak& shared = st.peak(g);
     const double contended = contended_us(a.prediction, a.peak, shared.busy_us, item.bytes);
     // Ties (within rounding: moves add and take bytes back) go to the first group.
     if (contended > worst * (1 + 1e-9)) {
@@ -378,6 +499,18 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     if (Result<bool> ok = assign_patterns(regroup); !ok) return ok;
     for (size_t i : regroup) retime[i] = 1;
   }
+  for (const auto& u : unions) {
+    const size_t s = set_index(u->set);
+    if (touched[s].empty()) continue;
+    for (uint32_t g : touched[s]) {
+      if (u->owner[g] < 0) continue;
+      Result<std::vector<Transfer>> t = union_transfers(*u, g);
+      if (!t) return Error{t.error()};
+      if (Result<bool> ok = u->pattern.update(g, std::move(*t)); !ok) return ok;
+    }
+    u->pattern.refresh();
+    for (size_t i : u->items) retime[i] = 1;
+  }
   for (size_t i = 0; i < items.size(); ++i)
     if (retime[i]) time_item(i);
   expose();
@@ -419,6 +552,7 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
     scored.push_back(i);
   }
   if (Result<bool> ok = m.assign_patterns(scored); !ok) return Error{ok.error()};
+  if (Result<bool> ok = m.build_unions(); !ok) return Error{ok.error()};
   for (size_t i : scored) m.time_item(i);
   m.expose();
   return std::unique_ptr<ScoreState>(new ScoreState(std::move(impl)));
@@ -431,15 +565,15 @@ Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) con
 }
 const Layout& ScoreState::layout() const { return impl_->layout; }
 std::vector<size_t> ScoreState::groups_of(size_t item, int index) const {
-  if (!impl_->traffic.items[item].stage_pairs) return {static_cast<size_t>(index)};
-  const size_t per = stage_pairs_per_pipeline(impl_->job);
   std::vector<size_t> out;
-  for (size_t k = 0; k < per; ++k) out.push_back(static_cast<size_t>(index) * per + k);
+  const GroupSet* s = impl_->items[item].set;
+  if (!s) return out;
+  const auto [from, to] = std::equal_range(s->origin.begin(), s->origin.end(), static_cast<size_t>(index));
+  for (auto g = from; g != to; ++g) out.push_back(static_cast<size_t>(g - s->origin.begin()));
   return out;
 }
 int ScoreState::list_index(size_t item, size_t group) const {
-  if (!impl_->traffic.items[item].stage_pairs) return static_cast<int>(group);
-  return static_cast<int>(group / stage_pairs_per_pipeline(impl_->job));
+  return static_cast<int>(impl_->items[item].set->origin[group]);
 }
 const StepTraffic& ScoreState::traffic() const { return impl_->traffic; }
 const LinkShare& ScoreState::share() const { return impl_->share; }
@@ -476,7 +610,7 @@ double ScoreState::item_alone_peak(size_t item, size_t group) const { return imp
 ScoreState::GroupTime ScoreState::group_time(size_t item, size_t group) const {
   const ItemState& st = impl_->items[item];
   const Alone& a = *st.alone[group];
-  const Peak& shared = st.pattern->pattern.peak(group);
+  const Peak& shared = st.peak(group);
   return {contended_us(a.prediction, a.peak, shared.busy_us, impl_->traffic.items[item].bytes), shared.edge,
           shared.busy_us > 0};
 }
@@ -485,23 +619,44 @@ const Touched& ScoreState::item_touched(size_t item, size_t group) const {
   return impl_->items[item].pattern->pattern.touched(group);
 }
 
-int ScoreState::groups_on(size_t item, EdgeId e) const {
+namespace {
+
+// How many of `touched`'s groups load edge `e`, directly or in a fabric segment.
+int count_on(const Router& r, EdgeId e, size_t n, const std::function<const Touched&(size_t)>& touched) {
   std::unordered_map<uint32_t, bool> on;  // segment -> has e
-  int n = 0;
-  for (size_t g = 0; g < item_groups(item).size(); ++g) {
-    const Touched& t = item_touched(item, g);
+  int hits = 0;
+  for (size_t g = 0; g < n; ++g) {
+    const Touched& t = touched(g);
     bool hit = std::binary_search(t.edges.begin(), t.edges.end(), e);
     for (size_t k = 0; k < t.segments.size() && !hit; ++k) {
       auto [it, fresh] = on.try_emplace(t.segments[k]);
       if (fresh) {
-        const std::vector<Hop>& hops = *impl_->r.segment(t.segments[k]).hops;
+        const std::vector<Hop>& hops = *r.segment(t.segments[k]).hops;
         it->second = std::any_of(hops.begin(), hops.end(), [e](const Hop& h) { return h.edge == e; });
       }
       hit = it->second;
     }
-    n += hit;
+    hits += hit;
   }
-  return n;
+  return hits;
+}
+
+}  // namespace
+
+int ScoreState::groups_on(size_t item, EdgeId e) const {
+  return count_on(impl_->r, e, item_groups(item).size(), [&](size_t g) -> const Touched& { return item_touched(item, g); });
+}
+
+size_t ScoreState::groups_running(size_t item) const {
+  const Union* u = impl_->items[item].together;
+  if (!u) return item_groups(item).size();
+  return static_cast<size_t>(std::count_if(u->owner.begin(), u->owner.end(), [](int o) { return o >= 0; }));
+}
+
+int ScoreState::contending_on(size_t item, EdgeId e) const {
+  const Union* u = impl_->items[item].together;
+  if (!u) return groups_on(item, e);
+  return count_on(impl_->r, e, u->owner.size(), [&](size_t g) -> const Touched& { return u->pattern.touched(g); });
 }
 
 Result<bool> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {

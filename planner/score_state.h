@@ -76,13 +76,19 @@ class ScoreState {
     bool has_hot_edge = false;
   };
   GroupTime group_time(size_t item, size_t group) const;
-  // How many of the item's groups load edge `e`.
+  // How many of the item's groups load edge `e`; with the other stage classes' groups its own
+  // contend with there (contending_on), for a stage class's item.
   int groups_on(size_t item, EdgeId e) const;
+  int contending_on(size_t item, EdgeId e) const;
+  // The groups running beside each other when the item runs: its own, and for a stage class's
+  // item the other classes' too.
+  size_t groups_running(size_t item) const;
   // What every group of the item loads at one byte, and what one group's transfers land on.
   const LinkLoad& item_load(size_t item) const;
   const Touched& item_touched(size_t item, size_t group) const;
-  // The item's groups that make up group `index` of its list (a pipeline's stage pairs for PP),
-  // and the list index a group of the item belongs to.
+  // The item's groups that make up group `index` of its token's list (a pipeline's stage pairs
+  // for PP; none when a stage class's item leaves that group out), and the list index a group
+  // of the item belongs to.
   std::vector<size_t> groups_of(size_t item, int index) const;
   int list_index(size_t item, size_t group) const;
   // The ranks of one group of the item, in Megatron's order.
@@ -100,7 +106,9 @@ class ScoreState {
 // Exposed communication per step, microseconds, from each item's time per call (0 for items
 // that issue nothing): calls on the critical path count in full; calls that overlap a compute
 // window share it with the other items overlapping that window; the calls that never hide (the
-// last gradient bucket) count in full. Per item into `per_item` when given.
+// last gradient bucket) count in full. Stage classes' items count only for the class that
+// finishes last: its gradient reduction less its slack, then its optimizer-phase transfers; the
+// other classes' items expose 0. Per item into `per_item` when given.
 double exposure_us(const StepTraffic& traffic, const std::vector<double>& time_us, std::vector<double>* per_item = nullptr);
 
 // Contended time of one call from a group's time alone: its transfer time grows by how much more

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "topology/index_list.h"
+
 namespace topoplan {
 namespace {
 
@@ -86,6 +88,10 @@ class Builder {
 std::string_view to_string(TrafficKind k) {
   static constexpr std::string_view kNames[] = {"tp", "cp", "pp", "dp", "ep"};
   return kNames[static_cast<size_t>(k)];
+}
+
+std::string StageClass::label() const {
+  return (stages.size() == 1 ? "stage " : "stages ") + format_index_list(stages);
 }
 
 std::string_view to_string(Phase p) {
@@ -255,35 +261,57 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
   }
 
   // Data parallelism: every stage reduces its own dense gradients over dp-cp and its own expert
-  // gradients over expert.dp, all at once. The stage that moves the most bytes per rank (ring
-  // shares (n - 1) / n of each) finishes last and decides; an expert-DP group of one rank moves
-  // nothing, however many expert parameters the stage holds.
+  // gradients over expert.dp, all at once. Stages that hold the same parameters form one class
+  // with its own items on its own stages' groups; the classes' transfers share the links, and the
+  // exposure takes the class that finishes last (exposure_us). A class's windows are its shortest
+  // stage's compute, its slack that of its first stage. An expert-DP group of one rank moves
+  // nothing.
   const std::vector<StageLayers> stages = job_stages(job);
-  const auto ring_share = [](int n) { return n > 1 ? (n - 1.0) / n : 0.0; };
-  const double dense_share = ring_share(p.dp * p.cp), expert_share = ring_share(job_expert_dp(job));
-  StageParams most;
-  int most_layers = 0;
-  double most_moved = 0;
+  struct Class {
+    StageParams params;
+    StageClass stages;
+    int layers = 0;
+    double forward_us = 0, backward_us = 0;
+  };
+  std::vector<Class> classes;
+  double slack_us = 0;  // stage s: the backward chunks of stages 0..s-1 still to run
   for (size_t s = 0; s < stages.size(); ++s) {
-    StageParams sp = stage_params(job, stages[s], s == 0, s + 1 == stages.size());
-    const double moved = sp.dense * dense_share + sp.expert * expert_share;
-    if (moved > most_moved) {
-      most = sp;
-      most_layers = stages[s].count;
-      most_moved = moved;
+    const StageParams sp = stage_params(job, stages[s], s == 0, s + 1 == stages.size());
+    const StageCompute& sc = compute.stages[s];
+    auto it = std::find_if(classes.begin(), classes.end(), [&](const Class& c) { return c.params == sp; });
+    if (it == classes.end()) {
+      classes.push_back({sp, {{}, slack_us}, stages[s].count, sc.forward_us, sc.backward_us});
+      it = classes.end() - 1;
     }
+    it->stages.stages.push_back(static_cast<int>(s));
+    it->layers = std::max(it->layers, stages[s].count);
+    it->forward_us = std::min(it->forward_us, sc.forward_us);
+    it->backward_us = std::min(it->backward_us, sc.backward_us);
+    slack_us += sc.backward_us / v;
   }
-  const int last_backward = b.window("backward of the last micro-batch", slow.backward_us);
-  const int first_forward = b.window("forward of the next step's first micro-batch", slow.forward_us);
-  int fsdp_forward = -1, fsdp_backward = -1;
-  if (p.zero_stage == 3) {
-    fsdp_forward = b.window("forward compute", m * slow.forward_us);
-    fsdp_backward = b.window("backward compute", m * slow.backward_us);
+  const bool split = classes.size() > 1;
+  for (size_t k = 0; k < classes.size(); ++k) {
+    const Class& c = classes[k];
+    const std::string of = split ? " (" + c.stages.label() + ")" : "";
+    const int last_backward = b.window("backward of the last micro-batch" + of, c.backward_us);
+    const int first_forward = b.window("forward of the next step's first micro-batch" + of, c.forward_us);
+    int fsdp_forward = -1, fsdp_backward = -1;
+    if (p.zero_stage == 3) {
+      fsdp_forward = b.window("forward compute" + of, m * c.forward_us);
+      fsdp_backward = b.window("backward compute" + of, m * c.backward_us);
+    }
+    const size_t before = out.items.size();
+    b.data_parallel("dp-cp", p.dp * p.cp, c.params.dense, "dense", last_backward, first_forward, fsdp_forward,
+                    fsdp_backward, c.layers);
+    b.data_parallel("expert.dp", job_expert_dp(job), c.params.expert, "expert", last_backward, first_forward, fsdp_forward,
+                    fsdp_backward, c.layers);
+    if (!split) continue;
+    for (size_t i = before; i < out.items.size(); ++i) {
+      out.items[i].stage_class = static_cast<int>(k);
+      out.items[i].what = c.stages.label() + ": " + out.items[i].what;
+    }
+    out.stage_classes.push_back(c.stages);
   }
-  b.data_parallel("dp-cp", p.dp * p.cp, most.dense, "dense", last_backward, first_forward, fsdp_forward, fsdp_backward,
-                  most_layers);
-  b.data_parallel("expert.dp", job_expert_dp(job), most.expert, "expert", last_backward, first_forward, fsdp_forward,
-                  fsdp_backward, most_layers);
   return out;
 }
 

@@ -1,7 +1,8 @@
 // The collectives one training step issues, per kind of group: how many calls of what size, in
 // which phase, and which compute they can hide behind. Formulas and their sources are in
 // docs/model.md ("Traffic"); counts are those of the slowest pipeline stage, the one that sets
-// the step's critical path.
+// the step's critical path, except data parallelism's, which each class of stages issues for its
+// own parameters.
 #pragma once
 
 #include <optional>
@@ -42,12 +43,27 @@ struct TrafficItem {
   double calls = 0;   // per step, per group
   int window = -1;    // index into StepTraffic::windows, -1 = on the critical path
   double unhidden_calls = 0;  // calls exposed whatever the window (the last gradient bucket)
+  // Index into StepTraffic::stage_classes: the item runs only on the groups of those pipeline
+  // stages; -1: on every group of the token.
+  int stage_class = -1;
+};
+
+// Pipeline stages whose data-parallel reductions are the same: the same dense and expert
+// parameters per GPU. Each class reduces and gathers its own parameters on its own stages'
+// groups, all classes at once; the class that finishes last decides.
+struct StageClass {
+  std::vector<int> stages;  // pipeline coordinates, ascending
+  // How much earlier than stage 0's its last backward ends: the gradient still has to pass back
+  // through the stages before it, one model chunk each (1F1B's cool-down).
+  double slack_us = 0;
+  std::string label() const;  // "stage 0", "stages 1-6", "stages 1, 3"
 };
 
 struct StepTraffic {
   ComputeEstimate compute;
   std::vector<OverlapWindow> windows;
   std::vector<TrafficItem> items;
+  std::vector<StageClass> stage_classes;  // empty when every stage reduces the same
 };
 
 Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute);
@@ -56,10 +72,11 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
 // for each stage, and with virtual stages also the last stage back to the first.
 size_t stage_pairs_per_pipeline(const Job& job);
 
-// Parameters one GPU of the slowest-to-sync stage holds: dense (reduced over dp-cp) and expert
-// (reduced over expert.dp). Embedding on the first stage, output layer on the last.
+// Parameters one GPU of a stage holds: dense (reduced over dp-cp) and expert (reduced over
+// expert.dp). Embedding on the first stage, output layer on the last.
 struct StageParams {
   double dense = 0, expert = 0;
+  bool operator==(const StageParams&) const = default;
 };
 StageParams stage_params(const Job& job, const StageLayers& stage, bool first, bool last);
 

@@ -16,7 +16,8 @@ namespace {
 std::optional<size_t> item_of(const ScoreState& st, const std::string& token, const MeasuredResult& m) {
   for (size_t i = 0; i < st.item_count(); ++i) {
     const TrafficItem& it = st.traffic().items[i];
-    if (it.group == token && it.op == m.op && !st.item_groups(i).empty() && validate_size_matches(m.bytes, it.bytes))
+    if (it.group == token && it.op == m.op && !st.item_groups(i).empty() && !st.groups_of(i, m.index).empty() &&
+        validate_size_matches(m.bytes, it.bytes))
       return i;
   }
   return std::nullopt;

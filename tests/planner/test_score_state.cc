@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "planner/rank_groups.h"
 #include "tests/support.h"
 #include "topology/fabric.h"
 
@@ -53,14 +54,22 @@ void check_same(const ScoreState& moved, const ScoreState& fresh) {
   for (int l = 0; l < kFabricLevels; ++l) CHECK(a[static_cast<size_t>(l)] == doctest::Approx(b[static_cast<size_t>(l)]).epsilon(1e-9));
 }
 
+// Stage 0 dense (layers 0-1 and 4-5), stage 1 MoE: two stage classes reduce on their own groups.
+Job split_moe_job() {
+  Job j = moe_job();
+  j.model.moe.layer_pattern = {0, 0, 1, 1, 0, 0, 1, 1};
+  return j;
+}
+
 }  // namespace
 
 TEST_CASE("score state: moves re-score to what a fresh score of the new layout gives") {
-  for (const char* node : {"dgx-h100", "pcie-l40s"}) {
+  for (const char* node : {"dgx-h100", "pcie-l40s"})
+    for (const Job& job : {moe_job(), split_moe_job()}) {
     CAPTURE(node);
+    CAPTURE(job.model.moe.layer_pattern.size());
     Cluster c = pods(16, node);
     Router r(c);
-    const Job job = moe_job();
     REQUIRE(job_ranks(job) == 64);
     for (FabricMode fabric : {FabricMode::shared, FabricMode::idle}) {
       ScoreOptions opt;
@@ -93,6 +102,75 @@ TEST_CASE("score state: moves re-score to what a fresh score of the new layout g
       CHECK((*again)->exposed_us() == doctest::Approx(before).epsilon(1e-12));
     }
   }
+}
+
+TEST_CASE("score state: a stage class's items run on its own stages' groups only") {
+  Cluster c = pods(16, "dgx-h100");
+  Router r(c);
+  const Job job = split_moe_job();
+  Result<Layout> layout = layout_default(c, job_ranks(job));
+  REQUIRE(layout.ok());
+  Result<std::unique_ptr<ScoreState>> made = ScoreState::make(c, r, job, *layout);
+  REQUIRE_MESSAGE(made.ok(), (made ? "" : made.error()));
+  const ScoreState& st = **made;
+  const StepTraffic& t = st.traffic();
+  REQUIRE(t.stage_classes.size() == 2);
+  Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
+  REQUIRE(groups.ok());
+  const GroupList dp = *groups->groups("dp-cp"), pp = *groups->groups("pp");
+  std::vector<int> stage_of(64);
+  for (const std::vector<int>& pipeline : pp)
+    for (size_t k = 0; k < pipeline.size(); ++k) stage_of[static_cast<size_t>(pipeline[k])] = static_cast<int>(k);
+  size_t seen = 0;
+  for (size_t i = 0; i < st.item_count(); ++i) {
+    const TrafficItem& it = t.items[i];
+    if (it.group != "dp-cp" || it.stage_class < 0) continue;
+    ++seen;
+    const int stage = t.stage_classes[static_cast<size_t>(it.stage_class)].stages.front();
+    // Half the dp-cp groups (tp 2 x 2 stages = 4 groups of 16), each in the item's stage, and
+    // each found again by its index in the whole list.
+    REQUIRE(st.item_groups(i).size() == dp.size() / 2);
+    for (size_t g = 0; g < st.item_groups(i).size(); ++g) {
+      const int index = st.list_index(i, g);
+      CHECK(st.group_ranks(i, g) == dp[static_cast<size_t>(index)]);
+      CHECK(stage_of[static_cast<size_t>(st.group_ranks(i, g).front())] == stage);
+      CHECK(st.groups_of(i, index) == std::vector<size_t>{g});
+    }
+    // The other stage's groups are not the item's.
+    for (size_t index = 0; index < dp.size(); ++index)
+      if (stage_of[static_cast<size_t>(dp[index].front())] != stage) CHECK(st.groups_of(i, static_cast<int>(index)).empty());
+  }
+  CHECK(seen == 4);  // each stage: dense gradients and parameters
+}
+
+// Two stage classes: the later class's reduction hides its slack; only the class that finishes
+// last counts, in the reduction and in the optimizer's gathers separately.
+TEST_CASE("score state: exposure takes the stage class that finishes last") {
+  StepTraffic t;
+  t.stage_classes = {{{0}, 0}, {{1, 2}, 300}};
+  auto add = [&](Phase phase, int cls, double calls) {
+    TrafficItem it;
+    it.kind = TrafficKind::dp;
+    it.phase = phase;
+    it.calls = calls;
+    it.stage_class = cls;
+    t.items.push_back(it);
+  };
+  add(Phase::backward, 0, 2);   // 200 us exposed, no slack
+  add(Phase::backward, 1, 5);   // 500 us exposed, 300 us of slack: 200 us late
+  add(Phase::optimizer, 0, 1);  // 100 us
+  add(Phase::optimizer, 1, 3);  // 300 us
+  add(Phase::forward, -1, 1);   // 100 us, every group
+  std::vector<double> per_item;
+  const double total = exposure_us(t, std::vector<double>(5, 100), &per_item);
+  // Reduction: the first class (200 us, ties go to the first); gathers: the second (300 us).
+  CHECK(total == doctest::Approx(200 + 300 + 100));
+  CHECK(per_item == std::vector<double>{200, 0, 0, 300, 100});
+  // A smaller first class: the second's 200 us past its slack decide.
+  t.items[0].calls = 1;
+  exposure_us(t, std::vector<double>(5, 100), &per_item);
+  CHECK(per_item[0] == 0);
+  CHECK(per_item[1] == doctest::Approx(200));
 }
 
 TEST_CASE("score state: a rank outside the job is refused") {

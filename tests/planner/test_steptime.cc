@@ -9,6 +9,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -133,6 +135,8 @@ TEST_CASE("steptime: published training runs' step times" * doctest::skip(test::
       std::printf("%-40s skipped: %s\n", id.c_str(), rj.skipped.c_str());
       continue;
     }
+    // TOPOPLAN_STEPTIME_JOBS=DIR keeps each row's job file, to run `topoplan score` on it.
+    if (const char* keep = std::getenv("TOPOPLAN_STEPTIME_JOBS")) std::ofstream(std::string(keep) + "/" + id + ".json") << rj.job.dump(1);
     Result<Job> job = job_from_json(rj.job, id);
     if (!job) {
       std::printf("%-40s skipped: %s\n", id.c_str(), job.error().c_str());

@@ -236,23 +236,46 @@ TEST_CASE("traffic: tp_comm_overlap hides sequence parallelism's collectives und
   CHECK(s.row_gemm_forward_us == doctest::Approx(2 * (2.0 * 2048 * 1024 * 1024 * 5) / 2 / 5e8));
 }
 
-// DeepSeek-V3's first stage holds the embedding and dense layers, the others experts: every
-// stage's gradients are reduced, and the one that moves the most per rank decides.
-TEST_CASE("traffic: the stage that moves the most gradient bytes per rank sets data-parallel traffic") {
+// DeepSeek-V3's first stage holds the embedding and dense layers, the others experts: each stage
+// reduces its own gradients on its own groups.
+TEST_CASE("traffic: each stage class reduces its own dense and expert gradients") {
   Job j = moe_job();
   j.model.moe.layer_pattern = {0, 0, 1, 1};
   j.parallel.ep = 1;
-  StepTraffic t = traffic_of(j);
+  const StepTraffic t = traffic_of(j);
+  REQUIRE(t.stage_classes.size() == 2);
+  CHECK(t.stage_classes[0].stages == std::vector<int>{0});
+  CHECK(t.stage_classes[1].stages == std::vector<int>{1});
+  CHECK(t.stage_classes[0].slack_us == 0);
+  // Stage 1's last backward ends one backward of stage 0 earlier (1F1B, no virtual stages).
+  CHECK(t.stage_classes[1].slack_us == doctest::Approx(t.compute.stages[0].backward_us));
   auto dp = items_of(t, TrafficKind::dp);
-  // Stage 1's 2 x 8 experts of 2 x 1024 x 1024 over expert.dp 4 outweigh stage 0's embedding.
-  REQUIRE(dp.size() == 4);
-  CHECK(dp[2]->group == "expert.dp");
-  // With ep 4 the expert data-parallel group has 1 rank: nothing to reduce, stage 0 decides.
+  // Stage 0: dense only; stage 1: dense and expert, a reduce-scatter and an all-gather each.
+  REQUIRE(dp.size() == 6);
+  CHECK(dp[0]->stage_class == 0);
+  CHECK(dp[0]->what == "stage 0: dense gradients, per bucket");
+  // Stage 0: 2 dense layers (attention 4 x 1024^2, MLP 2 x 1024 x 4096) and the embedding, 57.9M
+  // parameters in two buckets of fp32 gradients.
+  CHECK(dp[0]->calls == 2);
+  CHECK(dp[0]->calls * dp[0]->bytes == (2 * (4 * 1024.0 * 1024 + 2 * 1024.0 * 4096) + 32000.0 * 1024) * 4);
+  CHECK(dp[2]->stage_class == 1);
+  CHECK(dp[2]->group == "dp-cp");
+  // Stage 1: 2 MoE layers' attention and router (1024 x 8), and the output layer.
+  CHECK(dp[2]->calls * dp[2]->bytes == doctest::Approx((2 * (4 * 1024.0 * 1024 + 1024 * 8) + 32000.0 * 1024) * 4));
+  CHECK(dp[4]->group == "expert.dp");
+  CHECK(dp[4]->what == "stage 1: expert gradients, per bucket");
+  CHECK(dp[4]->bytes == 2 * 8 * 2 * 1024.0 * 1024 * 4);  // 2 layers x 8 experts x 2 x 1024 x 1024
+  // Each class hides its gradients behind its own stage's last backward.
+  CHECK(t.windows[static_cast<size_t>(dp[0]->window)].us == t.compute.stages[0].backward_us);
+  CHECK(t.windows[static_cast<size_t>(dp[4]->window)].us == t.compute.stages[1].backward_us);
+  // With ep 4 the expert data-parallel group has 1 rank: nothing to reduce.
   j.parallel.ep = 4;
   const StepTraffic one_rank = traffic_of(j);
-  auto dense_only = items_of(one_rank, TrafficKind::dp);
-  REQUIRE(dense_only.size() == 2);
-  CHECK(dense_only[0]->bytes > dp[0]->bytes);
+  CHECK(items_of(one_rank, TrafficKind::dp).size() == 4);
+  // Stages that hold the same parameters are one class, and their items carry no stage label.
+  const StepTraffic dense = traffic_of(test::small_job());
+  CHECK(dense.stage_classes.empty());
+  CHECK(items_of(dense, TrafficKind::dp)[0]->stage_class == -1);
 }
 
 }  // namespace topoplan
