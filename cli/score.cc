@@ -37,7 +37,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
       << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
       << " TFLOPS, " << ce.micro_batches << " micro-batches, pipeline bubble "
       << format_number(100 * ce.bubble_idle_fraction, 1) << "% of the step"
-      << (ce.slowest().recompute_us > 0 ? ", recomputation " + time_text(ce.slowest().recompute_us * ce.micro_batches / 1e6)
+      << (ce.recompute_step_us() > 0 ? ", recomputation " + time_text(ce.recompute_step_us() / 1e6)
                                         : "")
       << ") + exposed communication " << time_text(s.exposed_comm_s) << "\n";
   out << "MFU " << format_number(100 * s.mfu, 1) << "% (" << format_number(s.model_tflops_per_gpu, 0)

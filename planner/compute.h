@@ -75,6 +75,8 @@ struct ComputeEstimate {
   // (3 x forward): what MFU counts (Narayanan et al., SC21, appendix; PaLM, Chowdhery et al. 2022).
   double model_flops = 0;
   const StageCompute& slowest() const { return stages[static_cast<size_t>(slowest_stage)]; }
+  // What recomputation adds to the slowest stage's step: every micro-batch's recomputed forward.
+  double recompute_step_us() const { return slowest().recompute_us * micro_batches; }
 };
 Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_model);
 

@@ -83,7 +83,7 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                         {"micro_batches", ce.micro_batches},
                         {"bubble_fraction", ce.bubble_fraction},
                         {"bubble_idle_fraction", ce.bubble_idle_fraction},
-                        {"recompute_s", ce.slowest().recompute_us * ce.micro_batches / 1e6},
+                        {"recompute_s", ce.recompute_step_us() / 1e6},
                         {"model_flops", ce.model_flops},
                         {"slowest_stage", ce.slowest_stage}}}};
   for (int k = 0; k < kTrafficKinds; ++k) {

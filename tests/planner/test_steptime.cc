@@ -25,6 +25,9 @@ using nlohmann::json;
 // The median |error| over the 17 rows run on 2026-12-04 was 10.2 %; a change that makes the
 // step time worse on them fails here.
 constexpr double kMedianBound = 0.11;
+// On Korthikanti et al.'s A100 rows, 2026-12-04: 22.0 %, most of it on the largest models, whose
+// GEMMs the single achievable fraction runs as slowly as the 22B model's (issue 14, item 2).
+constexpr double kA100MedianBound = 0.225;
 
 // A row's value under `key` in the row, else in its recipe; null when neither states it.
 json stated(const json& row, const json& recipe, const std::string& key) {
@@ -120,14 +123,45 @@ RowJob row_job(const json& row, const json& models, const json& recipes) {
   return out;
 }
 
+// Scores `job` on `cluster` with the default layout and prints its row: its |error| against
+// `measured_s`.
+double row_error(const std::string& id, const Job& job, const std::string& cluster_spec, double measured_s) {
+  const Cluster cluster = test::load_cluster(cluster_spec);
+  Router router(cluster);
+  Result<Layout> layout = layout_default(cluster, job_ranks(job));
+  REQUIRE_MESSAGE(layout.ok(), id);
+  Result<JobScore> score = score_job(cluster, router, job, *layout);
+  REQUIRE_MESSAGE(score.ok(), id << ": " << (score ? "" : score.error()));
+  const double error = score->step_s / measured_s - 1;
+  const Parallelism& p = job.parallel;
+  char layout_text[64];
+  std::snprintf(layout_text, sizeof layout_text, "%d %d %d %d %d %d", p.tp, p.pp, p.cp, p.ep, p.virtual_pipeline_stages,
+                job.training.micro_batch);
+  std::printf("%-40s %5d %-22s %9.2fs %9.2fs %+7.1f%% %5.1f%%\n", id.c_str(), job_ranks(job), layout_text, score->step_s,
+              measured_s, 100 * error, 100 * score->mfu);
+  return std::abs(error);
+}
+
+void print_header() {
+  std::printf("%-40s %5s %-22s %10s %10s %8s %6s\n", "row", "gpus", "tp pp cp ep vp mbs", "predicted", "measured",
+              "error", "MFU");
+}
+
+double median_of(std::vector<double> errors) {
+  std::sort(errors.begin(), errors.end());
+  const size_t n = errors.size();
+  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  std::printf("%zu rows run: median |error| %.1f %%\n", n, 100 * median);
+  return median;
+}
+
 TEST_CASE("steptime: published training runs' step times" * doctest::skip(test::reference_absent())) {
   auto dir = test::reference_dir();
   if (!dir) return;
   const json doc = json::parse(test::read_file(*dir / "steptime.json"));
   const json shapes = json::parse(test::read_file(test::source_dir() / "tests/planner/steptime_models.json"));
   std::vector<double> errors;
-  std::printf("%-40s %5s %-22s %10s %10s %8s %6s\n", "row", "gpus", "tp pp cp ep vp mbs", "predicted", "measured",
-              "error", "MFU");
+  print_header();
   for (const json& row : doc.at("rows")) {
     const std::string id = row.at("id");
     RowJob rj = row_job(row, shapes.at("models"), shapes.at("recipes"));
@@ -142,28 +176,28 @@ TEST_CASE("steptime: published training runs' step times" * doctest::skip(test::
       std::printf("%-40s skipped: %s\n", id.c_str(), job.error().c_str());
       continue;
     }
-    const Cluster cluster = test::load_cluster("dgx-h100:" + std::to_string(rj.gpus / 8));
-    Router router(cluster);
-    Result<Layout> layout = layout_default(cluster, job_ranks(*job));
-    REQUIRE_MESSAGE(layout.ok(), id);
-    Result<JobScore> score = score_job(cluster, router, *job, *layout);
-    REQUIRE_MESSAGE(score.ok(), id << ": " << (score ? "" : score.error()));
-    const double measured = row["derived"]["step_time_s"];
-    const double error = score->step_s / measured - 1;
-    errors.push_back(std::abs(error));
-    const Parallelism& p = job->parallel;
-    char layout_text[64];
-    std::snprintf(layout_text, sizeof layout_text, "%d %d %d %d %d %d", p.tp, p.pp, p.cp, p.ep,
-                  p.virtual_pipeline_stages, job->training.micro_batch);
-    std::printf("%-40s %5d %-22s %9.2fs %9.2fs %+7.1f%% %5.1f%%\n", id.c_str(), rj.gpus, layout_text, score->step_s,
-                measured, 100 * error, 100 * score->mfu);
+    errors.push_back(row_error(id, *job, "dgx-h100:" + std::to_string(rj.gpus / 8), row["derived"]["step_time_s"]));
   }
   REQUIRE(errors.size() >= 15);
-  std::sort(errors.begin(), errors.end());
-  const size_t n = errors.size();
-  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-  std::printf("%zu rows run: median |error| %.1f %%\n", n, 100 * median);
-  CHECK(median <= kMedianBound);
+  CHECK(median_of(errors) <= kMedianBound);
+}
+
+// Korthikanti et al.'s Table 5 on DGX A100 (tests/planner/steptime_a100.json, with its sources):
+// full recomputation against sequence parallelism with selective recomputation, 22B to 1T.
+TEST_CASE("steptime: Megatron-LM's 22B to 1T runs on DGX A100") {
+  const json doc = json::parse(test::read_file(test::source_dir() / "tests/planner/steptime_a100.json"));
+  std::vector<double> errors;
+  print_header();
+  for (const json& row : doc.at("rows")) {
+    json job_json = row.at("job");
+    job_json["format"] = "topoplan-job";
+    job_json["name"] = row.at("id");
+    Result<Job> job = job_from_json(job_json, row.at("id").get<std::string>());
+    REQUIRE_MESSAGE(job.ok(), (job ? "" : job.error()));
+    errors.push_back(row_error(row.at("id"), *job, row.at("cluster"), row.at("measured_step_s")));
+  }
+  REQUIRE(errors.size() == 8);
+  CHECK(median_of(errors) <= kA100MedianBound);
 }
 
 }  // namespace
