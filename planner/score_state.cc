@@ -9,6 +9,7 @@
 
 #include "cost/transfers.h"
 #include "planner/pattern.h"
+#include "topology/index_list.h"
 
 namespace topoplan {
 namespace {
@@ -84,33 +85,21 @@ struct Shared {
   Pattern pattern;
 };
 
-// The stage classes' items of one token and collective together: every stage reduces and gathers
-// at once, so each class's groups are timed against the other classes' transfers too (per byte,
-// as if every stage moved the item's size). Each group of the token's whole list carries the
-// algorithm of the item that issues it.
-struct Union {
-  Union(const Router& r, const Calibration& cal, const LinkShare* share, size_t groups)
-      : pattern(r, cal, share, groups) {}
-  GroupSet* set = nullptr;  // the token's whole list
-  CollectiveOp op = CollectiveOp::all_reduce;
-  std::vector<size_t> items;
-  // Per group of the list: the item that issues it and the group's index in that item's set; -1
-  // for a stage with nothing to reduce (no experts).
-  std::vector<int> owner;
-  std::vector<uint32_t> owner_group;
-  Pattern pattern;
-};
-
 struct ItemState {
-  GroupSet* set = nullptr;
-  std::vector<const Alone*> alone;  // per group
-  Shared* pattern = nullptr;        // the item's own groups: its load on each link
-  Union* together = nullptr;        // a stage class's item: what its groups contend with
+  GroupSet* set = nullptr;  // the item's groups: what the accessors index
+  // A stage class's item: the groups of every class with parameters of its kind, which reduce at
+  // once. Its NCCL choices and its pattern run over them, as if each moved the item's size, so
+  // its own groups are timed against the other classes' transfers; `inner` places its own groups
+  // among them. Null for other items: `set` is both.
+  GroupSet* together = nullptr;
+  std::vector<uint32_t> inner;
+  std::vector<const Alone*> alone;  // per group of pattern_set()
+  Shared* pattern = nullptr;
   ItemTime time;
-  // The busiest link of group `g` with everything it runs beside.
-  const Peak& peak(size_t g) const {
-    return together ? together->pattern.peak(set->origin[g]) : pattern->pattern.peak(g);
-  }
+  mutable std::unique_ptr<LinkLoad> own_load;  // a stage class's item: its own groups' load (reports)
+
+  GroupSet* pattern_set() const { return together ? together : set; }
+  size_t at(size_t g) const { return together ? inner[g] : g; }  // group g in the pattern
 };
 
 std::vector<double> host_weights(const Cluster& c, const Layout& layout) {
@@ -192,14 +181,14 @@ struct ScoreState::Impl {
     for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
   }
 
-  Result<GroupSet*> set_for(const TrafficItem& item);
+  // A token's groups: each pipeline's neighbouring pairs with `pairs`, only those inside
+  // `stages` when given.
+  Result<GroupSet*> set_for(const std::string& token, bool pairs, const std::vector<int>* stages);
+  Result<bool> place(size_t item);
   Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo) const;
   Result<bool> load_group(Shared& p, size_t group);
   Result<bool> assign_patterns(const std::vector<size_t>& items);
-  Result<bool> build_unions();
-  // The transfers of a union's group that has an owner, with its owner's algorithm.
-  Result<std::vector<Transfer>> union_transfers(const Union& u, size_t group) const;
   void time_item(size_t index);
   void expose();
   Result<bool> exchange(std::span<const std::pair<int, int>> pairs);
@@ -220,21 +209,20 @@ struct ScoreState::Impl {
   std::vector<std::unique_ptr<GroupSet>> sets;
   std::unordered_map<std::string, Alone> alone_cache;  // node-based: pointers stay valid
   std::vector<std::unique_ptr<Shared>> patterns;
-  std::vector<std::unique_ptr<Union>> unions;
   std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
   double exposed = 0, comm = 0;
 };
 
-Result<GroupSet*> ScoreState::Impl::set_for(const TrafficItem& item) {
-  const std::string key =
-      item.group + (item.stage_pairs ? "/pairs" : "") + (item.stage_class >= 0 ? "@" + std::to_string(item.stage_class) : "");
+Result<GroupSet*> ScoreState::Impl::set_for(const std::string& token, bool pairs, const std::vector<int>* stages) {
+  std::string key = token + (pairs ? "/pairs" : "");
+  if (stages) key += "@" + format_index_list(*stages);
   for (const auto& s : sets)
     if (s->key == key) return s.get();
-  Result<GroupList> ranks = groups.groups(item.group);
+  Result<GroupList> ranks = groups.groups(token);
   if (!ranks) return Error{ranks.error()};
   auto s = std::make_unique<GroupSet>();
   s->key = key;
-  if (item.stage_pairs) {
+  if (pairs) {
     // Neighbouring stages; with virtual stages the last pair wraps to the first stage.
     const size_t per = stage_pairs_per_pipeline(job);
     for (size_t i = 0; i < ranks->size(); ++i)
@@ -243,16 +231,15 @@ Result<GroupSet*> ScoreState::Impl::set_for(const TrafficItem& item) {
         s->ranks.push_back({g[k], g[(k + 1) % g.size()]});
         s->origin.push_back(i);
       }
-  } else if (item.stage_class >= 0) {
-    // A group lies in one stage: keep those whose first rank is in one of the class's stages.
+  } else if (stages) {
+    // A group lies in one stage: keep those whose first rank is in one of `stages`.
     Result<GroupList> pipelines = groups.groups("pp");
     if (!pipelines) return Error{pipelines.error()};
     std::vector<int> stage_of(layout.gpu_of_rank.size(), 0);
     for (const std::vector<int>& pipeline : *pipelines)
       for (size_t k = 0; k < pipeline.size(); ++k) stage_of[static_cast<size_t>(pipeline[k])] = static_cast<int>(k);
-    const std::vector<int>& keep = traffic.stage_classes[static_cast<size_t>(item.stage_class)].stages;
     for (size_t i = 0; i < ranks->size(); ++i)
-      if (std::ranges::binary_search(keep, stage_of[static_cast<size_t>((*ranks)[i].front())])) {
+      if (std::ranges::binary_search(*stages, stage_of[static_cast<size_t>((*ranks)[i].front())])) {
         s->ranks.push_back(std::move((*ranks)[i]));
         s->origin.push_back(i);
       }
@@ -326,11 +313,11 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
       rings = rings && a->prediction.algo == NcclAlgo::ring;
     }
     const bool ag_rs = rings && (item.op == CollectiveOp::all_gather || item.op == CollectiveOp::reduce_scatter);
-    const std::string key = st.set->key + "|" + (ag_rs ? "ring ag/rs" : std::string(to_string(item.op))) + "|" + algos;
+    const std::string key = st.pattern_set()->key + "|" + (ag_rs ? "ring ag/rs" : std::string(to_string(item.op))) + "|" + algos;
     auto [it, fresh] = by_key.try_emplace(key, nullptr);
     if (fresh) {
       auto p = std::make_unique<Shared>(r, *opt.calibration, &share, st.alone.size());
-      p->set = st.set;
+      p->set = st.pattern_set();
       p->op = item.op;
       p->ring_ag_rs = ag_rs;
       p->pattern.total().count_levels(&levels);
@@ -347,45 +334,40 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
   return true;
 }
 
-Result<std::vector<Transfer>> ScoreState::Impl::union_transfers(const Union& u, size_t group) const {
-  const ItemState& owner = items[static_cast<size_t>(u.owner[group])];
-  return transfers(u.op, u.set->gpus[group], owner.alone[u.owner_group[group]]->prediction.algo);
-}
-
-Result<bool> ScoreState::Impl::build_unions() {
-  std::map<std::string, std::vector<size_t>> families;
-  for (size_t i = 0; i < items.size(); ++i)
-    if (items[i].pattern && traffic.items[i].stage_class >= 0)
-      families[traffic.items[i].group + "|" + std::string(to_string(traffic.items[i].op))].push_back(i);
-  for (const auto& [key, family] : families) {
-    if (family.size() < 2) continue;
-    TrafficItem whole = traffic.items[family.front()];
-    whole.stage_class = -1;
-    Result<GroupSet*> set = set_for(whole);
-    if (!set) return Error{set.error()};
-    auto u = std::make_unique<Union>(r, *opt.calibration, &share, (*set)->ranks.size());
-    u->set = *set;
-    u->op = whole.op;
-    u->items = family;
-    u->owner.assign((*set)->ranks.size(), -1);
-    u->owner_group.assign((*set)->ranks.size(), 0);
-    u->pattern.total().count_levels(&levels);
-    for (size_t i : family) {
-      const GroupSet& own = *items[i].set;
-      for (size_t g = 0; g < own.origin.size(); ++g) {
-        u->owner[own.origin[g]] = static_cast<int>(i);
-        u->owner_group[own.origin[g]] = static_cast<uint32_t>(g);
-      }
-      items[i].together = u.get();
+// The item's groups and their NCCL choices; false for groups of one rank (nothing to time).
+Result<bool> ScoreState::Impl::place(size_t index) {
+  const TrafficItem& item = traffic.items[index];
+  ItemState& st = items[index];
+  const std::vector<int>* own_stages = nullptr;
+  std::vector<int> all_stages;  // of every class with an item on this token
+  if (item.stage_class >= 0) {
+    own_stages = &traffic.stage_classes[static_cast<size_t>(item.stage_class)].stages;
+    std::vector<char> has(traffic.stage_classes.size(), 0);
+    for (const TrafficItem& other : traffic.items)
+      if (other.stage_class >= 0 && other.group == item.group) has[static_cast<size_t>(other.stage_class)] = 1;
+    for (size_t k = 0; k < has.size(); ++k)
+      if (has[k]) all_stages.insert(all_stages.end(), traffic.stage_classes[k].stages.begin(), traffic.stage_classes[k].stages.end());
+    std::sort(all_stages.begin(), all_stages.end());
+  }
+  Result<GroupSet*> set = set_for(item.group, item.stage_pairs, own_stages);
+  if (!set) return Error{set.error()};
+  if ((*set)->ranks.empty() || (*set)->ranks.front().size() < 2) return false;
+  st.set = *set;
+  if (own_stages && all_stages.size() > own_stages->size()) {
+    Result<GroupSet*> together = set_for(item.group, false, &all_stages);
+    if (!together) return Error{together.error()};
+    st.together = *together;
+    // Both lists keep the token's order: walk them together.
+    size_t k = 0;
+    for (size_t origin : st.set->origin) {
+      while (st.together->origin[k] != origin) ++k;
+      st.inner.push_back(static_cast<uint32_t>(k));
     }
-    for (size_t g = 0; g < u->owner.size(); ++g) {
-      if (u->owner[g] < 0) continue;
-      Result<std::vector<Transfer>> t = union_transfers(*u, g);
-      if (!t) return Error{t.error()};
-      if (Result<bool> ok = u->pattern.load(g, std::move(*t)); !ok) return ok;
-    }
-    u->pattern.refresh();
-    unions.push_back(std::move(u));
+  }
+  for (const std::vector<VertexId>& g : st.pattern_set()->gpus) {
+    Result<const Alone*> a = alone_for(item, g);
+    if (!a) return Error{a.error()};
+    st.alone.push_back(*a);
   }
   return true;
 }
@@ -397,9 +379,9 @@ void ScoreState::Impl::time_item(size_t index) {
   double worst = -1;
   // NCCL's time for the group's shape and the link it was timed on are the same for every group
   // of a shape, so which group of a shape was predicted first does not matter.
-  for (size_t g = 0; g < st.alone.size(); ++g) {
-    const Alone& a = *st.alone[g];
-    const Peak& shared = st.peak(g);
+  for (size_t g = 0; g < st.set->ranks.size(); ++g) {
+    const Alone& a = *st.alone[st.at(g)];
+    const Peak& shared = st.pattern->pattern.peak(st.at(g));
     const double contended = contended_us(a.prediction, a.peak, shared.busy_us, item.bytes);
     // Ties (within rounding: moves add and take bytes back) go to the first group.
     if (contended > worst * (1 + 1e-9)) {
@@ -455,8 +437,10 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
   for (size_t i = 0; i < items.size(); ++i) {
     ItemState& st = items[i];
     if (!st.pattern) continue;
-    for (uint32_t g : touched[set_index(st.set)]) {
-      Result<const Alone*> a = alone_for(traffic.items[i], st.set->gpus[g]);
+    st.own_load.reset();
+    GroupSet* set = st.pattern_set();
+    for (uint32_t g : touched[set_index(set)]) {
+      Result<const Alone*> a = alone_for(traffic.items[i], set->gpus[g]);
       if (!a) return Error{a.error()};
       st.alone[g] = *a;
     }
@@ -499,18 +483,6 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     if (Result<bool> ok = assign_patterns(regroup); !ok) return ok;
     for (size_t i : regroup) retime[i] = 1;
   }
-  for (const auto& u : unions) {
-    const size_t s = set_index(u->set);
-    if (touched[s].empty()) continue;
-    for (uint32_t g : touched[s]) {
-      if (u->owner[g] < 0) continue;
-      Result<std::vector<Transfer>> t = union_transfers(*u, g);
-      if (!t) return Error{t.error()};
-      if (Result<bool> ok = u->pattern.update(g, std::move(*t)); !ok) return ok;
-    }
-    u->pattern.refresh();
-    for (size_t i : u->items) retime[i] = 1;
-  }
   for (size_t i = 0; i < items.size(); ++i)
     if (retime[i]) time_item(i);
   expose();
@@ -539,20 +511,11 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
   for (size_t i = 0; i < m.traffic.items.size(); ++i) {
     const TrafficItem& item = m.traffic.items[i];
     const std::string what = std::string(to_string(item.kind)) + " " + std::string(to_string(item.op)) + ": ";
-    Result<GroupSet*> set = m.set_for(item);
-    if (!set) return Error{what + set.error()};
-    if ((*set)->ranks.empty() || (*set)->ranks.front().size() < 2) continue;
-    ItemState& st = m.items[i];
-    st.set = *set;
-    for (const std::vector<VertexId>& g : st.set->gpus) {
-      Result<const Alone*> a = m.alone_for(item, g);
-      if (!a) return Error{what + a.error()};
-      st.alone.push_back(*a);
-    }
-    scored.push_back(i);
+    Result<bool> placed = m.place(i);
+    if (!placed) return Error{what + placed.error()};
+    if (*placed) scored.push_back(i);
   }
   if (Result<bool> ok = m.assign_patterns(scored); !ok) return Error{ok.error()};
-  if (Result<bool> ok = m.build_unions(); !ok) return Error{ok.error()};
   for (size_t i : scored) m.time_item(i);
   m.expose();
   return std::unique_ptr<ScoreState>(new ScoreState(std::move(impl)));
@@ -587,7 +550,11 @@ LevelBytes ScoreState::level_bytes() const {
     if (!st.pattern) continue;
     const TrafficItem& it = impl_->traffic.items[i];
     const LevelBytes& b = st.pattern->pattern.total().level_bytes();
-    for (int l = 0; l < kFabricLevels; ++l) out[static_cast<size_t>(l)] += b[static_cast<size_t>(l)] * it.bytes * it.calls;
+    // A stage class's pattern holds every class's groups: its own are their share (the groups of
+    // one token are alike).
+    const double own = st.together ? static_cast<double>(st.set->ranks.size()) / st.together->ranks.size() : 1;
+    for (int l = 0; l < kFabricLevels; ++l)
+      out[static_cast<size_t>(l)] += b[static_cast<size_t>(l)] * it.bytes * it.calls * own;
   }
   return out;
 }
@@ -603,20 +570,37 @@ const std::vector<std::vector<VertexId>>& ScoreState::item_groups(size_t item) c
   return s && impl_->items[item].pattern ? s->gpus : kNone;
 }
 const CollectivePrediction& ScoreState::item_alone(size_t item, size_t group) const {
-  return impl_->items[item].alone[group]->prediction;
+  const ItemState& st = impl_->items[item];
+  return st.alone[st.at(group)]->prediction;
 }
-double ScoreState::item_alone_peak(size_t item, size_t group) const { return impl_->items[item].alone[group]->peak; }
+double ScoreState::item_alone_peak(size_t item, size_t group) const {
+  const ItemState& st = impl_->items[item];
+  return st.alone[st.at(group)]->peak;
+}
 
 ScoreState::GroupTime ScoreState::group_time(size_t item, size_t group) const {
   const ItemState& st = impl_->items[item];
-  const Alone& a = *st.alone[group];
-  const Peak& shared = st.peak(group);
+  const Alone& a = *st.alone[st.at(group)];
+  const Peak& shared = st.pattern->pattern.peak(st.at(group));
   return {contended_us(a.prediction, a.peak, shared.busy_us, impl_->traffic.items[item].bytes), shared.edge,
           shared.busy_us > 0};
 }
-const LinkLoad& ScoreState::item_load(size_t item) const { return impl_->items[item].pattern->pattern.total(); }
+const LinkLoad& ScoreState::item_load(size_t item) const {
+  const ItemState& st = impl_->items[item];
+  if (!st.together) return st.pattern->pattern.total();
+  if (!st.own_load) {
+    st.own_load = std::make_unique<LinkLoad>(impl_->r, *impl_->opt.calibration, &impl_->share);
+    st.own_load->count_levels(&impl_->levels);
+    for (size_t g = 0; g < st.set->ranks.size(); ++g) {
+      Result<bool> ok = st.own_load->add(st.pattern->pattern.transfers(st.at(g)));
+      (void)ok;  // these transfers were loaded once already: they route
+    }
+  }
+  return *st.own_load;
+}
 const Touched& ScoreState::item_touched(size_t item, size_t group) const {
-  return impl_->items[item].pattern->pattern.touched(group);
+  const ItemState& st = impl_->items[item];
+  return st.pattern->pattern.touched(st.at(group));
 }
 
 namespace {
@@ -648,21 +632,21 @@ int ScoreState::groups_on(size_t item, EdgeId e) const {
 }
 
 size_t ScoreState::groups_running(size_t item) const {
-  const Union* u = impl_->items[item].together;
-  if (!u) return item_groups(item).size();
-  return static_cast<size_t>(std::count_if(u->owner.begin(), u->owner.end(), [](int o) { return o >= 0; }));
+  const ItemState& st = impl_->items[item];
+  return st.together ? st.together->ranks.size() : item_groups(item).size();
 }
 
 int ScoreState::contending_on(size_t item, EdgeId e) const {
-  const Union* u = impl_->items[item].together;
-  if (!u) return groups_on(item, e);
-  return count_on(impl_->r, e, u->owner.size(), [&](size_t g) -> const Touched& { return u->pattern.touched(g); });
+  const ItemState& st = impl_->items[item];
+  if (!st.together) return groups_on(item, e);
+  const Pattern& p = st.pattern->pattern;
+  return count_on(impl_->r, e, st.together->ranks.size(), [&](size_t g) -> const Touched& { return p.touched(g); });
 }
 
 Result<bool> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {
   const ItemState& st = impl_->items[item];
   into.clear();
-  return into.add(st.pattern->pattern.transfers(group));
+  return into.add(st.pattern->pattern.transfers(st.at(group)));
 }
 
 }  // namespace topoplan
