@@ -112,8 +112,8 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
     c.layers = stages[s].count;
     c.moe_layers = stages[s].moe;
     const int dense_layers = c.layers - c.moe_layers;
-    const double layer_flops = dense_layers * dense.total() + c.moe_layers * moe.total();
-    double flops = layer_flops;
+    const double layers_flops = dense_layers * dense.total() + c.moe_layers * moe.total();
+    double flops = layers_flops;
     if (s + 1 == stages.size()) flops += logit_flops(job);
     forward_flops += flops;
     double recompute = 0;
@@ -123,7 +123,7 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
       const int per_chunk = static_cast<int>(c.layers / v);
       c.recomputed_layers = r.method == RecomputeMethod::block ? std::min(r.num_layers, per_chunk) * static_cast<int>(v)
                                                                : c.layers;
-      recompute = c.layers > 0 ? layer_flops * c.recomputed_layers / c.layers : 0;
+      recompute = c.layers > 0 ? layers_flops * c.recomputed_layers / c.layers : 0;
     } else {
       recompute = dense_layers * recompute_flops(job, dense, false) + c.moe_layers * recompute_flops(job, moe, true);
     }

@@ -66,42 +66,42 @@ Job split_moe_job() {
 TEST_CASE("score state: moves re-score to what a fresh score of the new layout gives") {
   for (const char* node : {"dgx-h100", "pcie-l40s"})
     for (const Job& job : {moe_job(), split_moe_job()}) {
-    CAPTURE(node);
-    CAPTURE(job.model.moe.layer_pattern.size());
-    Cluster c = pods(16, node);
-    Router r(c);
-    REQUIRE(job_ranks(job) == 64);
-    for (FabricMode fabric : {FabricMode::shared, FabricMode::idle}) {
-      ScoreOptions opt;
-      opt.fabric = fabric;
-      // Ranks on 8 of the 16 hosts, two pods, so the shared fabric binds.
-      Result<Layout> start = layout_default(c, job_ranks(job));
-      REQUIRE(start.ok());
-      Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, *start, opt);
-      REQUIRE_MESSAGE(state.ok(), (state ? "" : state.error()));
-      std::mt19937 rng(7);
-      const double before = (*state)->exposed_us();
-      for (int step = 0; step < 12; ++step) {
-        // Swap two hosts' ranks (every local slot), or two single ranks.
-        std::vector<std::pair<int, int>> pairs;
-        std::uniform_int_distribution<int> host(0, 7), rank(0, 63);
-        if (step % 3 != 2) {
-          int a = host(rng), b = host(rng);
-          for (int k = 0; k < 8; ++k) pairs.emplace_back(8 * a + k, 8 * b + k);
-        } else {
-          pairs.emplace_back(rank(rng), rank(rng));
+      CAPTURE(node);
+      CAPTURE(job.model.moe.layer_pattern.size());
+      Cluster c = pods(16, node);
+      Router r(c);
+      REQUIRE(job_ranks(job) == 64);
+      for (FabricMode fabric : {FabricMode::shared, FabricMode::idle}) {
+        ScoreOptions opt;
+        opt.fabric = fabric;
+        // Ranks on 8 of the 16 hosts, two pods, so the shared fabric binds.
+        Result<Layout> start = layout_default(c, job_ranks(job));
+        REQUIRE(start.ok());
+        Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, *start, opt);
+        REQUIRE_MESSAGE(state.ok(), (state ? "" : state.error()));
+        std::mt19937 rng(7);
+        const double before = (*state)->exposed_us();
+        for (int step = 0; step < 12; ++step) {
+          // Swap two hosts' ranks (every local slot), or two single ranks.
+          std::vector<std::pair<int, int>> pairs;
+          std::uniform_int_distribution<int> host(0, 7), rank(0, 63);
+          if (step % 3 != 2) {
+            int a = host(rng), b = host(rng);
+            for (int k = 0; k < 8; ++k) pairs.emplace_back(8 * a + k, 8 * b + k);
+          } else {
+            pairs.emplace_back(rank(rng), rank(rng));
+          }
+          REQUIRE((*state)->exchange(pairs).ok());
+          Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, (*state)->layout(), opt);
+          REQUIRE(fresh.ok());
+          check_same(**state, **fresh);
         }
-        REQUIRE((*state)->exchange(pairs).ok());
-        Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, (*state)->layout(), opt);
-        REQUIRE(fresh.ok());
-        check_same(**state, **fresh);
+        // Undo everything by replaying: exchanging the same pairs again restores the start.
+        Result<std::unique_ptr<ScoreState>> again = ScoreState::make(c, r, job, *start, opt);
+        REQUIRE(again.ok());
+        CHECK((*again)->exposed_us() == doctest::Approx(before).epsilon(1e-12));
       }
-      // Undo everything by replaying: exchanging the same pairs again restores the start.
-      Result<std::unique_ptr<ScoreState>> again = ScoreState::make(c, r, job, *start, opt);
-      REQUIRE(again.ok());
-      CHECK((*again)->exposed_us() == doctest::Approx(before).epsilon(1e-12));
     }
-  }
 }
 
 TEST_CASE("score state: a stage class's items run on its own stages' groups only") {
