@@ -12,6 +12,7 @@ Tool review_tool();
 Tool explain_tool();
 Tool compare_tool();
 Tool calibrate_tool();
+Tool import_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
@@ -21,6 +22,7 @@ const std::vector<Tool>& tools() {
       compare_tool(),
       calibrate_tool(),
       topo_tool(),
+      import_tool(),
       transfer_tool(),
       groups_tool(),
       collective_tool(),

@@ -7,11 +7,6 @@
 namespace topoplan {
 namespace {
 
-// Per NVLink, one direction: NVLink3 and NVLink4 run 25 GB/s per link, NVLink5 50 GB/s
-// (NVIDIA NVLink product page: A100 12 links 600 GB/s, H100 18 links 900 GB/s, B200 18 links
-// 1.8 TB/s, all bidirectional). NCCL counts links, then charges its own per-link figure.
-double nvlink_lane_GBps(int cc) { return cc >= 100 ? 50.0 : 25.0; }
-
 // NCCL's search speed lists are indexed pre-SM90, SM90, SM100 and later.
 size_t speed_list(int cc) { return cc >= 100 ? 2 : cc >= 90 ? 1 : 0; }
 
@@ -182,21 +177,6 @@ int CommGroup::max_local() const {
   int m = 0;
   for (const CommNode& n : nodes) m = std::max(m, static_cast<int>(n.gpus.size()));
   return m;
-}
-
-int gpu_compute_capability(const std::string& model) {
-  // CUDA GPUs table (developer.nvidia.com/cuda-gpus): V100 7.0, A100 8.0, L40S / L40 / L4 8.9,
-  // H100 / H200 / H800 9.0, B200 / GB200 10.0.
-  struct Entry {
-    const char* prefix;
-    int cc;
-  };
-  static constexpr Entry kTable[] = {{"V100", 70}, {"A100", 80}, {"A800", 80}, {"L40", 89}, {"L4", 89},
-                                     {"H100", 90}, {"H200", 90}, {"H800", 90}, {"GH200", 90}, {"B200", 100},
-                                     {"GB200", 100}, {"B300", 100}, {"GB300", 100}};
-  for (const Entry& e : kTable)
-    if (model.starts_with(e.prefix)) return e.cc;
-  return 0;
 }
 
 NcclCpu cpu_vendor(const std::string& model) {

@@ -7,6 +7,7 @@
 
 #include "cost/nccl_tuning.h"
 #include "topology/cluster.h"
+#include "topology/gpu_models.h"
 #include "topology/routing.h"
 
 namespace topoplan {
@@ -49,8 +50,6 @@ struct CommGroup {
   int nvls_heads() const;
 };
 
-// SM version of a GPU model string ("H100-SXM5" -> 90); 0 when unknown.
-int gpu_compute_capability(const std::string& model);
 NcclCpu cpu_vendor(const std::string& model);
 
 // The GPUs must be distinct GPU vertices; every model must be known (errors say which device).

@@ -1,6 +1,8 @@
 #include "topology/node_types.h"
 
+#include "topology/limits.h"
 #include "topology/suggest.h"
+#include "topology/units.h"
 
 namespace topoplan {
 namespace {
@@ -63,13 +65,53 @@ Result<NodeType> node_type_named(const std::string& name) {
   return Error{"unknown preset '" + name + "'" + did_you_mean(name, names) + " (presets: " + list + ")"};
 }
 
+Result<bool> node_type_check(const NodeType& t) {
+  auto rate = [](const char* field, double GBps, bool needed) -> std::string {
+    if (!(GBps >= 0) || GBps > limits::kMaxLinkGBps)
+      return std::string(field) + ": expected a rate from 0 to " + format_rate_gbit(limits::kMaxLinkGBps) + ", got " +
+             format_exact(GBps) + " GB/s";
+    if (needed && GBps == 0) return std::string(field) + ": must be above 0";
+    return "";
+  };
+  const bool grace = t.c2c_GBps > 0;
+  std::string e;
+  if (t.gpu_model.empty()) e = "gpu_model: give the GPU model, e.g. \"H100-SXM5\"";
+  else if (t.gpus < 1 || t.gpus > kMaxGpusPerHost)
+    e = "gpus: expected 1 to " + std::to_string(kMaxGpusPerHost) + " per host, got " + std::to_string(t.gpus);
+  else if (t.nics < 0 || t.nics > kMaxGpusPerHost)
+    e = "nics: expected 0 to " + std::to_string(kMaxGpusPerHost) + " per host, got " + std::to_string(t.nics);
+  else if (t.cpus < 1 || t.cpus > kMaxCpusPerHost)
+    e = "cpus: expected 1 to " + std::to_string(kMaxCpusPerHost) + " per host, got " + std::to_string(t.cpus);
+  else if (t.hosts_per_domain < 1) e = "hosts_per_domain: must be at least 1";
+  else if (!grace && (t.gpus_per_pcie_switch < 1 || t.gpus % t.gpus_per_pcie_switch != 0))
+    e = "gpus_per_pcie_switch: " + std::to_string(t.gpus) + " GPUs do not fill switches of " +
+        std::to_string(t.gpus_per_pcie_switch);
+  if (e.empty()) e = rate("nic_rate", t.nic_gbps / 8, t.nics > 0);
+  if (e.empty()) e = rate("pcie_rate", t.pcie_GBps, !grace || t.nics > 0);
+  if (e.empty()) e = rate("nvlink_rate", t.nvlink_GBps, t.hosts_per_domain > 1);
+  if (e.empty()) e = rate("cpu_link_rate", t.cpu_link_GBps, false);
+  if (e.empty()) e = rate("c2c_rate", t.c2c_GBps, false);
+  if (e.empty() && !t.nic_switch.empty()) {
+    const int switches = t.gpus / t.gpus_per_pcie_switch;
+    if (grace) e = "nic_switch: Grace trays hang NICs off the CPU; there are no PCIe switches to name";
+    else if (static_cast<int>(t.nic_switch.size()) != t.nics)
+      e = "nic_switch: expected one switch per NIC (" + std::to_string(t.nics) + "), got " + std::to_string(t.nic_switch.size());
+    for (size_t i = 0; e.empty() && i < t.nic_switch.size(); ++i)
+      if (t.nic_switch[i] < 0 || t.nic_switch[i] >= switches)
+        e = "nic_switch[" + std::to_string(i) + "]: expected a switch from 0 to " + std::to_string(switches - 1) + ", got " +
+            std::to_string(t.nic_switch[i]);
+  }
+  if (!e.empty()) return Error{e};
+  return true;
+}
+
 HostCounts node_type_counts(const NodeType& type) {
   const bool grace = type.c2c_GBps > 0;
   const int64_t switches = grace ? 0 : type.gpus / type.gpus_per_pcie_switch;
   const bool own_nvswitch = type.nvlink_GBps > 0 && type.hosts_per_domain == 1;
   HostCounts n;
   n.devices = type.cpus + switches + (own_nvswitch ? 1 : 0) + type.gpus + type.nics;
-  n.links = (type.cpus == 2 && type.cpu_link_GBps > 0 ? 1 : 0) + switches +
+  n.links = (type.cpu_link_GBps > 0 ? type.cpus * (type.cpus - 1) / 2 : 0) + switches +
             int64_t{type.gpus} * (type.nvlink_GBps > 0 ? 2 : 1) + type.nics;
   return n;
 }
@@ -97,8 +139,10 @@ VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int d
 
   std::vector<VertexId> cpus;
   for (int c = 0; c < type.cpus; ++c) cpus.push_back(add("cpu" + std::to_string(c), DeviceKind::cpu, c));
-  if (type.cpus == 2 && type.cpu_link_GBps > 0)
-    link(cpus[0], cpus[1], LinkKind::SYS, type.cpu_link_GBps, HopLatency::cpu_us);
+  // Sockets (or NUMA nodes) meet each other directly: UPI, xGMI, the on-die fabric.
+  if (type.cpu_link_GBps > 0)
+    for (int a = 0; a < type.cpus; ++a)
+      for (int b = a + 1; b < type.cpus; ++b) link(cpus[a], cpus[b], LinkKind::SYS, type.cpu_link_GBps, HopLatency::cpu_us);
 
   // Grace-based trays hang GPUs off the CPU by C2C and NICs off its PCIe root; others use switches.
   const bool grace = type.c2c_GBps > 0;
@@ -133,7 +177,9 @@ VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int d
   for (int n = 0; n < type.nics; ++n) {
     VertexId nic = add("nic" + std::to_string(n), DeviceKind::nic, n);
     if (n == 0) first_nic = nic;
-    VertexId parent = grace ? cpus[n * type.cpus / type.nics] : switches[n * switches.size() / type.nics];
+    VertexId parent = grace                      ? cpus[n * type.cpus / type.nics]
+                      : type.nic_switch.empty() ? switches[n * switches.size() / type.nics]
+                                                : switches[type.nic_switch[n]];
     link(nic, parent, LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
   }
   return first_nic;

@@ -9,6 +9,10 @@
 
 namespace topoplan {
 
+// Bounds on one host, far above any server built, so a typo cannot build millions of devices.
+inline constexpr int kMaxGpusPerHost = 1024;
+inline constexpr int kMaxCpusPerHost = 64;
+
 struct NodeType {
   std::string name;        // "dgx-h100"
   std::string gpu_model;   // "H100-SXM"
@@ -26,7 +30,14 @@ struct NodeType {
   // Physical cores per cpu vertex (one socket = one NUMA node in every preset); 0 = unknown. The
   // Open MPI rankfile splits them between the GPUs that hang off that socket.
   int cores_per_cpu = 0;
+  // The PCIe switch (by index, gpus_per_pcie_switch GPUs each) NIC i hangs off; empty = spread
+  // evenly, NIC i under switch i * switches / nics. Imported topologies set it where that differs.
+  std::vector<int> nic_switch;
 };
+
+// The checks every node type passes before anything is built: counts in range, GPUs in whole
+// switches, rates positive where the part exists. The error names the field.
+Result<bool> node_type_check(const NodeType& type);
 
 // Every preset, in a stable order.
 const std::vector<NodeType>& node_types();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -196,8 +197,11 @@ std::string format_number(double value, int max_decimals) {
 
 std::string format_exact(double value) {
   char buf[32];
+  // Plain digits where they are short enough to read ("400", not "4e+02"), exponents beyond.
+  const bool plain = std::abs(value) >= 1e-4 && std::abs(value) < 1e15;
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+    if (plain && std::strchr(buf, 'e')) continue;
     if (std::strtod(buf, nullptr) == value || std::isnan(value)) break;
   }
   return buf;

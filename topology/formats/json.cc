@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "topology/formats/json_fields.h"
+#include "topology/formats/node_type_json.h"
 #include "topology/limits.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
@@ -84,10 +85,15 @@ nlohmann::ordered_json number_json(double x) {
 Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) {
   std::string error;
   Fields top(doc, "", {"name", "node", "nodes", "racks", "fabric", "sites", "dci"}, &error);
-  std::string node = top.text("node", kRequired);
+  // "node": a preset's name, or a node type written out (what `topoplan import` writes).
+  const json* node_value = top.get("node", true);
   if (!error.empty()) return error_in(where, error);
-  Result<NodeType> type = node_type_named(node);
-  if (!type) return error_in(where, "node: " + type.error());
+  Result<NodeType> type = node_value->is_object() ? node_type_from_json(*node_value, "node")
+                          : node_value->is_string() ? node_type_named(node_value->get<std::string>())
+                                                    : Result<NodeType>(Error{"expected a preset name or a node type object, got " +
+                                                                             json_shown(*node_value)});
+  if (!type) return error_in(where, node_value->is_object() ? type.error() : "node: " + type.error());
+  const std::string node = type->name;
   const int per_rack = type->hosts_per_domain;
 
   ClusterSpec spec;

@@ -1,0 +1,153 @@
+// topoplan import: another tool's description of one server (nvidia-smi topo -m, NCCL's topology
+// XML) as a topoplan node type, or as a cluster recipe of N such servers.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/text_table.h"
+#include "cli/tool.h"
+#include "topology/fabric.h"
+#include "topology/formats/json_fields.h"
+#include "topology/formats/nccl_xml.h"
+#include "topology/formats/node_type_json.h"
+#include "topology/formats/nvidia_smi.h"
+#include "topology/units.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string format, file, base, gpu_model, cpu_model, nic_rate, pcie_rate, cpu_link_rate, nvlink_rate, name, output;
+  int nvlinks = -1, nodes = 0;
+  bool json = false;
+};
+
+// The formats `import` reads, each a parser from text to facts.
+struct Format {
+  const char* name;
+  const char* what;
+  Result<NodeFacts> (*parse)(const std::string& text, const std::string& where);
+};
+constexpr Format kFormats[] = {
+    {"nvidia-smi", "the output of `nvidia-smi topo -m`", nvidia_smi_topo_parse},
+    {"nccl-xml", "NCCL's topology XML (NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE)", nccl_topo_xml_parse},
+};
+
+// A rate option into `*GBps`; an error message, or "" when absent or fine.
+std::string rate_option(const char* flag, const std::string& text, double* GBps) {
+  if (text.empty()) return "";
+  Result<double> r = parse_rate_GBps(text);
+  if (!r) return std::string(flag) + ": " + r.error();
+  *GBps = *r;
+  return "";
+}
+
+std::string file_stem(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  return stem.substr(0, stem.find('.'));
+}
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  const Format* format = nullptr;
+  std::string names;
+  for (const Format& f : kFormats) {
+    if (o.format == f.name) format = &f;
+    names += std::string(names.empty() ? "" : ", ") + f.name;
+  }
+  if (!format) return fail(err, "FORMAT: unknown format '" + o.format + "' (formats: " + names + ")");
+  NodeHints hints;
+  hints.name = o.name.empty() ? file_stem(o.file) : o.name;
+  hints.gpu_model = o.gpu_model;
+  hints.cpu_model = o.cpu_model;
+  hints.nvlinks = o.nvlinks;
+  Result<NodeType> base = o.base.empty() ? Result<NodeType>(NodeType{}) : node_type_named(o.base);
+  if (!base) return fail(err, "--base: " + base.error());
+  if (!o.base.empty()) hints.base = &*base;
+  double nic_GBps = 0;
+  for (const std::string& e : {rate_option("--nic-rate", o.nic_rate, &nic_GBps), rate_option("--pcie-rate", o.pcie_rate, &hints.pcie_GBps),
+                               rate_option("--cpu-link-rate", o.cpu_link_rate, &hints.cpu_link_GBps),
+                               rate_option("--nvlink-rate", o.nvlink_rate, &hints.nvlink_lane_GBps)})
+    if (!e.empty()) return fail(err, e);
+  hints.nic_gbps = nic_GBps * 8;
+
+  Result<std::string> text = text_read_file(o.file);
+  if (!text) return fail(err, text.error());
+  Result<NodeFacts> facts = format->parse(*text, o.file);
+  if (!facts) return fail(err, facts.error());
+  Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
+  if (!inferred) return fail(err, inferred.error());
+  const NodeType& type = inferred->type;
+
+  // Build it once, so a type that cannot become a cluster fails here and not in a later command.
+  ClusterSpec spec;
+  spec.node = type;
+  spec.nodes = std::max(1, o.nodes);
+  spec.name = type.name + ":" + std::to_string(spec.nodes);
+  spec.fabric = fabric_default(type);
+  Result<Cluster> built = cluster_build(spec);
+  if (!built) return fail(err, o.file + ": the imported node type does not build: " + built.error());
+
+  const nlohmann::ordered_json node = node_type_to_json(type);
+  nlohmann::ordered_json doc = node;
+  if (o.nodes > 0) doc = {{"name", spec.name}, {"node", node}, {"nodes", o.nodes}};
+  if (!o.output.empty())
+    if (Result<bool> w = text_write_file(o.output, doc.dump(2) + "\n"); !w) return fail(err, w.error());
+
+  nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+  for (const auto& [field, from] : inferred->sources) sources[field] = from;
+  if (o.json) {
+    nlohmann::ordered_json j = {{"file", o.file}, {"format", format->name}, {o.nodes > 0 ? "recipe" : "node_type", doc},
+                                {"sources", sources}, {"nic_names", inferred->nic_names}};
+    if (!o.output.empty()) j["written"] = o.output;
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << o.file << " (" << format->name << "): node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model
+      << ", " << type.nics << " NICs, " << type.cpus << (type.cpus == 1 ? " CPU" : " CPUs") << "\n";
+  TextTable table({TextTable::left, TextTable::left, TextTable::left});
+  table.add({"field", "value", "from"}, "  ");
+  for (const auto& [key, value] : node.items()) {
+    if (key == "format" || key == "version" || key == "name") continue;
+    const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    table.add({key, shown, sources.contains(key) ? sources[key].get<std::string>() : "file: counted"}, "  ");
+  }
+  out << table.str();
+  if (!inferred->nic_names.empty()) {
+    out << "  NICs in rail order:";
+    for (const std::string& n : inferred->nic_names) out << " " << n;
+    out << "\n";
+  }
+  if (!o.output.empty())
+    out << "wrote " << o.output << (o.nodes > 0 ? ": a cluster recipe of " + std::to_string(o.nodes) + " such nodes"
+                                                : ": a node type; a recipe takes it as \"node\" (with \"nodes\": N)")
+        << "\n";
+  else
+    out << "(-o FILE writes it; --nodes N writes a cluster recipe of N such nodes)\n";
+  return kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("format", o->format, "nvidia-smi (topo -m output) or nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE)")->required();
+  app.add_option("file", o->file, "the file to read")->required();
+  app.add_option("--base", o->base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
+  app.add_option("--gpu-model", o->gpu_model, "GPU model, e.g. H100-SXM5 (neither format names it)");
+  app.add_option("--cpu-model", o->cpu_model, "CPU model, e.g. Xeon-8480C");
+  app.add_option("--nic-rate", o->nic_rate, "NIC line rate: 400Gbps");
+  app.add_option("--pcie-rate", o->pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
+  app.add_option("--cpu-link-rate", o->cpu_link_rate, "socket-to-socket rate per direction: 10GB/s");
+  app.add_option("--nvlink-rate", o->nvlink_rate, "one NVLink's rate per direction: 25GB/s (default by GPU generation)");
+  app.add_option("--nvlinks", o->nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")->check(CLI::Range(0, 1024));
+  app.add_option("--name", o->name, "the node type's name (default: the file's name)");
+  app.add_option("--nodes", o->nodes, "write a cluster recipe of N such nodes instead of the node type")->check(CLI::Range(1, 1 << 20));
+  app.add_option("-o,--output", o->output, "file to write");
+  app.add_flag("--json", o->json, "machine-readable output");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool import_tool() { return {"import", "read another tool's description of a server (nvidia-smi topo -m, NCCL topology XML) as a node type", setup}; }
+
+}  // namespace topoplan::cli

@@ -1,0 +1,60 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support.h"
+
+using topoplan::test::run_topoplan;
+
+namespace {
+
+std::string sample(const std::string& name) { return (*topoplan::test::reference_dir() / "samples" / name).string(); }
+
+}  // namespace
+
+TEST_CASE("import: nvidia-smi into a recipe that the other commands take" * doctest::skip(topoplan::test::reference_absent())) {
+  const auto dir = topoplan::test::temp_dir("import");
+  const std::string recipe = (dir / "lab.json").string();
+  auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-h100-nv18-8nic.txt") + " --base dgx-h100 --name lab-h100 --nodes 4 -o " + recipe);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("node type 'lab-h100': 8 x H100-SXM5, 8 NICs, 2 CPUs") != std::string::npos);
+  CHECK(r.out.find("18 NVLinks per GPU x 25 GB/s per link") != std::string::npos);
+  CHECK(r.out.find("wrote " + recipe + ": a cluster recipe of 4 such nodes") != std::string::npos);
+  auto show = run_topoplan("topo show " + recipe + " --json");
+  REQUIRE_MESSAGE(show.exit_code == 0, show.err);
+  auto j = nlohmann::json::parse(show.out);
+  CHECK(j["gpus"] == 32);
+  CHECK(j["nics"] == 32);
+  // The same cluster as the preset it matches.
+  auto preset = nlohmann::json::parse(run_topoplan("topo show dgx-h100:4 --json").out);
+  CHECK(j["devices"] == preset["devices"]);
+  CHECK(j["links"] == preset["links"]);
+}
+
+TEST_CASE("import: --json carries the node type, where each value came from, the NIC names" * doctest::skip(topoplan::test::reference_absent())) {
+  auto r = run_topoplan("import nccl-xml " + sample("nccl-ibm-gx3d-h100-dump.xml") + " --gpu-model H100-SXM5 --pcie-rate 63GB/s --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["node_type"]["nic_rate"] == "200Gbps");
+  CHECK(j["node_type"]["nvlink_rate"] == "450GB/s");
+  CHECK(j["node_type"]["cpu_model"] == "Xeon");
+  CHECK(j["sources"]["pcie_rate"] == "--pcie-rate");
+  CHECK(j["sources"]["nic_rate"] == "file");
+  CHECK(j["nic_names"][0] == "mlx5_7");
+}
+
+TEST_CASE("import: bad input exits 2 with one line") {
+  const auto dir = topoplan::test::temp_dir("import-bad");
+  auto r = run_topoplan("import lstopo x.txt");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml)\n");
+  r = run_topoplan("import nvidia-smi " + (dir / "absent.txt").string() + " --base dgx-h100");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("cannot read") != std::string::npos);
+  r = run_topoplan("import nvidia-smi x.txt --base dgx-h200");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--base: unknown preset 'dgx-h200'") != std::string::npos);
+  r = run_topoplan("import nvidia-smi x.txt --nic-rate fast");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--nic-rate: ") != std::string::npos);
+}

@@ -1,0 +1,103 @@
+#include <doctest/doctest.h>
+
+#include "tests/support.h"
+#include "topology/fabric_plan.h"
+#include "topology/formats/json.h"
+#include "topology/formats/node_type_json.h"
+
+using namespace topoplan;
+using nlohmann::json;
+
+namespace {
+
+std::string load_error(const json& doc) {
+  Result<NodeType> t = node_type_from_json(doc, "node.json");
+  REQUIRE_FALSE(t.ok());
+  return t.error();
+}
+
+json h100_node() { return json::parse(node_type_to_json(*node_type_named("dgx-h100")).dump()); }
+
+}  // namespace
+
+TEST_CASE("node type json: every preset writes and reads back the same") {
+  for (const NodeType& preset : node_types()) {
+    const std::string written = node_type_to_json(preset).dump();
+    Result<NodeType> back = node_type_from_json(json::parse(written), preset.name);
+    REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
+    CHECK(node_type_to_json(*back).dump() == written);
+    CHECK(back->nvlink_GBps == preset.nvlink_GBps);
+    CHECK(back->pcie_GBps == preset.pcie_GBps);
+  }
+}
+
+TEST_CASE("node type json: a recipe's node written out builds what the preset builds") {
+  Result<ClusterSpec> inline_spec = recipe_from_json({{"node", h100_node()}, {"nodes", 4}}, "lab.json");
+  REQUIRE_MESSAGE(inline_spec.ok(), (inline_spec ? "" : inline_spec.error()));
+  Result<ClusterSpec> preset_spec = recipe_from_json({{"node", "dgx-h100"}, {"nodes", 4}}, "lab.json");
+  REQUIRE(preset_spec.ok());
+  Result<Cluster> a = cluster_build(*inline_spec), b = cluster_build(*preset_spec);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->num_devices() == b->num_devices());
+  CHECK(a->num_edges() == b->num_edges());
+  CHECK(inline_spec->name == "dgx-h100:4");
+}
+
+TEST_CASE("node type json: NIC placement and NUMA nodes as written") {
+  json doc = h100_node();
+  doc["gpus"] = 4;
+  doc["nics"] = 2;
+  doc["gpus_per_pcie_switch"] = 2;
+  doc["nic_switch"] = {1, 1};
+  doc["cpus"] = 4;
+  Result<ClusterSpec> spec = recipe_from_json({{"node", doc}, {"nodes", 1}}, "lab.json");
+  REQUIRE_MESSAGE(spec.ok(), (spec ? "" : spec.error()));
+  Result<Cluster> c = cluster_build(*spec);
+  REQUIRE_MESSAGE(c.ok(), (c ? "" : c.error()));
+  const Host& h = c->hosts()[0];
+  CHECK(h.cpus.size() == 4);
+  // Both NICs hang off the second switch, with GPUs 2 and 3.
+  for (VertexId nic : h.nics) {
+    VertexId parent = c->target(c->out_edges(nic)[0]);
+    CHECK(c->device(parent).name == "h001/pcie1");
+  }
+  Result<FabricPlan> plan = fabric_plan(*spec);
+  REQUIRE(plan.ok());
+  CHECK(plan->devices == static_cast<int64_t>(c->num_devices()));
+  CHECK(2 * plan->links == static_cast<int64_t>(c->num_edges()));  // 6 socket links among 4 NUMA nodes counted
+}
+
+TEST_CASE("node type json: malformed fields get one clear error each") {
+  json doc = h100_node();
+  doc["gpus"] = 0;
+  CHECK(load_error(doc) == "node.json: gpus: expected an integer from 1 to 1024, got 0");
+  doc = h100_node();
+  doc["nic_rate"] = "fast";
+  CHECK(load_error(doc).find("node.json: nic_rate: ") == 0);
+  doc = h100_node();
+  doc["nvlink_GBps"] = 450;
+  CHECK(load_error(doc).find("unknown key 'nvlink_GBps'") != std::string::npos);
+  doc = h100_node();
+  doc["gpus_per_pcie_switch"] = 3;
+  CHECK(load_error(doc) == "node.json: gpus_per_pcie_switch: 8 GPUs do not fill switches of 3");
+  doc = h100_node();
+  doc["nic_switch"] = {0, 1, 2, 3, 4, 5, 6, 8};
+  CHECK(load_error(doc) == "node.json: nic_switch[7]: expected a switch from 0 to 7, got 8");
+  doc["nic_switch"] = {0, 1};
+  CHECK(load_error(doc) == "node.json: nic_switch: expected one switch per NIC (8), got 2");
+  doc = h100_node();
+  doc["format"] = "topoplan-cluster";
+  CHECK(load_error(doc).find("format: expected \"topoplan-node-type\"") != std::string::npos);
+  doc = h100_node();
+  doc.erase("pcie_rate");
+  CHECK(load_error(doc) == "node.json: pcie_rate: must be above 0");
+  Result<ClusterSpec> bad = recipe_from_json({{"node", 7}, {"nodes", 1}}, "lab.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "lab.json: node: expected a preset name or a node type object, got 7");
+  doc = h100_node();
+  doc["gpus"] = -1;
+  Result<ClusterSpec> nested = recipe_from_json({{"node", doc}, {"nodes", 1}}, "lab.json");
+  REQUIRE_FALSE(nested.ok());
+  CHECK(nested.error().find("lab.json: node: gpus: ") == 0);
+}

@@ -1,0 +1,157 @@
+#include <doctest/doctest.h>
+
+#include "tests/topology/formats/node_samples.h"
+#include "topology/formats/nvidia_smi.h"
+
+using namespace topoplan;
+
+namespace {
+
+NodeFacts sample(const std::string& name) { return test::node_sample(nvidia_smi_topo_parse, name); }
+
+std::string parse_error(const std::string& text) {
+  Result<NodeFacts> f = nvidia_smi_topo_parse(text, "topo.txt");
+  REQUIRE_FALSE(f.ok());
+  return f.error();
+}
+
+const char* kTwoGpus =
+    "\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\n"
+    "GPU0\t X \tNV4\tPIX\t0-7\t0\n"
+    "GPU1\tNV4\t X \tSYS\t8-15\t1\n"
+    "NIC0\tPIX\tSYS\t X \n";
+
+}  // namespace
+
+TEST_CASE("nvidia-smi: DGX H100, every pair NV18, a NIC beside each GPU" * doctest::skip(test::reference_absent())) {
+  const NodeFacts f = sample("nvsmi-topo-h100-nv18-8nic.txt");
+  CHECK(f.gpus.size() == 8);
+  CHECK(f.nics.size() == 8);
+  CHECK(f.nics[7].name == "mlx5_7");  // from the NIC legend
+  CHECK(f.peer_nvlinks[0][7] == 18);
+  CHECK(f.gpus[3].numa == 0);
+  CHECK(f.gpus[4].numa == 1);
+  CHECK(f.nics[4].numa == 1);
+  CHECK(f.gpus[2].pcie_switch == f.nics[2].pcie_switch);
+  CHECK(f.gpus[2].pcie_switch != f.gpus[3].pcie_switch);
+  const NodeType t = test::inferred(f, "dgx-h100");
+  CHECK(t.gpus == 8);
+  CHECK(t.nics == 8);
+  CHECK(t.nvlink_GBps == 450);  // 18 x 25 GB/s
+  CHECK(t.gpus_per_pcie_switch == 1);
+  CHECK(t.cpus == 2);
+  CHECK(t.nic_switch.empty());  // NIC i under switch i, as a built host puts it
+}
+
+TEST_CASE("nvidia-smi: DGX A100, NV12, two GPUs and two NICs per PXB switch" * doctest::skip(test::reference_absent())) {
+  const NodeFacts f = sample("nvsmi-topo-a100-nv12-8nic.txt");
+  CHECK(f.gpus.size() == 8);
+  CHECK(f.nics.size() == 8);
+  const NodeType t = test::inferred(f, "dgx-a100");
+  CHECK(t.nvlink_GBps == 300);
+  CHECK(t.gpus_per_pcie_switch == 2);  // GPU pairs meet through the NICs they share (GPU-GPU shows NV12)
+  CHECK(t.cpus == 2);
+  CHECK(t.nic_switch.empty());  // NICs 2s and 2s+1 under switch s
+}
+
+TEST_CASE("nvidia-smi: a PCIe-only server places dual-port NICs by NUMA node" * doctest::skip(test::reference_absent())) {
+  const NodeType t = test::inferred(sample("nvsmi-topo-pcie-rtx6000ada-4nic.txt"), "pcie-l40s");
+  CHECK(t.gpus == 4);
+  CHECK(t.nvlink_GBps == 0);
+  CHECK(t.cpus == 2);
+  CHECK(t.nic_switch == std::vector<int>{0, 0, 2, 2});  // both ports of each NIC on its socket's first GPU switch
+}
+
+TEST_CASE("nvidia-smi: the legacy SOC code, tabs, NUMA nodes from CPU affinity" * doctest::skip(test::reference_absent())) {
+  const NodeFacts f = sample("nvsmi-topo-k40m-soc-legacy.txt");
+  CHECK(f.gpus.size() == 4);
+  REQUIRE(f.nics.size() == 1);
+  CHECK(f.nics[0].name == "mlx4_0");
+  CHECK(f.gpus[1].numa == f.gpus[0].numa);
+  CHECK(f.gpus[2].numa != f.gpus[0].numa);
+  CHECK(f.nics[0].numa == f.gpus[2].numa);  // PHB to GPU2: the same socket
+  const NodeType t = test::inferred(f, "pcie-l40s");
+  CHECK(t.cpus == 2);
+  CHECK(t.nic_switch == std::vector<int>{2});
+}
+
+TEST_CASE("nvidia-smi: DGX-1's hybrid cube mesh is refused with the reason" * doctest::skip(test::reference_absent())) {
+  const NodeFacts f = sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt");
+  CHECK(f.gpus.size() == 8);
+  CHECK(f.nics.size() == 4);
+  CHECK(f.nics[0].name == "mlx5_2");  // columns as printed, unsorted
+  CHECK(f.peer_nvlinks[0][3] == 2);
+  CHECK(f.peer_nvlinks[0][5] == 0);
+  const NodeType v100 = [] {
+    NodeType t = *node_type_named("dgx-a100");
+    t.gpu_model = "V100-SXM2";
+    return t;
+  }();
+  NodeHints hints;
+  hints.base = &v100;
+  Result<NodeTypeInference> t = node_type_infer(f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("NVLink mesh without NVSwitches") != std::string::npos);
+}
+
+TEST_CASE("nvidia-smi: a full mesh of direct bonds is not taken for an NVSwitch") {
+  std::string text = "        GPU0 GPU1 GPU2 GPU3\n";
+  for (int r = 0; r < 4; ++r) {
+    text += "GPU" + std::to_string(r);
+    for (int c = 0; c < 4; ++c) text += r == c ? "  X " : "  NV4";
+    text += "\n";
+  }
+  Result<NodeFacts> f = nvidia_smi_topo_parse(text, "hgx4.txt");
+  REQUIRE(f.ok());
+  NodeHints hints;
+  hints.gpu_model = "A100-SXM4";
+  hints.pcie_GBps = 31.5;
+  Result<NodeTypeInference> t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("mesh of direct bonds") != std::string::npos);  // 4 x 3 = 12 links: all an A100 has
+}
+
+TEST_CASE("nvidia-smi: what the file does not say must be given") {
+  Result<NodeFacts> f = nvidia_smi_topo_parse(kTwoGpus, "two.txt");
+  REQUIRE(f.ok());
+  NodeHints hints;
+  Result<NodeTypeInference> t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("--gpu-model") != std::string::npos);
+  hints.gpu_model = "H100-SXM5";
+  t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("--nic-rate") != std::string::npos);
+  hints.nic_gbps = 400;
+  t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("--pcie-rate") != std::string::npos);
+  hints.pcie_GBps = 63;
+  t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("--cpu-link-rate") != std::string::npos);
+  hints.cpu_link_GBps = 10;
+  t = node_type_infer(*f, hints);
+  REQUIRE_MESSAGE(t.ok(), (t ? "" : t.error()));
+  CHECK(t->type.nvlink_GBps == 100);  // two GPUs bridged by 4 links: one bond, exactly a switch of two
+  CHECK(t->type.cpus == 2);
+  CHECK(t->type.nic_switch.empty());
+}
+
+TEST_CASE("nvidia-smi: malformed matrices get one clear error each") {
+  CHECK(parse_error("") == "topo.txt: empty: expected the output of `nvidia-smi topo -m`");
+  CHECK(parse_error("hello world\n").find("topo.txt:1: expected the header") == 0);
+  // A row with a column missing.
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tNV4\n") == "topo.txt:3: GPU1: 1 entries for 2 columns");
+  // An unknown legend token.
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNVX\nGPU1\tNV4\t X \n") ==
+        "topo.txt:2: GPU0: 'NVX' in column GPU1 is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tNV2\t X \n").find("symmetric") != std::string::npos);
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\tNV4\t X \nGPU1\tNV4\t X \n").find("X marks a device's own column") != std::string::npos);
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV4\n\nLegend:\n") == "topo.txt: no row for column GPU1 (the matrix is cut short?)");
+  CHECK(parse_error("\tGPU0\tGPU0\n").find("appears twice") != std::string::npos);
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU0\t X \tSYS\n").find("row 'GPU0' appears twice") != std::string::npos);
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU9\tSYS\t X \n").find("row 'GPU9' is not one of the header's columns") != std::string::npos);
+  CHECK(parse_error("\tGPU0\tCPU Affinity\tFOO\n").find("unknown column 'FOO'") != std::string::npos);
+  CHECK(parse_error("\tGPU0\tNUMA Affinity\nGPU0\t X \tzero\n").find("NUMA Affinity 'zero'") != std::string::npos);
+}

@@ -1,0 +1,172 @@
+#include "topology/formats/nccl_xml.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <pugixml.hpp>
+
+namespace topoplan {
+namespace {
+
+// PCI class codes (PCI-SIG code and ID assignment): 0x03 display (0x0302 3D controller: data-centre
+// GPUs), 0x02 network (0x0207 InfiniBand), 0x0604 PCI-to-PCI bridge (a switch port), 0x0680 other
+// bridge (NVSwitch).
+bool class_is(const char* cls, const char* prefix) { return std::strncmp(cls, prefix, std::strlen(prefix)) == 0; }
+
+struct Reader {
+  const std::string& text;
+  const std::string& where;
+  NodeFacts facts;
+  std::string error;
+  std::vector<std::string> gpu_busids;
+  struct PeerLink {
+    size_t gpu;
+    std::string target;
+    int count;
+  };
+  std::vector<PeerLink> peers;
+  std::vector<int> gpu_dev;
+
+  int line_of(const pugi::xml_node& n) const {
+    const ptrdiff_t offset = n.offset_debug();
+    return offset < 0 ? 0 : 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
+  }
+  void fail(const pugi::xml_node& n, const std::string& what) {
+    if (error.empty()) error = where + ":" + std::to_string(line_of(n)) + ": <" + n.name() + "> " + what;
+  }
+  int integer(const pugi::xml_node& n, const char* attr, int fallback) {
+    const pugi::xml_attribute a = n.attribute(attr);
+    if (!a) return fallback;
+    const std::string v = a.value();
+    int x = 0;
+    const bool hex = v.starts_with("0x");
+    auto [p, ec] = std::from_chars(v.data() + (hex ? 2 : 0), v.data() + v.size(), x, hex ? 16 : 10);
+    if (v.empty() || ec != std::errc() || p != v.data() + v.size() || x < 0) {
+      fail(n, std::string(attr) + " '" + v + "': expected a whole number");
+      return fallback;
+    }
+    return x;
+  }
+
+  // "16.0 GT/s PCIe" x16 -> 31.51 GB/s: the lane rate after line coding (8b/10b to 5 GT/s, 128b/130b
+  // to 32 GT/s, PCIe 6's flits carry 236 TLP bytes of 256), 0 when the width is 0 (VMs write that).
+  double pcie_GBps(const pugi::xml_node& n) {
+    const std::string speed = n.attribute("link_speed").value();
+    const int width = integer(n, "link_width", 0);
+    if (speed.empty() || width == 0) return 0;
+    double gts = 0;
+    auto [p, ec] = std::from_chars(speed.data(), speed.data() + speed.size(), gts);
+    const std::string unit = std::string(p, speed.data() + speed.size());
+    if (ec != std::errc() || !(gts > 0 && gts <= 256) || !unit.starts_with(" GT/s")) {
+      fail(n, "link_speed '" + speed + "': expected e.g. '16.0 GT/s PCIe'");
+      return 0;
+    }
+    const double coding = gts <= 5 ? 8.0 / 10 : gts <= 32 ? 128.0 / 130 : 236.0 / 256;
+    return std::round(gts * coding / 8 * width * 100) / 100;  // to 10 MB/s: no false precision in files
+  }
+
+  void gpu(const pugi::xml_node& pci, const pugi::xml_node& gpu_node, int numa, int pcie_switch) {
+    NodeFacts::Gpu g;
+    g.name = pci.attribute("busid").value();
+    g.numa = numa;
+    g.pcie_switch = pcie_switch;
+    g.pcie_GBps = pcie_GBps(pci);
+    if (gpu_node) {
+      g.sm = integer(gpu_node, "sm", 0);
+      gpu_dev.push_back(integer(gpu_node, "dev", -1));
+      for (const pugi::xml_node& l : gpu_node.children("nvlink")) {
+        const char* tclass = l.attribute("tclass").value();
+        const int count = integer(l, "count", 1);
+        if (class_is(tclass, "0x0680")) g.nvswitch_links += count;
+        else if (class_is(tclass, "0x03")) peers.push_back({facts.gpus.size(), l.attribute("target").value(), count});
+        else fail(l, std::string("to a device of class '") + tclass + "': NVLink to a CPU (IBM POWER) is not a node type topoplan can build");
+      }
+    } else {
+      facts.nvlinks_listed = false;
+      gpu_dev.push_back(-1);
+    }
+    facts.gpus.push_back(g);
+  }
+
+  void nic(const pugi::xml_node& at, const pugi::xml_node& nic_node, int numa, int pcie_switch) {
+    auto add = [&](const std::string& name, double gbps) { facts.nics.push_back({name, numa, pcie_switch, gbps}); };
+    if (!nic_node) return add(at.attribute("busid").value(), 0);
+    bool any = false;
+    for (const pugi::xml_node& net : nic_node.children("net")) {
+      const int mbps = integer(net, "speed", 0);
+      add(net.attribute("name").value(), mbps / 1000.0);
+      any = true;
+    }
+    if (!any) add(at.attribute("busid").value(), 0);
+  }
+
+  // One <pci> subtree under a NUMA node; `pcie_switch` is the top-level bridge it hangs from.
+  void pci(const pugi::xml_node& n, int numa, int pcie_switch) {
+    const char* cls = n.attribute("class").value();
+    if (!n.attribute("busid")) return fail(n, "has no busid");
+    const pugi::xml_node gpu_node = n.child("gpu"), nic_node = n.child("nic");
+    if (gpu_node || (!nic_node && class_is(cls, "0x03"))) return gpu(n, gpu_node, numa, pcie_switch);
+    if (nic_node || class_is(cls, "0x02")) return nic(n, nic_node, numa, pcie_switch);
+    for (const pugi::xml_node& child : n.children()) {
+      if (std::strcmp(child.name(), "pci") == 0) pci(child, numa, pcie_switch);
+      else if (std::strcmp(child.name(), "nic") == 0) nic(n, child, numa, pcie_switch);
+    }
+  }
+};
+
+}  // namespace
+
+Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string& where) {
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size());
+  if (!parsed) {
+    const ptrdiff_t at = std::min<ptrdiff_t>(parsed.offset, static_cast<ptrdiff_t>(text.size()));
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+    return Error{where + ":" + std::to_string(line) + ": not well-formed XML: " + parsed.description()};
+  }
+  const pugi::xml_node system = doc.child("system");
+  if (!system) return Error{where + ": expected NCCL's topology XML: a <system version=\"1\"> element at the top"};
+  Reader r{text, where, {}, {}, {}, {}, {}};
+  r.facts.format = where + " (NCCL topology XML)";
+  int top = 0;
+  for (const pugi::xml_node& cpu : system.children("cpu")) {
+    const int numa = r.integer(cpu, "numaid", -1);
+    const std::string vendor = cpu.attribute("vendor").value();
+    if (vendor == "GenuineIntel") r.facts.cpu_vendor = "Intel";
+    if (vendor == "AuthenticAMD") r.facts.cpu_vendor = "AMD";
+    for (const pugi::xml_node& child : cpu.children()) {
+      // A GPU or NIC straight under the NUMA node sits on a root port of its own.
+      if (std::strcmp(child.name(), "pci") == 0) r.pci(child, numa, class_is(child.attribute("class").value(), "0x0604") ? top++ : -1);
+      else if (std::strcmp(child.name(), "nic") == 0) r.nic(child, child, numa, -1);
+    }
+  }
+  if (!r.error.empty()) return Error{r.error};
+  // CUDA order: NCCL's dev numbers where every GPU has one, else PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID).
+  std::vector<size_t> order(r.facts.gpus.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const bool by_dev = std::none_of(r.gpu_dev.begin(), r.gpu_dev.end(), [](int d) { return d < 0; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return by_dev ? r.gpu_dev[a] < r.gpu_dev[b] : r.facts.gpus[a].name < r.facts.gpus[b].name;
+  });
+  NodeFacts f = r.facts;
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < order.size(); ++i) {
+    f.gpus[i] = r.facts.gpus[order[i]];
+    index_of[f.gpus[i].name] = i;
+  }
+  if (!r.peers.empty()) {
+    std::vector<size_t> rank_of(order.size());
+    for (size_t i = 0; i < order.size(); ++i) rank_of[order[i]] = i;
+    f.peer_nvlinks.assign(f.gpus.size(), std::vector<int>(f.gpus.size()));
+    for (const Reader::PeerLink& p : r.peers) {
+      auto to = index_of.find(p.target);
+      if (to == index_of.end()) return Error{where + ": an <nvlink> targets GPU " + p.target + ", which the file does not list"};
+      f.peer_nvlinks[rank_of[p.gpu]][to->second] += p.count;
+    }
+  }
+  return f;
+}
+
+}  // namespace topoplan

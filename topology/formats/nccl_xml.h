@@ -1,0 +1,16 @@
+// NCCL's topology XML (NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE): <system> of <cpu> NUMA nodes holding
+// <pci> trees, with <gpu> (and its <nvlink>s) and <nic>/<net> inside, or bare PCI entries that NCCL
+// completes at run time. Read with pugixml.
+#pragma once
+
+#include <string>
+
+#include "topology/formats/node_facts.h"
+
+namespace topoplan {
+
+// Errors name `where` and the line: "topo.xml:12: <pci busid="..."> link_speed 'fast': expected
+// e.g. '16.0 GT/s PCIe'".
+Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string& where);
+
+}  // namespace topoplan

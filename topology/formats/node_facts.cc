@@ -1,0 +1,212 @@
+#include "topology/formats/node_facts.h"
+
+#include <algorithm>
+#include <map>
+
+#include "topology/gpu_models.h"
+#include "topology/units.h"
+
+namespace topoplan {
+namespace {
+
+// NCCL's socket-link figures, which the presets use too (NVIDIA/nccl src/graph/topo.h, 2.21: AMD_BW
+// 16.0, SKL_QPI_BW 10.0).
+constexpr double kAmdSocketLink_GBps = 16.0;
+constexpr double kIntelSocketLink_GBps = 10.0;
+
+std::string rate_text(double GBps) { return format_number(GBps) + " GB/s"; }
+
+// Renumbers ids by first appearance; -1 stays -1.
+struct Renumber {
+  std::map<int, int> ids;
+  int operator()(int id) {
+    if (id < 0) return -1;
+    return ids.emplace(id, static_cast<int>(ids.size())).first->second;
+  }
+};
+
+// NVLinks per GPU, from whichever the file gives; `cc` tells a full mesh of direct bonds from the
+// NVSwitch case, where nvidia-smi shows every pair as the GPU's whole bond.
+Result<int> nvlinks_of(const NodeFacts& f, int cc) {
+  const size_t n = f.gpus.size();
+  bool any_peer = false;
+  for (const auto& row : f.peer_nvlinks)
+    for (int k : row) any_peer |= k > 0;
+  if (any_peer) {
+    // NVSwitch systems show every pair as the GPU's whole bond (NV18 on H100); anything else is a
+    // point-to-point mesh, where which pair talks decides the bandwidth.
+    const int k = f.peer_nvlinks[0][1 % n];
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b)
+        if (a != b && f.peer_nvlinks[a][b] != k)
+          return Error{f.gpus[a].name + " and " + f.gpus[b].name + " have " +
+                       (f.peer_nvlinks[a][b] ? std::to_string(f.peer_nvlinks[a][b]) + " NVLinks" : "no NVLink") + " between them, " +
+                       f.gpus[0].name + " and " + f.gpus[1 % n].name + " " + (k ? std::to_string(k) : "none") +
+                       ": GPUs linked point to point (an NVLink mesh without NVSwitches, as DGX-1's hybrid cube) "
+                       "are not a node type topoplan can build; it takes NVSwitch systems and PCIe-only servers"};
+    const int most = nvlinks_per_gpu(cc);
+    if (n > 2 && (most == 0 || k * static_cast<int>(n - 1) <= most))
+      return Error{"every GPU pair has " + std::to_string(k) + " NVLinks: " +
+                   (most ? "with " + std::to_string(most) + " links per GPU that is a mesh of direct bonds, not an NVSwitch;"
+                         : "for GPU model of unknown NVLink count this may be a mesh of direct bonds;") +
+                   " GPUs linked point to point are not a node type topoplan can build"};
+    return k;
+  }
+  const int k = f.gpus[0].nvswitch_links;
+  for (const NodeFacts::Gpu& g : f.gpus)
+    if (g.nvswitch_links != k)
+      return Error{g.name + " has " + std::to_string(g.nvswitch_links) + " NVLinks to NVSwitches, " + f.gpus[0].name + " " +
+                   std::to_string(k) + ": a node type gives every GPU the same NVLink bandwidth"};
+  return k;
+}
+
+}  // namespace
+
+Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& hints) {
+  auto fail = [&](const std::string& what) { return Error{f.format + ": " + what}; };
+  if (f.gpus.empty()) return fail("no GPUs in the file");
+  const NodeType* base = hints.base;
+  const std::string base_text = base ? "--base " + base->name : "";
+  NodeTypeInference out;
+  NodeType& t = out.type;
+  auto note = [&](const char* field, const std::string& from) { out.sources.emplace_back(field, from); };
+  t.name = hints.name.empty() ? "imported" : hints.name;
+  t.gpus = static_cast<int>(f.gpus.size());
+  t.hosts_per_domain = 1;
+  note("hosts_per_domain", "one: the file describes one host");
+  t.nic_gbps = 0;
+  t.nvlink_GBps = 0;
+  t.cpu_link_GBps = 0;
+  t.c2c_GBps = 0;
+  t.cores_per_cpu = 0;
+  t.cpu_model.clear();
+
+  if (!hints.gpu_model.empty()) t.gpu_model = hints.gpu_model, note("gpu_model", "--gpu-model");
+  else if (base) t.gpu_model = base->gpu_model, note("gpu_model", base_text);
+  else return fail("the file does not name the GPU model: give --gpu-model (e.g. H100-SXM5) or --base PRESET");
+
+  const int cc = f.gpus[0].sm ? f.gpus[0].sm : gpu_compute_capability(t.gpu_model);
+  Result<int> links = nvlinks_of(f, cc);
+  if (!links) return fail(links.error());
+  if (hints.nvlinks >= 0) {
+    links = hints.nvlinks;
+  } else if (!f.nvlinks_listed && base) {
+    t.nvlink_GBps = base->nvlink_GBps;
+    note("nvlink_rate", base_text + " (the file leaves NVLinks for NCCL to find)");
+  } else if (!f.nvlinks_listed) {
+    return fail("the file leaves NVLinks for NCCL to find at run time: give --nvlinks N (per GPU; 0 for none) or --base PRESET");
+  }
+  if (*links > 0) {
+    double lane = hints.nvlink_lane_GBps;
+    std::string from = "--nvlink-rate per link";
+    if (lane == 0 && cc == 0)
+      return fail(std::to_string(*links) + " NVLinks per GPU, but the NVLink generation of '" + t.gpu_model +
+                  "' is unknown: give --nvlink-rate (one link, one direction, e.g. 25GB/s)");
+    if (lane == 0) lane = nvlink_lane_GBps(cc), from = rate_text(lane) + " per link (sm " + std::to_string(cc) + ")";
+    t.nvlink_GBps = *links * lane;
+    note("nvlink_rate", (hints.nvlinks >= 0 ? "--nvlinks: " : "file: ") + std::to_string(*links) + " NVLinks per GPU x " + from);
+  }
+
+  // PCIe switches, numbered by their first GPU; a GPU without one sits alone on its root port.
+  Renumber switch_of;
+  std::vector<int> gpu_switch;
+  int next_alone = 1 << 20;
+  for (const NodeFacts::Gpu& g : f.gpus) gpu_switch.push_back(switch_of(g.pcie_switch >= 0 ? g.pcie_switch : next_alone++));
+  const int switches = static_cast<int>(switch_of.ids.size());
+  if (t.gpus % switches != 0) return fail(std::to_string(t.gpus) + " GPUs on " + std::to_string(switches) + " PCIe switches do not share them evenly: a node type puts the same number of GPUs under each");
+  t.gpus_per_pcie_switch = t.gpus / switches;
+  for (int g = 0; g < t.gpus; ++g)
+    if (gpu_switch[g] != g / t.gpus_per_pcie_switch)
+      return fail(f.gpus[g].name + " shares a PCIe switch with GPUs that are not next to it in CUDA order, or the switches hold different numbers of GPUs: a node type puts GPUs 0.." +
+                  std::to_string(t.gpus_per_pcie_switch - 1) + " under switch 0, and so on");
+  if (t.gpus_per_pcie_switch > 1) note("gpus_per_pcie_switch", "file: " + std::to_string(t.gpus_per_pcie_switch) + " GPUs share each PCIe switch");
+
+  // NUMA nodes become the type's CPUs, numbered by their first GPU; switch s sits on CPU
+  // s * cpus / switches in a built host, so the file must agree.
+  Renumber cpu_of;
+  std::vector<int> gpu_cpu;
+  for (const NodeFacts::Gpu& g : f.gpus) gpu_cpu.push_back(cpu_of(g.numa));
+  for (const NodeFacts::Nic& n : f.nics) cpu_of(n.numa);
+  const bool numa_known = std::none_of(gpu_cpu.begin(), gpu_cpu.end(), [](int c) { return c < 0; });
+  if (numa_known) {
+    t.cpus = static_cast<int>(cpu_of.ids.size());
+    for (int g = 0; g < t.gpus; ++g)
+      if (gpu_cpu[g] != gpu_switch[g] * t.cpus / switches)
+        return fail(f.gpus[g].name + " is on NUMA node " + std::to_string(f.gpus[g].numa) +
+                    ", out of step with the GPUs before it: a node type spreads GPUs over its CPUs in equal, ordered blocks");
+    note("cpus", "file: NUMA nodes with GPUs or NICs");
+  } else if (base) {
+    t.cpus = base->cpus;
+    note("cpus", base_text + " (the file gives no NUMA nodes)");
+  } else {
+    t.cpus = 1;
+    note("cpus", "one: the file gives no NUMA nodes");
+  }
+
+  // NICs under the switch they share with a GPU, else under the first switch of their NUMA node.
+  std::vector<std::pair<int, size_t>> nic_order;  // switch, index in the file
+  for (size_t i = 0; i < f.nics.size(); ++i) {
+    const NodeFacts::Nic& n = f.nics[i];
+    int s = -1;
+    if (n.pcie_switch >= 0 && switch_of.ids.contains(n.pcie_switch)) s = switch_of.ids.at(n.pcie_switch);
+    else if (int c = n.numa >= 0 && numa_known ? cpu_of.ids.at(n.numa) : -1; c >= 0)
+      for (int sw = 0; sw < switches && s < 0; ++sw)
+        if (sw * t.cpus / switches == c) s = sw;
+    if (s < 0)
+      return fail("NIC " + n.name + ": the file puts it under no GPU's PCIe switch and on no NUMA node with GPUs; a node type cannot place it");
+    nic_order.emplace_back(s, i);
+  }
+  std::stable_sort(nic_order.begin(), nic_order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  t.nics = static_cast<int>(nic_order.size());
+  bool spread = true;
+  for (int i = 0; i < t.nics; ++i) {
+    t.nic_switch.push_back(nic_order[i].first);
+    out.nic_names.push_back(f.nics[nic_order[i].second].name);
+    spread &= nic_order[i].first == i * switches / t.nics;
+  }
+  if (spread) t.nic_switch.clear();
+  if (t.nics > 0) note("nics", spread ? "file: spread evenly over the PCIe switches" : "file: placed by PCIe switch (nic_switch)");
+
+  double file_gbps = 0;
+  for (const NodeFacts::Nic& n : f.nics) {
+    if (n.gbps > 0 && file_gbps > 0 && n.gbps != file_gbps)
+      return fail("NICs run at different rates (" + format_number(file_gbps) + " and " + format_number(n.gbps) +
+                  " Gbit/s, " + n.name + "): a node type has one NIC rate; give --nic-rate to choose");
+    if (n.gbps > 0) file_gbps = n.gbps;
+  }
+  if (t.nics > 0) {
+    if (hints.nic_gbps > 0) t.nic_gbps = hints.nic_gbps, note("nic_rate", "--nic-rate");
+    else if (file_gbps > 0) t.nic_gbps = file_gbps, note("nic_rate", "file");
+    else if (base) t.nic_gbps = base->nic_gbps, note("nic_rate", base_text + " (the file gives no NIC rate)");
+    else return fail("the file gives no NIC rate: give --nic-rate (e.g. 400Gbps) or --base PRESET");
+  }
+
+  double file_pcie = 0;
+  for (const NodeFacts::Gpu& g : f.gpus)
+    if (g.pcie_GBps > 0) file_pcie = file_pcie > 0 ? std::min(file_pcie, g.pcie_GBps) : g.pcie_GBps;
+  if (hints.pcie_GBps > 0) t.pcie_GBps = hints.pcie_GBps, note("pcie_rate", "--pcie-rate");
+  else if (file_pcie > 0) t.pcie_GBps = file_pcie, note("pcie_rate", "file: the GPUs' link speed and width");
+  else if (base) t.pcie_GBps = base->pcie_GBps, note("pcie_rate", base_text + " (the file gives no PCIe link speed)");
+  else return fail("the file gives no PCIe link speed: give --pcie-rate (e.g. 63GB/s for Gen5 x16) or --base PRESET");
+
+  const double vendor_link = f.cpu_vendor == "AMD" ? kAmdSocketLink_GBps : f.cpu_vendor == "Intel" ? kIntelSocketLink_GBps : 0;
+  if (t.cpus > 1) {
+    if (hints.cpu_link_GBps > 0) t.cpu_link_GBps = hints.cpu_link_GBps, note("cpu_link_rate", "--cpu-link-rate");
+    else if (vendor_link > 0) t.cpu_link_GBps = vendor_link, note("cpu_link_rate", "file: " + f.cpu_vendor + " CPUs, NCCL's " + rate_text(vendor_link));
+    else if (base && base->cpu_link_GBps > 0) t.cpu_link_GBps = base->cpu_link_GBps, note("cpu_link_rate", base_text);
+    else return fail("the file gives no CPU vendor for the link between NUMA nodes: give --cpu-link-rate (e.g. 10GB/s) or --base PRESET");
+  }
+
+  const std::string vendor_model = f.cpu_vendor == "AMD" ? "EPYC" : f.cpu_vendor == "Intel" ? "Xeon" : "";
+  const bool base_cpu_fits = base && (vendor_model.empty() || base->cpu_model.starts_with(vendor_model));
+  if (!hints.cpu_model.empty()) t.cpu_model = hints.cpu_model, note("cpu_model", "--cpu-model");
+  else if (base_cpu_fits) {
+    t.cpu_model = base->cpu_model, note("cpu_model", base_text);
+    if (base->cpus == t.cpus && base->cores_per_cpu > 0) t.cores_per_cpu = base->cores_per_cpu, note("cores_per_cpu", base_text);
+  } else if (!vendor_model.empty()) t.cpu_model = vendor_model, note("cpu_model", "file: " + f.cpu_vendor + " CPUs");
+
+  if (Result<bool> ok = node_type_check(t); !ok) return fail(ok.error());
+  return out;
+}
+
+}  // namespace topoplan

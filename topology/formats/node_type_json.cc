@@ -1,0 +1,75 @@
+#include "topology/formats/node_type_json.h"
+
+#include "topology/formats/json_fields.h"
+#include "topology/units.h"
+
+namespace topoplan {
+namespace {
+
+// A rate field in GB/s, 0 when absent.
+double rate_field(Fields& f, const char* key) {
+  if (!f.has(key)) return 0;
+  const std::string text = f.text(key, kRequired);
+  if (!f.ok()) return 0;
+  Result<double> GBps = parse_rate_GBps(text);
+  if (!GBps) f.fail(f.at(key), GBps.error());
+  return GBps ? *GBps : 0;
+}
+
+}  // namespace
+
+Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::string& where) {
+  std::string error;
+  Fields f(doc, "",
+           {"format", "version", "name", "gpu_model", "gpus", "nics", "nic_rate", "nvlink_rate", "pcie_rate",
+            "gpus_per_pcie_switch", "nic_switch", "cpus", "cpu_link_rate", "c2c_rate", "hosts_per_domain", "cpu_model",
+            "cores_per_cpu"},
+           &error);
+  if (f.has("format") && f.text("format", kRequired) != "topoplan-node-type")
+    f.fail("format", "expected \"topoplan-node-type\", got " + json_shown(doc.at("format")));
+  if (f.has("version") && f.integer("version", kRequired, 0) != 1) f.fail("version", "expected 1, got " + json_shown(doc.at("version")));
+  NodeType t;
+  t.name = f.name("name");
+  t.gpu_model = f.name("gpu_model");
+  t.gpus = f.integer("gpus", kRequired, 1, kMaxGpusPerHost);
+  t.nics = f.integer("nics", 0, 0, kMaxGpusPerHost);
+  t.nic_gbps = rate_field(f, "nic_rate") * 8;
+  t.nvlink_GBps = rate_field(f, "nvlink_rate");
+  t.pcie_GBps = rate_field(f, "pcie_rate");
+  t.gpus_per_pcie_switch = f.integer("gpus_per_pcie_switch", 1, 1, kMaxGpusPerHost);
+  t.cpus = f.integer("cpus", 1, 1, kMaxCpusPerHost);
+  t.cpu_link_GBps = rate_field(f, "cpu_link_rate");
+  t.c2c_GBps = rate_field(f, "c2c_rate");
+  t.hosts_per_domain = f.integer("hosts_per_domain", 1, 1, kMaxGpusPerHost);
+  t.cpu_model = f.text("cpu_model", "");
+  t.cores_per_cpu = f.integer("cores_per_cpu", 0, 0, 1 << 20);
+  if (const nlohmann::json* list = f.list("nic_switch", false))
+    for (size_t i = 0; i < list->size() && f.ok(); ++i) {
+      const nlohmann::json& v = (*list)[i];
+      if (!v.is_number_integer()) f.fail(json_indexed(f.at("nic_switch"), i), "expected a switch index, got " + json_shown(v));
+      else t.nic_switch.push_back(v.get<int>());
+    }
+  if (!error.empty()) return error_in(where, error);
+  if (Result<bool> ok = node_type_check(t); !ok) return error_in(where, ok.error());
+  return t;
+}
+
+nlohmann::ordered_json node_type_to_json(const NodeType& t) {
+  auto GBps = [](double x) { return format_exact(x) + "GB/s"; };
+  nlohmann::ordered_json j = {{"format", "topoplan-node-type"}, {"version", 1}, {"name", t.name}, {"gpu_model", t.gpu_model},
+                              {"gpus", t.gpus}, {"nics", t.nics}};
+  if (t.nics > 0) j["nic_rate"] = format_exact(t.nic_gbps) + "Gbps";
+  if (t.nvlink_GBps > 0) j["nvlink_rate"] = GBps(t.nvlink_GBps);
+  if (t.pcie_GBps > 0) j["pcie_rate"] = GBps(t.pcie_GBps);
+  j["gpus_per_pcie_switch"] = t.gpus_per_pcie_switch;
+  if (!t.nic_switch.empty()) j["nic_switch"] = t.nic_switch;
+  j["cpus"] = t.cpus;
+  if (t.cpu_link_GBps > 0) j["cpu_link_rate"] = GBps(t.cpu_link_GBps);
+  if (t.c2c_GBps > 0) j["c2c_rate"] = GBps(t.c2c_GBps);
+  j["hosts_per_domain"] = t.hosts_per_domain;
+  if (!t.cpu_model.empty()) j["cpu_model"] = t.cpu_model;
+  if (t.cores_per_cpu > 0) j["cores_per_cpu"] = t.cores_per_cpu;
+  return j;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,33 @@
+#include "topology/gpu_models.h"
+
+namespace topoplan {
+
+int gpu_compute_capability(const std::string& model) {
+  // CUDA GPUs table (developer.nvidia.com/cuda-gpus): V100 7.0, A100 8.0, L40S / L40 / L4 8.9,
+  // H100 / H200 / H800 9.0, B200 / GB200 10.0.
+  struct Entry {
+    const char* prefix;
+    int cc;
+  };
+  static constexpr Entry kTable[] = {{"V100", 70}, {"A100", 80}, {"A800", 80}, {"L40", 89}, {"L4", 89},
+                                     {"H100", 90}, {"H200", 90}, {"H800", 90}, {"GH200", 90}, {"B200", 100},
+                                     {"GB200", 100}, {"B300", 100}, {"GB300", 100}};
+  for (const Entry& e : kTable)
+    if (model.starts_with(e.prefix)) return e.cc;
+  return 0;
+}
+
+// NVLink2 to NVLink4 run 25 GB/s per link and direction, NVLink5 50 GB/s (NVIDIA NVLink product
+// page: V100 6 links 300 GB/s, A100 12 links 600 GB/s, H100 18 links 900 GB/s, B200 18 links
+// 1.8 TB/s, all bidirectional). NCCL counts links, then charges its own per-link figure.
+double nvlink_lane_GBps(int cc) { return cc >= 100 ? 50.0 : 25.0; }
+
+// The same product page: V100 6 links, A100 12, H100 18, B200 18 (L40S and other PCIe cards: none).
+int nvlinks_per_gpu(int cc) {
+  if (cc == 70) return 6;
+  if (cc == 80) return 12;
+  if (cc == 90 || cc >= 100) return 18;
+  return 0;
+}
+
+}  // namespace topoplan
