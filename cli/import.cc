@@ -1,5 +1,6 @@
 // topoplan import: another tool's description of one server (nvidia-smi topo -m, NCCL's topology
 // XML) as a topoplan node type, or as a cluster recipe of N such servers.
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -7,10 +8,13 @@
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "topology/fabric.h"
+#include "topology/formats/json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/nccl_xml.h"
 #include "topology/formats/node_type_json.h"
 #include "topology/formats/nvidia_smi.h"
+#include "topology/formats/slurm_topology.h"
+#include "topology/limits.h"
 #include "topology/units.h"
 
 namespace topoplan::cli {
@@ -18,6 +22,8 @@ namespace {
 
 struct Options {
   std::string format, file, base, gpu_model, cpu_model, nic_rate, pcie_rate, cpu_link_rate, nvlink_rate, name, output;
+  std::string node_type;  // slurm-topology
+  double oversubscription = 1;
   int nvlinks = -1, nodes = 0;
   bool json = false;
 };
@@ -48,13 +54,62 @@ std::string file_stem(const std::string& path) {
   return stem.substr(0, stem.find('.'));
 }
 
+// --node-type: a preset's name or a node type file.
+Result<NodeType> node_type_option(const std::string& text) {
+  if (text.find('/') == std::string::npos && !text.ends_with(".json")) return node_type_named(text);
+  Result<nlohmann::json> doc = json_read_file(text);
+  if (!doc) return Error{doc.error()};
+  return node_type_from_json(*doc, text);
+}
+
+// Slurm's topology.conf with a node type: a whole cluster, written as an explicit graph.
+int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.node_type.empty())
+    return fail(err, "slurm-topology: give --node-type PRESET or FILE: topology.conf names hosts, not what is in them");
+  if (!(o.oversubscription >= 1 && o.oversubscription <= limits::kMaxRatio))
+    return fail(err, "--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(o.oversubscription));
+  Result<NodeType> type = node_type_option(o.node_type);
+  if (!type) return fail(err, "--node-type: " + type.error());
+  Result<std::string> text = text_read_file(o.file);
+  if (!text) return fail(err, text.error());
+  Result<SlurmTopology> topo = slurm_topology_parse(*text, o.file);
+  if (!topo) return fail(err, topo.error());
+  Result<SlurmImport> built = slurm_topology_build(*topo, *type, o.name.empty() ? file_stem(o.file) : o.name, o.oversubscription, o.file);
+  if (!built) return fail(err, built.error());
+  const Cluster& c = built->cluster;
+  if (!o.output.empty())
+    if (Result<bool> w = text_write_file(o.output, save_cluster_json(c)); !w) return fail(err, w.error());
+  std::map<int, int> per_tier;
+  for (VertexId v = 0; v < c.num_devices(); ++v)
+    if (c.device(v).kind == DeviceKind::switch_) ++per_tier[c.device(v).tier];
+  if (o.json) {
+    nlohmann::ordered_json tiers = nlohmann::ordered_json::array();
+    for (const auto& [tier, n] : per_tier) tiers.push_back({{"tier", tier}, {"switches", n}});
+    nlohmann::ordered_json j = {{"file", o.file}, {"format", o.format}, {"node_type", type->name}, {"hosts", c.hosts().size()},
+                                {"gpus", c.gpus().size()}, {"tiers", tiers}, {"notes", built->notes}};
+    if (!o.output.empty()) j["written"] = o.output;
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << o.file << " (" << o.format << "): " << c.hosts().size() << " hosts of " << type->name << " (" << c.gpus().size() << " GPUs), switches";
+  for (const auto& [tier, n] : per_tier) out << " " << n << " at tier " << tier << (tier == per_tier.rbegin()->first ? "" : ",");
+  out << "\n";
+  for (const std::string& n : built->notes) out << "  note: " << n << "\n";
+  if (!o.output.empty()) out << "wrote " << o.output << ": the cluster as an explicit graph, which every CLUSTER argument takes\n";
+  else out << "(-o FILE writes the cluster)\n";
+  return kExitOk;
+}
+
 int run(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.format == "slurm-topology") return run_slurm(o, out, err);
+  if (!o.node_type.empty()) return fail(err, "--node-type: only with slurm-topology (node files give the node type)");
   const Format* format = nullptr;
   std::string names;
   for (const Format& f : kFormats) {
     if (o.format == f.name) format = &f;
     names += std::string(names.empty() ? "" : ", ") + f.name;
   }
+  names += ", slurm-topology";
   if (!format) return fail(err, "FORMAT: unknown format '" + o.format + "' (formats: " + names + ")");
   NodeHints hints;
   hints.name = o.name.empty() ? file_stem(o.file) : o.name;
@@ -129,7 +184,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("format", o->format, "nvidia-smi (topo -m output) or nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE)")->required();
+  app.add_option("format", o->format,
+                 "nvidia-smi (topo -m output) or nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE): a node type; "
+                 "slurm-topology (topology.conf, tree or block): a cluster")
+      ->required();
   app.add_option("file", o->file, "the file to read")->required();
   app.add_option("--base", o->base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
   app.add_option("--gpu-model", o->gpu_model, "GPU model, e.g. H100-SXM5 (neither format names it)");
@@ -141,6 +199,8 @@ Run setup(CLI::App& app) {
   app.add_option("--nvlinks", o->nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")->check(CLI::Range(0, 1024));
   app.add_option("--name", o->name, "the node type's name (default: the file's name)");
   app.add_option("--nodes", o->nodes, "write a cluster recipe of N such nodes instead of the node type")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--node-type", o->node_type, "slurm-topology: what each host is, a preset or a node type file");
+  app.add_option("--oversubscription", o->oversubscription, "slurm-topology: what a switch has below over what it has above (default 1)");
   app.add_option("-o,--output", o->output, "file to write");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
@@ -148,6 +208,8 @@ Run setup(CLI::App& app) {
 
 }  // namespace
 
-Tool import_tool() { return {"import", "read another tool's description of a server (nvidia-smi topo -m, NCCL topology XML) as a node type", setup}; }
+Tool import_tool() {
+  return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL topology XML) as a node type, Slurm's topology.conf as a cluster", setup};
+}
 
 }  // namespace topoplan::cli

@@ -13,6 +13,7 @@
 #include "topology/formats/dot.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/json.h"
+#include "topology/formats/slurm_topology.h"
 #include "topology/load.h"
 #include "topology/routing.h"
 #include "topology/summary.h"
@@ -106,16 +107,21 @@ int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
   std::string text;
-  if (o.format == "json" && !o.dot_hosts.empty()) return fail(err, "--dot-hosts: only with --format dot");
+  if (o.format != "dot" && !o.dot_hosts.empty()) return fail(err, "--dot-hosts: only with --format dot");
   if (o.format == "json") {
     text = save_cluster_json(*c);
+  } else if (o.format == "slurm-tree") {
+    text = slurm_tree_write(*c);
+  } else if (o.format == "slurm-block") {
+    text = slurm_block_write(*c);
   } else if (o.format == "dot") {
     Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
     if (!hosts) return fail(err, hosts.error());
     text = save_cluster_dot(*c, *hosts);
   } else {
-    return fail(err, "--format: unknown format '" + o.format + "'" + did_you_mean(o.format, {"json", "dot"}) +
-                         " (expected json or dot)");
+    const std::vector<std::string> formats = {"json", "dot", "slurm-tree", "slurm-block"};
+    return fail(err, "--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) +
+                         " (expected json, dot, slurm-tree or slurm-block)");
   }
   if (o.output.empty()) {
     out << text;
@@ -141,7 +147,7 @@ Run setup(CLI::App& app) {
   p->add_flag("--json", o->json, "machine-readable output (every hop)");
   CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless) or Graphviz DOT");
   x->add_option("cluster", o->cluster, cluster_help)->required();
-  x->add_option("--format", o->format, "json or dot")->required();
+  x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf)")->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");
   x->add_option("--dot-hosts", o->dot_hosts, "with --format dot: collapse (a host is one node, the default) or expand");
   return [o, s, p, x](std::ostream& out, std::ostream& err) {

@@ -16,6 +16,7 @@
 #include "topology/fabric_plan.h"
 #include "topology/formats/json.h"
 #include "topology/formats/json_fields.h"
+#include "topology/formats/nccl_xml.h"
 #include "topology/hostlist.h"
 #include "topology/index_list.h"
 #include "topology/load.h"
@@ -78,6 +79,19 @@ const std::map<std::string, std::function<std::string(const std::string&)>>& par
       {"validate_plan", [](const std::string& t) { return error_of(validate_plan_parse(t, "f")); }},
       {"preset_spec", [](const std::string& t) { return error_of(preset_spec_parse(t)); }},
       {"index_list", [](const std::string& t) { return error_of(parse_index_list(t, 4096)); }},
+      {"nccl_xml",
+       [](const std::string& t) {
+         // As fuzz/nccl_xml: parse, infer with dgx-h100 filling the gaps, build two nodes.
+         Result<NodeFacts> facts = nccl_topo_xml_parse(t, "f");
+         if (!facts) return facts.error();
+         const NodeType base = *node_type_named("dgx-h100");
+         NodeHints hints;
+         hints.base = &base;
+         Result<NodeTypeInference> type = node_type_infer(*facts, hints);
+         if (!type) return type.error();
+         ClusterSpec spec{"f", type->type, 2, fabric_default(type->type), {}, {}};
+         return error_of(cluster_build(spec));
+       }},
       {"rank_order",
        [](const std::string& t) {
          if (t.size() < 6) return std::string();

@@ -124,6 +124,41 @@ FabricSpec fabric_default(const NodeType& type) {
   return f;
 }
 
+std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector<std::string>& names, int site,
+                             int first_index, int total, std::vector<VertexId>* first_nic) {
+  std::vector<int> hosts;
+  int domain = -1;
+  VertexId rack_nvswitch = kNoVertex;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const int index = first_index + static_cast<int>(i);
+    Host h;
+    h.name = names[i];
+    h.site = site;
+    h.node_type = type.name;
+    if (type.hosts_per_domain > 1) {
+      // Trays of one rack share its NVLink domain and a single NVSwitch vertex.
+      if (index % type.hosts_per_domain == 0) {
+        std::string rack = "r" + host_name(index / type.hosts_per_domain, total).substr(1);
+        domain = c.add_domain(rack);
+        Device nvs;
+        nvs.name = rack + "/nvswitch";
+        nvs.kind = DeviceKind::nvswitch;
+        nvs.site = site;
+        nvs.scaleup_domain = domain;
+        rack_nvswitch = c.add_device(std::move(nvs)).value();
+      }
+    } else {
+      domain = c.add_domain(h.name);
+      rack_nvswitch = kNoVertex;
+    }
+    h.scaleup_domain = domain;
+    int host = c.add_host(std::move(h));
+    first_nic->push_back(node_type_build(type, c, host, domain, rack_nvswitch));
+    hosts.push_back(host);
+  }
+  return hosts;
+}
+
 Result<Cluster> cluster_build(const ClusterSpec& spec) {
   Result<FabricPlan> plan = fabric_plan(spec);
   if (!plan) return Error{plan.error()};
@@ -141,35 +176,10 @@ Result<Cluster> cluster_build(const ClusterSpec& spec) {
   first_nic.reserve(static_cast<size_t>(spec.nodes));
   for (const SiteSpec& site : sites) {
     int site_index = c.add_site(site.name);
-    std::vector<int> hosts;
-    int domain = -1;
-    VertexId rack_nvswitch = kNoVertex;
-    for (int i = 0; i < site.nodes; ++i, ++next_host) {
-      Host h;
-      h.name = host_name(next_host, spec.nodes);
-      h.site = site_index;
-      h.node_type = spec.node.name;
-      if (spec.node.hosts_per_domain > 1) {
-        // Trays of one rack share its NVLink domain and a single NVSwitch vertex.
-        if (next_host % spec.node.hosts_per_domain == 0) {
-          std::string rack = "r" + host_name(next_host / spec.node.hosts_per_domain, spec.nodes).substr(1);
-          domain = c.add_domain(rack);
-          Device nvs;
-          nvs.name = rack + "/nvswitch";
-          nvs.kind = DeviceKind::nvswitch;
-          nvs.site = site_index;
-          nvs.scaleup_domain = domain;
-          rack_nvswitch = c.add_device(std::move(nvs)).value();
-        }
-      } else {
-        domain = c.add_domain(h.name);
-        rack_nvswitch = kNoVertex;
-      }
-      h.scaleup_domain = domain;
-      int host = c.add_host(std::move(h));
-      first_nic.push_back(node_type_build(spec.node, c, host, domain, rack_nvswitch));
-      hosts.push_back(host);
-    }
+    std::vector<std::string> names;
+    for (int i = 0; i < site.nodes; ++i) names.push_back(host_name(next_host + i, spec.nodes));
+    const std::vector<int> hosts = hosts_build(c, spec.node, names, site_index, next_host, spec.nodes, &first_nic);
+    next_host += site.nodes;
     SiteFabric fabric(c, spec, *plan, first_nic, site_index, multi ? site.name + "/" : "");
     site_tops.push_back(fabric.build(hosts));
   }

@@ -56,6 +56,13 @@ struct ClusterSpec {
 // rack-scale types), leaf/spine, and pods under a core tier when two tiers are too few.
 FabricSpec fabric_default(const NodeType& type);
 
+// Adds hosts named `names` of one type to `c` (rack-scale types: every hosts_per_domain of them
+// share a rack's NVLink domain, racks named r<N> by first_index / hosts_per_domain among `total`),
+// each host's first NIC appended to *first_nic; returns the host indices. Switches are the
+// caller's.
+std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector<std::string>& names, int site,
+                             int first_index, int total, std::vector<VertexId>* first_nic);
+
 // Plans the fabric (fabric_plan.h: values checked, counts within limits.h), then builds exactly
 // that plan and finalizes.
 Result<Cluster> cluster_build(const ClusterSpec& spec);

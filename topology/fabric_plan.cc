@@ -26,6 +26,8 @@ Error bad(const std::string& field, const std::string& what) { return Error{fiel
 Result<bool> spec_check(const ClusterSpec& s) {
   const FabricSpec& f = s.fabric;
   if (s.nodes <= 0) return bad("nodes", "expected a positive number of nodes");
+  if (s.node.nics == 0)
+    return bad("node", "node type '" + s.node.name + "' has no NICs: a cluster's fabric joins its hosts through them");
   if (s.node.hosts_per_domain > 1 && s.nodes % s.node.hosts_per_domain != 0)
     return bad("nodes", s.node.name + " is built in racks of " + std::to_string(s.node.hosts_per_domain) +
                             " trays; " + std::to_string(s.nodes) + " is not a multiple");

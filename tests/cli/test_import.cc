@@ -47,7 +47,7 @@ TEST_CASE("import: bad input exits 2 with one line") {
   const auto dir = topoplan::test::temp_dir("import-bad");
   auto r = run_topoplan("import lstopo x.txt");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml)\n");
+  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml, slurm-topology)\n");
   r = run_topoplan("import nvidia-smi " + (dir / "absent.txt").string() + " --base dgx-h100");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("cannot read") != std::string::npos);
@@ -57,4 +57,30 @@ TEST_CASE("import: bad input exits 2 with one line") {
   r = run_topoplan("import nvidia-smi x.txt --nic-rate fast");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--nic-rate: ") != std::string::npos);
+}
+
+TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvidia-smi" * doctest::skip(topoplan::test::reference_absent())) {
+  const auto dir = topoplan::test::temp_dir("import-slurm");
+  const std::string node = (dir / "node.json").string(), cluster = (dir / "cluster.json").string();
+  auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-a100-nv12-8nic.txt") + " --base dgx-a100 -o " + node);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  r = run_topoplan("import slurm-topology " + sample("slurm-topology-tree-3level.conf") + " --node-type " + node + " -o " + cluster);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("400 hosts of nvsmi-topo-a100-nv12-8nic (3200 GPUs), switches 20 at tier 1, 2 at tier 2, 1 at tier 3") !=
+        std::string::npos);
+  auto path = run_topoplan("topo path " + cluster + " peta10000/gpu0 peta10399/gpu0 --json");
+  REQUIRE_MESSAGE(path.exit_code == 0, path.err);
+  CHECK(nlohmann::json::parse(path.out)["class"] == "NET");
+  auto tree = run_topoplan("topo export " + cluster + " --format slurm-tree");
+  REQUIRE(tree.exit_code == 0);
+  CHECK(tree.out.find("SwitchName=grp10 Switches=leaf[100-109]\n") != std::string::npos);
+  r = run_topoplan("import slurm-topology " + sample("slurm-topology-block.conf"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("give --node-type PRESET or FILE") != std::string::npos);
+  r = run_topoplan("import nvidia-smi x.txt --node-type dgx-h100");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--node-type: only with slurm-topology") != std::string::npos);
+  r = run_topoplan("topo export dgx-h100:2 --format slurm");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("expected json, dot, slurm-tree or slurm-block") != std::string::npos);
 }

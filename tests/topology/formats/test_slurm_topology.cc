@@ -1,0 +1,119 @@
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "tests/support.h"
+#include "topology/formats/slurm_topology.h"
+#include "topology/load.h"
+
+using namespace topoplan;
+
+namespace {
+
+SlurmTopology parsed(const std::string& text, const std::string& where) {
+  Result<SlurmTopology> t = slurm_topology_parse(text, where);
+  REQUIRE_MESSAGE(t.ok(), (t ? "" : t.error()));
+  return *t;
+}
+
+SlurmTopology sample(const std::string& name) {
+  auto dir = test::reference_dir();
+  REQUIRE(dir);
+  return parsed(test::read_file(*dir / "samples" / name), name);
+}
+
+SlurmImport built(const SlurmTopology& t, const std::string& type = "dgx-h100") {
+  Result<SlurmImport> b = slurm_topology_build(t, *node_type_named(type), "test", 1, "topology.conf");
+  REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
+  return std::move(*b);
+}
+
+std::map<int, int> switches_per_tier(const Cluster& c) {
+  std::map<int, int> n;
+  for (VertexId v = 0; v < c.num_devices(); ++v)
+    if (c.device(v).kind == DeviceKind::switch_) ++n[c.device(v).tier];
+  return n;
+}
+
+std::string parse_error(const std::string& text) {
+  Result<SlurmTopology> t = slurm_topology_parse(text, "topology.conf");
+  REQUIRE_FALSE(t.ok());
+  return t.error();
+}
+
+}  // namespace
+
+TEST_CASE("slurm topology: SchedMD's three-level tree" * doctest::skip(test::reference_absent())) {
+  const SlurmTopology t = sample("slurm-topology-tree-3level.conf");
+  CHECK(t.switches.size() == 23);
+  const SlurmImport b = built(t);
+  CHECK(b.cluster.hosts().size() == 400);
+  CHECK(b.cluster.hosts().front().name == "peta10000");
+  CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 20}, {2, 2}, {3, 1}});
+  CHECK(b.notes.empty());
+  // Every leaf's uplink carries what its 20 hosts' 8 NICs inject: non-blocking by default.
+  const VertexId leaf = *b.cluster.find("leaf100"), group = *b.cluster.find("grp10");
+  for (EdgeId e : b.cluster.out_edges(leaf))
+    if (b.cluster.target(e) == group) CHECK(b.cluster.link(e).bw_gbps == doctest::Approx(20 * 8 * 50.0));
+}
+
+TEST_CASE("slurm topology: a SuperPOD's leaves without a spine line, one host twice" * doctest::skip(test::reference_absent())) {
+  const SlurmImport b = built(sample("slurm-topology-tree-superpod-leaves.conf"));
+  CHECK(b.cluster.hosts().size() == 79);  // circe-n051 under s2 and s4 counts once
+  CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 5}, {2, 1}});
+  REQUIRE(b.notes.size() == 2);
+  CHECK(b.notes[0].find("root joins them") != std::string::npos);
+  CHECK(b.notes[1].find("circe-n051") != std::string::npos);
+}
+
+TEST_CASE("slurm topology: blocks become leaves under one root" * doctest::skip(test::reference_absent())) {
+  const SlurmTopology t = sample("slurm-topology-block.conf");
+  CHECK(t.blocks.size() == 8);
+  CHECK(t.block_sizes == std::vector<int>{4, 8, 16, 32, 64});
+  const SlurmImport b = built(t);
+  CHECK(b.cluster.hosts().size() == 32);
+  CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 8}, {2, 1}});
+}
+
+TEST_CASE("slurm topology: a preset's tree written and read back scores the same fabric") {
+  const Cluster preset = test::load_cluster("dgx-h100:64");
+  const std::string tree = slurm_tree_write(preset);
+  CHECK(tree.find("SwitchName=leaf0 Nodes=h[001-032]\n") != std::string::npos);
+  CHECK(tree.find("SwitchName=spine0 Switches=leaf[0-15]\n") != std::string::npos);
+  const SlurmImport b = built(parsed(tree, "written.conf"));
+  CHECK(b.cluster.num_devices() == preset.num_devices());
+  CHECK(b.cluster.num_edges() == preset.num_edges());
+  CHECK(switches_per_tier(b.cluster) == switches_per_tier(preset));
+  // NIC i of every host on rail i's leaf, as the preset wires it.
+  const VertexId nic = b.cluster.hosts()[40].nics[3];
+  CHECK(b.cluster.device(b.cluster.target(b.cluster.out_edges(nic).back())).name == "leaf11");
+}
+
+TEST_CASE("slurm topology: blocks are NVLink domains where they span hosts, else leaf groups") {
+  const std::string racks = slurm_block_write(test::load_cluster("gb200-nvl72:4"));
+  CHECK(racks.find("BlockName=r001 Nodes=h[001-018]\n") != std::string::npos);
+  CHECK(racks.find("BlockSizes=18,36,72\n") != std::string::npos);
+  const std::string groups = slurm_block_write(test::load_cluster("dgx-h100:64"));
+  CHECK(groups.find("BlockName=b2 Nodes=h[033-064]\n") != std::string::npos);
+  CHECK(groups.find("BlockSizes=32,64\n") != std::string::npos);
+}
+
+TEST_CASE("slurm topology: malformed files get one clear error each") {
+  CHECK(parse_error("") == "topology.conf: no SwitchName or BlockName lines");
+  CHECK(parse_error("SwitchName=s1 Switches=s1\n") == "topology.conf:1: SwitchName=s1: Switches names s1 itself");
+  CHECK(parse_error("SwitchName=s0 Nodes=h[05-01]\n").find("topology.conf:1: Nodes=h[05-01]: ") == 0);
+  CHECK(parse_error("SwitchName=s0 Nodes=h1\nSwitchName=top Switches=s[0-1]\n") ==
+        "topology.conf:2: SwitchName=top: Switches names s1, which no SwitchName line defines");
+  CHECK(parse_error("SwitchName=a Switches=b\nSwitchName=b Switches=a\n").find("below itself") != std::string::npos);
+  CHECK(parse_error("SwitchName=s0 Nodes=h1\nSwitchName=s0 Nodes=h2\n") == "topology.conf:2: SwitchName=s0: already defined on line 1");
+  CHECK(parse_error("SwitchName=s0 Nodes=h1\nBlockName=b1 Nodes=h2\n").find("one plugin's topology") != std::string::npos);
+  CHECK(parse_error("SwitchName=s0 Nodes=h1 Speed=100\n").find("unknown key 'speed'") != std::string::npos);
+  CHECK(parse_error("BlockSizes=4,x\n") == "topology.conf:1: BlockSizes: 'x' is not a positive number of nodes");
+  CHECK(parse_error("SwitchName s0\n") == "topology.conf:1: 'SwitchName': expected Key=Value");
+  CHECK(parse_error("SwitchName=s0\n") == "topology.conf:1: SwitchName=s0: gives neither Nodes nor Switches");
+  Result<SlurmImport> many = slurm_topology_build(parsed("SwitchName=a Nodes=h1\nSwitchName=b Nodes=h1\nSwitchName=c Nodes=h1\n"
+                                                                 "SwitchName=d Nodes=h1\nSwitchName=e Nodes=h1\n", "t"),
+                                                  *node_type_named("pcie-l40s"), "t", 1, "t.conf");
+  REQUIRE_FALSE(many.ok());
+  CHECK(many.error() == "t.conf: host h1 is under 5 switches, more than its 4 NICs can reach");
+}

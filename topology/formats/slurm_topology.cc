@@ -1,0 +1,291 @@
+#include "topology/formats/slurm_topology.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "topology/fabric.h"
+#include "topology/hostlist.h"
+
+namespace topoplan {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+bool is_switch(const Device& d) { return d.kind == DeviceKind::switch_ || d.kind == DeviceKind::site_router; }
+
+}  // namespace
+
+Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::string& where) {
+  SlurmTopology t;
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  std::map<std::string, size_t> switch_at;
+  while (std::getline(in, line)) {
+    ++line_no;
+    auto fail = [&](const std::string& what) { return Error{where + ":" + std::to_string(line_no) + ": " + what}; };
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::vector<std::pair<std::string, std::string>> pairs;  // key (lower case), value
+    for (std::string w; words >> w;) {
+      const size_t eq = w.find('=');
+      if (eq == std::string::npos || eq == 0) return fail("'" + w + "': expected Key=Value");
+      pairs.emplace_back(lower(w.substr(0, eq)), w.substr(eq + 1));
+    }
+    if (pairs.empty()) continue;
+    const std::string head = pairs[0].first;
+    auto hosts = [&](const std::string& key, const std::string& value) -> Result<std::vector<std::string>> {
+      Result<std::vector<std::string>> names = hostlist_expand(value);
+      if (!names) return fail(key + "=" + value + ": " + names.error());
+      return names;
+    };
+    if (head == "switchname") {
+      SlurmTopology::Switch s{pairs[0].second, {}, {}, line_no};
+      if (s.name.empty()) return fail("SwitchName: empty name");
+      for (size_t i = 1; i < pairs.size(); ++i) {
+        const auto& [key, value] = pairs[i];
+        if (key == "nodes" || key == "switches") {
+          Result<std::vector<std::string>> names = hosts(key == "nodes" ? "Nodes" : "Switches", value);
+          if (!names) return Error{names.error()};
+          std::vector<std::string>& to = key == "nodes" ? s.nodes : s.switches;
+          to.insert(to.end(), names->begin(), names->end());
+        } else if (key != "linkspeed") {
+          return fail("SwitchName=" + s.name + ": unknown key '" + key + "' (expected Nodes, Switches or LinkSpeed)");
+        }
+      }
+      if (s.nodes.empty() && s.switches.empty()) return fail("SwitchName=" + s.name + ": gives neither Nodes nor Switches");
+      if (std::find(s.switches.begin(), s.switches.end(), s.name) != s.switches.end())
+        return fail("SwitchName=" + s.name + ": Switches names " + s.name + " itself");
+      if (!switch_at.emplace(s.name, t.switches.size()).second)
+        return fail("SwitchName=" + s.name + ": already defined on line " + std::to_string(t.switches[switch_at[s.name]].line));
+      t.switches.push_back(std::move(s));
+    } else if (head == "blockname") {
+      SlurmTopology::Block b{pairs[0].second, {}, line_no};
+      for (size_t i = 1; i < pairs.size(); ++i) {
+        if (pairs[i].first != "nodes") return fail("BlockName=" + b.name + ": unknown key '" + pairs[i].first + "' (expected Nodes)");
+        Result<std::vector<std::string>> names = hosts("Nodes", pairs[i].second);
+        if (!names) return Error{names.error()};
+        b.nodes.insert(b.nodes.end(), names->begin(), names->end());
+      }
+      if (b.nodes.empty()) return fail("BlockName=" + b.name + ": gives no Nodes");
+      t.blocks.push_back(std::move(b));
+    } else if (head == "blocksizes") {
+      std::istringstream sizes(pairs[0].second);
+      for (std::string item; std::getline(sizes, item, ',');) {
+        int n = 0;
+        auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
+        if (ec != std::errc() || p != item.data() + item.size() || n <= 0)
+          return fail("BlockSizes: '" + item + "' is not a positive number of nodes");
+        t.block_sizes.push_back(n);
+      }
+    } else {
+      return fail("unknown key '" + pairs[0].first + "' (expected SwitchName, BlockName or BlockSizes)");
+    }
+    if (!t.switches.empty() && !t.blocks.empty())
+      return fail("both SwitchName and BlockName lines: a topology.conf describes one plugin's topology");
+  }
+  if (t.switches.empty() && t.blocks.empty()) return Error{where + ": no SwitchName or BlockName lines"};
+  // Every child switch is defined, and no switch is its own ancestor.
+  for (const SlurmTopology::Switch& s : t.switches)
+    for (const std::string& child : s.switches)
+      if (!switch_at.contains(child))
+        return Error{where + ":" + std::to_string(s.line) + ": SwitchName=" + s.name + ": Switches names " + child +
+                     ", which no SwitchName line defines"};
+  std::vector<int> state(t.switches.size());  // 0 unseen, 1 on the path, 2 done
+  std::function<std::string(size_t)> visit = [&](size_t i) -> std::string {
+    if (state[i] == 2) return "";
+    if (state[i] == 1) return t.switches[i].name;
+    state[i] = 1;
+    for (const std::string& child : t.switches[i].switches)
+      if (std::string cycle = visit(switch_at[child]); !cycle.empty()) return cycle;
+    state[i] = 2;
+    return "";
+  };
+  for (size_t i = 0; i < t.switches.size(); ++i)
+    if (std::string cycle = visit(i); !cycle.empty())
+      return Error{where + ": switch " + cycle + " is below itself (Switches lines form a cycle)"};
+  return t;
+}
+
+Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
+                                         double oversubscription, const std::string& where) {
+  if (type.nics == 0) return Error{where + ": node type '" + type.name + "' has no NICs to connect to the switches"};
+  // The tree as switches; blocks become leaves.
+  std::vector<SlurmTopology::Switch> switches = topo.switches;
+  SlurmImport out;
+  if (!topo.blocks.empty()) {
+    for (const SlurmTopology::Block& b : topo.blocks) switches.push_back({b.name, b.nodes, {}, b.line});
+    out.notes.push_back("each block is a leaf switch (topology/block names no switches)");
+  }
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < switches.size(); ++i) index[switches[i].name] = i;
+  std::vector<int> parents(switches.size());
+  for (const auto& s : switches)
+    for (const std::string& child : s.switches) ++parents[index[child]];
+  // Switches that no chain of Switches= lines joins (leaves alone, separate trees) get a root.
+  std::vector<size_t> group(switches.size());
+  for (size_t i = 0; i < group.size(); ++i) group[i] = i;
+  std::function<size_t(size_t)> find = [&](size_t i) { return group[i] == i ? i : group[i] = find(group[i]); };
+  for (size_t p = 0; p < switches.size(); ++p)
+    for (const std::string& child : switches[p].switches) group[find(index[child])] = find(p);
+  std::vector<std::string> tops;
+  std::set<size_t> groups;
+  for (size_t i = 0; i < switches.size(); ++i) {
+    groups.insert(find(i));
+    if (parents[i] == 0) tops.push_back(switches[i].name);
+  }
+  if (groups.size() > 1) {
+    std::string root = "root";
+    while (index.contains(root)) root += "_";
+    out.notes.push_back(std::to_string(groups.size()) + " parts of the fabric that no switch in the file joins (" + tops.front() +
+                        ", ...): " + root + " joins them, as fast as they are");
+    index[root] = switches.size();
+    switches.push_back({root, {}, tops, 0});
+  }
+
+  // Hosts in the order the file first names them; each under every leaf that lists it.
+  std::vector<std::string> names;
+  std::map<std::string, std::vector<size_t>> leaves_of;
+  for (size_t i = 0; i < switches.size(); ++i)
+    for (const std::string& host : switches[i].nodes) {
+      std::vector<size_t>& l = leaves_of[host];
+      if (l.empty()) names.push_back(host);
+      if (std::find(l.begin(), l.end(), i) == l.end()) l.push_back(i);
+    }
+  int multi = 0;
+  std::string first_multi;
+  for (const std::string& h : names) {
+    if (leaves_of[h].size() > static_cast<size_t>(type.nics))
+      return Error{where + ": host " + h + " is under " + std::to_string(leaves_of[h].size()) + " switches, more than its " +
+                   std::to_string(type.nics) + " NICs can reach"};
+    if (leaves_of[h].size() > 1 && multi++ == 0) first_multi = h;
+  }
+  if (multi)
+    out.notes.push_back(std::to_string(multi) + " host(s) under several switches (" + first_multi + ", ...): NIC i goes to the i-th of them, as on a rail-optimized fabric");
+
+  Cluster& c = out.cluster;
+  c.name = name;
+  c.fabric_note = "from Slurm's topology.conf (" + where + ")";
+  const int site = c.add_site("site0");
+  std::vector<VertexId> first_nic;
+  hosts_build(c, type, names, site, 0, static_cast<int>(names.size()), &first_nic);
+
+  // Tiers bottom up: a switch sits one above its highest child.
+  std::vector<int> tier(switches.size(), 0);
+  std::function<int(size_t)> tier_of = [&](size_t i) {
+    if (tier[i] == 0) {
+      int t = 1;
+      for (const std::string& child : switches[i].switches) t = std::max(t, tier_of(index[child]) + 1);
+      tier[i] = t;
+    }
+    return tier[i];
+  };
+  std::vector<size_t> order(switches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i, tier_of(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return tier[a] < tier[b]; });
+  std::vector<VertexId> vertex(switches.size());
+  for (size_t i = 0; i < switches.size(); ++i) {
+    Device d;
+    d.name = switches[i].name;
+    d.kind = DeviceKind::switch_;
+    d.site = site;
+    d.tier = static_cast<int16_t>(tier[i]);
+    Result<VertexId> v = c.add_device(std::move(d));
+    if (!v) return Error{where + ": switch " + switches[i].name + ": " + v.error()};
+    vertex[i] = *v;
+  }
+  const double nic_GBps = type.nic_gbps / 8;
+  std::vector<double> down_GBps(switches.size(), 0);
+  for (size_t h = 0; h < names.size(); ++h) {
+    const std::vector<size_t>& leaves = leaves_of[names[h]];
+    for (int n = 0; n < type.nics; ++n) {
+      const size_t leaf = leaves[static_cast<size_t>(n) % leaves.size()];
+      c.add_link(first_nic[h] + static_cast<VertexId>(n), vertex[leaf], LinkKind::NET, nic_GBps, HopLatency::net_us).value();
+      down_GBps[leaf] += nic_GBps;
+    }
+  }
+  // Uplinks, lowest tier first so each switch knows what is under it; a child with several
+  // parents splits its uplink among them.
+  std::vector<std::vector<size_t>> parents_of(switches.size());
+  for (size_t p = 0; p < switches.size(); ++p)
+    for (const std::string& child : switches[p].switches) parents_of[index[child]].push_back(p);
+  for (size_t i : order)
+    for (size_t p : parents_of[i]) {
+      const double up = down_GBps[i] / oversubscription / static_cast<double>(parents_of[i].size());
+      c.add_link(vertex[i], vertex[p], LinkKind::NET, up, HopLatency::net_us).value();
+      down_GBps[p] += up;
+    }
+  if (Result<bool> ok = c.finalize(); !ok) return Error{where + ": " + ok.error()};
+  return out;
+}
+
+std::string slurm_tree_write(const Cluster& c) {
+  std::vector<VertexId> switches;
+  for (VertexId v = 0; v < c.num_devices(); ++v)
+    if (is_switch(c.device(v))) switches.push_back(v);
+  std::stable_sort(switches.begin(), switches.end(), [&](VertexId a, VertexId b) { return c.device(a).tier < c.device(b).tier; });
+  std::ostringstream out;
+  out << "# topology.conf for Slurm's topology/tree plugin, written by topoplan from " << c.name << "\n";
+  for (VertexId s : switches) {
+    std::vector<std::string> hosts, below;
+    for (EdgeId e : c.out_edges(s)) {
+      const Device& d = c.device(c.target(e));
+      if (d.kind == DeviceKind::nic) {
+        const std::string& h = c.hosts()[static_cast<size_t>(d.host)].name;
+        if (hosts.empty() || hosts.back() != h) hosts.push_back(h);
+      } else if (is_switch(d) && d.tier < c.device(s).tier) {
+        below.push_back(d.name);
+      }
+    }
+    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+    out << "SwitchName=" << c.device(s).name;
+    if (!hosts.empty()) out << " Nodes=" << hostlist_compress(hosts);
+    if (!below.empty()) out << " Switches=" << hostlist_compress(below);
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string slurm_block_write(const Cluster& c) {
+  // Hosts grouped by NVLink domain where domains span hosts, else by the leaves their NICs use.
+  std::map<int32_t, int> hosts_in_domain;
+  bool racks = false;
+  for (const Host& h : c.hosts()) racks |= ++hosts_in_domain[h.scaleup_domain] > 1;
+  std::map<std::string, size_t> block_of;
+  std::vector<std::pair<std::string, std::vector<std::string>>> blocks;
+  for (const Host& h : c.hosts()) {
+    std::string key;
+    if (racks) {
+      key = c.domains()[static_cast<size_t>(h.scaleup_domain)];
+    } else {
+      std::set<std::string> leaves;
+      for (VertexId nic : h.nics)
+        for (EdgeId e : c.out_edges(nic))
+          if (is_switch(c.device(c.target(e)))) leaves.insert(c.device(c.target(e)).name);
+      for (const std::string& l : leaves) key += l + ",";
+    }
+    auto [it, added] = block_of.emplace(key, blocks.size());
+    if (added) blocks.push_back({racks ? key : "b" + std::to_string(blocks.size() + 1), {}});
+    blocks[it->second].second.push_back(h.name);
+  }
+  size_t base = c.hosts().size();
+  for (const auto& b : blocks) base = std::min(base, b.second.size());
+  std::ostringstream out;
+  out << "# topology.conf for Slurm's topology/block plugin, written by topoplan from " << c.name << ": a block per "
+      << (racks ? "NVLink domain" : "group of hosts on the same leaf switches") << "\n";
+  for (const auto& [name, hosts] : blocks) out << "BlockName=" << name << " Nodes=" << hostlist_compress(hosts) << "\n";
+  out << "BlockSizes=" << base;
+  for (size_t s = base * 2; s <= c.hosts().size(); s *= 2) out << "," << s;
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace topoplan

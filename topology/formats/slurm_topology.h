@@ -1,0 +1,55 @@
+// Slurm's topology.conf: the tree plugin's SwitchName lines (Nodes= for leaves, Switches= above
+// them) and the block plugin's BlockName lines with BlockSizes. Read into a cluster of one node
+// type, and written from any cluster, so topoplan and the scheduler see the same fabric.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/cluster.h"
+#include "topology/node_types.h"
+
+namespace topoplan {
+
+struct SlurmTopology {
+  struct Switch {
+    std::string name;
+    std::vector<std::string> nodes, switches;  // expanded host lists
+    int line = 0;
+  };
+  struct Block {
+    std::string name;
+    std::vector<std::string> nodes;
+    int line = 0;
+  };
+  std::vector<Switch> switches;  // tree plugin, in file order
+  std::vector<Block> blocks;     // block plugin, in file order
+  std::vector<int> block_sizes;
+};
+
+// Errors name `where` and the line: "topology.conf:7: SwitchName=s1: Switches names s1 itself".
+Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::string& where);
+
+// What building noted that a reader should know: switches added where the file has none, hosts
+// under two leaves.
+struct SlurmImport {
+  Cluster cluster;
+  std::vector<std::string> notes;
+};
+
+// A cluster of `type` hosts, named as in the file. Tree: each SwitchName a switch (leaves tier 1,
+// a parent one above its highest child), a host's NICs spread over the leaves that list it, and
+// every uplink as fast as what is under it divided by `oversubscription` (the file gives no rates);
+// several top switches get a root above them. Block: each block a leaf under one root.
+Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
+                                         double oversubscription, const std::string& where);
+
+// topology.conf for the tree plugin: every switch with the hosts whose NICs it serves or the
+// switches below it, leaves first, host lists compressed.
+std::string slurm_tree_write(const Cluster& cluster);
+// topology.conf for the block plugin: a block per NVLink domain of more than one host (NVL72
+// racks), else per leaf group (hosts under the same leaves); BlockSizes doubling from the
+// smallest block up to the cluster.
+std::string slurm_block_write(const Cluster& cluster);
+
+}  // namespace topoplan
