@@ -8,6 +8,7 @@
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "topology/fabric.h"
+#include "topology/formats/hwloc.h"
 #include "topology/formats/json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/nccl_xml.h"
@@ -37,6 +38,7 @@ struct Format {
 constexpr Format kFormats[] = {
     {"nvidia-smi", "the output of `nvidia-smi topo -m`", nvidia_smi_topo_parse},
     {"nccl-xml", "NCCL's topology XML (NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE)", nccl_topo_xml_parse},
+    {"hwloc", "hwloc's XML (lstopo --of xml)", hwloc_xml_facts},
 };
 
 // A rate option into `*GBps`; an error message, or "" when absent or fine.
@@ -100,48 +102,46 @@ int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-int run(const Options& o, std::ostream& out, std::ostream& err) {
-  if (o.format == "slurm-topology") return run_slurm(o, out, err);
-  if (!o.node_type.empty()) return fail(err, "--node-type: only with slurm-topology (node files give the node type)");
-  const Format* format = nullptr;
-  std::string names;
-  for (const Format& f : kFormats) {
-    if (o.format == f.name) format = &f;
-    names += std::string(names.empty() ? "" : ", ") + f.name;
-  }
-  names += ", slurm-topology";
-  if (!format) return fail(err, "FORMAT: unknown format '" + o.format + "' (formats: " + names + ")");
+// What the options say the file does not, or an error message.
+Result<NodeHints> hints_of(const Options& o, const std::string& default_name, NodeType* base) {
   NodeHints hints;
-  hints.name = o.name.empty() ? file_stem(o.file) : o.name;
+  hints.name = o.name.empty() ? default_name : o.name;
   hints.gpu_model = o.gpu_model;
   hints.cpu_model = o.cpu_model;
   hints.nvlinks = o.nvlinks;
-  Result<NodeType> base = o.base.empty() ? Result<NodeType>(NodeType{}) : node_type_named(o.base);
-  if (!base) return fail(err, "--base: " + base.error());
-  if (!o.base.empty()) hints.base = &*base;
+  if (!o.base.empty()) {
+    Result<NodeType> preset = node_type_named(o.base);
+    if (!preset) return Error{"--base: " + preset.error()};
+    *base = *preset;
+    hints.base = base;
+  }
   double nic_GBps = 0;
   for (const std::string& e : {rate_option("--nic-rate", o.nic_rate, &nic_GBps), rate_option("--pcie-rate", o.pcie_rate, &hints.pcie_GBps),
                                rate_option("--cpu-link-rate", o.cpu_link_rate, &hints.cpu_link_GBps),
                                rate_option("--nvlink-rate", o.nvlink_rate, &hints.nvlink_lane_GBps)})
-    if (!e.empty()) return fail(err, e);
+    if (!e.empty()) return Error{e};
   hints.nic_gbps = nic_GBps * 8;
+  return hints;
+}
 
-  Result<std::string> text = text_read_file(o.file);
-  if (!text) return fail(err, text.error());
-  Result<NodeFacts> facts = format->parse(*text, o.file);
-  if (!facts) return fail(err, facts.error());
-  Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
+// The node type the facts and hints give: checked by building it, written with -o, shown with
+// where each value came from. `label` names the source; `extra` joins the JSON.
+int node_type_out(const Options& o, const std::string& label, const NodeFacts& facts, const NodeHints& hints,
+                  nlohmann::ordered_json extra, std::ostream& out, std::ostream& err) {
+  Result<NodeTypeInference> inferred = node_type_infer(facts, hints);
   if (!inferred) return fail(err, inferred.error());
   const NodeType& type = inferred->type;
-
   // Build it once, so a type that cannot become a cluster fails here and not in a later command.
   ClusterSpec spec;
   spec.node = type;
   spec.nodes = std::max(1, o.nodes);
   spec.name = type.name + ":" + std::to_string(spec.nodes);
   spec.fabric = fabric_default(type);
-  Result<Cluster> built = cluster_build(spec);
-  if (!built) return fail(err, o.file + ": the imported node type does not build: " + built.error());
+  // A server without NICs is a node type but no cluster: say so rather than refuse it.
+  const bool buildable = type.nics > 0 || o.nodes > 0;
+  if (buildable)
+    if (Result<Cluster> built = cluster_build(spec); !built) return fail(err, label + ": the node type does not build: " + built.error());
+  const std::string no_nics = "no NICs: a recipe cannot join hosts of this type into a cluster";
 
   const nlohmann::ordered_json node = node_type_to_json(type);
   nlohmann::ordered_json doc = node;
@@ -152,14 +152,16 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   nlohmann::ordered_json sources = nlohmann::ordered_json::object();
   for (const auto& [field, from] : inferred->sources) sources[field] = from;
   if (o.json) {
-    nlohmann::ordered_json j = {{"file", o.file}, {"format", format->name}, {o.nodes > 0 ? "recipe" : "node_type", doc},
-                                {"sources", sources}, {"nic_names", inferred->nic_names}};
-    if (!o.output.empty()) j["written"] = o.output;
-    out << j.dump(2) << "\n";
+    extra[o.nodes > 0 ? "recipe" : "node_type"] = doc;
+    extra["sources"] = sources;
+    extra["nic_names"] = inferred->nic_names;
+    if (!o.output.empty()) extra["written"] = o.output;
+    if (!buildable) extra["note"] = no_nics;
+    out << extra.dump(2) << "\n";
     return kExitOk;
   }
-  out << o.file << " (" << format->name << "): node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model
-      << ", " << type.nics << " NICs, " << type.cpus << (type.cpus == 1 ? " CPU" : " CPUs") << "\n";
+  out << label << ": node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model << ", " << type.nics << " NICs, "
+      << type.cpus << (type.cpus == 1 ? " CPU" : " CPUs") << "\n";
   TextTable table({TextTable::left, TextTable::left, TextTable::left});
   table.add({"field", "value", "from"}, "  ");
   for (const auto& [key, value] : node.items()) {
@@ -168,6 +170,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     table.add({key, shown, sources.contains(key) ? sources[key].get<std::string>() : "file: counted"}, "  ");
   }
   out << table.str();
+  if (!buildable) out << "  note: " << no_nics << "\n";
   if (!inferred->nic_names.empty()) {
     out << "  NICs in rail order:";
     for (const std::string& n : inferred->nic_names) out << " " << n;
@@ -182,31 +185,103 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.format == "slurm-topology") return run_slurm(o, out, err);
+  if (!o.node_type.empty()) return fail(err, "--node-type: only with slurm-topology (node files give the node type)");
+  const Format* format = nullptr;
+  std::string names;
+  for (const Format& f : kFormats) {
+    if (o.format == f.name) format = &f;
+    names += std::string(names.empty() ? "" : ", ") + f.name;
+  }
+  names += ", slurm-topology";
+  if (!format) return fail(err, "FORMAT: unknown format '" + o.format + "' (formats: " + names + ")");
+  NodeType base;
+  Result<NodeHints> hints = hints_of(o, file_stem(o.file), &base);
+  if (!hints) return fail(err, hints.error());
+  Result<std::string> text = text_read_file(o.file);
+  if (!text) return fail(err, text.error());
+  Result<NodeFacts> facts = format->parse(*text, o.file);
+  if (!facts) return fail(err, facts.error());
+  return node_type_out(o, o.file + " (" + format->name + ")", *facts, *hints, {{"file", o.file}, {"format", format->name}}, out, err);
+}
+
+// topoplan discover: this machine (or an hwloc XML) through hwloc.
+int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
+  NodeType base;
+  Result<NodeHints> hints = hints_of(o, o.file.empty() ? "this-host" : file_stem(o.file), &base);
+  if (!hints) return fail(err, hints.error());
+  Result<HwlocHost> host = [&]() -> Result<HwlocHost> {
+    if (o.file.empty()) return hwloc_local();
+    Result<std::string> text = text_read_file(o.file);
+    if (!text) return Error{text.error()};
+    return hwloc_xml(*text, o.file);
+  }();
+  if (!host) return fail(err, host.error());
+  const NodeFacts& f = host->facts;
+  const std::string label = o.file.empty() ? "this host" : o.file;
+  nlohmann::ordered_json nics = nlohmann::ordered_json::array();
+  for (const NodeFacts::Nic& n : f.nics) nics.push_back(n.name);
+  nlohmann::ordered_json found = {{"numa_nodes", host->numa_nodes}, {"cores", f.cores},   {"cpu_model", host->cpu_model},
+                                  {"gpus", f.gpus.size()},          {"rdma_nics", nics}, {"other_nics", host->other_nics}};
+  if (!o.json) {
+    out << label << ": " << host->numa_nodes << " NUMA node" << (host->numa_nodes == 1 ? "" : "s") << ", " << f.cores << " cores"
+        << (host->cpu_model.empty() ? "" : " (" + host->cpu_model + ")") << ", " << f.gpus.size() << " NVIDIA GPUs, "
+        << f.nics.size() << " RDMA NICs";
+    for (const NodeFacts::Nic& n : f.nics) out << " " << n.name;
+    if (!host->other_nics.empty()) out << "; other network devices, which NCCL's IB transport does not use:";
+    for (const std::string& n : host->other_nics) out << " " << n;
+    out << "\n";
+  }
+  if (f.gpus.empty()) {
+    if (o.json) out << nlohmann::ordered_json{{"source", label}, {"found", found}, {"node_type", nullptr}}.dump(2) << "\n";
+    else out << "no NVIDIA GPU here, so no node type to write (a machine without GPUs, as CI runs on, has none to describe)\n";
+    return kExitOk;
+  }
+  return node_type_out(o, label, f, *hints, {{"source", label}, {"found", found}}, out, err);
+}
+
+// The options that fill what a node file does not say.
+void hint_options(CLI::App& app, Options& o) {
+  app.add_option("--base", o.base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
+  app.add_option("--gpu-model", o.gpu_model, "GPU model, e.g. H100-SXM5 (no node format names it)");
+  app.add_option("--cpu-model", o.cpu_model, "CPU model, e.g. Xeon-8480C");
+  app.add_option("--nic-rate", o.nic_rate, "NIC line rate: 400Gbps");
+  app.add_option("--pcie-rate", o.pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
+  app.add_option("--cpu-link-rate", o.cpu_link_rate, "socket-to-socket rate per direction: 10GB/s");
+  app.add_option("--nvlink-rate", o.nvlink_rate, "one NVLink's rate per direction: 25GB/s (default by GPU generation)");
+  app.add_option("--nvlinks", o.nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")->check(CLI::Range(0, 1024));
+  app.add_option("--name", o.name, "the node type's name (default: the file's name)");
+  app.add_option("--nodes", o.nodes, "write a cluster recipe of N such nodes instead of the node type")->check(CLI::Range(1, 1 << 20));
+  app.add_option("-o,--output", o.output, "file to write");
+  app.add_flag("--json", o.json, "machine-readable output");
+}
+
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("format", o->format,
-                 "nvidia-smi (topo -m output) or nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE): a node type; "
-                 "slurm-topology (topology.conf, tree or block): a cluster")
+                 "nvidia-smi (topo -m output), nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) or hwloc (lstopo --of xml): "
+                 "a node type; slurm-topology (topology.conf, tree or block): a cluster")
       ->required();
   app.add_option("file", o->file, "the file to read")->required();
-  app.add_option("--base", o->base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
-  app.add_option("--gpu-model", o->gpu_model, "GPU model, e.g. H100-SXM5 (neither format names it)");
-  app.add_option("--cpu-model", o->cpu_model, "CPU model, e.g. Xeon-8480C");
-  app.add_option("--nic-rate", o->nic_rate, "NIC line rate: 400Gbps");
-  app.add_option("--pcie-rate", o->pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
-  app.add_option("--cpu-link-rate", o->cpu_link_rate, "socket-to-socket rate per direction: 10GB/s");
-  app.add_option("--nvlink-rate", o->nvlink_rate, "one NVLink's rate per direction: 25GB/s (default by GPU generation)");
-  app.add_option("--nvlinks", o->nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")->check(CLI::Range(0, 1024));
-  app.add_option("--name", o->name, "the node type's name (default: the file's name)");
-  app.add_option("--nodes", o->nodes, "write a cluster recipe of N such nodes instead of the node type")->check(CLI::Range(1, 1 << 20));
+  hint_options(app, *o);
   app.add_option("--node-type", o->node_type, "slurm-topology: what each host is, a preset or a node type file");
   app.add_option("--oversubscription", o->oversubscription, "slurm-topology: what a switch has below over what it has above (default 1)");
-  app.add_option("-o,--output", o->output, "file to write");
-  app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 
+Run setup_discover(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--xml", o->file, "an hwloc XML export (lstopo --of xml) instead of this machine");
+  hint_options(app, *o);
+  return [o](std::ostream& out, std::ostream& err) { return run_discover(*o, out, err); };
+}
+
 }  // namespace
+
+Tool discover_tool() {
+  return {"discover", "this machine (or an hwloc XML) through hwloc: CPUs, PCIe, GPUs, RDMA NICs, and the node type they make", setup_discover};
+}
 
 Tool import_tool() {
   return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL topology XML) as a node type, Slurm's topology.conf as a cluster", setup};

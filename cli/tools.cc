@@ -13,6 +13,7 @@ Tool explain_tool();
 Tool compare_tool();
 Tool calibrate_tool();
 Tool import_tool();
+Tool discover_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
@@ -23,6 +24,7 @@ const std::vector<Tool>& tools() {
       calibrate_tool(),
       topo_tool(),
       import_tool(),
+      discover_tool(),
       transfer_tool(),
       groups_tool(),
       collective_tool(),

@@ -17,6 +17,7 @@
 #include "topology/formats/json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/nccl_xml.h"
+#include "topology/formats/slurm_topology.h"
 #include "topology/hostlist.h"
 #include "topology/index_list.h"
 #include "topology/load.h"
@@ -79,6 +80,13 @@ const std::map<std::string, std::function<std::string(const std::string&)>>& par
       {"validate_plan", [](const std::string& t) { return error_of(validate_plan_parse(t, "f")); }},
       {"preset_spec", [](const std::string& t) { return error_of(preset_spec_parse(t)); }},
       {"index_list", [](const std::string& t) { return error_of(parse_index_list(t, 4096)); }},
+      {"slurm_topology",
+       [](const std::string& t) {
+         // As fuzz/slurm_topology: parse, then build with dgx-h100 hosts.
+         Result<SlurmTopology> topo = slurm_topology_parse(t, "f");
+         if (!topo) return topo.error();
+         return error_of(slurm_topology_build(*topo, *node_type_named("dgx-h100"), "f", 1, "f"));
+       }},
       {"nccl_xml",
        [](const std::string& t) {
          // As fuzz/nccl_xml: parse, infer with dgx-h100 filling the gaps, build two nodes.

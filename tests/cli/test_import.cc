@@ -47,7 +47,7 @@ TEST_CASE("import: bad input exits 2 with one line") {
   const auto dir = topoplan::test::temp_dir("import-bad");
   auto r = run_topoplan("import lstopo x.txt");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml, slurm-topology)\n");
+  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml, hwloc, slurm-topology)\n");
   r = run_topoplan("import nvidia-smi " + (dir / "absent.txt").string() + " --base dgx-h100");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("cannot read") != std::string::npos);
@@ -83,4 +83,16 @@ TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvid
   r = run_topoplan("topo export dgx-h100:2 --format slurm");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("expected json, dot, slurm-tree or slurm-block") != std::string::npos);
+}
+
+TEST_CASE("discover: this machine, without GPUs as on CI, says so and exits 0") {
+  auto r = run_topoplan("discover");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("this host: ") == 0);
+  auto j = nlohmann::json::parse(run_topoplan("discover --json").out);
+  CHECK(j["found"]["numa_nodes"].get<int>() >= 1);
+  if (j["found"]["gpus"] == 0) CHECK(j["node_type"].is_null());
+  r = run_topoplan("discover --xml /nonexistent.xml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("/nonexistent.xml") != std::string::npos);
 }

@@ -96,7 +96,15 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   } else if (!f.nvlinks_listed) {
     return fail("the file leaves NVLinks for NCCL to find at run time: give --nvlinks N (per GPU; 0 for none) or --base PRESET");
   }
-  if (*links > 0) {
+  if (hints.nvlinks < 0 && f.gpus[0].nvswitch_GBps > 0) {
+    for (const NodeFacts::Gpu& g : f.gpus)
+      if (g.nvswitch_GBps != f.gpus[0].nvswitch_GBps)
+        return fail(g.name + " has " + rate_text(g.nvswitch_GBps) + " of NVLink into NVSwitches, " + f.gpus[0].name + " " +
+                    rate_text(f.gpus[0].nvswitch_GBps) +
+                    ": a node type gives every GPU the same NVLink bandwidth (a link down? --nvlinks N sets the count)");
+    t.nvlink_GBps = f.gpus[0].nvswitch_GBps;
+    note("nvlink_rate", "file: NVLink bandwidth into NVSwitches");
+  } else if (*links > 0) {
     double lane = hints.nvlink_lane_GBps;
     std::string from = "--nvlink-rate per link";
     if (lane == 0 && cc == 0)
@@ -199,10 +207,13 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
 
   const std::string vendor_model = f.cpu_vendor == "AMD" ? "EPYC" : f.cpu_vendor == "Intel" ? "Xeon" : "";
   const bool base_cpu_fits = base && (vendor_model.empty() || base->cpu_model.starts_with(vendor_model));
+  if (f.cores > 0 && f.cores % t.cpus == 0)
+    t.cores_per_cpu = f.cores / t.cpus, note("cores_per_cpu", "file: " + std::to_string(f.cores) + " cores over " + std::to_string(t.cpus) + " NUMA nodes");
   if (!hints.cpu_model.empty()) t.cpu_model = hints.cpu_model, note("cpu_model", "--cpu-model");
   else if (base_cpu_fits) {
     t.cpu_model = base->cpu_model, note("cpu_model", base_text);
-    if (base->cpus == t.cpus && base->cores_per_cpu > 0) t.cores_per_cpu = base->cores_per_cpu, note("cores_per_cpu", base_text);
+    if (t.cores_per_cpu == 0 && base->cpus == t.cpus && base->cores_per_cpu > 0)
+      t.cores_per_cpu = base->cores_per_cpu, note("cores_per_cpu", base_text);
   } else if (!vendor_model.empty()) t.cpu_model = vendor_model, note("cpu_model", "file: " + f.cpu_vendor + " CPUs");
 
   if (Result<bool> ok = node_type_check(t); !ok) return fail(ok.error());

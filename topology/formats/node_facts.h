@@ -21,6 +21,7 @@ struct NodeFacts {
     int nvswitch_links = 0;  // NVLinks into NVSwitches (NCCL XML)
     int sm = 0;              // compute capability when the file gives it (NCCL XML)
     double pcie_GBps = 0;    // the GPU's own PCIe link, 0 unknown
+    double nvswitch_GBps = 0;  // NVLink bandwidth into NVSwitches where the file gives a rate (hwloc)
   };
   struct Nic {
     std::string name;  // "mlx5_0"
@@ -35,6 +36,7 @@ struct NodeFacts {
   // False where the file leaves NVLinks out for NCCL to detect (NCCL_TOPO_FILE's bare PCI entries).
   bool nvlinks_listed = true;
   std::string cpu_vendor;  // "Intel", "AMD", "" when not given
+  int cores = 0;           // physical cores in the host, 0 when not given (hwloc counts them)
 };
 
 // What the file cannot say; zero or empty = not given. `base` fills anything still missing.

@@ -43,13 +43,15 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
     if (pairs.empty()) continue;
     const std::string head = pairs[0].first;
     auto hosts = [&](const std::string& key, const std::string& value) -> Result<std::vector<std::string>> {
+      if (value.find('=') != std::string::npos) return fail(key + "=" + value + ": a host list has no '='");
       Result<std::vector<std::string>> names = hostlist_expand(value);
       if (!names) return fail(key + "=" + value + ": " + names.error());
       return names;
     };
     if (head == "switchname") {
       SlurmTopology::Switch s{pairs[0].second, {}, {}, line_no};
-      if (s.name.empty()) return fail("SwitchName: empty name");
+      if (s.name.empty() || s.name.find_first_of("=,[]") != std::string::npos)
+        return fail("SwitchName=" + s.name + ": expected one name, without '=', ',' or brackets");
       for (size_t i = 1; i < pairs.size(); ++i) {
         const auto& [key, value] = pairs[i];
         if (key == "nodes" || key == "switches") {
@@ -69,6 +71,8 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
       t.switches.push_back(std::move(s));
     } else if (head == "blockname") {
       SlurmTopology::Block b{pairs[0].second, {}, line_no};
+      if (b.name.empty() || b.name.find_first_of("=,[]") != std::string::npos)
+        return fail("BlockName=" + b.name + ": expected one name, without '=', ',' or brackets");
       for (size_t i = 1; i < pairs.size(); ++i) {
         if (pairs[i].first != "nodes") return fail("BlockName=" + b.name + ": unknown key '" + pairs[i].first + "' (expected Nodes)");
         Result<std::vector<std::string>> names = hosts("Nodes", pairs[i].second);

@@ -117,3 +117,10 @@ TEST_CASE("slurm topology: malformed files get one clear error each") {
   REQUIRE_FALSE(many.ok());
   CHECK(many.error() == "t.conf: host h1 is under 5 switches, more than its 4 NICs can reach");
 }
+
+TEST_CASE("slurm topology: names that could not be written back are refused") {
+  CHECK(parse_error("SwitchName=s0 Switches=s1BlockSizes=4\n") ==
+        "topology.conf:1: Switches=s1BlockSizes=4: a host list has no '='");
+  CHECK(parse_error("SwitchName=a,b Nodes=h1\n") == "topology.conf:1: SwitchName=a,b: expected one name, without '=', ',' or brackets");
+  CHECK(parse_error("BlockName=b[1] Nodes=h1\n") == "topology.conf:1: BlockName=b[1]: expected one name, without '=', ',' or brackets");
+}
