@@ -154,7 +154,6 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
   if (o.json) {
     extra[o.nodes > 0 ? "recipe" : "node_type"] = doc;
     extra["sources"] = sources;
-    extra["nic_names"] = inferred->nic_names;
     if (!o.output.empty()) extra["written"] = o.output;
     if (!buildable) extra["note"] = no_nics;
     out << extra.dump(2) << "\n";
@@ -165,17 +164,18 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
   TextTable table({TextTable::left, TextTable::left, TextTable::left});
   table.add({"field", "value", "from"}, "  ");
   for (const auto& [key, value] : node.items()) {
-    if (key == "format" || key == "version" || key == "name") continue;
+    if (key == "format" || key == "version" || key == "name" || value.is_array() && !value.empty() && value[0].is_string()) continue;
     const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
     table.add({key, shown, sources.contains(key) ? sources[key].get<std::string>() : "file: counted"}, "  ");
   }
   out << table.str();
   if (!buildable) out << "  note: " << no_nics << "\n";
-  if (!inferred->nic_names.empty()) {
-    out << "  NICs in rail order:";
-    for (const std::string& n : inferred->nic_names) out << " " << n;
-    out << "\n";
-  }
+  for (const auto& [what, list] : {std::pair{"NICs in rail order:", &type.nic_names}, std::pair{"GPU bus IDs:", &type.gpu_busids}})
+    if (!list->empty()) {
+      out << "  " << what;
+      for (const std::string& n : *list) out << " " << n;
+      out << "\n";
+    }
   if (!o.output.empty())
     out << "wrote " << o.output << (o.nodes > 0 ? ": a cluster recipe of " + std::to_string(o.nodes) + " such nodes"
                                                 : ": a node type; a recipe takes it as \"node\" (with \"nodes\": N)")

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -13,6 +14,9 @@
 #include "topology/formats/dot.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/json.h"
+#include "topology/formats/kubernetes.h"
+#include "topology/formats/nccl_xml.h"
+#include "topology/formats/node_type_json.h"
 #include "topology/formats/slurm_topology.h"
 #include "topology/load.h"
 #include "topology/routing.h"
@@ -103,10 +107,45 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
+// The one node type a CLUSTER argument is made of: a preset's name (with or without :N), a node
+// type file, or a recipe; an explicit graph keeps none.
+Result<NodeType> node_type_of(const std::string& spec) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(spec, ec) || spec.ends_with(".json")) {
+    Result<nlohmann::json> doc = json_read_file(spec);
+    if (!doc) return Error{doc.error()};
+    if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, spec);
+    if (doc->is_object() && doc->contains("node")) {
+      Result<ClusterSpec> recipe = recipe_from_json(*doc, spec);
+      if (!recipe) return Error{recipe.error()};
+      return recipe->node;
+    }
+    return Error{spec + ": an explicit graph keeps no node type; give the recipe or the node type file it came from"};
+  }
+  if (spec.find(':') == std::string::npos) return node_type_named(spec);
+  Result<ClusterSpec> preset = preset_spec_parse(spec);
+  if (!preset) return Error{preset.error()};
+  return preset->node;
+}
+
 int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
+  std::string text;
+  if (o.format == "nccl-xml") {
+    if (!o.dot_hosts.empty()) return fail(err, "--dot-hosts: only with --format dot");
+    Result<NodeType> type = node_type_of(o.cluster);
+    if (!type) return fail(err, type.error());
+    if (type->c2c_GBps > 0)
+      return fail(err, type->name + ": Grace trays hang GPUs and NICs off the CPU by C2C; NCCL reads that topology itself");
+    text = nccl_topo_xml_write(*type);
+    if (o.output.empty()) {
+      out << text;
+      return kExitOk;
+    }
+    if (Result<bool> w = text_write_file(o.output, text); !w) return fail(err, w.error());
+    return kExitOk;
+  }
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
-  std::string text;
   if (o.format != "dot" && !o.dot_hosts.empty()) return fail(err, "--dot-hosts: only with --format dot");
   if (o.format == "json") {
     text = save_cluster_json(*c);
@@ -114,14 +153,18 @@ int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
     text = slurm_tree_write(*c);
   } else if (o.format == "slurm-block") {
     text = slurm_block_write(*c);
+  } else if (o.format == "k8s-labels") {
+    text = k8s_labels_write(*c);
+  } else if (o.format == "kueue-topology") {
+    text = kueue_topology_write(*c);
   } else if (o.format == "dot") {
     Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
     if (!hosts) return fail(err, hosts.error());
     text = save_cluster_dot(*c, *hosts);
   } else {
-    const std::vector<std::string> formats = {"json", "dot", "slurm-tree", "slurm-block"};
+    const std::vector<std::string> formats = {"json", "dot", "slurm-tree", "slurm-block", "k8s-labels", "kueue-topology", "nccl-xml"};
     return fail(err, "--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) +
-                         " (expected json, dot, slurm-tree or slurm-block)");
+                         " (expected json, dot, slurm-tree, slurm-block, k8s-labels, kueue-topology or nccl-xml)");
   }
   if (o.output.empty()) {
     out << text;
@@ -147,7 +190,7 @@ Run setup(CLI::App& app) {
   p->add_flag("--json", o->json, "machine-readable output (every hop)");
   CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless) or Graphviz DOT");
   x->add_option("cluster", o->cluster, cluster_help)->required();
-  x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf)")->required();
+  x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf), k8s-labels (kubectl label lines), kueue-topology, or nccl-xml (one server's NCCL_TOPO_FILE)")->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");
   x->add_option("--dot-hosts", o->dot_hosts, "with --format dot: collapse (a host is one node, the default) or expand");
   return [o, s, p, x](std::ostream& out, std::ostream& err) {

@@ -1,5 +1,7 @@
 #include "topology/node_types.h"
 
+#include <tuple>
+
 #include "topology/limits.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
@@ -101,6 +103,11 @@ Result<bool> node_type_check(const NodeType& t) {
         e = "nic_switch[" + std::to_string(i) + "]: expected a switch from 0 to " + std::to_string(switches - 1) + ", got " +
             std::to_string(t.nic_switch[i]);
   }
+  for (const auto& [field, list, count] : {std::tuple{"gpu_busids", &t.gpu_busids, t.gpus}, std::tuple{"nic_busids", &t.nic_busids, t.nics},
+                                           std::tuple{"nic_names", &t.nic_names, t.nics}})
+    if (e.empty() && !list->empty() && static_cast<int>(list->size()) != count)
+      e = std::string(field) + ": expected " + std::to_string(count) + " entries, one per " + (count == t.gpus && field[0] == 'g' ? "GPU" : "NIC") +
+          ", got " + std::to_string(list->size());
   if (!e.empty()) return Error{e};
   return true;
 }

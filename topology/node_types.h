@@ -33,6 +33,9 @@ struct NodeType {
   // The PCIe switch (by index, gpus_per_pcie_switch GPUs each) NIC i hangs off; empty = spread
   // evenly, NIC i under switch i * switches / nics. Imported topologies set it where that differs.
   std::vector<int> nic_switch;
+  // What an imported server called its devices: PCI bus IDs of GPU i and NIC i, NIC i's RDMA
+  // name ("mlx5_0"); empty when not known. An NCCL topology file for the server needs the bus IDs.
+  std::vector<std::string> gpu_busids, nic_busids, nic_names;
 };
 
 // The checks every node type passes before anything is built: counts in range, GPUs in whole

@@ -40,7 +40,8 @@ TEST_CASE("import: --json carries the node type, where each value came from, the
   CHECK(j["node_type"]["cpu_model"] == "Xeon");
   CHECK(j["sources"]["pcie_rate"] == "--pcie-rate");
   CHECK(j["sources"]["nic_rate"] == "file");
-  CHECK(j["nic_names"][0] == "mlx5_7");
+  CHECK(j["node_type"]["nic_names"][0] == "mlx5_7");
+  CHECK(j["node_type"]["gpu_busids"][0] == "0000:a4:00.0");
 }
 
 TEST_CASE("import: bad input exits 2 with one line") {
@@ -82,7 +83,7 @@ TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvid
   CHECK(r.err.find("--node-type: only with slurm-topology") != std::string::npos);
   r = run_topoplan("topo export dgx-h100:2 --format slurm");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("expected json, dot, slurm-tree or slurm-block") != std::string::npos);
+  CHECK(r.err.find("expected json, dot, slurm-tree, slurm-block, k8s-labels, kueue-topology or nccl-xml") != std::string::npos);
 }
 
 TEST_CASE("discover: this machine, without GPUs as on CI, says so and exits 0") {
@@ -95,4 +96,22 @@ TEST_CASE("discover: this machine, without GPUs as on CI, says so and exits 0") 
   r = run_topoplan("discover --xml /nonexistent.xml");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("/nonexistent.xml") != std::string::npos);
+}
+
+TEST_CASE("topo export --format nccl-xml: one server's NCCL_TOPO_FILE from a preset, a recipe or a node type") {
+  auto r = run_topoplan("topo export dgx-h100 --format nccl-xml");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("<system version=\"1\">") != std::string::npos);
+  CHECK(r.out.find("vendor=\"GenuineIntel\"") != std::string::npos);
+  CHECK(r.out.find("link_speed=\"32.0 GT/s PCIe\"") != std::string::npos);
+  CHECK(run_topoplan("topo export dgx-h100:4 --format nccl-xml").out == r.out);
+  const auto dir = topoplan::test::temp_dir("export-nccl");
+  const std::string graph = (dir / "graph.json").string();
+  REQUIRE(run_topoplan("topo export dgx-h100:2 --format json -o " + graph).exit_code == 0);
+  r = run_topoplan("topo export " + graph + " --format nccl-xml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("an explicit graph keeps no node type") != std::string::npos);
+  r = run_topoplan("topo export gb200-nvl72 --format nccl-xml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("Grace trays") != std::string::npos);
 }

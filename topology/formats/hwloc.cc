@@ -95,7 +95,8 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
       gpus.push_back({pci, order});
     } else if (hwloc_obj_t rdma = os_device(pci, HWLOC_OBJ_OSDEV_OPENFABRICS)) {
       // Any device with an RDMA interface: older InfiniBand HCAs are PCI class 0x0c06, not 0x02.
-      f.nics.push_back({rdma->name, numa_of(raw, pci), static_cast<int>(pcie_switch_of(pci)), 0});
+      f.nics.push_back({.name = rdma->name, .busid = busid(pci), .rdma = rdma->name, .numa = numa_of(raw, pci),
+                        .pcie_switch = static_cast<int>(pcie_switch_of(pci))});
     } else if (cls >> 8 == 0x02) {
       hwloc_obj_t net = os_device(pci, HWLOC_OBJ_OSDEV_NETWORK);
       out.other_nics.push_back(net ? net->name : busid(pci));
@@ -109,6 +110,7 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
   for (const Found& g : gpus) {
     NodeFacts::Gpu gpu;
     gpu.name = busid(g.pci);
+    gpu.busid = gpu.name;
     gpu.numa = numa_of(raw, g.pci);
     gpu.pcie_switch = static_cast<int>(pcie_switch_of(g.pci));
     gpu.pcie_GBps = std::round(g.pci->attr->pcidev.linkspeed * 100) / 100;  // a float in hwloc: to 10 MB/s

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 #include "topology/limits.h"
 #include "topology/suggest.h"
@@ -54,11 +56,28 @@ Result<std::string> text_read_file(const std::string& path) {
 }
 
 Result<bool> text_write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) return error_in(path, std::string("cannot write: ") + std::strerror(errno));
-  f << text;
-  f.close();
-  if (!f) return error_in(path, "write failed");
+  // A regular file is written beside itself and renamed over, so a process killed mid-write (a
+  // launcher's SIGKILL) leaves the old file or the new one, never half of one; /dev/stdout and
+  // other special files are written in place.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  const bool atomic = !std::filesystem::exists(st) || std::filesystem::is_regular_file(st);
+  const std::string target = atomic ? path + ".tmp" + std::to_string(::getpid()) : path;
+  {
+    std::ofstream f(target, std::ios::binary);
+    if (!f) return error_in(path, std::string("cannot write: ") + std::strerror(errno));
+    f << text;
+    f.close();
+    if (!f) {
+      if (atomic) std::filesystem::remove(target, ec);
+      return error_in(path, "write failed");
+    }
+  }
+  if (atomic && std::rename(target.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::filesystem::remove(target, ec);
+    return error_in(path, "cannot write: " + why);
+  }
   return true;
 }
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <pugixml.hpp>
+#include <sstream>
 
 namespace topoplan {
 namespace {
@@ -70,6 +72,7 @@ struct Reader {
   void gpu(const pugi::xml_node& pci, const pugi::xml_node& gpu_node, int numa, int pcie_switch) {
     NodeFacts::Gpu g;
     g.name = pci.attribute("busid").value();
+    g.busid = g.name;
     g.numa = numa;
     g.pcie_switch = pcie_switch;
     g.pcie_GBps = pcie_GBps(pci);
@@ -91,15 +94,19 @@ struct Reader {
   }
 
   void nic(const pugi::xml_node& at, const pugi::xml_node& nic_node, int numa, int pcie_switch) {
-    auto add = [&](const std::string& name, double gbps) { facts.nics.push_back({name, numa, pcie_switch, gbps}); };
-    if (!nic_node) return add(at.attribute("busid").value(), 0);
+    // A <nic> straight under a <cpu> has no bus ID of its own.
+    const std::string busid = at.attribute("busid").value();
+    auto add = [&](const std::string& rdma, double gbps) {
+      facts.nics.push_back({.name = rdma.empty() ? busid : rdma, .busid = busid, .rdma = rdma, .numa = numa, .pcie_switch = pcie_switch, .gbps = gbps});
+    };
+    if (!nic_node) return add("", 0);
     bool any = false;
     for (const pugi::xml_node& net : nic_node.children("net")) {
       const int mbps = integer(net, "speed", 0);
       add(net.attribute("name").value(), mbps / 1000.0);
       any = true;
     }
-    if (!any) add(at.attribute("busid").value(), 0);
+    if (!any) add("", 0);
   }
 
   // One <pci> subtree under a NUMA node; `pcie_switch` is the top-level bridge it hangs from.
@@ -115,6 +122,17 @@ struct Reader {
     }
   }
 };
+
+// The PCIe generation a x16 link's rate stands for, as NCCL writes link_speed.
+std::string link_speed(double x16_GBps) {
+  static constexpr std::pair<double, const char*> kGens[] = {
+      {3.94, "2.5 GT/s PCIe"}, {7.88, "5.0 GT/s PCIe"}, {15.75, "8.0 GT/s PCIe"}, {31.51, "16.0 GT/s PCIe"}, {63.02, "32.0 GT/s PCIe"},
+      {118.0, "64.0 GT/s PCIe"}};
+  const char* best = kGens[0].second;
+  for (const auto& [rate, text] : kGens)
+    if (x16_GBps >= rate * 0.9) best = text;
+  return best;
+}
 
 }  // namespace
 
@@ -167,6 +185,59 @@ Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string
     }
   }
   return f;
+}
+
+std::string nccl_topo_xml_write(const NodeType& t) {
+  pugi::xml_document doc;
+  const bool made_up = t.gpu_busids.empty() || (t.nics > 0 && t.nic_busids.empty());
+  doc.append_child(pugi::node_comment)
+      .set_value((" NCCL_TOPO_FILE for one " + t.name + " server (" + std::to_string(t.gpus) + " x " + t.gpu_model +
+                  "), written by topoplan" +
+                  (made_up ? ". Its bus IDs are made up: NCCL matches devices by bus ID, so replace them with the machine's "
+                             "(lspci -D), or import the server from NCCL or hwloc XML to keep them. "
+                           : ". ") +
+                  "NCCL finds NVLinks and NIC ports at run time. ")
+                     .c_str());
+  pugi::xml_node system = doc.append_child("system");
+  system.append_attribute("version") = "1";
+  const bool intel = t.cpu_model.starts_with("Xeon"), amd = t.cpu_model.starts_with("EPYC");
+  const int switches = t.gpus / t.gpus_per_pcie_switch;
+  const std::string speed = link_speed(t.pcie_GBps);
+  auto pci = [&](pugi::xml_node parent, const std::string& busid, const char* cls) {
+    pugi::xml_node p = parent.append_child("pci");
+    p.append_attribute("busid") = busid.c_str();
+    p.append_attribute("class") = cls;
+    p.append_attribute("link_speed") = speed.c_str();
+    p.append_attribute("link_width") = "16";
+    return p;
+  };
+  auto hex_id = [](const char* fmt, int n) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, fmt, n);
+    return std::string(buf);
+  };
+  for (int c = 0; c < t.cpus; ++c) {
+    pugi::xml_node cpu = system.append_child("cpu");
+    cpu.append_attribute("numaid") = c;
+    if (intel || amd) {
+      cpu.append_attribute("arch") = "x86_64";
+      cpu.append_attribute("vendor") = intel ? "GenuineIntel" : "AuthenticAMD";
+    }
+    for (int s = 0; s < switches; ++s) {
+      if (s * t.cpus / switches != c) continue;
+      pugi::xml_node bridge = pci(cpu, hex_id("ffff:ff:%02x.0", s + 1), "0x060400");
+      for (int g = s * t.gpus_per_pcie_switch; g < (s + 1) * t.gpus_per_pcie_switch; ++g)
+        pci(bridge, t.gpu_busids.empty() ? hex_id("0000:%02x:00.0", 0x10 + g) : t.gpu_busids[static_cast<size_t>(g)], "0x030200");
+      for (int n = 0; n < t.nics; ++n) {
+        const int under = t.nic_switch.empty() ? n * switches / t.nics : t.nic_switch[static_cast<size_t>(n)];
+        if (under == s)
+          pci(bridge, t.nic_busids.empty() ? hex_id("0000:%02x:00.0", 0x90 + n) : t.nic_busids[static_cast<size_t>(n)], "0x020700");
+      }
+    }
+  }
+  std::ostringstream out;
+  doc.save(out, "  ", pugi::format_default | pugi::format_no_declaration);
+  return out.str();
 }
 
 }  // namespace topoplan

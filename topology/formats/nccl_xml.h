@@ -13,4 +13,11 @@ namespace topoplan {
 // e.g. '16.0 GT/s PCIe'".
 Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string& where);
 
+// An NCCL_TOPO_FILE for one server of this type, as cloud images ship them for VMs whose PCI tree
+// NCCL cannot see: a <cpu> per NUMA node, a <pci> bridge per PCIe switch, and under it the GPUs
+// and NICs as bare PCI entries that NCCL matches by bus ID and completes (NVLinks, NIC ports) at
+// run time. The type's bus IDs where it has them (imported from NCCL or hwloc XML); otherwise
+// made-up ones, which a comment says to replace.
+std::string nccl_topo_xml_write(const NodeType& type);
+
 }  // namespace topoplan

@@ -169,10 +169,20 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   bool spread = true;
   for (int i = 0; i < t.nics; ++i) {
     t.nic_switch.push_back(nic_order[i].first);
-    out.nic_names.push_back(f.nics[nic_order[i].second].name);
+    const NodeFacts::Nic& nic = f.nics[nic_order[i].second];
+    t.nic_names.push_back(nic.rdma);
+    t.nic_busids.push_back(nic.busid);
     spread &= nic_order[i].first == i * switches / t.nics;
   }
   if (spread) t.nic_switch.clear();
+  // Names and bus IDs are kept only where the file gives every one.
+  auto all_given = [](std::vector<std::string>& v) {
+    if (std::any_of(v.begin(), v.end(), [](const std::string& x) { return x.empty(); })) v.clear();
+  };
+  for (const NodeFacts::Gpu& g : f.gpus) t.gpu_busids.push_back(g.busid);
+  all_given(t.gpu_busids);
+  all_given(t.nic_busids);
+  all_given(t.nic_names);
   if (t.nics > 0) note("nics", spread ? "file: spread evenly over the PCIe switches" : "file: placed by PCIe switch (nic_switch)");
 
   double file_gbps = 0;

@@ -16,6 +16,7 @@ struct NodeFacts {
   std::string format;  // "nvidia-smi topo -m", "NCCL topology XML": for messages
   struct Gpu {
     std::string name;      // as the file calls it: "GPU3", "0000:a4:00.0"
+    std::string busid;     // PCI bus ID, "" when the file does not give it
     int numa = -1;         // NUMA node as the file numbers it; -1 unknown
     int pcie_switch = -1;  // GPUs and NICs with the same number share a PCIe switch; -1 none
     int nvswitch_links = 0;  // NVLinks into NVSwitches (NCCL XML)
@@ -24,7 +25,9 @@ struct NodeFacts {
     double nvswitch_GBps = 0;  // NVLink bandwidth into NVSwitches where the file gives a rate (hwloc)
   };
   struct Nic {
-    std::string name;  // "mlx5_0"
+    std::string name;  // as the file shows it: "NIC0", "mlx5_0", a bus ID
+    std::string busid;
+    std::string rdma;  // the RDMA device's name ("mlx5_0"), "" when the file does not give it
     int numa = -1;
     int pcie_switch = -1;
     double gbps = 0;  // line rate, Gbit/s; 0 unknown
@@ -52,7 +55,7 @@ struct NodeHints {
 struct NodeTypeInference {
   NodeType type;
   std::vector<std::pair<std::string, std::string>> sources;  // field, where from
-  std::vector<std::string> nic_names;                         // NIC i's name in the file
+
 };
 
 Result<NodeTypeInference> node_type_infer(const NodeFacts& facts, const NodeHints& hints);

@@ -23,7 +23,7 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
   Fields f(doc, "",
            {"format", "version", "name", "gpu_model", "gpus", "nics", "nic_rate", "nvlink_rate", "pcie_rate",
             "gpus_per_pcie_switch", "nic_switch", "cpus", "cpu_link_rate", "c2c_rate", "hosts_per_domain", "cpu_model",
-            "cores_per_cpu"},
+            "cores_per_cpu", "gpu_busids", "nic_busids", "nic_names"},
            &error);
   if (f.has("format") && f.text("format", kRequired) != "topoplan-node-type")
     f.fail("format", "expected \"topoplan-node-type\", got " + json_shown(doc.at("format")));
@@ -49,6 +49,13 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
       if (!v.is_number_integer()) f.fail(json_indexed(f.at("nic_switch"), i), "expected a switch index, got " + json_shown(v));
       else t.nic_switch.push_back(v.get<int>());
     }
+  for (auto [key, list] : {std::pair{"gpu_busids", &t.gpu_busids}, std::pair{"nic_busids", &t.nic_busids}, std::pair{"nic_names", &t.nic_names}})
+    if (const nlohmann::json* names = f.list(key, false))
+      for (size_t i = 0; i < names->size() && f.ok(); ++i) {
+        const nlohmann::json& v = (*names)[i];
+        if (!v.is_string() || v.get<std::string>().empty()) f.fail(json_indexed(f.at(key), i), "expected a name, got " + json_shown(v));
+        else list->push_back(v.get<std::string>());
+      }
   if (!error.empty()) return error_in(where, error);
   if (Result<bool> ok = node_type_check(t); !ok) return error_in(where, ok.error());
   return t;
@@ -69,6 +76,9 @@ nlohmann::ordered_json node_type_to_json(const NodeType& t) {
   j["hosts_per_domain"] = t.hosts_per_domain;
   if (!t.cpu_model.empty()) j["cpu_model"] = t.cpu_model;
   if (t.cores_per_cpu > 0) j["cores_per_cpu"] = t.cores_per_cpu;
+  if (!t.gpu_busids.empty()) j["gpu_busids"] = t.gpu_busids;
+  if (!t.nic_busids.empty()) j["nic_busids"] = t.nic_busids;
+  if (!t.nic_names.empty()) j["nic_names"] = t.nic_names;
   return j;
 }
 

@@ -167,6 +167,8 @@ Result<NodeFacts> nvidia_smi_topo_parse(const std::string& text, const std::stri
   for (size_t c : nic_cols) {
     NodeFacts::Nic n;
     n.name = nic_legend.contains(columns[c]) ? nic_legend[columns[c]] : columns[c];
+    // Without a legend, older drivers head the column with the RDMA name itself (mlx5_2).
+    if (!n.name.starts_with("NIC")) n.rdma = n.name;
     n.pcie_switch = switch_of(c);
     // A NIC shares the NUMA node of any GPU it reaches without the socket link.
     for (size_t i = 0; i < gpu_cols.size() && n.numa < 0; ++i)

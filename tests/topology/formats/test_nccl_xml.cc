@@ -2,6 +2,7 @@
 
 #include "tests/topology/formats/node_samples.h"
 #include "topology/formats/nccl_xml.h"
+#include "topology/formats/node_type_json.h"
 
 using namespace topoplan;
 
@@ -32,7 +33,8 @@ TEST_CASE("nccl xml: IBM's full dump: NVSwitch links, NIC rates, CUDA order" * d
   CHECK(t->type.nic_gbps == 200);
   CHECK(t->type.cpus == 2);
   CHECK(t->type.nic_switch.empty());
-  CHECK(t->nic_names.front() == "mlx5_7");  // beside GPU 0 in the file
+  CHECK(t->type.nic_names.front() == "mlx5_7");  // beside GPU 0 in the file
+  CHECK(t->type.nic_busids.front() == "0000:a3:00.0");
 }
 
 TEST_CASE("nccl xml: AWS p4d: two GPUs and one EFA NIC per switch, NVLinks left to NCCL" * doctest::skip(test::reference_absent())) {
@@ -86,4 +88,39 @@ TEST_CASE("nccl xml: malformed files get one clear error each") {
   CHECK(parse_error("<system><cpu numaid=\"0\"><pci busid=\"0000:01:00.0\" class=\"0x030200\"><gpu dev=\"0\">\n"
                     "<nvlink target=\"cpu\" count=\"2\" tclass=\"0x060400\"/></gpu></pci></cpu></system>")
             .find("topo.xml:2: <nvlink> to a device of class '0x060400'") == 0);
+}
+
+TEST_CASE("nccl xml: a node type written as NCCL_TOPO_FILE reads back the same" * doctest::skip(test::reference_absent())) {
+  // Imported from Azure's file, it keeps the bus IDs NCCL matches devices by.
+  const NodeType ndv4 = test::inferred(sample("nccl-azure-ndv4-a100-topo.xml"), "dgx-a100");
+  const std::string written = nccl_topo_xml_write(ndv4);
+  CHECK(written.find("made up") == std::string::npos);
+  CHECK(written.find("<pci busid=\"0001:00:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\" />") !=
+        std::string::npos);
+  Result<NodeFacts> back = nccl_topo_xml_parse(written, "written.xml");
+  REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
+  const NodeType again = test::inferred(*back, "dgx-a100");
+  CHECK(node_type_to_json(again).dump() == node_type_to_json(ndv4).dump());
+}
+
+TEST_CASE("nccl xml: every preset but Grace's writes a file that reads back to its shape") {
+  for (const NodeType& preset : node_types()) {
+    if (preset.c2c_GBps > 0) continue;
+    CAPTURE(preset.name);
+    const std::string written = nccl_topo_xml_write(preset);
+    CHECK(written.find("made up") != std::string::npos);  // presets have no bus IDs
+    Result<NodeFacts> back = nccl_topo_xml_parse(written, "written.xml");
+    REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
+    NodeHints hints;
+    hints.base = &preset;
+    Result<NodeTypeInference> t = node_type_infer(*back, hints);
+    REQUIRE_MESSAGE(t.ok(), (t ? "" : t.error()));
+    CHECK(t->type.gpus == preset.gpus);
+    CHECK(t->type.nics == preset.nics);
+    CHECK(t->type.gpus_per_pcie_switch == preset.gpus_per_pcie_switch);
+    CHECK(t->type.cpus == preset.cpus);
+    CHECK(t->type.nic_switch == preset.nic_switch);
+    CHECK(t->type.pcie_GBps == doctest::Approx(preset.pcie_GBps).epsilon(0.01));
+    CHECK(t->type.nvlink_GBps == preset.nvlink_GBps);  // NVLinks come from the preset: the file leaves them to NCCL
+  }
 }

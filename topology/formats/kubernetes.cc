@@ -1,0 +1,108 @@
+#include "topology/formats/kubernetes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <sstream>
+#include <vector>
+
+namespace topoplan {
+namespace {
+
+// Topograph's label keys (NVIDIA/topograph, docs/k8s.md), from the host upward.
+constexpr const char* kPrefix = "network.topology.nvidia.com/";
+constexpr const char* kSwitchLevels[] = {"block", "spine", "datacenter"};
+
+bool is_switch(const Device& d) { return d.kind == DeviceKind::switch_ || d.kind == DeviceKind::site_router; }
+
+// A label value: at most 63 characters of [A-Za-z0-9._-], starting and ending alphanumeric
+// (Kubernetes' label syntax); other characters ("siteA/leaf0") become '-'.
+std::string label_value(const std::string& name) {
+  std::string v;
+  for (char ch : name) v += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-' ? ch : '-';
+  if (v.size() > 63) v = v.substr(v.size() - 63);
+  while (!v.empty() && !std::isalnum(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
+  while (!v.empty() && !std::isalnum(static_cast<unsigned char>(v.back()))) v.pop_back();
+  return v;
+}
+
+// An object name (a DNS label): a label value in lower case.
+std::string object_name(const std::string& name) {
+  std::string v = label_value(name);
+  for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return v.empty() ? "cluster" : v;
+}
+
+// The switches above a host, one per level: its first NIC's leaf, then each switch's first
+// neighbour one tier up.
+std::vector<VertexId> switch_chain(const Cluster& c, const Host& h) {
+  std::vector<VertexId> chain;
+  if (h.nics.empty()) return chain;
+  for (EdgeId e : c.out_edges(h.nics.front()))
+    if (is_switch(c.device(c.target(e)))) {
+      chain.push_back(c.target(e));
+      break;
+    }
+  while (!chain.empty() && chain.size() < std::size(kSwitchLevels)) {
+    const VertexId at = chain.back();
+    VertexId up = kNoVertex;
+    for (EdgeId e : c.out_edges(at)) {
+      const Device& d = c.device(c.target(e));
+      if (d.kind == DeviceKind::switch_ && d.tier > c.device(at).tier && d.site == c.device(at).site) {
+        up = c.target(e);
+        break;
+      }
+    }
+    if (up == kNoVertex) break;
+    chain.push_back(up);
+  }
+  return chain;
+}
+
+bool domains_span_hosts(const Cluster& c) {
+  std::vector<int> hosts(c.domains().size());
+  for (const Host& h : c.hosts())
+    if (h.scaleup_domain >= 0 && ++hosts[static_cast<size_t>(h.scaleup_domain)] > 1) return true;
+  return false;
+}
+
+// How many switch levels every host has (the shortest chain), so every level is set on every node.
+size_t levels(const Cluster& c) {
+  size_t n = std::size(kSwitchLevels);
+  for (const Host& h : c.hosts()) n = std::min(n, switch_chain(c, h).size());
+  return n;
+}
+
+}  // namespace
+
+std::string k8s_labels_write(const Cluster& c) {
+  const bool accelerator = domains_span_hosts(c);
+  const size_t n = levels(c);
+  std::ostringstream out;
+  out << "# Node labels for " << c.name << " in NVIDIA topograph's scheme (written by topoplan); run with sh\n";
+  for (const Host& h : c.hosts()) {
+    out << "kubectl label node " << h.name << " --overwrite";
+    if (accelerator) out << " " << kPrefix << "accelerator=" << label_value(c.domains()[static_cast<size_t>(h.scaleup_domain)]);
+    const std::vector<VertexId> chain = switch_chain(c, h);
+    for (size_t i = 0; i < n; ++i) out << " " << kPrefix << kSwitchLevels[i] << "=" << label_value(c.device(chain[i]).name);
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string kueue_topology_write(const Cluster& c) {
+  std::ostringstream out;
+  out << "# Kueue topology-aware scheduling levels for " << c.name << " (written by topoplan), top down\n"
+      << "apiVersion: kueue.x-k8s.io/v1alpha1\n"
+      << "kind: Topology\n"
+      << "metadata:\n"
+      << "  name: " << object_name(c.name) << "\n"
+      << "spec:\n"
+      << "  levels:\n";
+  for (size_t i = levels(c); i-- > 0;) out << "  - nodeLabel: \"" << kPrefix << kSwitchLevels[i] << "\"\n";
+  if (domains_span_hosts(c)) out << "  - nodeLabel: \"" << kPrefix << "accelerator\"\n";
+  out << "  - nodeLabel: \"kubernetes.io/hostname\"\n";
+  return out.str();
+}
+
+}  // namespace topoplan
