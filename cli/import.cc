@@ -32,13 +32,12 @@ struct Options {
 // The formats `import` reads, each a parser from text to facts.
 struct Format {
   const char* name;
-  const char* what;
   Result<NodeFacts> (*parse)(const std::string& text, const std::string& where);
 };
 constexpr Format kFormats[] = {
-    {"nvidia-smi", "the output of `nvidia-smi topo -m`", nvidia_smi_topo_parse},
-    {"nccl-xml", "NCCL's topology XML (NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE)", nccl_topo_xml_parse},
-    {"hwloc", "hwloc's XML (lstopo --of xml)", hwloc_xml_facts},
+    {"nvidia-smi", nvidia_smi_topo_parse},  // the output of `nvidia-smi topo -m`
+    {"nccl-xml", nccl_topo_xml_parse},      // NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE
+    {"hwloc", hwloc_xml_facts},             // lstopo --of xml
 };
 
 // A rate option into `*GBps`; an error message, or "" when absent or fine.
@@ -164,7 +163,7 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
   TextTable table({TextTable::left, TextTable::left, TextTable::left});
   table.add({"field", "value", "from"}, "  ");
   for (const auto& [key, value] : node.items()) {
-    if (key == "format" || key == "version" || key == "name" || value.is_array() && !value.empty() && value[0].is_string()) continue;
+    if (key == "format" || key == "version" || key == "name" || (value.is_array() && !value.empty() && value[0].is_string())) continue;
     const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
     table.add({key, shown, sources.contains(key) ? sources[key].get<std::string>() : "file: counted"}, "  ");
   }

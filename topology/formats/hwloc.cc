@@ -58,6 +58,14 @@ int os_index(hwloc_obj_t osdev, const char* prefix) {
 
 // Loads a topology hwloc has been told where to read; `xml` says whether that is a file's text.
 Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
+  // hwloc loads its plugins with the first topology and unloads them with the last. Unloading the
+  // PCI plugin unmaps libpciaccess, whose own allocations (never freed) then read as leaks to
+  // LeakSanitizer; one topology kept for the process's life keeps them loaded and reachable.
+  static const hwloc_topology_t keep_plugins = [] {
+    hwloc_topology_t t = nullptr;
+    return hwloc_topology_init(&t) == 0 ? t : nullptr;
+  }();
+  (void)keep_plugins;
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return Error{where + ": hwloc could not start: " + std::strerror(errno)};
   std::unique_ptr<hwloc_topology, void (*)(hwloc_topology_t)> topo(raw, hwloc_topology_destroy);
