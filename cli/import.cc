@@ -16,6 +16,7 @@
 #include "topology/formats/nvidia_smi.h"
 #include "topology/formats/slurm_topology.h"
 #include "topology/limits.h"
+#include "topology/load.h"
 #include "topology/units.h"
 
 namespace topoplan::cli {
@@ -55,21 +56,13 @@ std::string file_stem(const std::string& path) {
   return stem.substr(0, stem.find('.'));
 }
 
-// --node-type: a preset's name or a node type file.
-Result<NodeType> node_type_option(const std::string& text) {
-  if (text.find('/') == std::string::npos && !text.ends_with(".json")) return node_type_named(text);
-  Result<nlohmann::json> doc = json_read_file(text);
-  if (!doc) return Error{doc.error()};
-  return node_type_from_json(*doc, text);
-}
-
 // Slurm's topology.conf with a node type: a whole cluster, written as an explicit graph.
 int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.node_type.empty())
     return fail(err, "slurm-topology: give --node-type PRESET or FILE: topology.conf names hosts, not what is in them");
   if (!(o.oversubscription >= 1 && o.oversubscription <= limits::kMaxRatio))
     return fail(err, "--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(o.oversubscription));
-  Result<NodeType> type = node_type_option(o.node_type);
+  Result<NodeType> type = node_type_load(o.node_type);
   if (!type) return fail(err, "--node-type: " + type.error());
   Result<std::string> text = text_read_file(o.file);
   if (!text) return fail(err, text.error());

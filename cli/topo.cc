@@ -3,7 +3,6 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -16,7 +15,6 @@
 #include "topology/formats/json.h"
 #include "topology/formats/kubernetes.h"
 #include "topology/formats/nccl_xml.h"
-#include "topology/formats/node_type_json.h"
 #include "topology/formats/slurm_topology.h"
 #include "topology/load.h"
 #include "topology/routing.h"
@@ -107,46 +105,20 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-// The one node type a CLUSTER argument is made of: a preset's name (with or without :N), a node
-// type file, or a recipe; an explicit graph keeps none.
-Result<NodeType> node_type_of(const std::string& spec) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(spec, ec) || spec.ends_with(".json")) {
-    Result<nlohmann::json> doc = json_read_file(spec);
-    if (!doc) return Error{doc.error()};
-    if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, spec);
-    if (doc->is_object() && doc->contains("node")) {
-      Result<ClusterSpec> recipe = recipe_from_json(*doc, spec);
-      if (!recipe) return Error{recipe.error()};
-      return recipe->node;
-    }
-    return Error{spec + ": an explicit graph keeps no node type; give the recipe or the node type file it came from"};
-  }
-  if (spec.find(':') == std::string::npos) return node_type_named(spec);
-  Result<ClusterSpec> preset = preset_spec_parse(spec);
-  if (!preset) return Error{preset.error()};
-  return preset->node;
-}
-
-int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
-  std::string text;
+// The text `topo export` writes: one server's NCCL topology file from the node type, every other
+// format from the cluster.
+Result<std::string> export_text(const Options& o) {
   if (o.format == "nccl-xml") {
-    if (!o.dot_hosts.empty()) return fail(err, "--dot-hosts: only with --format dot");
-    Result<NodeType> type = node_type_of(o.cluster);
-    if (!type) return fail(err, type.error());
-    if (type->c2c_GBps > 0)
-      return fail(err, type->name + ": Grace trays hang GPUs and NICs off the CPU by C2C; NCCL reads that topology itself");
-    text = nccl_topo_xml_write(*type);
-    if (o.output.empty()) {
-      out << text;
-      return kExitOk;
-    }
-    if (Result<bool> w = text_write_file(o.output, text); !w) return fail(err, w.error());
-    return kExitOk;
+    if (!o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
+    Result<NodeType> type = node_type_load(o.cluster);
+    if (!type) return Error{type.error()};
+    if (type->c2c_GBps > 0) return Error{type->name + ": Grace trays hang GPUs and NICs off the CPU by C2C; NCCL reads that topology itself"};
+    return nccl_topo_xml_write(*type);
   }
   Result<Cluster> c = cluster_load(o.cluster);
-  if (!c) return fail(err, c.error());
-  if (o.format != "dot" && !o.dot_hosts.empty()) return fail(err, "--dot-hosts: only with --format dot");
+  if (!c) return Error{c.error()};
+  if (o.format != "dot" && !o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
+  std::string text;
   if (o.format == "json") {
     text = save_cluster_json(*c);
   } else if (o.format == "slurm-tree") {
@@ -159,18 +131,24 @@ int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
     text = kueue_topology_write(*c);
   } else if (o.format == "dot") {
     Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
-    if (!hosts) return fail(err, hosts.error());
+    if (!hosts) return Error{hosts.error()};
     text = save_cluster_dot(*c, *hosts);
   } else {
     const std::vector<std::string> formats = {"json", "dot", "slurm-tree", "slurm-block", "k8s-labels", "kueue-topology", "nccl-xml"};
-    return fail(err, "--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) +
-                         " (expected json, dot, slurm-tree, slurm-block, k8s-labels, kueue-topology or nccl-xml)");
+    return Error{"--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) +
+                 " (expected json, dot, slurm-tree, slurm-block, k8s-labels, kueue-topology or nccl-xml)"};
   }
+  return text;
+}
+
+int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<std::string> text = export_text(o);
+  if (!text) return fail(err, text.error());
   if (o.output.empty()) {
-    out << text;
+    out << *text;
     return kExitOk;
   }
-  if (Result<bool> w = text_write_file(o.output, text); !w) return fail(err, w.error());
+  if (Result<bool> w = text_write_file(o.output, *text); !w) return fail(err, w.error());
   return kExitOk;
 }
 
@@ -188,7 +166,7 @@ Run setup(CLI::App& app) {
   p->add_flag("--pxn", o->pxn, "leave the host through the NIC on the destination's rail (NCCL PXN)");
   p->add_flag("--all", o->all, "list every hop of every equal-cost path, not one line per stage");
   p->add_flag("--json", o->json, "machine-readable output (every hop)");
-  CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless) or Graphviz DOT");
+  CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless), Graphviz DOT, Slurm or Kubernetes topology, or one server's NCCL topology file");
   x->add_option("cluster", o->cluster, cluster_help)->required();
   x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf), k8s-labels (kubectl label lines), kueue-topology, or nccl-xml (one server's NCCL_TOPO_FILE)")->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");

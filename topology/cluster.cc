@@ -4,6 +4,7 @@
 
 #include "topology/limits.h"
 #include "topology/units.h"
+#include "topology/union_find.h"
 
 namespace topoplan {
 
@@ -101,18 +102,10 @@ Result<bool> Cluster::finalize() {
 
   // Links are symmetric, so components of the directed graph's edges are the undirected ones;
   // union-find over the edge arrays needs no second graph (which cost more than the first).
-  std::vector<VertexId> parent(n);
-  for (VertexId v = 0; v < n; ++v) parent[v] = v;
-  auto root = [&parent](VertexId v) {
-    while (parent[v] != v) v = parent[v] = parent[parent[v]];
-    return v;
-  };
-  for (EdgeId e = 0; e < edge_src_.size(); e += 2) {
-    VertexId a = root(edge_src_[e]), b = root(edge_dst_[e]);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-  }
+  UnionFind components(n);
+  for (EdgeId e = 0; e < edge_src_.size(); e += 2) components.join(edge_src_[e], edge_dst_[e]);
   for (VertexId gpu : gpus_)
-    if (root(gpu) != root(gpus_[0]))
+    if (components.find(gpu) != components.find(gpus_[0]))
       return Error{"GPU '" + g_[gpu].name + "' has no path to '" + g_[gpus_[0]].name + "'"};
   return true;
 }

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "topology/formats/json.h"
+#include "topology/formats/json_fields.h"
+#include "topology/formats/node_type_json.h"
 #include "topology/limits.h"
 #include "topology/units.h"
 
@@ -42,13 +44,38 @@ Result<ClusterSpec> preset_spec_parse(const std::string& text) {
   return spec;
 }
 
-Result<Cluster> cluster_load(const std::string& spec) {
+namespace {
+
+bool names_a_file(const std::string& spec) {
   std::error_code ec;
-  bool looks_like_file = spec.find('/') != std::string::npos || spec.ends_with(".json");
-  if (std::filesystem::is_regular_file(spec, ec) || looks_like_file) return load_cluster_json(spec);
+  return std::filesystem::is_regular_file(spec, ec) || spec.find('/') != std::string::npos || spec.ends_with(".json");
+}
+
+}  // namespace
+
+Result<Cluster> cluster_load(const std::string& spec) {
+  if (names_a_file(spec)) return load_cluster_json(spec);
   Result<ClusterSpec> parsed = preset_spec_parse(spec);
   if (!parsed) return Error{parsed.error()};
   return cluster_build(*parsed);
+}
+
+Result<NodeType> node_type_load(const std::string& spec) {
+  if (names_a_file(spec)) {
+    Result<nlohmann::json> doc = json_read_file(spec);
+    if (!doc) return Error{doc.error()};
+    if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, spec);
+    if (doc->is_object() && doc->contains("node")) {
+      Result<ClusterSpec> recipe = recipe_from_json(*doc, spec);
+      if (!recipe) return Error{recipe.error()};
+      return recipe->node;
+    }
+    return Error{spec + ": an explicit graph keeps no node type; give the recipe or the node type file it came from"};
+  }
+  if (spec.find(':') == std::string::npos) return node_type_named(spec);
+  Result<ClusterSpec> preset = preset_spec_parse(spec);
+  if (!preset) return Error{preset.error()};
+  return preset->node;
 }
 
 }  // namespace topoplan

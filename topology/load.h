@@ -16,4 +16,8 @@ Result<ClusterSpec> preset_spec_parse(const std::string& text);
 // A path to an existing file (or anything ending in .json) is loaded as a file, else a preset spec.
 Result<Cluster> cluster_load(const std::string& spec);
 
+// The one node type such an argument is made of: a preset's name (with or without :N), a node
+// type file, or a recipe; an explicit graph keeps none, which is an error.
+Result<NodeType> node_type_load(const std::string& spec);
+
 }  // namespace topoplan

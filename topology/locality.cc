@@ -4,18 +4,10 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "topology/union_find.h"
+
 namespace topoplan {
 namespace {
-
-struct UnionFind {
-  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0u); }
-  uint32_t find(uint32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(uint32_t a, uint32_t b) { parent[find(a)] = find(b); }
-  std::vector<uint32_t> parent;
-};
 
 // Renumbers per-host keys 0, 1, 2 ... in order of their first host.
 int renumber(std::vector<int>& ids) {

@@ -12,9 +12,6 @@ namespace {
 // PCIe x16 per direction after 128b/130b encoding: Gen4 16 GT/s -> 31.5 GB/s, Gen5 32 GT/s -> 63 GB/s.
 constexpr double kPcieGen4x16_GBps = 31.5;
 constexpr double kPcieGen5x16_GBps = 63.0;
-// Socket links as NCCL models them (NVIDIA/nccl src/graph/topo.h, 2.21: AMD_BW 16.0, SKL_QPI_BW 10.0).
-constexpr double kAmdXgmi_GBps = 16.0;
-constexpr double kIntelUpi_GBps = 10.0;
 // Physical cores per socket, from the system datasheets: AMD EPYC 7742 64 (DGX A100: dual AMD Rome
 // 7742, 128 cores total); Xeon Platinum 8480C 56 (DGX H100 and H200: dual 8480C, 112 cores total);
 // Xeon Platinum 8570 56 (DGX B200: two 8570, 112 cores total); NVIDIA Grace 72 Arm Neoverse V2 cores
@@ -103,11 +100,11 @@ Result<bool> node_type_check(const NodeType& t) {
         e = "nic_switch[" + std::to_string(i) + "]: expected a switch from 0 to " + std::to_string(switches - 1) + ", got " +
             std::to_string(t.nic_switch[i]);
   }
-  for (const auto& [field, list, count] : {std::tuple{"gpu_busids", &t.gpu_busids, t.gpus}, std::tuple{"nic_busids", &t.nic_busids, t.nics},
-                                           std::tuple{"nic_names", &t.nic_names, t.nics}})
+  for (const auto& [field, list, count, per] : {std::tuple{"gpu_busids", &t.gpu_busids, t.gpus, "GPU"},
+                                                std::tuple{"nic_busids", &t.nic_busids, t.nics, "NIC"},
+                                                std::tuple{"nic_names", &t.nic_names, t.nics, "NIC"}})
     if (e.empty() && !list->empty() && static_cast<int>(list->size()) != count)
-      e = std::string(field) + ": expected " + std::to_string(count) + " entries, one per " + (count == t.gpus && field[0] == 'g' ? "GPU" : "NIC") +
-          ", got " + std::to_string(list->size());
+      e = std::string(field) + ": expected " + std::to_string(count) + " entries, one per " + per + ", got " + std::to_string(list->size());
   if (!e.empty()) return Error{e};
   return true;
 }

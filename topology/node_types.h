@@ -58,6 +58,11 @@ struct HostCounts {
 };
 HostCounts node_type_counts(const NodeType& type);
 
+// Socket links as NCCL models them (NVIDIA/nccl src/graph/topo.h, 2.21: AMD_BW 16.0, SKL_QPI_BW
+// 10.0): the presets' figures, and an imported server's when the file names the CPU vendor.
+inline constexpr double kAmdXgmi_GBps = 16.0;
+inline constexpr double kIntelUpi_GBps = 10.0;
+
 // Latencies per hop class, in one place so calibration has one thing to overlay.
 struct HopLatency {
   static constexpr double nvlink_us = 0.5;  // NVSwitch traversal

@@ -13,8 +13,6 @@ namespace {
 constexpr const char* kPrefix = "network.topology.nvidia.com/";
 constexpr const char* kSwitchLevels[] = {"block", "spine", "datacenter"};
 
-bool is_switch(const Device& d) { return d.kind == DeviceKind::switch_ || d.kind == DeviceKind::site_router; }
-
 // A label value: at most 63 characters of [A-Za-z0-9._-], starting and ending alphanumeric
 // (Kubernetes' label syntax); other characters ("siteA/leaf0") become '-'.
 std::string label_value(const std::string& name) {
@@ -39,7 +37,7 @@ std::vector<VertexId> switch_chain(const Cluster& c, const Host& h) {
   std::vector<VertexId> chain;
   if (h.nics.empty()) return chain;
   for (EdgeId e : c.out_edges(h.nics.front()))
-    if (is_switch(c.device(c.target(e)))) {
+    if (is_fabric(c.device(c.target(e)).kind)) {
       chain.push_back(c.target(e));
       break;
     }
@@ -66,25 +64,31 @@ bool domains_span_hosts(const Cluster& c) {
   return false;
 }
 
-// How many switch levels every host has (the shortest chain), so every level is set on every node.
-size_t levels(const Cluster& c) {
+// Every host's chain, cut to the levels every host has (the shortest chain), so every level is
+// set on every node.
+std::vector<std::vector<VertexId>> switch_chains(const Cluster& c) {
+  std::vector<std::vector<VertexId>> chains;
   size_t n = std::size(kSwitchLevels);
-  for (const Host& h : c.hosts()) n = std::min(n, switch_chain(c, h).size());
-  return n;
+  for (const Host& h : c.hosts()) {
+    chains.push_back(switch_chain(c, h));
+    n = std::min(n, chains.back().size());
+  }
+  for (std::vector<VertexId>& chain : chains) chain.resize(n);
+  return chains;
 }
 
 }  // namespace
 
 std::string k8s_labels_write(const Cluster& c) {
   const bool accelerator = domains_span_hosts(c);
-  const size_t n = levels(c);
+  const std::vector<std::vector<VertexId>> chains = switch_chains(c);
   std::ostringstream out;
   out << "# Node labels for " << c.name << " in NVIDIA topograph's scheme (written by topoplan); run with sh\n";
-  for (const Host& h : c.hosts()) {
-    out << "kubectl label node " << h.name << " --overwrite";
-    if (accelerator) out << " " << kPrefix << "accelerator=" << label_value(c.domains()[static_cast<size_t>(h.scaleup_domain)]);
-    const std::vector<VertexId> chain = switch_chain(c, h);
-    for (size_t i = 0; i < n; ++i) out << " " << kPrefix << kSwitchLevels[i] << "=" << label_value(c.device(chain[i]).name);
+  for (size_t h = 0; h < chains.size(); ++h) {
+    const Host& host = c.hosts()[h];
+    out << "kubectl label node " << host.name << " --overwrite";
+    if (accelerator) out << " " << kPrefix << "accelerator=" << label_value(c.domains()[static_cast<size_t>(host.scaleup_domain)]);
+    for (size_t i = 0; i < chains[h].size(); ++i) out << " " << kPrefix << kSwitchLevels[i] << "=" << label_value(c.device(chains[h][i]).name);
     out << "\n";
   }
   return out.str();
@@ -99,7 +103,8 @@ std::string kueue_topology_write(const Cluster& c) {
       << "  name: " << object_name(c.name) << "\n"
       << "spec:\n"
       << "  levels:\n";
-  for (size_t i = levels(c); i-- > 0;) out << "  - nodeLabel: \"" << kPrefix << kSwitchLevels[i] << "\"\n";
+  const std::vector<std::vector<VertexId>> chains = switch_chains(c);
+  for (size_t i = chains.empty() ? 0 : chains.front().size(); i-- > 0;) out << "  - nodeLabel: \"" << kPrefix << kSwitchLevels[i] << "\"\n";
   if (domains_span_hosts(c)) out << "  - nodeLabel: \"" << kPrefix << "accelerator\"\n";
   out << "  - nodeLabel: \"kubernetes.io/hostname\"\n";
   return out.str();

@@ -17,12 +17,21 @@ namespace {
 // bridge (NVSwitch).
 bool class_is(const char* cls, const char* prefix) { return std::strncmp(cls, prefix, std::strlen(prefix)) == 0; }
 
+// One lane's rate at `gts` after line coding: 8b/10b to 5 GT/s, 128b/130b to 32 GT/s, and PCIe 6's
+// flits carry 236 TLP bytes of 256; x16 Gen4 = 31.51 GB/s.
+double lane_GBps(double gts) { return gts * (gts <= 5 ? 8.0 / 10 : gts <= 32 ? 128.0 / 130 : 236.0 / 256) / 8; }
+
+// The line of `text` that byte `offset` is on, from 1.
+int line_at(const std::string& text, ptrdiff_t offset) {
+  offset = std::clamp<ptrdiff_t>(offset, 0, static_cast<ptrdiff_t>(text.size()));
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
+}
+
 struct Reader {
   const std::string& text;
   const std::string& where;
   NodeFacts facts;
   std::string error;
-  std::vector<std::string> gpu_busids;
   struct PeerLink {
     size_t gpu;
     std::string target;
@@ -31,12 +40,9 @@ struct Reader {
   std::vector<PeerLink> peers;
   std::vector<int> gpu_dev;
 
-  int line_of(const pugi::xml_node& n) const {
-    const ptrdiff_t offset = n.offset_debug();
-    return offset < 0 ? 0 : 1 + static_cast<int>(std::count(text.begin(), text.begin() + offset, '\n'));
-  }
   void fail(const pugi::xml_node& n, const std::string& what) {
-    if (error.empty()) error = where + ":" + std::to_string(line_of(n)) + ": <" + n.name() + "> " + what;
+    const ptrdiff_t offset = n.offset_debug();
+    if (error.empty()) error = where + ":" + std::to_string(offset < 0 ? 0 : line_at(text, offset)) + ": <" + n.name() + "> " + what;
   }
   int integer(const pugi::xml_node& n, const char* attr, int fallback) {
     const pugi::xml_attribute a = n.attribute(attr);
@@ -52,8 +58,7 @@ struct Reader {
     return x;
   }
 
-  // "16.0 GT/s PCIe" x16 -> 31.51 GB/s: the lane rate after line coding (8b/10b to 5 GT/s, 128b/130b
-  // to 32 GT/s, PCIe 6's flits carry 236 TLP bytes of 256), 0 when the width is 0 (VMs write that).
+  // "16.0 GT/s PCIe" x16 -> 31.51 GB/s; 0 when the width is 0 (VMs write that).
   double pcie_GBps(const pugi::xml_node& n) {
     const std::string speed = n.attribute("link_speed").value();
     const int width = integer(n, "link_width", 0);
@@ -65,8 +70,7 @@ struct Reader {
       fail(n, "link_speed '" + speed + "': expected e.g. '16.0 GT/s PCIe'");
       return 0;
     }
-    const double coding = gts <= 5 ? 8.0 / 10 : gts <= 32 ? 128.0 / 130 : 236.0 / 256;
-    return std::round(gts * coding / 8 * width * 100) / 100;  // to 10 MB/s: no false precision in files
+    return std::round(lane_GBps(gts) * width * 100) / 100;  // to 10 MB/s: no false precision in files
   }
 
   void gpu(const pugi::xml_node& pci, const pugi::xml_node& gpu_node, int numa, int pcie_switch) {
@@ -125,13 +129,13 @@ struct Reader {
 
 // The PCIe generation a x16 link's rate stands for, as NCCL writes link_speed.
 std::string link_speed(double x16_GBps) {
-  static constexpr std::pair<double, const char*> kGens[] = {
-      {3.94, "2.5 GT/s PCIe"}, {7.88, "5.0 GT/s PCIe"}, {15.75, "8.0 GT/s PCIe"}, {31.51, "16.0 GT/s PCIe"}, {63.02, "32.0 GT/s PCIe"},
-      {118.0, "64.0 GT/s PCIe"}};
-  const char* best = kGens[0].second;
-  for (const auto& [rate, text] : kGens)
-    if (x16_GBps >= rate * 0.9) best = text;
-  return best;
+  static constexpr double kGenerations_GTs[] = {2.5, 5, 8, 16, 32, 64};
+  double best = kGenerations_GTs[0];
+  for (double gts : kGenerations_GTs)
+    if (x16_GBps >= lane_GBps(gts) * 16 * 0.9) best = gts;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GT/s PCIe", best);
+  return text;
 }
 
 }  // namespace
@@ -140,13 +144,11 @@ Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size());
   if (!parsed) {
-    const ptrdiff_t at = std::min<ptrdiff_t>(parsed.offset, static_cast<ptrdiff_t>(text.size()));
-    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
-    return Error{where + ":" + std::to_string(line) + ": not well-formed XML: " + parsed.description()};
+    return Error{where + ":" + std::to_string(line_at(text, parsed.offset)) + ": not well-formed XML: " + parsed.description()};
   }
   const pugi::xml_node system = doc.child("system");
   if (!system) return Error{where + ": expected NCCL's topology XML: a <system version=\"1\"> element at the top"};
-  Reader r{text, where, {}, {}, {}, {}, {}};
+  Reader r{text, where, {}, {}, {}, {}};
   r.facts.format = where + " (NCCL topology XML)";
   int top = 0;
   for (const pugi::xml_node& cpu : system.children("cpu")) {

@@ -9,11 +9,6 @@
 namespace topoplan {
 namespace {
 
-// NCCL's socket-link figures, which the presets use too (NVIDIA/nccl src/graph/topo.h, 2.21: AMD_BW
-// 16.0, SKL_QPI_BW 10.0).
-constexpr double kAmdSocketLink_GBps = 16.0;
-constexpr double kIntelSocketLink_GBps = 10.0;
-
 std::string rate_text(double GBps) { return format_number(GBps) + " GB/s"; }
 
 // Renumbers ids by first appearance; -1 stays -1.
@@ -207,7 +202,7 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   else if (base) t.pcie_GBps = base->pcie_GBps, note("pcie_rate", base_text + " (the file gives no PCIe link speed)");
   else return fail("the file gives no PCIe link speed: give --pcie-rate (e.g. 63GB/s for Gen5 x16) or --base PRESET");
 
-  const double vendor_link = f.cpu_vendor == "AMD" ? kAmdSocketLink_GBps : f.cpu_vendor == "Intel" ? kIntelSocketLink_GBps : 0;
+  const double vendor_link = f.cpu_vendor == "AMD" ? kAmdXgmi_GBps : f.cpu_vendor == "Intel" ? kIntelUpi_GBps : 0;
   if (t.cpus > 1) {
     if (hints.cpu_link_GBps > 0) t.cpu_link_GBps = hints.cpu_link_GBps, note("cpu_link_rate", "--cpu-link-rate");
     else if (vendor_link > 0) t.cpu_link_GBps = vendor_link, note("cpu_link_rate", "file: " + f.cpu_vendor + " CPUs, NCCL's " + rate_text(vendor_link));

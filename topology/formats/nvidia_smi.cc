@@ -2,8 +2,9 @@
 
 #include <charconv>
 #include <map>
-#include <numeric>
 #include <sstream>
+
+#include "topology/union_find.h"
 
 namespace topoplan {
 namespace {
@@ -39,14 +40,6 @@ std::optional<Relation> link_of(const std::string& w) {
   }
   return std::nullopt;
 }
-
-// Union-find over devices, for "shares a PCIe switch".
-struct Groups {
-  std::vector<int> parent;
-  explicit Groups(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-  int find(int x) { return parent[x] == x ? x : parent[x] = find(parent[x]); }
-  void join(int a, int b) { parent[find(a)] = find(b); }
-};
 
 }  // namespace
 
@@ -136,13 +129,13 @@ Result<NodeFacts> nvidia_smi_topo_parse(const std::string& text, const std::stri
   std::vector<size_t> gpu_cols, nic_cols;
   for (size_t c = 0; c < columns.size(); ++c) (is_gpu_name(columns[c]) ? gpu_cols : nic_cols).push_back(c);
   // A PCIe switch is what PIX and PXB pairs share (GPU pairs show NV# instead, so NICs often tie them).
-  Groups groups(columns.size());
-  for (size_t a = 0; a < columns.size(); ++a)
-    for (size_t b = 0; b < columns.size(); ++b)
-      if (links[a][b].kind == Relation::pix || links[a][b].kind == Relation::pxb) groups.join(static_cast<int>(a), static_cast<int>(b));
+  UnionFind groups(columns.size());
+  for (uint32_t a = 0; a < columns.size(); ++a)
+    for (uint32_t b = 0; b < columns.size(); ++b)
+      if (links[a][b].kind == Relation::pix || links[a][b].kind == Relation::pxb) groups.join(a, b);
   std::vector<int> group_size(columns.size());
-  for (size_t c = 0; c < columns.size(); ++c) ++group_size[groups.find(static_cast<int>(c))];
-  auto switch_of = [&](size_t c) { return group_size[groups.find(static_cast<int>(c))] > 1 ? groups.find(static_cast<int>(c)) : -1; };
+  for (uint32_t c = 0; c < columns.size(); ++c) ++group_size[groups.find(c)];
+  auto switch_of = [&](uint32_t c) { return group_size[groups.find(c)] > 1 ? static_cast<int>(groups.find(c)) : -1; };
 
   // NUMA nodes: the NUMA Affinity column, else one per distinct CPU affinity.
   std::map<std::string, int> affinity_ids;

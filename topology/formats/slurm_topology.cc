@@ -10,6 +10,7 @@
 
 #include "topology/fabric.h"
 #include "topology/hostlist.h"
+#include "topology/union_find.h"
 
 namespace topoplan {
 namespace {
@@ -18,8 +19,6 @@ std::string lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;
 }
-
-bool is_switch(const Device& d) { return d.kind == DeviceKind::switch_ || d.kind == DeviceKind::site_router; }
 
 }  // namespace
 
@@ -131,20 +130,19 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
   }
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < switches.size(); ++i) index[switches[i].name] = i;
-  std::vector<int> parents(switches.size());
-  for (const auto& s : switches)
-    for (const std::string& child : s.switches) ++parents[index[child]];
-  // Switches that no chain of Switches= lines joins (leaves alone, separate trees) get a root.
-  std::vector<size_t> group(switches.size());
-  for (size_t i = 0; i < group.size(); ++i) group[i] = i;
-  std::function<size_t(size_t)> find = [&](size_t i) { return group[i] == i ? i : group[i] = find(group[i]); };
+  std::vector<std::vector<size_t>> parents_of(switches.size());
+  UnionFind parts(switches.size());
   for (size_t p = 0; p < switches.size(); ++p)
-    for (const std::string& child : switches[p].switches) group[find(index[child])] = find(p);
+    for (const std::string& child : switches[p].switches) {
+      parents_of[index[child]].push_back(p);
+      parts.join(static_cast<uint32_t>(index[child]), static_cast<uint32_t>(p));
+    }
+  // Switches that no chain of Switches= lines joins (leaves alone, separate trees) get a root.
   std::vector<std::string> tops;
-  std::set<size_t> groups;
+  std::set<uint32_t> groups;
   for (size_t i = 0; i < switches.size(); ++i) {
-    groups.insert(find(i));
-    if (parents[i] == 0) tops.push_back(switches[i].name);
+    groups.insert(parts.find(static_cast<uint32_t>(i)));
+    if (parents_of[i].empty()) tops.push_back(switches[i].name);
   }
   if (groups.size() > 1) {
     std::string root = "root";
@@ -152,6 +150,8 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
     out.notes.push_back(std::to_string(groups.size()) + " parts of the fabric that no switch in the file joins (" + tops.front() +
                         ", ...): " + root + " joins them, as fast as they are");
     index[root] = switches.size();
+    for (const std::string& top : tops) parents_of[index[top]].push_back(switches.size());
+    parents_of.emplace_back();
     switches.push_back({root, {}, tops, 0});
   }
 
@@ -218,9 +218,6 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
   }
   // Uplinks, lowest tier first so each switch knows what is under it; a child with several
   // parents splits its uplink among them.
-  std::vector<std::vector<size_t>> parents_of(switches.size());
-  for (size_t p = 0; p < switches.size(); ++p)
-    for (const std::string& child : switches[p].switches) parents_of[index[child]].push_back(p);
   for (size_t i : order)
     for (size_t p : parents_of[i]) {
       const double up = down_GBps[i] / oversubscription / static_cast<double>(parents_of[i].size());
@@ -234,7 +231,7 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
 std::string slurm_tree_write(const Cluster& c) {
   std::vector<VertexId> switches;
   for (VertexId v = 0; v < c.num_devices(); ++v)
-    if (is_switch(c.device(v))) switches.push_back(v);
+    if (is_fabric(c.device(v).kind)) switches.push_back(v);
   std::stable_sort(switches.begin(), switches.end(), [&](VertexId a, VertexId b) { return c.device(a).tier < c.device(b).tier; });
   std::ostringstream out;
   out << "# topology.conf for Slurm's topology/tree plugin, written by topoplan from " << c.name << "\n";
@@ -245,11 +242,10 @@ std::string slurm_tree_write(const Cluster& c) {
       if (d.kind == DeviceKind::nic) {
         const std::string& h = c.hosts()[static_cast<size_t>(d.host)].name;
         if (hosts.empty() || hosts.back() != h) hosts.push_back(h);
-      } else if (is_switch(d) && d.tier < c.device(s).tier) {
+      } else if (is_fabric(d.kind) && d.tier < c.device(s).tier) {
         below.push_back(d.name);
       }
     }
-    hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
     out << "SwitchName=" << c.device(s).name;
     if (!hosts.empty()) out << " Nodes=" << hostlist_compress(hosts);
     if (!below.empty()) out << " Switches=" << hostlist_compress(below);
@@ -273,7 +269,7 @@ std::string slurm_block_write(const Cluster& c) {
       std::set<std::string> leaves;
       for (VertexId nic : h.nics)
         for (EdgeId e : c.out_edges(nic))
-          if (is_switch(c.device(c.target(e)))) leaves.insert(c.device(c.target(e)).name);
+          if (is_fabric(c.device(c.target(e)).kind)) leaves.insert(c.device(c.target(e)).name);
       for (const std::string& l : leaves) key += l + ",";
     }
     auto [it, added] = block_of.emplace(key, blocks.size());
