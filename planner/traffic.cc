@@ -280,7 +280,9 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
     const StageCompute& sc = compute.stages[s];
     auto it = std::find_if(classes.begin(), classes.end(), [&](const Class& c) { return c.params == sp; });
     if (it == classes.end()) {
-      classes.push_back({sp, {{}, slack_us}, stages[s].count, sc.forward_us, sc.backward_us});
+      // ZeRO-3 reduces layer by layer in every micro-batch's backward: what its window does not hide
+      // stretches each backward, where no cool-down slack absorbs it.
+      classes.push_back({sp, {{}, p.zero_stage == 3 ? 0.0 : slack_us}, stages[s].count, sc.forward_us, sc.backward_us});
       it = classes.end() - 1;
     }
     it->stages.stages.push_back(static_cast<int>(s));

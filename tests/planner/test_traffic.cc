@@ -249,6 +249,12 @@ TEST_CASE("traffic: each stage class reduces its own dense and expert gradients"
   CHECK(t.stage_classes[0].slack_us == 0);
   // Stage 1's last backward ends one backward of stage 0 earlier (1F1B, no virtual stages).
   CHECK(t.stage_classes[1].slack_us == doctest::Approx(t.compute.stages[0].backward_us));
+  // ZeRO-3's per-layer reductions run in every backward: no slack hides them.
+  Job zero3 = j;
+  zero3.parallel.zero_stage = 3;
+  const StepTraffic z = traffic_of(zero3);
+  REQUIRE(z.stage_classes.size() == 2);
+  CHECK(z.stage_classes[1].slack_us == 0);
   auto dp = items_of(t, TrafficKind::dp);
   // Stage 0: dense only; stage 1: dense and expert, a reduce-scatter and an all-gather each.
   REQUIRE(dp.size() == 6);
