@@ -135,6 +135,7 @@ std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector
     h.name = names[i];
     h.site = site;
     h.node_type = type.name;
+    h.cores_per_cpu = type.cores_per_cpu;
     if (type.hosts_per_domain > 1) {
       // Trays of one rack share its NVLink domain and a single NVSwitch vertex.
       if (index % type.hosts_per_domain == 0) {

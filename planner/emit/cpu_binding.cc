@@ -3,18 +3,9 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "topology/node_types.h"
 
 namespace topoplan {
 namespace {
-
-int cores_per_cpu(const Host& h) {
-  if (h.node_type.empty()) return 0;
-  Result<NodeType> type = node_type_named(h.node_type);
-  // A graph that names a node type but has another CPU count was edited by hand: trust the graph.
-  if (!type || type->cpus != static_cast<int>(h.cpus.size())) return 0;
-  return type->cores_per_cpu;
-}
 
 // Breadth first over PCIe and C2C links, neither through a CPU (the socket link is not the GPU's
 // own root) nor through another GPU.
@@ -54,7 +45,7 @@ std::vector<CpuBinding> cpu_bindings(const Cluster& cluster, int host) {
     out[g].socket = nearest_socket(cluster, h, h.gpus[g]);
     if (out[g].socket >= 0) on_socket[static_cast<size_t>(out[g].socket)].push_back(g);
   }
-  const int cores = cores_per_cpu(h);
+  const int cores = h.cores_per_cpu;
   for (const std::vector<size_t>& gpus : on_socket) {
     const int n = static_cast<int>(gpus.size());
     if (n == 0 || cores < n) continue;  // no share of at least one core each: whole sockets

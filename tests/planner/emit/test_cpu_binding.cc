@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
+#include "topology/fabric.h"
 #include "topology/formats/json.h"
 
 namespace topoplan {
@@ -31,29 +32,30 @@ TEST_CASE("emit cpu binding: each socket's cores split evenly among the GPUs und
   CHECK(describe(test::load_cluster("hgx-b200:1"))[5] == "1:14-27");
 }
 
-TEST_CASE("emit cpu binding: an explicit graph keeps its node type's cores unless its CPUs differ") {
+TEST_CASE("emit cpu binding: the host carries its cores, so graphs and imported node types keep them") {
   Cluster preset = test::load_cluster("dgx-h100:1");
   nlohmann::json doc = nlohmann::json::parse(save_cluster_json(preset));
+  CHECK(doc["hosts"][0]["cores_per_cpu"] == 56);
   Cluster saved = *cluster_from_json(doc, "saved.json");
   CHECK(describe(saved) == describe(preset));
 
-  // The same file with socket 1 removed: the node type no longer describes it.
-  nlohmann::json edited = doc;
-  auto& devices = edited["devices"];
-  devices.erase(std::remove_if(devices.begin(), devices.end(), [](const nlohmann::json& d) { return d["name"] == "h001/cpu1"; }),
-                devices.end());
-  auto& links = edited["links"];
-  for (auto& l : links)  // the PCIe switches of socket 1 move to socket 0
-    if (l["b"] == "h001/cpu1" && l["a"] != "h001/cpu0") l["b"] = "h001/cpu0";
-  links.erase(std::remove_if(links.begin(), links.end(),
-                             [](const nlohmann::json& l) { return l["a"] == "h001/cpu1" || l["b"] == "h001/cpu1"; }),
-              links.end());
-  Result<Cluster> one_socket = cluster_from_json(edited, "edited.json");
-  REQUIRE_MESSAGE(one_socket.ok(), (one_socket ? "" : one_socket.error()));
-  std::vector<std::string> d = describe(*one_socket);
+  // A graph that does not say how many cores its CPUs have binds whole sockets.
+  nlohmann::json unknown = doc;
+  unknown["hosts"][0].erase("cores_per_cpu");
+  std::vector<std::string> d = describe(*cluster_from_json(unknown, "edited.json"));
   REQUIRE(d.size() == 8);
   CHECK(d[0] == "0:*");
-  CHECK(d[7] == "0:*");
+  CHECK(d[7] == "1:*");
+
+  // A node type no preset names (as `import` writes) still gives its cores: 4 GPUs per socket of 32.
+  ClusterSpec spec;
+  spec.node = *node_type_named("dgx-h100");
+  spec.node.name = "imported-server";
+  spec.node.cores_per_cpu = 32;
+  spec.nodes = 1;
+  spec.name = "imported";
+  spec.fabric = fabric_default(spec.node);
+  CHECK(describe(*cluster_build(spec))[5] == "1:8-15");
 }
 
 }  // namespace topoplan
