@@ -2,18 +2,18 @@
 // XML) as a topoplan node type, or as a cluster recipe of N such servers.
 #include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "topology/fabric.h"
+#include "topology/formats/file_format.h"
 #include "topology/formats/hwloc.h"
 #include "topology/formats/json.h"
 #include "topology/formats/json_fields.h"
-#include "topology/formats/nccl_xml.h"
 #include "topology/formats/node_type_json.h"
-#include "topology/formats/nvidia_smi.h"
 #include "topology/formats/slurm_topology.h"
 #include "topology/limits.h"
 #include "topology/load.h"
@@ -24,22 +24,14 @@ namespace {
 
 struct Options {
   std::string format, file, base, gpu_model, cpu_model, nic_rate, pcie_rate, cpu_link_rate, nvlink_rate, name, output;
-  std::string node_type;  // slurm-topology
+  std::string node_type, topology;  // slurm-topology
   double oversubscription = 1;
   int nvlinks = -1, nodes = 0;
   bool json = false;
 };
 
-// The formats `import` reads, each a parser from text to facts.
-struct Format {
-  const char* name;
-  Result<NodeFacts> (*parse)(const std::string& text, const std::string& where);
-};
-constexpr Format kFormats[] = {
-    {"nvidia-smi", nvidia_smi_topo_parse},  // the output of `nvidia-smi topo -m`
-    {"nccl-xml", nccl_topo_xml_parse},      // NCCL_TOPO_FILE, NCCL_TOPO_DUMP_FILE
-    {"hwloc", hwloc_xml_facts},             // lstopo --of xml
-};
+// The server formats `import` reads, by the name it knows each by.
+constexpr FileFormat kNodeFormats[] = {FileFormat::nvidia_smi, FileFormat::nccl_xml, FileFormat::hwloc_xml};
 
 // A rate option into `*GBps`; an error message, or "" when absent or fine.
 std::string rate_option(const char* flag, const std::string& text, double* GBps) {
@@ -50,12 +42,6 @@ std::string rate_option(const char* flag, const std::string& text, double* GBps)
   return "";
 }
 
-std::string file_stem(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
-  return stem.substr(0, stem.find('.'));
-}
-
 // Slurm's topology.conf with a node type: a whole cluster, written as an explicit graph.
 int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.node_type.empty())
@@ -64,13 +50,10 @@ int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
     return fail(err, "--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(o.oversubscription));
   Result<NodeType> type = node_type_load(o.node_type);
   if (!type) return fail(err, "--node-type: " + type.error());
-  Result<std::string> text = text_read_file(o.file);
-  if (!text) return fail(err, text.error());
-  Result<SlurmTopology> topo = slurm_topology_parse(*text, o.file);
-  if (!topo) return fail(err, topo.error());
-  Result<SlurmImport> built = slurm_topology_build(*topo, *type, o.name.empty() ? file_stem(o.file) : o.name, o.oversubscription, o.file);
+  Result<SlurmImport> built = slurm_import(o.file, o.topology, *type, o.oversubscription);
   if (!built) return fail(err, built.error());
-  const Cluster& c = built->cluster;
+  Cluster& c = built->cluster;
+  if (!o.name.empty()) c.name = o.name;
   if (!o.output.empty())
     if (Result<bool> w = text_write_file(o.output, save_cluster_json(c)); !w) return fail(err, w.error());
   std::map<int, int> per_tier;
@@ -180,22 +163,24 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.format == "slurm-topology") return run_slurm(o, out, err);
   if (!o.node_type.empty()) return fail(err, "--node-type: only with slurm-topology (node files give the node type)");
-  const Format* format = nullptr;
+  if (!o.topology.empty()) return fail(err, "--topology: only with slurm-topology (it picks one of topology.yaml's topologies)");
+  std::optional<FileFormat> format;
   std::string names;
-  for (const Format& f : kFormats) {
-    if (o.format == f.name) format = &f;
-    names += std::string(names.empty() ? "" : ", ") + f.name;
+  for (FileFormat f : kNodeFormats) {
+    if (o.format == import_format_name(f)) format = f;
+    names += std::string(import_format_name(f)) + ", ";
   }
-  names += ", slurm-topology";
+  names += "slurm-topology";
   if (!format) return fail(err, "FORMAT: unknown format '" + o.format + "' (formats: " + names + ")");
   NodeType base;
   Result<NodeHints> hints = hints_of(o, file_stem(o.file), &base);
   if (!hints) return fail(err, hints.error());
   Result<std::string> text = text_read_file(o.file);
   if (!text) return fail(err, text.error());
-  Result<NodeFacts> facts = format->parse(*text, o.file);
+  Result<NodeFacts> facts = node_parser(*format)(*text, o.file);
   if (!facts) return fail(err, facts.error());
-  return node_type_out(o, o.file + " (" + format->name + ")", *facts, *hints, {{"file", o.file}, {"format", format->name}}, out, err);
+  const std::string name = import_format_name(*format);
+  return node_type_out(o, o.file + " (" + name + ")", *facts, *hints, {{"file", o.file}, {"format", name}}, out, err);
 }
 
 // topoplan discover: this machine (or an hwloc XML) through hwloc.
@@ -253,11 +238,12 @@ Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("format", o->format,
                  "nvidia-smi (topo -m output), nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) or hwloc (lstopo --of xml): "
-                 "a node type; slurm-topology (topology.conf, tree or block): a cluster")
+                 "a node type; slurm-topology (topology.conf or topology.yaml, tree or block): a cluster")
       ->required();
   app.add_option("file", o->file, "the file to read")->required();
   hint_options(app, *o);
   app.add_option("--node-type", o->node_type, "slurm-topology: what each host is, a preset or a node type file");
+  app.add_option("--topology", o->topology, "slurm-topology: which of topology.yaml's topologies (default: its cluster_default)");
   app.add_option("--oversubscription", o->oversubscription, "slurm-topology: what a switch has below over what it has above (default 1)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
@@ -276,7 +262,7 @@ Tool discover_tool() {
 }
 
 Tool import_tool() {
-  return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL topology XML) as a node type, Slurm's topology.conf as a cluster", setup};
+  return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL topology XML) as a node type, Slurm's topology.conf or topology.yaml as a cluster", setup};
 }
 
 }  // namespace topoplan::cli

@@ -16,6 +16,7 @@
 #include "topology/formats/kubernetes.h"
 #include "topology/formats/nccl_xml.h"
 #include "topology/formats/slurm_topology.h"
+#include "topology/formats/slurm_yaml.h"
 #include "topology/load.h"
 #include "topology/routing.h"
 #include "topology/summary.h"
@@ -105,6 +106,14 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
+// The formats written from a whole cluster alone.
+struct Writer {
+  const char* name;
+  std::string (*write)(const Cluster&);
+};
+constexpr Writer kWriters[] = {{"json", save_cluster_json},          {"slurm-tree", slurm_tree_write},   {"slurm-block", slurm_block_write},
+                               {"slurm-yaml", slurm_yaml_write},     {"k8s-labels", k8s_labels_write},   {"kueue-topology", kueue_topology_write}};
+
 // The text `topo export` writes: one server's NCCL topology file from the node type, every other
 // format from the cluster.
 Result<std::string> export_text(const Options& o) {
@@ -118,27 +127,18 @@ Result<std::string> export_text(const Options& o) {
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return Error{c.error()};
   if (o.format != "dot" && !o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
-  std::string text;
-  if (o.format == "json") {
-    text = save_cluster_json(*c);
-  } else if (o.format == "slurm-tree") {
-    text = slurm_tree_write(*c);
-  } else if (o.format == "slurm-block") {
-    text = slurm_block_write(*c);
-  } else if (o.format == "k8s-labels") {
-    text = k8s_labels_write(*c);
-  } else if (o.format == "kueue-topology") {
-    text = kueue_topology_write(*c);
-  } else if (o.format == "dot") {
+  if (o.format == "dot") {
     Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
     if (!hosts) return Error{hosts.error()};
-    text = save_cluster_dot(*c, *hosts);
-  } else {
-    const std::vector<std::string> formats = {"json", "dot", "slurm-tree", "slurm-block", "k8s-labels", "kueue-topology", "nccl-xml"};
-    return Error{"--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) +
-                 " (expected json, dot, slurm-tree, slurm-block, k8s-labels, kueue-topology or nccl-xml)"};
+    return save_cluster_dot(*c, *hosts);
   }
-  return text;
+  for (const Writer& w : kWriters)
+    if (o.format == w.name) return w.write(*c);
+  std::vector<std::string> formats = {"dot", "nccl-xml"};
+  for (const Writer& w : kWriters) formats.push_back(w.name);
+  std::string expected;
+  for (size_t i = 0; i < formats.size(); ++i) expected += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i];
+  return Error{"--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) + " (expected " + expected + ")"};
 }
 
 int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
@@ -168,7 +168,7 @@ Run setup(CLI::App& app) {
   p->add_flag("--json", o->json, "machine-readable output (every hop)");
   CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless), Graphviz DOT, Slurm or Kubernetes topology, or one server's NCCL topology file");
   x->add_option("cluster", o->cluster, cluster_help)->required();
-  x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf), k8s-labels (kubectl label lines), kueue-topology, or nccl-xml (one server's NCCL_TOPO_FILE)")->required();
+  x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf), slurm-yaml (topology.yaml: both), k8s-labels (kubectl label lines), kueue-topology, or nccl-xml (one server's NCCL_TOPO_FILE)")->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");
   x->add_option("--dot-hosts", o->dot_hosts, "with --format dot: collapse (a host is one node, the default) or expand");
   return [o, s, p, x](std::ostream& out, std::ostream& err) {

@@ -31,6 +31,12 @@ bool reference_absent() {
   return absent;
 }
 
+std::filesystem::path sample_path(const std::string& name) {
+  const auto dir = reference_dir();
+  REQUIRE_MESSAGE(dir, "../shared/reference is absent: this test should skip");
+  return *dir / "samples" / name;
+}
+
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;

@@ -18,6 +18,8 @@ std::optional<std::filesystem::path> reference_dir();
 // Whether ../shared/reference is absent, for `TEST_CASE(... * doctest::skip(test::reference_absent()))`,
 // so that a test that reads it is reported as skipped, not passed, when it cannot run.
 bool reference_absent();
+// A real topology file in ../shared/reference/samples (only in tests that skip when it is absent).
+std::filesystem::path sample_path(const std::string& name);
 
 // Runs the topoplan binary with arguments, in `cwd` when given (so relative paths in its output
 // are the same on every machine); captures stdout and stderr separately.

@@ -16,8 +16,10 @@
 #include "topology/fabric_plan.h"
 #include "topology/formats/json.h"
 #include "topology/formats/json_fields.h"
+#include "topology/formats/hwloc.h"
 #include "topology/formats/nccl_xml.h"
 #include "topology/formats/slurm_topology.h"
+#include "topology/formats/slurm_yaml.h"
 #include "topology/hostlist.h"
 #include "topology/index_list.h"
 #include "topology/load.h"
@@ -34,6 +36,18 @@ namespace {
 template <typename R>
 std::string error_of(const R& r) {
   return r.ok() ? "" : r.error();
+}
+
+// As fuzz/node_import.h: a server file's facts inferred with dgx-h100 filling the gaps, two nodes built.
+std::string node_file_error(const Result<NodeFacts>& facts) {
+  if (!facts) return facts.error();
+  const NodeType base = *node_type_named("dgx-h100");
+  NodeHints hints;
+  hints.base = &base;
+  Result<NodeTypeInference> type = node_type_infer(*facts, hints);
+  if (!type) return type.error();
+  ClusterSpec spec{"f", type->type, 2, fabric_default(type->type), {}, {}};
+  return error_of(cluster_build(spec));
 }
 
 // A JSON document's loader: the parse error, or the loader's.
@@ -87,19 +101,14 @@ const std::map<std::string, std::function<std::string(const std::string&)>>& par
          if (!topo) return topo.error();
          return error_of(slurm_topology_build(*topo, *node_type_named("dgx-h100"), "f", 1, "f"));
        }},
-      {"nccl_xml",
+      {"slurm_yaml",
        [](const std::string& t) {
-         // As fuzz/nccl_xml: parse, infer with dgx-h100 filling the gaps, build two nodes.
-         Result<NodeFacts> facts = nccl_topo_xml_parse(t, "f");
-         if (!facts) return facts.error();
-         const NodeType base = *node_type_named("dgx-h100");
-         NodeHints hints;
-         hints.base = &base;
-         Result<NodeTypeInference> type = node_type_infer(*facts, hints);
-         if (!type) return type.error();
-         ClusterSpec spec{"f", type->type, 2, fabric_default(type->type), {}, {}};
-         return error_of(cluster_build(spec));
+         Result<SlurmYaml> yaml = slurm_yaml_parse(t, "f", "");
+         if (!yaml) return yaml.error();
+         return error_of(slurm_topology_build(yaml->topology, *node_type_named("dgx-h100"), "f", 1, "f"));
        }},
+      {"nccl_xml", [](const std::string& t) { return node_file_error(nccl_topo_xml_parse(t, "f")); }},
+      {"hwloc", [](const std::string& t) { return node_file_error(hwloc_xml_facts(t, "f")); }},
       {"rank_order",
        [](const std::string& t) {
          if (t.size() < 6) return std::string();

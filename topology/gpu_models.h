@@ -10,6 +10,10 @@ namespace topoplan {
 // SM version of a GPU model string ("H100-SXM5" -> 90); 0 when unknown.
 int gpu_compute_capability(const std::string& model);
 
+// The model string of an NVIDIA GPU's PCI device ID (0x2330 -> "H100-SXM5"), as topology files
+// that carry the ID (NCCL's XML dump, hwloc) tell it; "" when not in the table.
+std::string gpu_model_of_pci_device(unsigned device_id);
+
 // One NVLink's rate in one direction, GB/s, for a GPU of compute capability `cc`.
 double nvlink_lane_GBps(int cc);
 

@@ -3,10 +3,13 @@
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 
+#include "topology/formats/file_format.h"
 #include "topology/formats/json.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/node_type_json.h"
+#include "topology/formats/slurm_yaml.h"
 #include "topology/limits.h"
 #include "topology/units.h"
 
@@ -46,22 +49,137 @@ Result<ClusterSpec> preset_spec_parse(const std::string& text) {
 
 namespace {
 
-bool names_a_file(const std::string& spec) {
+bool is_file(const std::string& path) {
   std::error_code ec;
-  return std::filesystem::is_regular_file(spec, ec) || spec.find('/') != std::string::npos || spec.ends_with(".json");
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+bool names_a_file(const std::string& spec) {
+  return is_file(spec) || spec.find('/') != std::string::npos || spec.ends_with(".json");
+}
+
+struct Sniffed {
+  std::string text;
+  FileFormat format;
+};
+
+Result<Sniffed> sniff(const std::string& path) {
+  Result<std::string> text = text_read_file(path);
+  if (!text) return Error{text.error()};
+  const FileFormat format = file_format_of(*text);
+  return Sniffed{std::move(*text), format};
+}
+
+// A server's topology file (nvidia-smi, NCCL or hwloc XML) as a node type named after the file,
+// from what the file says alone.
+Result<NodeType> node_file_type(const std::string& path, const Sniffed& file) {
+  Result<NodeFacts> facts = node_parser(file.format)(file.text, path);
+  if (!facts) return Error{facts.error()};
+  NodeHints hints;
+  hints.name = file_stem(path);
+  Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
+  if (!inferred)
+    return Error{inferred.error() + " (the options are `topoplan import " + import_format_name(file.format) + " " + path +
+                 " ... -o node.json`'s; give the node.json it writes)"};
+  return inferred->type;
+}
+
+// "FILE:N": N hosts of the node type in FILE on the default fabric; "" when `spec` is not that.
+std::optional<Result<Cluster>> node_file_cluster(const std::string& spec) {
+  const size_t colon = spec.rfind(':');
+  if (colon == std::string::npos || !is_file(spec.substr(0, colon))) return std::nullopt;
+  const std::string path = spec.substr(0, colon), n = spec.substr(colon + 1);
+  Result<NodeType> type = node_type_load(path);
+  if (!type) return Result<Cluster>{Error{type.error()}};
+  int count = 0;
+  auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
+  const int most = limits::kMaxGpus / std::max(1, type->gpus);
+  if (ec != std::errc() || end != n.data() + n.size() || count <= 0 || count > most)
+    return Result<Cluster>{Error{"cluster '" + spec + "': expected FILE:N with N from 1 to " + format_count(most) + " nodes, got '" + n + "'"}};
+  ClusterSpec c;
+  c.name = file_stem(path) + ":" + n;
+  c.node = *type;
+  c.nodes = count;
+  c.fabric = fabric_default(*type);
+  return cluster_build(c);
+}
+
+// "topology.conf@NODE": Slurm's fabric with hosts of NODE (a preset or a node file).
+std::optional<Result<Cluster>> slurm_cluster(const std::string& spec) {
+  const size_t at = spec.rfind('@');
+  if (at == std::string::npos || !is_file(spec.substr(0, at))) return std::nullopt;
+  const std::string path = spec.substr(0, at);
+  Result<NodeType> type = node_type_load(spec.substr(at + 1));
+  if (!type) return Result<Cluster>{Error{"cluster '" + spec + "': " + type.error()}};
+  Result<SlurmImport> built = slurm_import(path, "", *type, 1);
+  if (!built) return Result<Cluster>{Error{built.error()}};
+  return Result<Cluster>{std::move(built->cluster)};
 }
 
 }  // namespace
 
+Result<SlurmImport> slurm_import(const std::string& path, const std::string& topology, const NodeType& type, double oversubscription) {
+  Result<Sniffed> file = sniff(path);
+  if (!file) return Error{file.error()};
+  std::string chosen;
+  Result<SlurmTopology> topo = [&]() -> Result<SlurmTopology> {
+    if (file->format != FileFormat::slurm_yaml) {
+      if (!topology.empty()) return Error{path + ": --topology picks one of topology.yaml's topologies; a topology.conf holds one"};
+      return slurm_topology_parse(file->text, path);
+    }
+    Result<SlurmYaml> yaml = slurm_yaml_parse(file->text, path, topology);
+    if (!yaml) return Error{yaml.error()};
+    if (yaml->names.size() > 1) chosen = "topology " + yaml->name + (topology.empty() ? " (its cluster default)" : "") + " of " + std::to_string(yaml->names.size()) + " in the file";
+    return yaml->topology;
+  }();
+  if (!topo) return Error{topo.error()};
+  Result<SlurmImport> built = slurm_topology_build(*topo, type, file_stem(path), oversubscription, path);
+  if (built && !chosen.empty()) built->notes.insert(built->notes.begin(), chosen);
+  return built;
+}
+
 Result<Cluster> cluster_load(const std::string& spec) {
-  if (names_a_file(spec)) return load_cluster_json(spec);
+  if (is_file(spec)) {
+    Result<Sniffed> file = sniff(spec);
+    if (!file) return Error{file.error()};
+    if (node_parser(file->format))
+      return Error{spec + " describes one server (" + file_format_name(file->format) + "): give " + spec + ":N for a cluster of N of them"};
+    if (file->format == FileFormat::slurm_conf || file->format == FileFormat::slurm_yaml)
+      return Error{spec + " (" + file_format_name(file->format) + ") names hosts, not what is in them: give " + spec +
+                   "@NODE, NODE a preset (dgx-h100) or a node file"};
+    if (file->format == FileFormat::unknown && !spec.ends_with(".json"))
+      return Error{spec + ": not a cluster: expected a recipe or graph (JSON), a server's nvidia-smi topo -m, NCCL or hwloc XML "
+                          "file (FILE:N), or Slurm's topology.conf or topology.yaml (FILE@NODE)"};
+    Result<Cluster> c = load_cluster_json(spec);
+    if (!c) {
+      // A node type file fails as a cluster; say what would take it.
+      Result<nlohmann::json> doc = json_parse_text(file->text, spec);
+      if (doc && doc->is_object() && doc->contains("gpu_model") && !doc->contains("node") && !doc->contains("devices"))
+        return Error{spec + " is a node type: give " + spec + ":N for a cluster of N such servers"};
+    }
+    return c;
+  }
+  if (auto slurm = slurm_cluster(spec)) return std::move(*slurm);
+  if (auto nodes = node_file_cluster(spec)) return std::move(*nodes);
+  // "nodes.xml:4" or "dir/x@dgx-h100" whose file is missing: say so, not "unknown preset".
+  const std::string before = spec.substr(0, std::min(spec.rfind(':'), spec.rfind('@')));
+  if (names_a_file(spec) || before.find('.') != std::string::npos || before.find('/') != std::string::npos) {
+    Result<std::string> text = text_read_file(before.size() < spec.size() ? before : spec);
+    return Error{text ? spec + ": not a regular file" : text.error()};
+  }
   Result<ClusterSpec> parsed = preset_spec_parse(spec);
   if (!parsed) return Error{parsed.error()};
   return cluster_build(*parsed);
 }
 
 Result<NodeType> node_type_load(const std::string& spec) {
-  if (names_a_file(spec)) {
+  if (is_file(spec)) {
+    Result<Sniffed> file = sniff(spec);
+    if (!file) return Error{file.error()};
+    if (node_parser(file->format)) return node_file_type(spec, *file);
+    if (file->format != FileFormat::json)
+      return Error{spec + ": expected a node type, a recipe, or a server's nvidia-smi topo -m, NCCL or hwloc XML file, got " +
+                   (file->format == FileFormat::unknown ? std::string("a file of unknown format") : file_format_name(file->format))};
     Result<nlohmann::json> doc = json_read_file(spec);
     if (!doc) return Error{doc.error()};
     if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, spec);
@@ -71,6 +189,10 @@ Result<NodeType> node_type_load(const std::string& spec) {
       return recipe->node;
     }
     return Error{spec + ": an explicit graph keeps no node type; give the recipe or the node type file it came from"};
+  }
+  if (names_a_file(spec)) {
+    Result<std::string> text = text_read_file(spec);
+    return Error{text ? spec + ": not a regular file" : text.error()};
   }
   if (spec.find(':') == std::string::npos) return node_type_named(spec);
   Result<ClusterSpec> preset = preset_spec_parse(spec);

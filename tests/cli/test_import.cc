@@ -8,7 +8,7 @@ using topoplan::test::run_topoplan;
 
 namespace {
 
-std::string sample(const std::string& name) { return (*topoplan::test::reference_dir() / "samples" / name).string(); }
+std::string sample(const std::string& name) { return topoplan::test::sample_path(name).string(); }
 
 }  // namespace
 
@@ -83,7 +83,53 @@ TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvid
   CHECK(r.err.find("--node-type: only with slurm-topology") != std::string::npos);
   r = run_topoplan("topo export dgx-h100:2 --format slurm");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("expected json, dot, slurm-tree, slurm-block, k8s-labels, kueue-topology or nccl-xml") != std::string::npos);
+  CHECK(r.err.find("expected dot, nccl-xml, json, slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue-topology") != std::string::npos);
+}
+
+TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, topology.yaml@NODE" * doctest::skip(topoplan::test::reference_absent())) {
+  const auto dir = topoplan::test::temp_dir("import-direct");
+  const std::string node = (dir / "a100.json").string(), yaml = (dir / "topology.yaml").string();
+  auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-a100-nv12-8nic.txt") + " --base dgx-a100 -o " + node);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  // A node type file with a count is a cluster on the default fabric, scored like the preset.
+  auto direct = run_topoplan("topo show " + node + ":4 --json");
+  REQUIRE_MESSAGE(direct.exit_code == 0, direct.err);
+  CHECK(nlohmann::json::parse(direct.out)["devices"]["gpu"] == 32);
+  // topology.yaml written from a cluster, read back with a node file for its hosts.
+  REQUIRE(run_topoplan("topo export dgx-h100:64 --format slurm-yaml -o " + yaml).exit_code == 0);
+  auto slurm = run_topoplan("topo show " + yaml + "@" + node + " --json");
+  REQUIRE_MESSAGE(slurm.exit_code == 0, slurm.err);
+  CHECK(nlohmann::json::parse(slurm.out)["devices"]["gpu"] == 512);
+  r = run_topoplan("import slurm-topology " + yaml + " --node-type dgx-h100 --topology block --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(nlohmann::json::parse(r.out)["notes"][0] == "topology block of 2 in the file");
+
+  // Each form that cannot be a cluster says what would be.
+  r = run_topoplan("topo show " + sample("nvsmi-topo-a100-nv12-8nic.txt"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("describes one server (nvidia-smi topo -m): give ") != std::string::npos);
+  r = run_topoplan("topo show " + sample("nvsmi-topo-a100-nv12-8nic.txt") + ":4");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("the file does not name the GPU model: give --gpu-model") != std::string::npos);
+  CHECK(r.err.find("topoplan import nvidia-smi ") != std::string::npos);
+  r = run_topoplan("topo show " + yaml);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("(Slurm topology.yaml) names hosts, not what is in them: give ") != std::string::npos);
+  r = run_topoplan("topo show " + node);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("is a node type: give ") != std::string::npos);
+  r = run_topoplan("topo show " + node + ":0");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("expected FILE:N with N from 1 to") != std::string::npos);
+  r = run_topoplan("topo show missing.xml:4");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("error: missing.xml: cannot read") != std::string::npos);
+  r = run_topoplan("topo show " + sample("SOURCES.md"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(": not a cluster: expected a recipe or graph (JSON)") != std::string::npos);
+  r = run_topoplan("import nvidia-smi x.txt --topology tree");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--topology: only with slurm-topology") != std::string::npos);
 }
 
 TEST_CASE("discover: this machine, without GPUs as on CI, says so and exits 0") {

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <pugixml.hpp>
+#include <string>
 
 namespace topoplan {
 namespace {
@@ -110,18 +112,19 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
       out.other_nics.push_back(net ? net->name : busid(pci));
     }
   }
-  const bool ordered = std::none_of(gpus.begin(), gpus.end(), [](const Found& g) { return g.order < 0; });
-  std::stable_sort(gpus.begin(), gpus.end(), [&](const Found& a, const Found& b) {
-    return ordered ? a.order < b.order : busid(a.pci) < busid(b.pci);
-  });
+  std::vector<int> index;
+  std::vector<std::string> busids;
+  for (const Found& g : gpus) index.push_back(g.order), busids.push_back(busid(g.pci));
   std::map<hwloc_obj_t, size_t> gpu_index;
-  for (const Found& g : gpus) {
+  for (size_t i : cuda_order(index, busids)) {
+    const Found& g = gpus[i];
     NodeFacts::Gpu gpu;
     gpu.name = busid(g.pci);
     gpu.busid = gpu.name;
     gpu.numa = numa_of(raw, g.pci);
     gpu.pcie_switch = static_cast<int>(pcie_switch_of(g.pci));
-    gpu.pcie_GBps = std::round(g.pci->attr->pcidev.linkspeed * 100) / 100;  // a float in hwloc: to 10 MB/s
+    gpu.pcie_GBps = std::round(double{g.pci->attr->pcidev.linkspeed} * 100) / 100;  // a float in hwloc: to 10 MB/s, in double
+    gpu.pci_device = g.pci->attr->pcidev.device_id;
     gpu_index[g.pci] = f.gpus.size();
     f.gpus.push_back(gpu);
   }
@@ -158,12 +161,67 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
   return out;
 }
 
+// hwloc's XML reader trusts the sets it reads: an object without its nodeset crashes it (found by
+// fuzzing libhwloc 2.9). Every object but the I/O ones carries its four sets, the root also its
+// allowed sets, as every lstopo export writes them.
+std::string xml_problem(const std::string& text, const std::string& where) {
+  pugi::xml_document doc;
+  const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size());
+  if (!parsed) return where + ": not XML: " + parsed.description() + " at byte " + std::to_string(parsed.offset);
+  const pugi::xml_node top = doc.child("topology");
+  if (!top) return where + ": expected <topology> (an `lstopo --of xml` export)";
+  std::string problem;
+  // As lstopo writes sets: 32-bit words "0x0000ffff" joined by commas, the first "0xf...f" for an
+  // infinite set; hwloc asserts (and aborts) on some other forms.
+  auto bitmap_ok = [](const std::string& text) {
+    size_t at = 0;
+    for (bool first = true;; first = false) {
+      const size_t end = std::min(text.find(',', at), text.size());
+      const std::string word = text.substr(at, end - at);
+      const bool hex = word.size() > 2 && word.size() <= 10 && word.starts_with("0x") &&
+                       word.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
+      if (!hex && !(first && word == "0xf...f")) return false;
+      if (end == text.size()) return true;
+      at = end + 1;
+    }
+  };
+  auto check = [&](pugi::xml_node object, bool root, auto&& self) -> void {
+    for (pugi::xml_attribute a : object.attributes()) {
+      const std::string name = a.name();
+      if (name.ends_with("set") && !bitmap_ok(a.value()) && problem.empty())
+        problem = where + ": object " + object.attribute("type").value() + " (gp_index " + object.attribute("gp_index").value() + ") has " +
+                  name + " '" + a.value() + "': expected hex words as lstopo writes them (0x000000ff,0xffffffff)";
+    }
+    const std::string type = object.attribute("type").value();
+    const bool io = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
+    // Enumerations hwloc stores as read: a value past the enum is undefined behaviour to read back.
+    const std::string bridge = object.attribute("bridge_type").value(), osdev = object.attribute("osdev_type").value();
+    if (type == "Bridge" && bridge != "0-1" && bridge != "1-1" && problem.empty())
+      problem = where + ": Bridge (gp_index " + object.attribute("gp_index").value() + ") has bridge_type '" + bridge +
+                "': expected 0-1 (host to PCI) or 1-1 (PCI to PCI)";
+    if (type == "OSDev" && (osdev.size() != 1 || osdev[0] < '0' || osdev[0] > '0' + HWLOC_OBJ_OSDEV_COPROC) && problem.empty())
+      problem = where + ": OSDev (gp_index " + object.attribute("gp_index").value() + ") has osdev_type '" + osdev +
+                "': expected 0 to " + std::to_string(HWLOC_OBJ_OSDEV_COPROC);
+    if (!io)
+      for (const char* set : {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset", "allowed_cpuset", "allowed_nodeset"}) {
+        if (!root && std::strncmp(set, "allowed", 7) == 0) continue;
+        if (!object.attribute(set) && problem.empty())
+          problem = where + ": object " + (type.empty() ? "without a type" : type) + " (gp_index " + object.attribute("gp_index").value() +
+                    ") has no " + set + ": not an `lstopo --of xml` export, or a damaged one";
+      }
+    for (pugi::xml_node child : object.children("object")) self(child, false, self);
+  };
+  for (pugi::xml_node object : top.children("object")) check(object, true, check);
+  return problem;
+}
+
 }  // namespace
 
 Result<HwlocHost> hwloc_local() { return discover("this host (hwloc)", nullptr); }
 
 Result<HwlocHost> hwloc_xml(const std::string& text, const std::string& where) {
   if (text.size() >= static_cast<size_t>(INT32_MAX)) return Error{where + ": too large for hwloc"};
+  if (std::string bad = xml_problem(text, where); !bad.empty()) return Error{bad};
   return discover(where, &text);
 }
 

@@ -55,6 +55,11 @@ Result<std::string> text_read_file(const std::string& path) {
   return buffer.str();
 }
 
+std::string file_stem(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  return name.substr(0, name.find('.'));
+}
+
 Result<bool> text_write_file(const std::string& path, const std::string& text) {
   // A regular file is written beside itself and renamed over, so a process killed mid-write (a
   // launcher's SIGKILL) leaves the old file or the new one, never half of one; /dev/stdout and

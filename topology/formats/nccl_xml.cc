@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <pugixml.hpp>
@@ -80,6 +81,7 @@ struct Reader {
     g.numa = numa;
     g.pcie_switch = pcie_switch;
     g.pcie_GBps = pcie_GBps(pci);
+    if (class_is(pci.attribute("vendor").value(), "0x10de")) g.pci_device = static_cast<unsigned>(std::strtoul(pci.attribute("device").value(), nullptr, 16));
     if (gpu_node) {
       g.sm = integer(gpu_node, "sm", 0);
       gpu_dev.push_back(integer(gpu_node, "dev", -1));
@@ -163,13 +165,9 @@ Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string
     }
   }
   if (!r.error.empty()) return Error{r.error};
-  // CUDA order: NCCL's dev numbers where every GPU has one, else PCI bus order (CUDA_DEVICE_ORDER=PCI_BUS_ID).
-  std::vector<size_t> order(r.facts.gpus.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const bool by_dev = std::none_of(r.gpu_dev.begin(), r.gpu_dev.end(), [](int d) { return d < 0; });
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return by_dev ? r.gpu_dev[a] < r.gpu_dev[b] : r.facts.gpus[a].name < r.facts.gpus[b].name;
-  });
+  std::vector<std::string> busids;
+  for (const NodeFacts::Gpu& g : r.facts.gpus) busids.push_back(g.name);
+  const std::vector<size_t> order = cuda_order(r.gpu_dev, busids);
   NodeFacts f = r.facts;
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < order.size(); ++i) {

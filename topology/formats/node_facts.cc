@@ -1,6 +1,7 @@
 #include "topology/formats/node_facts.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "topology/gpu_models.h"
@@ -57,6 +58,14 @@ Result<int> nvlinks_of(const NodeFacts& f, int cc) {
 
 }  // namespace
 
+std::vector<size_t> cuda_order(const std::vector<int>& index, const std::vector<std::string>& busids) {
+  std::vector<size_t> order(busids.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const bool indexed = index.size() == busids.size() && std::none_of(index.begin(), index.end(), [](int d) { return d < 0; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return indexed ? index[a] < index[b] : busids[a] < busids[b]; });
+  return order;
+}
+
 Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& hints) {
   auto fail = [&](const std::string& what) { return Error{f.format + ": " + what}; };
   if (f.gpus.empty()) return fail("no GPUs in the file");
@@ -76,9 +85,18 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   t.cores_per_cpu = 0;
   t.cpu_model.clear();
 
+  const std::string file_model = gpu_model_of_pci_device(f.gpus[0].pci_device);
+  for (const NodeFacts::Gpu& g : f.gpus)
+    if (g.pci_device != f.gpus[0].pci_device)
+      return fail(g.name + " is another GPU model than " + f.gpus[0].name + ": a node type has one GPU model");
+  char device[16];
+  std::snprintf(device, sizeof device, "0x%04x", f.gpus[0].pci_device);
   if (!hints.gpu_model.empty()) t.gpu_model = hints.gpu_model, note("gpu_model", "--gpu-model");
+  else if (!file_model.empty()) t.gpu_model = file_model, note("gpu_model", std::string("file: PCI device ") + device);
   else if (base) t.gpu_model = base->gpu_model, note("gpu_model", base_text);
-  else return fail("the file does not name the GPU model: give --gpu-model (e.g. H100-SXM5) or --base PRESET");
+  else
+    return fail(std::string("the file does not name the GPU model") + (f.gpus[0].pci_device ? std::string(" (PCI device ") + device + " is not one topoplan knows)" : "") +
+                ": give --gpu-model (e.g. H100-SXM5) or --base PRESET");
 
   const int cc = f.gpus[0].sm ? f.gpus[0].sm : gpu_compute_capability(t.gpu_model);
   Result<int> links = nvlinks_of(f, cc);
@@ -187,28 +205,34 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
                   " Gbit/s, " + n.name + "): a node type has one NIC rate; give --nic-rate to choose");
     if (n.gbps > 0) file_gbps = n.gbps;
   }
-  if (t.nics > 0) {
-    if (hints.nic_gbps > 0) t.nic_gbps = hints.nic_gbps, note("nic_rate", "--nic-rate");
-    else if (file_gbps > 0) t.nic_gbps = file_gbps, note("nic_rate", "file");
-    else if (base) t.nic_gbps = base->nic_gbps, note("nic_rate", base_text + " (the file gives no NIC rate)");
-    else return fail("the file gives no NIC rate: give --nic-rate (e.g. 400Gbps) or --base PRESET");
-  }
+  // Each rate from the first of option, file and base that gives one.
+  using Sources = std::initializer_list<std::pair<double, std::string>>;
+  auto pick = [&](double* to, const char* field, Sources sources) {
+    for (const auto& [value, from] : sources)
+      if (value > 0) {
+        *to = value;
+        note(field, from);
+        return true;
+      }
+    return false;
+  };
+  if (t.nics > 0 && !pick(&t.nic_gbps, "nic_rate",
+                          {{hints.nic_gbps, "--nic-rate"}, {file_gbps, "file"}, {base ? base->nic_gbps : 0, base_text + " (the file gives no NIC rate)"}}))
+    return fail("the file gives no NIC rate: give --nic-rate (e.g. 400Gbps) or --base PRESET");
 
   double file_pcie = 0;
   for (const NodeFacts::Gpu& g : f.gpus)
     if (g.pcie_GBps > 0) file_pcie = file_pcie > 0 ? std::min(file_pcie, g.pcie_GBps) : g.pcie_GBps;
-  if (hints.pcie_GBps > 0) t.pcie_GBps = hints.pcie_GBps, note("pcie_rate", "--pcie-rate");
-  else if (file_pcie > 0) t.pcie_GBps = file_pcie, note("pcie_rate", "file: the GPUs' link speed and width");
-  else if (base) t.pcie_GBps = base->pcie_GBps, note("pcie_rate", base_text + " (the file gives no PCIe link speed)");
-  else return fail("the file gives no PCIe link speed: give --pcie-rate (e.g. 63GB/s for Gen5 x16) or --base PRESET");
+  if (!pick(&t.pcie_GBps, "pcie_rate",
+            {{hints.pcie_GBps, "--pcie-rate"}, {file_pcie, "file: the GPUs' link speed and width"},
+             {base ? base->pcie_GBps : 0, base_text + " (the file gives no PCIe link speed)"}}))
+    return fail("the file gives no PCIe link speed: give --pcie-rate (e.g. 63GB/s for Gen5 x16) or --base PRESET");
 
   const double vendor_link = f.cpu_vendor == "AMD" ? kAmdXgmi_GBps : f.cpu_vendor == "Intel" ? kIntelUpi_GBps : 0;
-  if (t.cpus > 1) {
-    if (hints.cpu_link_GBps > 0) t.cpu_link_GBps = hints.cpu_link_GBps, note("cpu_link_rate", "--cpu-link-rate");
-    else if (vendor_link > 0) t.cpu_link_GBps = vendor_link, note("cpu_link_rate", "file: " + f.cpu_vendor + " CPUs, NCCL's " + rate_text(vendor_link));
-    else if (base && base->cpu_link_GBps > 0) t.cpu_link_GBps = base->cpu_link_GBps, note("cpu_link_rate", base_text);
-    else return fail("the file gives no CPU vendor for the link between NUMA nodes: give --cpu-link-rate (e.g. 10GB/s) or --base PRESET");
-  }
+  if (t.cpus > 1 && !pick(&t.cpu_link_GBps, "cpu_link_rate",
+                          {{hints.cpu_link_GBps, "--cpu-link-rate"}, {vendor_link, "file: " + f.cpu_vendor + " CPUs, NCCL's " + rate_text(vendor_link)},
+                           {base ? base->cpu_link_GBps : 0, base_text}}))
+    return fail("the file gives no CPU vendor for the link between NUMA nodes: give --cpu-link-rate (e.g. 10GB/s) or --base PRESET");
 
   const std::string vendor_model = f.cpu_vendor == "AMD" ? "EPYC" : f.cpu_vendor == "Intel" ? "Xeon" : "";
   const bool base_cpu_fits = base && (vendor_model.empty() || base->cpu_model.starts_with(vendor_model));

@@ -21,6 +21,7 @@ struct NodeFacts {
     int pcie_switch = -1;  // GPUs and NICs with the same number share a PCIe switch; -1 none
     int nvswitch_links = 0;  // NVLinks into NVSwitches (NCCL XML)
     int sm = 0;              // compute capability when the file gives it (NCCL XML)
+    unsigned pci_device = 0;  // NVIDIA PCI device ID when the file gives it (NCCL's dump, hwloc); 0 unknown
     double pcie_GBps = 0;    // the GPU's own PCIe link, 0 unknown
     double nvswitch_GBps = 0;  // NVLink bandwidth into NVSwitches where the file gives a rate (hwloc)
   };
@@ -57,6 +58,11 @@ struct NodeTypeInference {
   std::vector<std::pair<std::string, std::string>> sources;  // field, where from
 
 };
+
+// CUDA order: the permutation that sorts GPUs by the index the file gives each (NCCL's dev,
+// hwloc's CUDA or NVML device) where every GPU has one, else by PCI bus ID, as CUDA_DEVICE_ORDER=
+// PCI_BUS_ID numbers them.
+std::vector<size_t> cuda_order(const std::vector<int>& index, const std::vector<std::string>& busids);
 
 Result<NodeTypeInference> node_type_infer(const NodeFacts& facts, const NodeHints& hints);
 

@@ -22,12 +22,18 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+std::string HostlistBudget::spend(size_t more) {
+  used_ += more;
+  if (used_ <= kHostlistMaxNames) return "";
+  return "the host lists name more than " + std::to_string(kHostlistMaxNames) + " hosts in all";
+}
+
 Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::string& where) {
   SlurmTopology t;
   std::istringstream in(text);
   std::string line;
   int line_no = 0;
-  std::map<std::string, size_t> switch_at;
+  HostlistBudget budget;
   while (std::getline(in, line)) {
     ++line_no;
     auto fail = [&](const std::string& what) { return Error{where + ":" + std::to_string(line_no) + ": " + what}; };
@@ -41,44 +47,32 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
     }
     if (pairs.empty()) continue;
     const std::string head = pairs[0].first;
-    auto hosts = [&](const std::string& key, const std::string& value) -> Result<std::vector<std::string>> {
-      if (value.find('=') != std::string::npos) return fail(key + "=" + value + ": a host list has no '='");
+    // Appends the hosts `value` names to `to`.
+    auto hosts = [&](const std::string& key, const std::string& value, std::vector<std::string>& to) -> std::string {
+      if (value.find('=') != std::string::npos) return key + "=" + value + ": a host list has no '='";
       Result<std::vector<std::string>> names = hostlist_expand(value);
-      if (!names) return fail(key + "=" + value + ": " + names.error());
-      return names;
+      if (!names) return key + "=" + value + ": " + names.error();
+      if (std::string over = budget.spend(names->size()); !over.empty()) return key + "=" + value + ": " + over;
+      to.insert(to.end(), names->begin(), names->end());
+      return "";
     };
     if (head == "switchname") {
       SlurmTopology::Switch s{pairs[0].second, {}, {}, line_no};
-      if (s.name.empty() || s.name.find_first_of("=,[]") != std::string::npos)
-        return fail("SwitchName=" + s.name + ": expected one name, without '=', ',' or brackets");
       for (size_t i = 1; i < pairs.size(); ++i) {
         const auto& [key, value] = pairs[i];
-        if (key == "nodes" || key == "switches") {
-          Result<std::vector<std::string>> names = hosts(key == "nodes" ? "Nodes" : "Switches", value);
-          if (!names) return Error{names.error()};
-          std::vector<std::string>& to = key == "nodes" ? s.nodes : s.switches;
-          to.insert(to.end(), names->begin(), names->end());
-        } else if (key != "linkspeed") {
-          return fail("SwitchName=" + s.name + ": unknown key '" + key + "' (expected Nodes, Switches or LinkSpeed)");
-        }
+        std::string bad;
+        if (key == "nodes") bad = hosts("Nodes", value, s.nodes);
+        else if (key == "switches") bad = hosts("Switches", value, s.switches);
+        else if (key != "linkspeed") bad = "SwitchName=" + s.name + ": unknown key '" + key + "' (expected Nodes, Switches or LinkSpeed)";
+        if (!bad.empty()) return fail(bad);
       }
-      if (s.nodes.empty() && s.switches.empty()) return fail("SwitchName=" + s.name + ": gives neither Nodes nor Switches");
-      if (std::find(s.switches.begin(), s.switches.end(), s.name) != s.switches.end())
-        return fail("SwitchName=" + s.name + ": Switches names " + s.name + " itself");
-      if (!switch_at.emplace(s.name, t.switches.size()).second)
-        return fail("SwitchName=" + s.name + ": already defined on line " + std::to_string(t.switches[switch_at[s.name]].line));
       t.switches.push_back(std::move(s));
     } else if (head == "blockname") {
       SlurmTopology::Block b{pairs[0].second, {}, line_no};
-      if (b.name.empty() || b.name.find_first_of("=,[]") != std::string::npos)
-        return fail("BlockName=" + b.name + ": expected one name, without '=', ',' or brackets");
       for (size_t i = 1; i < pairs.size(); ++i) {
         if (pairs[i].first != "nodes") return fail("BlockName=" + b.name + ": unknown key '" + pairs[i].first + "' (expected Nodes)");
-        Result<std::vector<std::string>> names = hosts("Nodes", pairs[i].second);
-        if (!names) return Error{names.error()};
-        b.nodes.insert(b.nodes.end(), names->begin(), names->end());
+        if (std::string bad = hosts("Nodes", pairs[i].second, b.nodes); !bad.empty()) return fail(bad);
       }
-      if (b.nodes.empty()) return fail("BlockName=" + b.name + ": gives no Nodes");
       t.blocks.push_back(std::move(b));
     } else if (head == "blocksizes") {
       std::istringstream sizes(pairs[0].second);
@@ -96,12 +90,58 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
       return fail("both SwitchName and BlockName lines: a topology.conf describes one plugin's topology");
   }
   if (t.switches.empty() && t.blocks.empty()) return Error{where + ": no SwitchName or BlockName lines"};
+  return slurm_topology_check(std::move(t), where);
+}
+
+Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& where) {
+  // The words of the file the entries came from.
+  const bool yaml = t.yaml;
+  auto switch_label = [&](const std::string& name) { return (yaml ? "switch " : "SwitchName=") + name; };
+  auto block_label = [&](const std::string& name) { return (yaml ? "block " : "BlockName=") + name; };
+  const std::string children = yaml ? "children" : "Switches";
+  auto fail = [&](int line, const std::string& what) { return Error{where + ":" + std::to_string(line) + ": " + what}; };
+  // Names go back into topology.conf, where '=', ',' and brackets would change what they mean.
+  auto bad_name = [](const std::string& name) { return name.empty() || name.find_first_of("=,[] \t") != std::string::npos; };
+  // Host and switch names are ASCII without blanks or control characters, as DNS and Slurm take them.
+  auto unprintable = [](const std::string& name) {
+    return std::any_of(name.begin(), name.end(), [](char ch) { return ch < 0x21 || ch > 0x7e; });
+  };
+  auto shown = [](std::string name) {
+    for (char& ch : name) ch = ch < 0x20 || ch > 0x7e ? '?' : ch;
+    return name;
+  };
+  auto bad_hosts = [&](const std::vector<std::string>& names) {
+    auto it = std::find_if(names.begin(), names.end(), unprintable);
+    return it == names.end() ? std::string() : "host '" + shown(*it) + "' has a blank, control or non-ASCII character";
+  };
+  std::map<std::string, size_t> switch_at;
+  for (size_t i = 0; i < t.switches.size(); ++i) {
+    const SlurmTopology::Switch& s = t.switches[i];
+    if (bad_name(s.name) || unprintable(s.name))
+      return fail(s.line, switch_label(shown(s.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
+    if (std::string bad = bad_hosts(s.nodes); !bad.empty()) return fail(s.line, switch_label(s.name) + ": " + bad);
+    if (s.nodes.empty() && s.switches.empty())
+      return fail(s.line, switch_label(s.name) + ": gives neither " + (yaml ? "nodes nor children" : "Nodes nor Switches"));
+    if (std::find(s.switches.begin(), s.switches.end(), s.name) != s.switches.end())
+      return fail(s.line, switch_label(s.name) + ": " + children + " names " + s.name + " itself");
+    if (!switch_at.emplace(s.name, i).second)
+      return fail(s.line, switch_label(s.name) + ": already defined on line " + std::to_string(t.switches[switch_at[s.name]].line));
+  }
+  std::map<std::string, int> block_line;
+  for (const SlurmTopology::Block& b : t.blocks) {
+    if (bad_name(b.name) || unprintable(b.name))
+      return fail(b.line, block_label(shown(b.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
+    if (std::string bad = bad_hosts(b.nodes); !bad.empty()) return fail(b.line, block_label(b.name) + ": " + bad);
+    if (b.nodes.empty()) return fail(b.line, block_label(b.name) + ": gives no " + (yaml ? "nodes" : "Nodes"));
+    if (!block_line.emplace(b.name, b.line).second)
+      return fail(b.line, block_label(b.name) + ": already defined on line " + std::to_string(block_line[b.name]));
+  }
   // Every child switch is defined, and no switch is its own ancestor.
   for (const SlurmTopology::Switch& s : t.switches)
     for (const std::string& child : s.switches)
       if (!switch_at.contains(child))
-        return Error{where + ":" + std::to_string(s.line) + ": SwitchName=" + s.name + ": Switches names " + child +
-                     ", which no SwitchName line defines"};
+        return fail(s.line, switch_label(s.name) + ": " + children + " names " + child + ", which no " +
+                                (yaml ? "switch entry" : "SwitchName line") + " defines");
   std::vector<int> state(t.switches.size());  // 0 unseen, 1 on the path, 2 done
   std::function<std::string(size_t)> visit = [&](size_t i) -> std::string {
     if (state[i] == 2) return "";
@@ -114,7 +154,7 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
   };
   for (size_t i = 0; i < t.switches.size(); ++i)
     if (std::string cycle = visit(i); !cycle.empty())
-      return Error{where + ": switch " + cycle + " is below itself (Switches lines form a cycle)"};
+      return Error{where + ": switch " + cycle + " is below itself (" + children + " entries form a cycle)"};
   return t;
 }
 
@@ -177,7 +217,7 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
 
   Cluster& c = out.cluster;
   c.name = name;
-  c.fabric_note = "from Slurm's topology.conf (" + where + ")";
+  c.fabric_note = std::string("from Slurm's ") + (topo.yaml ? "topology.yaml" : "topology.conf") + " (" + where + ")";
   const int site = c.add_site("site0");
   std::vector<VertexId> first_nic;
   hosts_build(c, type, names, site, 0, static_cast<int>(names.size()), &first_nic);
@@ -228,39 +268,36 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
   return out;
 }
 
-std::string slurm_tree_write(const Cluster& c) {
+SlurmTopology slurm_tree_of(const Cluster& c) {
   std::vector<VertexId> switches;
   for (VertexId v = 0; v < c.num_devices(); ++v)
     if (is_fabric(c.device(v).kind)) switches.push_back(v);
   std::stable_sort(switches.begin(), switches.end(), [&](VertexId a, VertexId b) { return c.device(a).tier < c.device(b).tier; });
-  std::ostringstream out;
-  out << "# topology.conf for Slurm's topology/tree plugin, written by topoplan from " << c.name << "\n";
+  SlurmTopology t;
   for (VertexId s : switches) {
-    std::vector<std::string> hosts, below;
+    SlurmTopology::Switch out{c.device(s).name, {}, {}, 0};
     for (EdgeId e : c.out_edges(s)) {
       const Device& d = c.device(c.target(e));
       if (d.kind == DeviceKind::nic) {
         const std::string& h = c.hosts()[static_cast<size_t>(d.host)].name;
-        if (hosts.empty() || hosts.back() != h) hosts.push_back(h);
+        if (out.nodes.empty() || out.nodes.back() != h) out.nodes.push_back(h);
       } else if (is_fabric(d.kind) && d.tier < c.device(s).tier) {
-        below.push_back(d.name);
+        out.switches.push_back(d.name);
       }
     }
-    out << "SwitchName=" << c.device(s).name;
-    if (!hosts.empty()) out << " Nodes=" << hostlist_compress(hosts);
-    if (!below.empty()) out << " Switches=" << hostlist_compress(below);
-    out << "\n";
+    t.switches.push_back(std::move(out));
   }
-  return out.str();
+  return t;
 }
 
-std::string slurm_block_write(const Cluster& c) {
+SlurmTopology slurm_blocks_of(const Cluster& c, std::string* what) {
   // Hosts grouped by NVLink domain where domains span hosts, else by the leaves their NICs use.
   std::map<int32_t, int> hosts_in_domain;
   bool racks = false;
   for (const Host& h : c.hosts()) racks |= ++hosts_in_domain[h.scaleup_domain] > 1;
+  *what = racks ? "NVLink domain" : "group of hosts on the same leaf switches";
   std::map<std::string, size_t> block_of;
-  std::vector<std::pair<std::string, std::vector<std::string>>> blocks;
+  SlurmTopology t;
   for (const Host& h : c.hosts()) {
     std::string key;
     if (racks) {
@@ -272,18 +309,36 @@ std::string slurm_block_write(const Cluster& c) {
           if (is_fabric(c.device(c.target(e)).kind)) leaves.insert(c.device(c.target(e)).name);
       for (const std::string& l : leaves) key += l + ",";
     }
-    auto [it, added] = block_of.emplace(key, blocks.size());
-    if (added) blocks.push_back({racks ? key : "b" + std::to_string(blocks.size() + 1), {}});
-    blocks[it->second].second.push_back(h.name);
+    auto [it, added] = block_of.emplace(key, t.blocks.size());
+    if (added) t.blocks.push_back({racks ? key : "b" + std::to_string(t.blocks.size() + 1), {}, 0});
+    t.blocks[it->second].nodes.push_back(h.name);
   }
   size_t base = c.hosts().size();
-  for (const auto& b : blocks) base = std::min(base, b.second.size());
+  for (const SlurmTopology::Block& b : t.blocks) base = std::min(base, b.nodes.size());
+  for (size_t s = base; s <= c.hosts().size() && s > 0; s *= 2) t.block_sizes.push_back(static_cast<int>(s));
+  return t;
+}
+
+std::string slurm_tree_write(const Cluster& c) {
   std::ostringstream out;
-  out << "# topology.conf for Slurm's topology/block plugin, written by topoplan from " << c.name << ": a block per "
-      << (racks ? "NVLink domain" : "group of hosts on the same leaf switches") << "\n";
-  for (const auto& [name, hosts] : blocks) out << "BlockName=" << name << " Nodes=" << hostlist_compress(hosts) << "\n";
-  out << "BlockSizes=" << base;
-  for (size_t s = base * 2; s <= c.hosts().size(); s *= 2) out << "," << s;
+  out << "# topology.conf for Slurm's topology/tree plugin, written by topoplan from " << c.name << "\n";
+  for (const SlurmTopology::Switch& s : slurm_tree_of(c).switches) {
+    out << "SwitchName=" << s.name;
+    if (!s.nodes.empty()) out << " Nodes=" << hostlist_compress(s.nodes);
+    if (!s.switches.empty()) out << " Switches=" << hostlist_compress(s.switches);
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string slurm_block_write(const Cluster& c) {
+  std::string what;
+  const SlurmTopology t = slurm_blocks_of(c, &what);
+  std::ostringstream out;
+  out << "# topology.conf for Slurm's topology/block plugin, written by topoplan from " << c.name << ": a block per " << what << "\n";
+  for (const SlurmTopology::Block& b : t.blocks) out << "BlockName=" << b.name << " Nodes=" << hostlist_compress(b.nodes) << "\n";
+  out << "BlockSizes=";
+  for (size_t i = 0; i < t.block_sizes.size(); ++i) out << (i ? "," : "") << t.block_sizes[i];
   out << "\n";
   return out.str();
 }

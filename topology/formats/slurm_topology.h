@@ -25,10 +25,27 @@ struct SlurmTopology {
   std::vector<Switch> switches;  // tree plugin, in file order
   std::vector<Block> blocks;     // block plugin, in file order
   std::vector<int> block_sizes;
+  bool yaml = false;  // read from topology.yaml: messages use its keys
 };
 
 // Errors name `where` and the line: "topology.conf:7: SwitchName=s1: Switches names s1 itself".
 Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::string& where);
+
+// What either file must obey, each error with its entry's line: names Slurm can write back, no
+// switch or block defined twice, every switch with hosts or children, every child defined, no
+// switch below itself, not both plugins' entries.
+Result<SlurmTopology> slurm_topology_check(SlurmTopology topo, const std::string& where);
+
+// A running count of the names host lists expand to, so that many entries of a million names each
+// are refused rather than expanded into gigabytes.
+class HostlistBudget {
+ public:
+  // "" when `more` names still fit, else why not.
+  std::string spend(size_t more);
+
+ private:
+  size_t used_ = 0;
+};
 
 // What building noted that a reader should know: switches added where the file has none, hosts
 // under two leaves.
@@ -44,12 +61,17 @@ struct SlurmImport {
 Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
                                          double oversubscription, const std::string& where);
 
-// topology.conf for the tree plugin: every switch with the hosts whose NICs it serves or the
-// switches below it, leaves first, host lists compressed.
+// The cluster as the tree plugin sees it: every switch with the hosts whose NICs it serves or the
+// switches below it, leaves first.
+SlurmTopology slurm_tree_of(const Cluster& cluster);
+// As the block plugin sees it: a block per NVLink domain of more than one host (NVL72 racks), else
+// per leaf group (hosts under the same leaves); block sizes doubling from the smallest block up to
+// the cluster. `what` says which.
+SlurmTopology slurm_blocks_of(const Cluster& cluster, std::string* what);
+
+// topology.conf for the tree plugin, host lists compressed.
 std::string slurm_tree_write(const Cluster& cluster);
-// topology.conf for the block plugin: a block per NVLink domain of more than one host (NVL72
-// racks), else per leaf group (hosts under the same leaves); BlockSizes doubling from the
-// smallest block up to the cluster.
+// topology.conf for the block plugin.
 std::string slurm_block_write(const Cluster& cluster);
 
 }  // namespace topoplan

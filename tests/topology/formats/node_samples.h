@@ -11,9 +11,7 @@ namespace topoplan::test {
 
 template <typename Parse>
 NodeFacts node_sample(Parse parse, const std::string& name) {
-  auto dir = reference_dir();
-  REQUIRE(dir);
-  Result<NodeFacts> f = parse(read_file(*dir / "samples" / name), name);
+  Result<NodeFacts> f = parse(read_file(sample_path(name)), name);
   REQUIRE_MESSAGE(f.ok(), (f ? "" : f.error()));
   return *f;
 }

@@ -35,6 +35,11 @@ TEST_CASE("nccl xml: IBM's full dump: NVSwitch links, NIC rates, CUDA order" * d
   CHECK(t->type.nic_switch.empty());
   CHECK(t->type.nic_names.front() == "mlx5_7");  // beside GPU 0 in the file
   CHECK(t->type.nic_busids.front() == "0000:a3:00.0");
+  // The dump's PCI device 0x2330 names the GPU over --base's.
+  CHECK(t->type.gpu_model == "H100-SXM5");
+  Result<NodeTypeInference> a100 = test::infer_with_base(f, "dgx-a100");
+  REQUIRE(a100.ok());
+  CHECK(a100->type.gpu_model == "H100-SXM5");
 }
 
 TEST_CASE("nccl xml: AWS p4d: two GPUs and one EFA NIC per switch, NVLinks left to NCCL" * doctest::skip(test::reference_absent())) {
@@ -48,6 +53,7 @@ TEST_CASE("nccl xml: AWS p4d: two GPUs and one EFA NIC per switch, NVLinks left 
   CHECK(t.gpus_per_pcie_switch == 2);
   CHECK(t.nvlink_GBps == 300);  // from --base, said so in the summary
   CHECK(t.cpus == 2);
+  CHECK(test::inferred(f, "dgx-h100").gpu_model == "A100-SXM4");  // PCI device 0x20b0
   NodeHints none;
   none.gpu_model = "A100-SXM4";
   Result<NodeTypeInference> bare = node_type_infer(f, none);

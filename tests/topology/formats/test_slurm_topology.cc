@@ -17,9 +17,7 @@ SlurmTopology parsed(const std::string& text, const std::string& where) {
 }
 
 SlurmTopology sample(const std::string& name) {
-  auto dir = test::reference_dir();
-  REQUIRE(dir);
-  return parsed(test::read_file(*dir / "samples" / name), name);
+  return parsed(test::read_file(test::sample_path(name)), name);
 }
 
 SlurmImport built(const SlurmTopology& t, const std::string& type = "dgx-h100") {
@@ -121,6 +119,7 @@ TEST_CASE("slurm topology: malformed files get one clear error each") {
 TEST_CASE("slurm topology: names that could not be written back are refused") {
   CHECK(parse_error("SwitchName=s0 Switches=s1BlockSizes=4\n") ==
         "topology.conf:1: Switches=s1BlockSizes=4: a host list has no '='");
-  CHECK(parse_error("SwitchName=a,b Nodes=h1\n") == "topology.conf:1: SwitchName=a,b: expected one name, without '=', ',' or brackets");
-  CHECK(parse_error("BlockName=b[1] Nodes=h1\n") == "topology.conf:1: BlockName=b[1]: expected one name, without '=', ',' or brackets");
+  CHECK(parse_error("SwitchName=a,b Nodes=h1\n") == "topology.conf:1: SwitchName=a,b: expected one name of printable ASCII, without '=', ',' or brackets");
+  CHECK(parse_error(std::string("SwitchName=s0 Nodes=h\x01x\n")) == "topology.conf:1: SwitchName=s0: host 'h?x' has a blank, control or non-ASCII character");
+  CHECK(parse_error("BlockName=b[1] Nodes=h1\n") == "topology.conf:1: BlockName=b[1]: expected one name of printable ASCII, without '=', ',' or brackets");
 }

@@ -1,0 +1,17 @@
+// Slurm topology.yaml through yaml-cpp: parse, build the small ones, write the cluster's
+// topology.yaml and read its tree back to the same hosts and switches.
+#include "fuzz/slurm_build.h"
+#include "topology/formats/slurm_yaml.h"
+
+using namespace topoplan;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  Result<SlurmYaml> yaml = slurm_yaml_parse(fuzz::text(data, size), "fuzz.yaml", "");
+  if (!fuzz::ok_or_explained(yaml)) return 0;
+  fuzz::expect_slurm_round_trip(yaml->topology, [](const Cluster& c) -> Result<SlurmTopology> {
+    Result<SlurmYaml> again = slurm_yaml_parse(slurm_yaml_write(c), "written.yaml", "tree");
+    if (!again) return Error{again.error()};
+    return again->topology;
+  });
+  return 0;
+}
