@@ -274,11 +274,15 @@ void Reporter::find(size_t index, const ItemScore& s) {
       Finding f = about("warning", index, slowest);
       f.has_link = true;
       f.link = s.hot_edge;
-      f.cost_per_step_s = item.calls * (s.contended_us - s.alone_us) / 1e6;
+      // What the contention adds to the step: only the share of the item's time that is exposed
+      // (a gradient reduction hidden under the backward, or a stage class that finishes early,
+      // costs the step nothing however slow the link makes it).
+      const double exposed_share = s.time_us > 0 ? std::min(1.0, s.exposed_us / s.time_us) : 0;
+      f.cost_per_step_s = item.calls * (s.contended_us - s.alone_us) * exposed_share / 1e6;
       f.message = kind + " " + what + ": " + c_.edge_name(s.hot_edge) + " carries " +
                   std::to_string(s.hot_edge_groups) + (item.stage_pairs ? " stage pairs" : " groups") + " at once; a call takes " +
                   format_duration(s.contended_us * 1e-6) + " instead of " + format_duration(s.alone_us * 1e-6) +
-                  " alone (" + fmt("%.1f", slowdown) + "x)";
+                  " alone (" + fmt("%.1f", slowdown) + "x)" + (exposed_share == 0 ? ", which the step does not wait for" : "");
       const VertexId nic = c_.device(c_.source(s.hot_edge)).kind == DeviceKind::nic ? c_.source(s.hot_edge)
                                                                                      : c_.target(s.hot_edge);
       if (c_.device(nic).kind != DeviceKind::nic) {

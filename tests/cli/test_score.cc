@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -130,4 +131,25 @@ TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("bad.json: parallel.tp:") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("score: a finding's cost per step is what the step waits for, never more than its kind's exposure") {
+  // The pod-interleaved layout: DP groups cross the core, PP pairs share a NIC, stage classes
+  // reduce at once. Before, findings priced the whole contended time: DP's summed to 1.43 s of
+  // 0.68 s exposed, and PP's to 58 ms of none.
+  const std::string args = "score --cluster data/clusters/pods-16-h100.json --job data/jobs/llama3-70b.json --layout "
+                           "tests/golden/layouts/pod-interleaved.hosts --json";
+  auto r = run_topoplan(args, topoplan::test::source_dir());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, double> cost;
+  for (const auto& f : j["findings"])
+    if (f["severity"] == "warning") cost[f["kind"].get<std::string>()] += f["cost_per_step_s"].get<double>();
+  REQUIRE(cost.count("dp"));
+  for (const auto& [kind, s] : cost) {
+    CAPTURE(kind);
+    CHECK(s <= j["by_kind"][kind]["exposed_s"].get<double>() + 1e-9);
+  }
+  CHECK(cost["pp"] == 0);
+  CHECK(cost["dp"] > 0);
 }
