@@ -123,7 +123,10 @@ Result<SlurmImport> slurm_import(const std::string& path, const std::string& top
   if (!file) return Error{file.error()};
   std::string chosen;
   Result<SlurmTopology> topo = [&]() -> Result<SlurmTopology> {
-    if (file->format != FileFormat::slurm_yaml) {
+    // Content decides; a .yaml file whose content says nothing is read as YAML, for YAML's errors.
+    const bool is_yaml = file->format == FileFormat::slurm_yaml ||
+                      (file->format == FileFormat::unknown && (path.ends_with(".yaml") || path.ends_with(".yml")));
+    if (!is_yaml) {
       if (!topology.empty()) return Error{path + ": --topology picks one of topology.yaml's topologies; a topology.conf holds one"};
       return slurm_topology_parse(file->text, path);
     }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -127,6 +129,12 @@ TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, to
   r = run_topoplan("topo show " + sample("SOURCES.md"));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find(": not a cluster: expected a recipe or graph (JSON)") != std::string::npos);
+  // A .yaml file whose content names no format is read as YAML, for YAML's error.
+  const std::string map = (dir / "map.yaml").string();
+  { std::ofstream(map) << "just: a map\n"; }
+  r = run_topoplan("import slurm-topology " + map + " --node-type dgx-h100");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("map.yaml:1: expected a list of topologies ('- topology: NAME')") != std::string::npos);
   r = run_topoplan("import nvidia-smi x.txt --topology tree");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--topology: only with slurm-topology") != std::string::npos);
