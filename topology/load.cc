@@ -153,14 +153,11 @@ Result<Cluster> cluster_load(const std::string& spec) {
     if (file->format == FileFormat::unknown && !spec.ends_with(".json"))
       return Error{spec + ": not a cluster: expected a recipe or graph (JSON), a server's nvidia-smi topo -m, NCCL or hwloc XML "
                           "file (FILE:N), or Slurm's topology.conf or topology.yaml (FILE@NODE)"};
-    Result<Cluster> c = load_cluster_json(spec);
-    if (!c) {
-      // A node type file fails as a cluster; say what would take it.
-      Result<nlohmann::json> doc = json_parse_text(file->text, spec);
-      if (doc && doc->is_object() && doc->contains("gpu_model") && !doc->contains("node") && !doc->contains("devices"))
-        return Error{spec + " is a node type: give " + spec + ":N for a cluster of N such servers"};
-    }
-    return c;
+    Result<nlohmann::json> doc = json_parse_text(file->text, spec);
+    if (!doc) return Error{doc.error()};
+    if (doc->is_object() && doc->contains("gpu_model") && !doc->contains("node") && !doc->contains("devices"))
+      return Error{spec + " is a node type: give " + spec + ":N for a cluster of N such servers"};
+    return cluster_from_document(*doc, spec);
   }
   if (auto slurm = slurm_cluster(spec)) return std::move(*slurm);
   if (auto nodes = node_file_cluster(spec)) return std::move(*nodes);

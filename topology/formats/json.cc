@@ -230,7 +230,10 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
 Result<Cluster> load_cluster_json(const std::string& path) {
   Result<json> read = json_read_file(path);
   if (!read) return Error{read.error()};
-  const json& doc = *read;
+  return cluster_from_document(*read, path);
+}
+
+Result<Cluster> cluster_from_document(const json& doc, const std::string& path) {
   if (doc.is_object() && doc.contains("devices")) return cluster_from_json(doc, path);
   if (doc.is_object() && doc.contains("node")) {
     Result<ClusterSpec> spec = recipe_from_json(doc, path);

@@ -13,6 +13,8 @@ namespace topoplan {
 // A document with "devices" is an explicit graph, one with "node" a recipe. Errors name the file
 // and the field: "lab.json: fabric.nodes_per_su: expected a positive integer, got -3".
 Result<Cluster> load_cluster_json(const std::string& path);
+// The same for a document already parsed; `where` names it in errors.
+Result<Cluster> cluster_from_document(const nlohmann::json& doc, const std::string& where);
 
 // A recipe's keys into a spec; `where` (usually the file name) prefixes every error.
 Result<ClusterSpec> recipe_from_json(const nlohmann::json& doc, const std::string& where);
