@@ -45,7 +45,7 @@ std::string rate_option(const char* flag, const std::string& text, double* GBps)
 // Slurm's topology.conf with a node type: a whole cluster, written as an explicit graph.
 int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.node_type.empty())
-    return fail(err, "slurm-topology: give --node-type PRESET or FILE: topology.conf names hosts, not what is in them");
+    return fail(err, "slurm-topology: give --node-type PRESET or FILE: Slurm's topology names hosts, not what is in them");
   if (!(o.oversubscription >= 1 && o.oversubscription <= limits::kMaxRatio))
     return fail(err, "--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(o.oversubscription));
   Result<NodeType> type = node_type_load(o.node_type);
@@ -221,7 +221,7 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
 // The options that fill what a node file does not say.
 void hint_options(CLI::App& app, Options& o) {
   app.add_option("--base", o.base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
-  app.add_option("--gpu-model", o.gpu_model, "GPU model, e.g. H100-SXM5 (no node format names it)");
+  app.add_option("--gpu-model", o.gpu_model, "GPU model, e.g. H100-SXM5 (NCCL's dumps and hwloc name it by PCI device ID; nvidia-smi does not)");
   app.add_option("--cpu-model", o.cpu_model, "CPU model, e.g. Xeon-8480C");
   app.add_option("--nic-rate", o.nic_rate, "NIC line rate: 400Gbps");
   app.add_option("--pcie-rate", o.pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
@@ -242,7 +242,7 @@ Run setup(CLI::App& app) {
       ->required();
   app.add_option("file", o->file, "the file to read")->required();
   hint_options(app, *o);
-  app.add_option("--node-type", o->node_type, "slurm-topology: what each host is, a preset or a node type file");
+  app.add_option("--node-type", o->node_type, "slurm-topology: what each host is: a preset, a node type file, or a server's nvidia-smi, NCCL or hwloc file");
   app.add_option("--topology", o->topology, "slurm-topology: which of topology.yaml's topologies (default: its cluster_default)");
   app.add_option("--oversubscription", o->oversubscription, "slurm-topology: what a switch has below over what it has above (default 1)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
@@ -262,7 +262,7 @@ Tool discover_tool() {
 }
 
 Tool import_tool() {
-  return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL topology XML) as a node type, Slurm's topology.conf or topology.yaml as a cluster", setup};
+  return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL or hwloc XML) as a node type, Slurm's topology.conf or topology.yaml as a cluster", setup};
 }
 
 }  // namespace topoplan::cli
