@@ -287,6 +287,38 @@ SlurmTopology slurm_tree_of(const Cluster& c) {
     }
     t.switches.push_back(std::move(out));
   }
+  // Slurm lets a job span only hosts that one switch reaches through its descendants. Where no top
+  // switch reaches them all (sites joined by DCI links between peers, which a tree cannot name), a
+  // root above the top switches stands for those links.
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < t.switches.size(); ++i) at[t.switches[i].name] = i;
+  std::vector<char> has_parent(t.switches.size(), 0);
+  for (const SlurmTopology::Switch& sw : t.switches)
+    for (const std::string& child : sw.switches) has_parent[at[child]] = 1;
+  std::vector<std::string> tops;
+  for (size_t i = 0; i < t.switches.size(); ++i)
+    if (!has_parent[i]) tops.push_back(t.switches[i].name);
+  if (tops.size() < 2) return t;
+  std::map<std::string, int> host_index;
+  for (size_t h = 0; h < c.hosts().size(); ++h) host_index[c.hosts()[h].name] = static_cast<int>(h);
+  std::vector<int> seen_host(c.hosts().size(), -1), seen_switch(t.switches.size(), -1);
+  for (size_t k = 0; k < tops.size(); ++k) {
+    size_t reached = 0;
+    std::vector<size_t> stack{at[tops[k]]};
+    seen_switch[stack.back()] = static_cast<int>(k);
+    while (!stack.empty()) {
+      const SlurmTopology::Switch& sw = t.switches[stack.back()];
+      stack.pop_back();
+      for (const std::string& h : sw.nodes)
+        if (int& mark = seen_host[static_cast<size_t>(host_index[h])]; mark != static_cast<int>(k)) mark = static_cast<int>(k), ++reached;
+      for (const std::string& child : sw.switches)
+        if (int& mark = seen_switch[at[child]]; mark != static_cast<int>(k)) mark = static_cast<int>(k), stack.push_back(at[child]);
+    }
+    if (reached == c.hosts().size()) return t;
+  }
+  std::string root = "root";
+  while (at.contains(root)) root += "_";
+  t.switches.push_back({root, {}, tops, 0});
   return t;
 }
 

@@ -96,6 +96,19 @@ TEST_CASE("slurm topology: blocks are NVLink domains where they span hosts, else
   CHECK(groups.find("BlockSizes=32,64\n") != std::string::npos);
 }
 
+TEST_CASE("slurm topology: sites joined by DCI links get a root, so Slurm may span them") {
+  // A tree cannot name the links between site routers; without a switch above both sites, Slurm
+  // would treat them as two fabrics and never place a job across them.
+  const Cluster two = test::load_cluster((test::data_dir() / "clusters" / "two-site-h100.json").string());
+  const std::string tree = slurm_tree_write(two);
+  CHECK(tree.find("SwitchName=root Switches=siteA/dci[0-7],siteB/dci[0-7]\n") != std::string::npos);
+  const SlurmImport b = built(parsed(tree, "two-site.conf"));
+  CHECK(b.cluster.hosts().size() == two.hosts().size());
+  CHECK(b.notes.size() == 1);  // hosts under several leaves; no parts to join
+  // One core reaching every host needs none.
+  CHECK(slurm_tree_write(test::load_cluster("dgx-h100:64")).find("root") == std::string::npos);
+}
+
 TEST_CASE("slurm topology: malformed files get one clear error each") {
   CHECK(parse_error("") == "topology.conf: no SwitchName or BlockName lines");
   CHECK(parse_error("SwitchName=s1 Switches=s1\n") == "topology.conf:1: SwitchName=s1: Switches names s1 itself");
