@@ -89,6 +89,10 @@ std::optional<Result<Cluster>> node_file_cluster(const std::string& spec) {
   const size_t colon = spec.rfind(':');
   if (colon == std::string::npos || !is_file(spec.substr(0, colon))) return std::nullopt;
   const std::string path = spec.substr(0, colon), n = spec.substr(colon + 1);
+  // A recipe or a graph is a cluster already: a count would silently drop its fabric.
+  if (Result<Sniffed> file = sniff(path); file && file->format == FileFormat::json)
+    if (Result<nlohmann::json> doc = json_parse_text(file->text, path); doc && doc->is_object() && (doc->contains("node") || doc->contains("devices")))
+      return Result<Cluster>{Error{"cluster '" + spec + "': " + path + " is a cluster file already: give it without :" + n}};
   Result<NodeType> type = node_type_load(path);
   if (!type) return Result<Cluster>{Error{type.error()}};
   int count = 0;
@@ -109,6 +113,8 @@ std::optional<Result<Cluster>> slurm_cluster(const std::string& spec) {
   const size_t at = spec.rfind('@');
   if (at == std::string::npos || !is_file(spec.substr(0, at))) return std::nullopt;
   const std::string path = spec.substr(0, at);
+  if (at + 1 == spec.size())
+    return Result<Cluster>{Error{"cluster '" + spec + "': expected FILE@NODE, NODE a preset (dgx-h100) or a node file"}};
   Result<NodeType> type = node_type_load(spec.substr(at + 1));
   if (!type) return Result<Cluster>{Error{"cluster '" + spec + "': " + type.error()}};
   Result<SlurmImport> built = slurm_import(path, "", *type, 1);

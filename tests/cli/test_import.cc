@@ -123,6 +123,12 @@ TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, to
   r = run_topoplan("topo show " + node + ":0");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("expected FILE:N with N from 1 to") != std::string::npos);
+  r = run_topoplan("topo show " + (topoplan::test::data_dir() / "clusters" / "lab-h100.json").string() + ":4");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("is a cluster file already: give it without :4") != std::string::npos);
+  r = run_topoplan("topo show " + yaml + "@");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("expected FILE@NODE") != std::string::npos);
   r = run_topoplan("topo show missing.xml:4");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("error: missing.xml: cannot read") != std::string::npos);
