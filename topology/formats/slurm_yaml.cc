@@ -4,7 +4,6 @@
 
 #include <optional>
 
-
 #include "topology/hostlist.h"
 
 namespace topoplan {
