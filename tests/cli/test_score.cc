@@ -146,9 +146,10 @@ TEST_CASE("score: a finding's cost per step is what the step waits for, never mo
   for (const auto& f : j["findings"])
     if (f["severity"] == "warning") cost[f["kind"].get<std::string>()] += f["cost_per_step_s"].get<double>();
   REQUIRE(cost.count("dp"));
-  for (const auto& [kind, s] : cost) {
+  for (const auto& entry : cost) {  // no structured binding: clang cannot capture one in doctest's lambdas
+    const std::string& kind = entry.first;
     CAPTURE(kind);
-    CHECK(s <= j["by_kind"][kind]["exposed_s"].get<double>() + 1e-9);
+    CHECK(entry.second <= j["by_kind"][kind]["exposed_s"].get<double>() + 1e-9);
   }
   CHECK(cost["pp"] == 0);
   CHECK(cost["dp"] > 0);
