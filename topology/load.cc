@@ -70,18 +70,37 @@ Result<Sniffed> sniff(const std::string& path) {
   return Sniffed{std::move(*text), format};
 }
 
-// A server's topology file (nvidia-smi, NCCL or hwloc XML) as a node type named after the file,
-// from what the file says alone.
-Result<NodeType> node_file_type(const std::string& path, const Sniffed& file) {
-  Result<NodeFacts> facts = node_parser(file.format)(file.text, path);
-  if (!facts) return Error{facts.error()};
-  NodeHints hints;
-  hints.name = file_stem(path);
-  Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
-  if (!inferred)
-    return Error{inferred.error() + " (the options are `topoplan import " + import_format_name(file.format) + " " + path +
-                 " ... -o node.json`'s; give the node.json it writes)"};
-  return inferred->type;
+// The node type in a file already read: a server's topology file (nvidia-smi, NCCL or hwloc XML)
+// from what it says alone, named after the file; a node type; or, where `cluster_ok`, a recipe's
+// node. `count` is the ":N" the caller was given, for the message when a cluster file is not ok.
+Result<NodeType> node_type_in(const std::string& path, const Sniffed& file, bool cluster_ok, const std::string& count) {
+  if (NodeParser parse = node_parser(file.format)) {
+    Result<NodeFacts> facts = parse(file.text, path);
+    if (!facts) return Error{facts.error()};
+    NodeHints hints;
+    hints.name = file_stem(path);
+    Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
+    if (!inferred)
+      return Error{inferred.error() + " (the options are `topoplan import " + import_format_name(file.format) + " " + path +
+                   " ... -o node.json`'s; give the node.json it writes)"};
+    return inferred->type;
+  }
+  if (file.format != FileFormat::json)
+    return Error{path + ": expected a node type, a recipe, or a server's nvidia-smi topo -m, NCCL or hwloc XML file, got " +
+                 (file.format == FileFormat::unknown ? std::string("a file of unknown format") : file_format_name(file.format))};
+  Result<nlohmann::json> doc = json_parse_text(file.text, path);
+  if (!doc) return Error{doc.error()};
+  const bool cluster = doc->is_object() && (doc->contains("node") || doc->contains("devices"));
+  // A recipe or a graph is a cluster already: a count would silently drop its fabric.
+  if (cluster && !cluster_ok)
+    return Error{"cluster '" + path + ":" + count + "': " + path + " is a cluster file already: give it without :" + count};
+  if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, path);
+  if (doc->is_object() && doc->contains("node")) {
+    Result<ClusterSpec> recipe = recipe_from_json(*doc, path);
+    if (!recipe) return Error{recipe.error()};
+    return recipe->node;
+  }
+  return Error{path + ": an explicit graph keeps no node type; give the recipe or the node type file it came from"};
 }
 
 // "FILE:N": N hosts of the node type in FILE on the default fabric; "" when `spec` is not that.
@@ -89,11 +108,9 @@ std::optional<Result<Cluster>> node_file_cluster(const std::string& spec) {
   const size_t colon = spec.rfind(':');
   if (colon == std::string::npos || !is_file(spec.substr(0, colon))) return std::nullopt;
   const std::string path = spec.substr(0, colon), n = spec.substr(colon + 1);
-  // A recipe or a graph is a cluster already: a count would silently drop its fabric.
-  if (Result<Sniffed> file = sniff(path); file && file->format == FileFormat::json)
-    if (Result<nlohmann::json> doc = json_parse_text(file->text, path); doc && doc->is_object() && (doc->contains("node") || doc->contains("devices")))
-      return Result<Cluster>{Error{"cluster '" + spec + "': " + path + " is a cluster file already: give it without :" + n}};
-  Result<NodeType> type = node_type_load(path);
+  Result<Sniffed> file = sniff(path);
+  if (!file) return Result<Cluster>{Error{file.error()}};
+  Result<NodeType> type = node_type_in(path, *file, false, n);
   if (!type) return Result<Cluster>{Error{type.error()}};
   int count = 0;
   auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
@@ -116,7 +133,7 @@ std::optional<Result<Cluster>> slurm_cluster(const std::string& spec) {
   if (at + 1 == spec.size())
     return Result<Cluster>{Error{"cluster '" + spec + "': expected FILE@NODE, NODE a preset (dgx-h100) or a node file"}};
   Result<NodeType> type = node_type_load(spec.substr(at + 1));
-  if (!type) return Result<Cluster>{Error{"cluster '" + spec + "': " + type.error()}};
+  if (!type) return Result<Cluster>{Error{type.error()}};
   Result<SlurmImport> built = slurm_import(path, "", *type, 1);
   if (!built) return Result<Cluster>{Error{built.error()}};
   return Result<Cluster>{std::move(built->cluster)};
@@ -182,19 +199,7 @@ Result<NodeType> node_type_load(const std::string& spec) {
   if (is_file(spec)) {
     Result<Sniffed> file = sniff(spec);
     if (!file) return Error{file.error()};
-    if (node_parser(file->format)) return node_file_type(spec, *file);
-    if (file->format != FileFormat::json)
-      return Error{spec + ": expected a node type, a recipe, or a server's nvidia-smi topo -m, NCCL or hwloc XML file, got " +
-                   (file->format == FileFormat::unknown ? std::string("a file of unknown format") : file_format_name(file->format))};
-    Result<nlohmann::json> doc = json_read_file(spec);
-    if (!doc) return Error{doc.error()};
-    if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, spec);
-    if (doc->is_object() && doc->contains("node")) {
-      Result<ClusterSpec> recipe = recipe_from_json(*doc, spec);
-      if (!recipe) return Error{recipe.error()};
-      return recipe->node;
-    }
-    return Error{spec + ": an explicit graph keeps no node type; give the recipe or the node type file it came from"};
+    return node_type_in(spec, *file, true, "");
   }
   if (names_a_file(spec)) {
     Result<std::string> text = text_read_file(spec);
