@@ -29,6 +29,7 @@ namespace {
 struct Options {
   std::string cluster, a, b, format = "json", output;
   std::string dot_hosts;  // empty: not given (collapse)
+  std::string labels;     // empty: not given (topograph)
   bool json = false;
   bool pxn = false;
   bool all = false;
@@ -111,12 +112,25 @@ struct Writer {
   const char* name;
   std::string (*write)(const Cluster&);
 };
-constexpr Writer kWriters[] = {{"json", save_cluster_json},          {"slurm-tree", slurm_tree_write},   {"slurm-block", slurm_block_write},
-                               {"slurm-yaml", slurm_yaml_write},     {"k8s-labels", k8s_labels_write},   {"kueue-topology", kueue_topology_write}};
+constexpr Writer kWriters[] = {{"json", save_cluster_json},
+                               {"slurm-tree", slurm_tree_write},
+                               {"slurm-block", slurm_block_write},
+                               {"slurm-yaml", slurm_yaml_write}};
+
+// --labels, given only with a Kubernetes format.
+Result<K8sLabels> labels_arg(const Options& o) {
+  const bool k8s = o.format == "k8s-labels" || o.format == "kueue-topology";
+  if (o.labels.empty() || (k8s && o.labels == "topograph")) return K8sLabels::topograph;
+  if (!k8s) return Error{"--labels: only with --format k8s-labels or kueue-topology"};
+  if (o.labels == "tiers") return K8sLabels::tiers;
+  return Error{"--labels: unknown scheme '" + o.labels + "' (expected topograph or tiers)"};
+}
 
 // The text `topo export` writes: one server's NCCL topology file from the node type, every other
 // format from the cluster.
 Result<std::string> export_text(const Options& o) {
+  Result<K8sLabels> labels = labels_arg(o);
+  if (!labels) return Error{labels.error()};
   if (o.format == "nccl-xml") {
     if (!o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
     Result<NodeType> type = node_type_load(o.cluster);
@@ -127,6 +141,8 @@ Result<std::string> export_text(const Options& o) {
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return Error{c.error()};
   if (o.format != "dot" && !o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
+  if (o.format == "k8s-labels") return k8s_labels_write(*c, *labels);
+  if (o.format == "kueue-topology") return kueue_topology_write(*c, *labels);
   if (o.format == "dot") {
     Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
     if (!hosts) return Error{hosts.error()};
@@ -136,6 +152,7 @@ Result<std::string> export_text(const Options& o) {
     if (o.format == w.name) return w.write(*c);
   std::vector<std::string> formats = {"dot", "nccl-xml"};
   for (const Writer& w : kWriters) formats.push_back(w.name);
+  formats.insert(formats.end(), {"k8s-labels", "kueue-topology"});
   std::string expected;
   for (size_t i = 0; i < formats.size(); ++i) expected += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i];
   return Error{"--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) + " (expected " + expected + ")"};
@@ -171,6 +188,7 @@ Run setup(CLI::App& app) {
   x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf), slurm-yaml (topology.yaml: both), k8s-labels (kubectl label lines), kueue-topology, or nccl-xml (one server's NCCL_TOPO_FILE)")->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");
   x->add_option("--dot-hosts", o->dot_hosts, "with --format dot: collapse (a host is one node, the default) or expand");
+  x->add_option("--labels", o->labels, "with k8s-labels or kueue-topology: topograph (network.topology.nvidia.com/block, spine, ..., the default) or tiers (fabric.topograph.run/tier-N, accelerator.topograph.run/domain)");
   return [o, s, p, x](std::ostream& out, std::ostream& err) {
     if (s->parsed()) return show(*o, out, err);
     if (p->parsed()) return path(*o, out, err);

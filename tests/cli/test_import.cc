@@ -86,6 +86,12 @@ TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvid
   r = run_topoplan("topo export dgx-h100:2 --format slurm");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("expected dot, nccl-xml, json, slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue-topology") != std::string::npos);
+  r = run_topoplan("topo export dgx-h100:2 --format k8s-labels --labels tier");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--labels: unknown scheme 'tier' (expected topograph or tiers)") != std::string::npos);
+  r = run_topoplan("topo export dgx-h100:2 --format slurm-tree --labels tiers");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--labels: only with --format k8s-labels or kueue-topology") != std::string::npos);
 }
 
 TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, topology.yaml@NODE" * doctest::skip(topoplan::test::reference_absent())) {

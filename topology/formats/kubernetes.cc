@@ -10,8 +10,24 @@ namespace topoplan {
 namespace {
 
 // Topograph's label keys (NVIDIA/topograph, docs/k8s.md), from the host upward.
-constexpr const char* kPrefix = "network.topology.nvidia.com/";
-constexpr const char* kSwitchLevels[] = {"block", "spine", "datacenter"};
+constexpr const char* kTopographPrefix = "network.topology.nvidia.com/";
+constexpr const char* kTopographLevels[] = {"block", "spine", "datacenter"};
+// Numbered tiers: far more than any fabric has (a leaf, a spine, a core, a super-spine).
+constexpr size_t kMaxTiers = 16;
+
+size_t max_levels(K8sLabels scheme) { return scheme == K8sLabels::topograph ? std::size(kTopographLevels) : kMaxTiers; }
+
+// The key of switch level i (0: the host's leaf).
+std::string switch_key(K8sLabels scheme, size_t i) {
+  if (scheme == K8sLabels::topograph) return std::string(kTopographPrefix) + kTopographLevels[i];
+  return "fabric.topograph.run/tier-" + std::to_string(i + 1);
+}
+
+std::string domain_key(K8sLabels scheme) {
+  return scheme == K8sLabels::topograph ? std::string(kTopographPrefix) + "accelerator" : "accelerator.topograph.run/domain";
+}
+
+std::string scheme_name(K8sLabels scheme) { return scheme == K8sLabels::topograph ? "NVIDIA topograph's scheme" : "numbered tiers"; }
 
 // A label value: at most 63 characters of [A-Za-z0-9._-], starting and ending alphanumeric
 // (Kubernetes' label syntax); other characters ("siteA/leaf0") become '-'.
@@ -31,9 +47,9 @@ std::string object_name(const std::string& name) {
   return v.empty() ? "cluster" : v;
 }
 
-// The switches above a host, one per level: its first NIC's leaf, then each switch's first
-// neighbour one tier up.
-std::vector<VertexId> switch_chain(const Cluster& c, const Host& h) {
+// The switches above a host, one per level up to `levels`: its first NIC's leaf, then each
+// switch's first neighbour one tier up in its site.
+std::vector<VertexId> switch_chain(const Cluster& c, const Host& h, size_t levels) {
   std::vector<VertexId> chain;
   if (h.nics.empty()) return chain;
   for (EdgeId e : c.out_edges(h.nics.front()))
@@ -41,7 +57,7 @@ std::vector<VertexId> switch_chain(const Cluster& c, const Host& h) {
       chain.push_back(c.target(e));
       break;
     }
-  while (!chain.empty() && chain.size() < std::size(kSwitchLevels)) {
+  while (!chain.empty() && chain.size() < levels) {
     const VertexId at = chain.back();
     VertexId up = kNoVertex;
     for (EdgeId e : c.out_edges(at)) {
@@ -66,11 +82,11 @@ bool domains_span_hosts(const Cluster& c) {
 
 // Every host's chain, cut to the levels every host has (the shortest chain), so every level is
 // set on every node.
-std::vector<std::vector<VertexId>> switch_chains(const Cluster& c) {
+std::vector<std::vector<VertexId>> switch_chains(const Cluster& c, K8sLabels scheme) {
   std::vector<std::vector<VertexId>> chains;
-  size_t n = std::size(kSwitchLevels);
+  size_t n = max_levels(scheme);
   for (const Host& h : c.hosts()) {
-    chains.push_back(switch_chain(c, h));
+    chains.push_back(switch_chain(c, h, n));
     n = std::min(n, chains.back().size());
   }
   for (std::vector<VertexId>& chain : chains) chain.resize(n);
@@ -79,22 +95,22 @@ std::vector<std::vector<VertexId>> switch_chains(const Cluster& c) {
 
 }  // namespace
 
-std::string k8s_labels_write(const Cluster& c) {
+std::string k8s_labels_write(const Cluster& c, K8sLabels scheme) {
   const bool accelerator = domains_span_hosts(c);
-  const std::vector<std::vector<VertexId>> chains = switch_chains(c);
+  const std::vector<std::vector<VertexId>> chains = switch_chains(c, scheme);
   std::ostringstream out;
-  out << "# Node labels for " << c.name << " in NVIDIA topograph's scheme (written by topoplan); run with sh\n";
+  out << "# Node labels for " << c.name << " in " << scheme_name(scheme) << " (written by topoplan); run with sh\n";
   for (size_t h = 0; h < chains.size(); ++h) {
     const Host& host = c.hosts()[h];
     out << "kubectl label node " << host.name << " --overwrite";
-    if (accelerator) out << " " << kPrefix << "accelerator=" << label_value(c.domains()[static_cast<size_t>(host.scaleup_domain)]);
-    for (size_t i = 0; i < chains[h].size(); ++i) out << " " << kPrefix << kSwitchLevels[i] << "=" << label_value(c.device(chains[h][i]).name);
+    if (accelerator) out << " " << domain_key(scheme) << "=" << label_value(c.domains()[static_cast<size_t>(host.scaleup_domain)]);
+    for (size_t i = 0; i < chains[h].size(); ++i) out << " " << switch_key(scheme, i) << "=" << label_value(c.device(chains[h][i]).name);
     out << "\n";
   }
   return out.str();
 }
 
-std::string kueue_topology_write(const Cluster& c) {
+std::string kueue_topology_write(const Cluster& c, K8sLabels scheme) {
   std::ostringstream out;
   out << "# Kueue topology-aware scheduling levels for " << c.name << " (written by topoplan), top down\n"
       << "apiVersion: kueue.x-k8s.io/v1alpha1\n"
@@ -103,9 +119,9 @@ std::string kueue_topology_write(const Cluster& c) {
       << "  name: " << object_name(c.name) << "\n"
       << "spec:\n"
       << "  levels:\n";
-  const std::vector<std::vector<VertexId>> chains = switch_chains(c);
-  for (size_t i = chains.empty() ? 0 : chains.front().size(); i-- > 0;) out << "  - nodeLabel: \"" << kPrefix << kSwitchLevels[i] << "\"\n";
-  if (domains_span_hosts(c)) out << "  - nodeLabel: \"" << kPrefix << "accelerator\"\n";
+  const std::vector<std::vector<VertexId>> chains = switch_chains(c, scheme);
+  for (size_t i = chains.empty() ? 0 : chains.front().size(); i-- > 0;) out << "  - nodeLabel: \"" << switch_key(scheme, i) << "\"\n";
+  if (domains_span_hosts(c)) out << "  - nodeLabel: \"" << domain_key(scheme) << "\"\n";
   out << "  - nodeLabel: \"kubernetes.io/hostname\"\n";
   return out.str();
 }

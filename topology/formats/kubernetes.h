@@ -1,5 +1,5 @@
-// Kubernetes: node labels in NVIDIA topograph's scheme, which Kueue's topology-aware scheduling
-// and other schedulers read, and the Kueue Topology object that names those labels as levels.
+// Kubernetes: node labels that Kueue's topology-aware scheduling and other schedulers read, and
+// the Kueue Topology object that names those labels as levels.
 #pragma once
 
 #include <string>
@@ -8,13 +8,20 @@
 
 namespace topoplan {
 
-// `kubectl label node` lines, one per host: network.topology.nvidia.com/accelerator (the NVLink
-// domain, where domains span hosts), /block (the leaf of the host's first NIC), /spine and
-// /datacenter (the first switch above the one below: pod spine, core), as far as the fabric goes.
-std::string k8s_labels_write(const Cluster& cluster);
+// Which label keys, from the host upward:
+// - topograph: NVIDIA topograph's own (NVIDIA/topograph, docs/k8s.md): network.topology.nvidia.com/
+//   accelerator (the NVLink domain, where domains span hosts), /block (the leaf of the host's first
+//   NIC), /spine and /datacenter (the first switch above the one below), as far as the fabric goes;
+// - tiers: numbered tiers for clusters labelled by tier rather than by role:
+//   fabric.topograph.run/tier-1 (the leaf), tier-2, ... up to the site's top switch, however many
+//   tiers the fabric has, and accelerator.topograph.run/domain for the NVLink domain.
+enum class K8sLabels { topograph, tiers };
+
+// `kubectl label node` lines, one per host.
+std::string k8s_labels_write(const Cluster& cluster, K8sLabels scheme);
 
 // A kueue.x-k8s.io/v1alpha1 Topology with the levels k8s_labels_write sets, top down, and
 // kubernetes.io/hostname last.
-std::string kueue_topology_write(const Cluster& cluster);
+std::string kueue_topology_write(const Cluster& cluster, K8sLabels scheme);
 
 }  // namespace topoplan
