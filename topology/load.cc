@@ -15,25 +15,19 @@
 
 namespace topoplan {
 
-Result<ClusterSpec> preset_spec_parse(const std::string& text) {
-  const size_t colon = text.find(':');
-  const std::string name = text.substr(0, colon);
-  Result<NodeType> type = node_type_named(name);
-  if (!type) return Error{"cluster '" + text + "': " + type.error()};
-  // A cluster needs a size, and no size is a natural default: "dgx-h100" alone is more likely a
-  // forgotten count than a wish for one server.
-  const char* unit = type->hosts_per_domain > 1 ? "racks" : "nodes";
-  if (colon == std::string::npos)
-    return Error{"cluster '" + text + "': give the number of " + unit + ", e.g. '" + name + ":" +
-                 (type->hosts_per_domain > 1 ? "2" : "32") + "' (NAME:N)"};
-  const std::string n = text.substr(colon + 1);
+namespace {
+
+// The N of NAME:N or FILE:N (`form`): that many nodes of `type`, or racks of a rack-scale type, on
+// its default fabric.
+Result<ClusterSpec> counted_spec(const std::string& text, const char* form, const NodeType& type, const std::string& n) {
+  const char* unit = type.hosts_per_domain > 1 ? "racks" : "nodes";
   int64_t count = 0;
   auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
   const bool digits = !n.empty() && ptr == n.data() + n.size() && n.find_first_not_of("0123456789") == std::string::npos;
   if (!digits || (ec != std::errc() && ec != std::errc::result_out_of_range) || (ec == std::errc() && count <= 0))
-    return Error{"cluster '" + text + "': expected NAME:N with N a positive number of " + unit + ", got '" + n + "'"};
+    return Error{"cluster '" + text + "': expected " + form + " with N a positive number of " + unit + ", got '" + n + "'"};
   // Checked here, before the count is multiplied into anything.
-  const int64_t per_count = int64_t{type->hosts_per_domain} * type->gpus;
+  const int64_t per_count = int64_t{type.hosts_per_domain} * type.gpus;
   const int64_t most = limits::kMaxGpus / per_count;
   if (ec == std::errc::result_out_of_range || count > most)
     return Error{"cluster '" + text + "': " + n + " " + unit + " of " + std::to_string(per_count) +
@@ -41,10 +35,25 @@ Result<ClusterSpec> preset_spec_parse(const std::string& text) {
                  " " + unit + ")"};
   ClusterSpec spec;
   spec.name = text;
-  spec.node = *type;
-  spec.nodes = static_cast<int>(count * type->hosts_per_domain);  // NVL72 specs count racks
-  spec.fabric = fabric_default(*type);
+  spec.node = type;
+  spec.nodes = static_cast<int>(count * type.hosts_per_domain);
+  spec.fabric = fabric_default(type);
   return spec;
+}
+
+}  // namespace
+
+Result<ClusterSpec> preset_spec_parse(const std::string& text) {
+  const size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  Result<NodeType> type = node_type_named(name);
+  if (!type) return Error{"cluster '" + text + "': " + type.error()};
+  // A cluster needs a size, and no size is a natural default: "dgx-h100" alone is more likely a
+  // forgotten count than a wish for one server.
+  if (colon == std::string::npos)
+    return Error{"cluster '" + text + "': give the number of " + (type->hosts_per_domain > 1 ? "racks" : "nodes") + ", e.g. '" + name +
+                 ":" + (type->hosts_per_domain > 1 ? "2" : "32") + "' (NAME:N)"};
+  return counted_spec(text, "NAME:N", *type, text.substr(colon + 1));
 }
 
 namespace {
@@ -112,17 +121,10 @@ std::optional<Result<Cluster>> node_file_cluster(const std::string& spec) {
   if (!file) return Result<Cluster>{Error{file.error()}};
   Result<NodeType> type = node_type_in(path, *file, false, n);
   if (!type) return Result<Cluster>{Error{type.error()}};
-  int count = 0;
-  auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
-  const int most = limits::kMaxGpus / std::max(1, type->gpus);
-  if (ec != std::errc() || end != n.data() + n.size() || count <= 0 || count > most)
-    return Result<Cluster>{Error{"cluster '" + spec + "': expected FILE:N with N from 1 to " + format_count(most) + " nodes, got '" + n + "'"}};
-  ClusterSpec c;
-  c.name = file_stem(path) + ":" + n;
-  c.node = *type;
-  c.nodes = count;
-  c.fabric = fabric_default(*type);
-  return cluster_build(c);
+  Result<ClusterSpec> c = counted_spec(spec, "FILE:N", *type, n);
+  if (!c) return Result<Cluster>{Error{c.error()}};
+  c->name = file_stem(path) + ":" + n;
+  return cluster_build(*c);
 }
 
 // "topology.conf@NODE": Slurm's fabric with hosts of NODE (a preset or a node file).

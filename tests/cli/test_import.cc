@@ -128,7 +128,10 @@ TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, to
   CHECK(r.err.find("is a node type: give ") != std::string::npos);
   r = run_topoplan("topo show " + node + ":0");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("expected FILE:N with N from 1 to") != std::string::npos);
+  CHECK(r.err.find("expected FILE:N with N a positive number of nodes, got '0'") != std::string::npos);
+  r = run_topoplan("topo show " + node + ":9999999");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("9999999 nodes of 8 GPUs are more than the limit of") != std::string::npos);
   r = run_topoplan("topo show " + (topoplan::test::data_dir() / "clusters" / "lab-h100.json").string() + ":4");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("is a cluster file already: give it without :4") != std::string::npos);
