@@ -22,6 +22,22 @@
 namespace topoplan::cli {
 namespace {
 
+// A mesh's bonds for the summary: "a mesh, 16 GPU pairs bonded: 8 by 2 NVLinks, 8 by 1".
+std::string bonds_text(const NodeType& type) {
+  std::map<int, int, std::greater<>> pairs_by_links;
+  int pairs = 0;
+  for (size_t a = 0; a < type.nvlink_bonds.size(); ++a)
+    for (size_t b = a + 1; b < type.nvlink_bonds.size(); ++b)
+      if (int k = type.nvlink_bonds[a][b]; k > 0) ++pairs_by_links[k], ++pairs;
+  std::string text = "a mesh, " + std::to_string(pairs) + " GPU pairs bonded:";
+  const char* sep = " ";
+  for (const auto& [links, n] : pairs_by_links) {
+    text += sep + std::to_string(n) + " by " + std::to_string(links) + (links == 1 ? " NVLink" : " NVLinks");
+    sep = ", ";
+  }
+  return text;
+}
+
 struct Options {
   std::string format, file, base, gpu_model, cpu_model, nic_rate, pcie_rate, cpu_link_rate, nvlink_rate, name, output;
   std::string node_type, topology;  // slurm-topology
@@ -140,7 +156,8 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
   table.add({"field", "value", "from"}, "  ");
   for (const auto& [key, value] : node.items()) {
     if (key == "format" || key == "version" || key == "name" || (value.is_array() && !value.empty() && value[0].is_string())) continue;
-    const std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    if (key == "nvlink_bonds") shown = bonds_text(type);
     table.add({key, shown, sources.contains(key) ? sources[key].get<std::string>() : "file: counted"}, "  ");
   }
   out << table.str();

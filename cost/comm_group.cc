@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <unordered_map>
+
+#include "cost/mesh_rings.h"
 
 namespace topoplan {
 namespace {
@@ -159,6 +162,37 @@ NcclGraph nvls_graph(const std::vector<double>& speeds, double gpu_bw, int local
   return best;
 }
 
+// The NVLinks each of the node's GPUs bonds directly to each other one; empty when none does (an
+// NVSwitch or PCIe node). A bond is one link at the GPU's lane rate.
+Bonds bonds_of(const Cluster& c, const CommNode& node, int cc) {
+  Bonds bonds;
+  const double lane = nvlink_lane_GBps(cc);
+  for (size_t i = 0; i < node.gpus.size(); ++i)
+    for (EdgeId e : c.out_edges(node.gpus[i])) {
+      if (c.link(e).kind != LinkKind::NVL) continue;
+      auto j = std::find(node.gpus.begin(), node.gpus.end(), c.target(e));
+      if (j == node.gpus.end()) continue;
+      if (bonds.empty()) bonds.assign(node.gpus.size(), std::vector<int>(node.gpus.size()));
+      bonds[i][static_cast<size_t>(j - node.gpus.begin())] = lane > 0 ? std::max(1, static_cast<int>(std::lround(c.link(e).bw_gbps / lane))) : 1;
+    }
+  return bonds;
+}
+
+// A node's rings and chains on its NVLink mesh. Groups repeat the same few bond patterns (every
+// TP group of a DGX-1 job), and scoring is single-threaded: the search runs once per pattern.
+void mesh_of(const Cluster& c, CommNode& node, int cc) {
+  const Bonds bonds = bonds_of(c, node, cc);
+  if (bonds.empty()) return;
+  static std::map<Bonds, std::vector<std::vector<size_t>>> rings_cache;
+  auto it = rings_cache.find(bonds);
+  if (it == rings_cache.end()) it = rings_cache.emplace(bonds, mesh_rings(bonds)).first;
+  node.mesh_rings = it->second;
+  if (node.mesh_rings.empty()) return;
+  std::vector<std::pair<size_t, size_t>> ends;
+  for (size_t k = 0; k < node.nics.size(); ++k) ends.emplace_back(node.entry[k], node.exit[k]);
+  node.mesh_chains = mesh_chains(bonds, ends);
+}
+
 }  // namespace
 
 int CommGroup::nvls_heads() const {
@@ -241,11 +275,16 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   }
   // Path classes NCCL's LL128 rule and latency rows read: pairs along the node's chain, and each
   // GPU to its NIC (cheap: every pair is a short local search).
+  g.mesh_rings = 1 << 20;
   for (CommNode& node : g.nodes) {
     entries_and_exits(c, node);
     rails_of(c, node);
     nvls_heads_of(node, g.nodes.size() == 1);
-    for (size_t i = 0; i + 1 < node.gpus.size(); ++i) {
+    if (node.nvswitch == kNoVertex) mesh_of(c, node, g.compute_capability);
+    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node.mesh_rings.size()));
+    // On a mesh NCCL's rings step over bonded pairs only, whatever the rank order.
+    if (!node.mesh_rings.empty()) g.intra = std::max(g.intra, PathClass::NVL);
+    for (size_t i = 0; node.mesh_rings.empty() && i + 1 < node.gpus.size(); ++i) {
       Result<Route> r = router.route(node.gpus[i], node.gpus[i + 1]);
       if (!r) return Error{r.error()};
       g.intra = std::max(g.intra, r->path_class);
@@ -280,6 +319,8 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   if (g.nvswitch) {
     double lanes = std::round(g.nvlink_GBps / nvlink_lane_GBps(cc));
     gpu_bw = lanes * t.nvlink_bw_gbps(cc);
+  } else if (g.mesh_rings > 0) {
+    gpu_bw = g.mesh_rings * t.nvlink_bw_gbps(cc);  // each ring one link's speed
   } else {
     gpu_bw = t.pci_bw;
   }
@@ -292,7 +333,10 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   const size_t list = speed_list(cc);
   const auto& speeds = comm.n_nodes > 1 ? t.search_speeds_inter_gbps[list] : t.search_speeds_intra_gbps[list];
   // One GPU alone has no ring to search; NCCL still runs one channel per... one local copy.
-  Search s = g.size() > 1 ? search(speeds, gpu_bw, nic_bws, t.ring_graph_max_channels) : Search{1, gpu_bw};
+  // A mesh node alone runs the rings it packs at one link's speed; across nodes the NICs decide.
+  Search s = g.size() == 1                        ? Search{1, gpu_bw}
+             : g.mesh_rings > 0 && nic_bws.empty() ? Search{std::min(g.mesh_rings, t.ring_graph_max_channels), t.nvlink_bw_gbps(cc)}
+                                                   : search(speeds, gpu_bw, nic_bws, t.ring_graph_max_channels);
   if (s.channels == 0) s = {1, std::min(gpu_bw, nic_bws.empty() ? gpu_bw : nic_bws[0])};
   // search.cc ncclTopoDupChannels (2.25.1): fast channels split in two, except past SM80 (ccMin >
   // 80) below 50 GB/s with more than 4 channels, and never past the graph's channel limit.

@@ -21,6 +21,11 @@ struct CommNode {
   // ends the node's chain next to the NIC it started from).
   std::vector<size_t> entry, exit;
   VertexId nvswitch = kNoVertex;   // where all its GPUs meet over NVLink, if they do
+  // Where its GPUs bond point to point (an NVLink mesh, cost/mesh_rings.h): the rings NCCL's
+  // search packs on a node alone, and per NIC the chain a channel crosses the node by, from its
+  // entry to its exit GPU (indices into gpus). Both empty on other nodes, or where no NVLink ring
+  // or chain reaches every GPU.
+  std::vector<std::vector<size_t>> mesh_rings, mesh_chains;
   // The host's NIC on each rail when all the node's GPUs are in one host with railed NICs (PXN
   // can send through any of them), else empty; and each GPU's rail.
   std::vector<VertexId> rail_nics;
@@ -39,6 +44,7 @@ struct CommGroup {
   int compute_capability = 0;    // minimum over the ranks
   NcclCpu cpu = NcclCpu::other;
   bool nvswitch = false;          // every node's GPUs meet in one NVSwitch
+  int mesh_rings = 0;             // NVLink rings on every node's mesh (the fewest); 0 if not all meshes
   PathClass intra = PathClass::LOC;  // worst GPU-to-GPU class inside a node
   PathClass inter = PathClass::LOC;  // worst GPU-to-NIC class, for multi-node groups
   double nvlink_GBps = 0;         // per GPU into the NVSwitch, line rate (min over ranks)

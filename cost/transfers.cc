@@ -20,6 +20,11 @@ std::vector<VertexId> ring_chain(const CommNode& node, int group) {
   const size_t p = node.gpus.size();
   if (node.nics.empty()) return node.gpus;
   const size_t k = static_cast<size_t>(group) % node.nics.size();
+  if (!node.mesh_chains.empty()) {  // over bonded pairs only
+    std::vector<VertexId> chain;
+    for (size_t i : node.mesh_chains[k]) chain.push_back(node.gpus[i]);
+    return chain;
+  }
   const size_t e = node.entry[k], x = node.exit[k];
   std::vector<VertexId> chain{node.gpus[e]};
   for (size_t t = 1; t < p; ++t)
@@ -43,6 +48,14 @@ Transfers ring(const CommGroup& g, CollectiveOp op, double bytes) {
   const bool chain = op == CollectiveOp::broadcast || op == CollectiveOp::reduce;  // root at rank 0, not closed
   const double per_hop = nccl_busbw_factor(op, g.size()) * bytes;
   const size_t nodes = g.nodes.size();
+  if (nodes == 1 && !g.nodes[0].mesh_rings.empty()) {
+    // A mesh: each ring NCCL packs carries its share over its own bonded pairs.
+    const CommNode& node = g.nodes[0];
+    const double share = per_hop / static_cast<double>(node.mesh_rings.size());
+    for (const std::vector<size_t>& r : node.mesh_rings)
+      for (size_t i = 0; i + (chain ? 1 : 0) < r.size(); ++i) out.push_back({node.gpus[r[i]], node.gpus[r[(i + 1) % r.size()]], share});
+    return out;
+  }
   if (nodes == 1) {
     const std::vector<VertexId>& l = g.nodes[0].gpus;
     for (size_t i = 0; i + (chain ? 1 : 0) < l.size(); ++i) out.push_back({l[i], l[(i + 1) % l.size()], per_hop});
@@ -61,14 +74,26 @@ Transfers ring(const CommGroup& g, CollectiveOp op, double bytes) {
   return out;
 }
 
+// A tree channel group's chain through a node (indices into gpus), from its entry GPU: over
+// bonded pairs on a mesh, else in cyclic rank order.
+std::vector<size_t> tree_chain(const CommNode& node, int group) {
+  if (!node.mesh_chains.empty()) return node.mesh_chains[static_cast<size_t>(group) % node.mesh_chains.size()];
+  if (!node.mesh_rings.empty()) return node.mesh_rings[0];
+  const size_t p = node.gpus.size(), e = entry_gpu(node, group);
+  std::vector<size_t> chain;
+  for (size_t t = 0; t < p; ++t) chain.push_back((e + t) % p);
+  return chain;
+}
+
 // One tree (parents by node position) carrying `bytes`: reduce up, broadcast down, between the
 // entry GPUs of the channel group, and along each node's chain both ways.
 void tree_into(Transfers& out, const CommGroup& g, const std::vector<int>& parent, int group, double bytes) {
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const std::vector<VertexId>& l = g.nodes[k].gpus;
-    const size_t p = l.size(), e = entry_gpu(g.nodes[k], group);
-    for (size_t t = 0; t + 1 < p; ++t) {
-      VertexId a = l[(e + t) % p], b = l[(e + t + 1) % p];
+    const size_t e = entry_gpu(g.nodes[k], group);
+    const std::vector<size_t> chain = tree_chain(g.nodes[k], group);
+    for (size_t t = 0; t + 1 < chain.size(); ++t) {
+      VertexId a = l[chain[t]], b = l[chain[t + 1]];
       out.push_back({b, a, bytes});  // up the chain toward the entry GPU
       out.push_back({a, b, bytes});  // and back down
     }

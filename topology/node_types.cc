@@ -1,5 +1,6 @@
 #include "topology/node_types.h"
 
+#include <numeric>
 #include <tuple>
 
 #include "topology/limits.h"
@@ -64,6 +65,54 @@ Result<NodeType> node_type_named(const std::string& name) {
   return Error{"unknown preset '" + name + "'" + did_you_mean(name, names) + " (presets: " + list + ")"};
 }
 
+namespace {
+
+// NVLinks a GPU of a mesh type bonds to its peers.
+int bonds_of(const NodeType& t, int gpu) {
+  const std::vector<int>& row = t.nvlink_bonds[static_cast<size_t>(gpu)];
+  return std::accumulate(row.begin(), row.end(), 0);
+}
+
+// What is wrong with a point-to-point NVLink mesh, "" when nothing.
+std::string bonds_problem(const NodeType& t) {
+  const auto n = static_cast<size_t>(t.gpus);
+  if (t.hosts_per_domain > 1) return "nvlink_bonds: GPUs linked point to point stay in their host; hosts_per_domain must be 1";
+  if (t.nvlink_GBps <= 0) return "nvlink_bonds: give nvlink_rate, the NVLink bandwidth per GPU that its bonds share";
+  if (t.nvlink_bonds.size() != n)
+    return "nvlink_bonds: expected " + std::to_string(n) + " rows, one per GPU, got " + std::to_string(t.nvlink_bonds.size());
+  for (size_t a = 0; a < n; ++a) {
+    const std::string row = "nvlink_bonds[" + std::to_string(a) + "]";
+    if (t.nvlink_bonds[a].size() != n)
+      return row + ": expected " + std::to_string(n) + " entries, one per GPU, got " + std::to_string(t.nvlink_bonds[a].size());
+    for (size_t b = 0; b < n; ++b) {
+      const int k = t.nvlink_bonds[a][b];
+      const std::string cell = row + "[" + std::to_string(b) + "]";
+      if (a == b && k != 0) return cell + ": a GPU has no NVLink to itself, got " + std::to_string(k);
+      if (k < 0 || k > kMaxNvlinksPerGpu)
+        return cell + ": expected 0 to " + std::to_string(kMaxNvlinksPerGpu) + " NVLinks, got " + std::to_string(k);
+    }
+  }
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < a; ++b)
+      if (t.nvlink_bonds[a][b] != t.nvlink_bonds[b][a])
+        return "nvlink_bonds[" + std::to_string(a) + "][" + std::to_string(b) + "]: " + std::to_string(t.nvlink_bonds[a][b]) +
+               " NVLinks, but [" + std::to_string(b) + "][" + std::to_string(a) + "] says " + std::to_string(t.nvlink_bonds[b][a]) +
+               ": a bond joins both GPUs";
+  const int links = bonds_of(t, 0);
+  for (int g = 0; g < t.gpus; ++g)
+    if (bonds_of(t, g) != links || links == 0)
+      return "nvlink_bonds[" + std::to_string(g) + "]: GPU " + std::to_string(g) + " has " + std::to_string(bonds_of(t, g)) +
+             " NVLinks, GPU 0 " + std::to_string(links) + ": every GPU shares nvlink_rate between the same number of links (above 0)";
+  return "";
+}
+
+}  // namespace
+
+double nvlink_bond_GBps(const NodeType& t, int a, int b) {
+  const int bonds = t.nvlink_bonds[static_cast<size_t>(a)][static_cast<size_t>(b)];
+  return bonds == 0 ? 0 : t.nvlink_GBps * bonds / bonds_of(t, a);
+}
+
 Result<bool> node_type_check(const NodeType& t) {
   auto rate = [](const char* field, double GBps, bool needed) -> std::string {
     if (!(GBps >= 0) || GBps > limits::kMaxLinkGBps)
@@ -100,6 +149,7 @@ Result<bool> node_type_check(const NodeType& t) {
         e = "nic_switch[" + std::to_string(i) + "]: expected a switch from 0 to " + std::to_string(switches - 1) + ", got " +
             std::to_string(t.nic_switch[i]);
   }
+  if (e.empty() && !t.nvlink_bonds.empty()) e = bonds_problem(t);
   for (const auto& [field, list, count, per] : {std::tuple{"gpu_busids", &t.gpu_busids, t.gpus, "GPU"},
                                                 std::tuple{"nic_busids", &t.nic_busids, t.nics, "NIC"},
                                                 std::tuple{"nic_names", &t.nic_names, t.nics, "NIC"}})
@@ -112,11 +162,15 @@ Result<bool> node_type_check(const NodeType& t) {
 HostCounts node_type_counts(const NodeType& type) {
   const bool grace = type.c2c_GBps > 0;
   const int64_t switches = grace ? 0 : type.gpus / type.gpus_per_pcie_switch;
-  const bool own_nvswitch = type.nvlink_GBps > 0 && type.hosts_per_domain == 1;
+  const bool mesh = !type.nvlink_bonds.empty();
+  const bool own_nvswitch = type.nvlink_GBps > 0 && type.hosts_per_domain == 1 && !mesh;
+  int64_t mesh_links = 0;
+  for (int a = 0; mesh && a < type.gpus; ++a)
+    for (int b = a + 1; b < type.gpus; ++b) mesh_links += type.nvlink_bonds[static_cast<size_t>(a)][static_cast<size_t>(b)] > 0;
   HostCounts n;
   n.devices = type.cpus + switches + (own_nvswitch ? 1 : 0) + type.gpus + type.nics;
   n.links = (type.cpu_link_GBps > 0 ? type.cpus * (type.cpus - 1) / 2 : 0) + switches +
-            int64_t{type.gpus} * (type.nvlink_GBps > 0 ? 2 : 1) + type.nics;
+            int64_t{type.gpus} * (type.nvlink_GBps > 0 && !mesh ? 2 : 1) + mesh_links + type.nics;
   return n;
 }
 
@@ -159,7 +213,8 @@ VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int d
       switches.push_back(sw);
     }
   }
-  if (type.nvlink_GBps > 0 && domain_nvswitch == kNoVertex) {
+  const bool mesh = !type.nvlink_bonds.empty();
+  if (type.nvlink_GBps > 0 && !mesh && domain_nvswitch == kNoVertex) {
     // One vertex stands for all NVSwitch chips of the domain: they act as one full crossbar.
     Device nvs;
     nvs.name = h.name + "/nvswitch";
@@ -169,14 +224,20 @@ VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int d
     nvs.scaleup_domain = domain;
     domain_nvswitch = cluster.add_device(std::move(nvs)).value();
   }
+  std::vector<VertexId> gpus;
   for (int g = 0; g < type.gpus; ++g) {
     VertexId gpu = add("gpu" + std::to_string(g), DeviceKind::gpu, g);
+    gpus.push_back(gpu);
     if (grace)
       link(gpu, cpus[g * type.cpus / type.gpus], LinkKind::C2C, type.c2c_GBps, HopLatency::pcie_us);
     else
       link(gpu, switches[g / type.gpus_per_pcie_switch], LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
-    if (type.nvlink_GBps > 0) link(gpu, domain_nvswitch, LinkKind::NVL, type.nvlink_GBps, HopLatency::nvlink_us);
+    if (type.nvlink_GBps > 0 && !mesh) link(gpu, domain_nvswitch, LinkKind::NVL, type.nvlink_GBps, HopLatency::nvlink_us);
   }
+  // A mesh bonds GPU pairs directly: one link per pair, its bonds' bandwidth, no switch to cross.
+  for (int a = 0; mesh && a < type.gpus; ++a)
+    for (int b = a + 1; b < type.gpus; ++b)
+      if (double bw = nvlink_bond_GBps(type, a, b); bw > 0) link(gpus[a], gpus[b], LinkKind::NVL, bw, HopLatency::nvlink_us);
   VertexId first_nic = kNoVertex;
   for (int n = 0; n < type.nics; ++n) {
     VertexId nic = add("nic" + std::to_string(n), DeviceKind::nic, n);

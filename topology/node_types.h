@@ -12,6 +12,7 @@ namespace topoplan {
 // Bounds on one host, far above any server built, so a typo cannot build millions of devices.
 inline constexpr int kMaxGpusPerHost = 1024;
 inline constexpr int kMaxCpusPerHost = 64;
+inline constexpr int kMaxNvlinksPerGpu = 18;  // NVLink 4 and 5 (H100, B200)
 
 struct NodeType {
   std::string name;        // "dgx-h100"
@@ -19,7 +20,7 @@ struct NodeType {
   int gpus = 8;            // per host
   int nics = 8;            // per host, NIC i serves GPU i (rail i) where nics == gpus
   double nic_gbps = 400;   // line rate per NIC, Gbit/s (input edge: converted to GB/s once)
-  double nvlink_GBps = 0;  // per GPU per direction into the NVSwitch domain; 0 = no NVLink
+  double nvlink_GBps = 0;  // per GPU per direction, all its NVLinks; 0 = no NVLink
   double pcie_GBps = 0;    // per x16 link per direction
   int gpus_per_pcie_switch = 1;
   int cpus = 2;
@@ -36,11 +37,18 @@ struct NodeType {
   // What an imported server called its devices: PCI bus IDs of GPU i and NIC i, NIC i's RDMA
   // name ("mlx5_0"); empty when not known. An NCCL topology file for the server needs the bus IDs.
   std::vector<std::string> gpu_busids, nic_busids, nic_names;
+  // NVLinks bonded between GPU pairs where GPUs link point to point, without NVSwitches (DGX-1's
+  // hybrid cube mesh, HGX A100 4-GPU boards): gpus x gpus, symmetric, each bond running at
+  // nvlink_GBps / the GPU's links. Empty: the GPUs' NVLinks go to one NVSwitch domain.
+  std::vector<std::vector<int>> nvlink_bonds;
 };
 
 // The checks every node type passes before anything is built: counts in range, GPUs in whole
 // switches, rates positive where the part exists. The error names the field.
 Result<bool> node_type_check(const NodeType& type);
+
+// The bandwidth of the bond between GPUs a and b of a mesh type, per direction; 0 when none.
+double nvlink_bond_GBps(const NodeType& type, int a, int b);
 
 // Every preset, in a stable order.
 const std::vector<NodeType>& node_types();

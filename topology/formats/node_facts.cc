@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <numeric>
 
 #include "topology/gpu_models.h"
 #include "topology/units.h"
@@ -21,39 +22,48 @@ struct Renumber {
   }
 };
 
-// NVLinks per GPU, from whichever the file gives; `cc` tells a full mesh of direct bonds from the
-// NVSwitch case, where nvidia-smi shows every pair as the GPU's whole bond.
-Result<int> nvlinks_of(const NodeFacts& f, int cc) {
+// NVLinks per GPU, from whichever the file gives, and where GPUs bond point to point, the bonds.
+struct Nvlinks {
+  int per_gpu = 0;
+  std::vector<std::vector<int>> bonds;  // a mesh's, else empty
+};
+
+// `cc` tells a mesh of direct bonds from the NVSwitch case, where nvidia-smi shows every pair as
+// the GPU's whole bond (NV18 on H100).
+Result<Nvlinks> nvlinks_of(const NodeFacts& f, int cc) {
   const size_t n = f.gpus.size();
   bool any_peer = false;
   for (const auto& row : f.peer_nvlinks)
     for (int k : row) any_peer |= k > 0;
   if (any_peer) {
-    // NVSwitch systems show every pair as the GPU's whole bond (NV18 on H100); anything else is a
-    // point-to-point mesh, where which pair talks decides the bandwidth.
     const int k = f.peer_nvlinks[0][1 % n];
+    bool even = true;
     for (size_t a = 0; a < n; ++a)
-      for (size_t b = 0; b < n; ++b)
-        if (a != b && f.peer_nvlinks[a][b] != k)
-          return Error{f.gpus[a].name + " and " + f.gpus[b].name + " have " +
-                       (f.peer_nvlinks[a][b] ? std::to_string(f.peer_nvlinks[a][b]) + " NVLinks" : "no NVLink") + " between them, " +
-                       f.gpus[0].name + " and " + f.gpus[1 % n].name + " " + (k ? std::to_string(k) : "none") +
-                       ": GPUs linked point to point (an NVLink mesh without NVSwitches, as DGX-1's hybrid cube) "
-                       "are not a node type topoplan can build; it takes NVSwitch systems and PCIe-only servers"};
+      for (size_t b = 0; b < n; ++b) even &= a == b || f.peer_nvlinks[a][b] == k;
     const int most = nvlinks_per_gpu(cc);
-    if (n > 2 && (most == 0 || k * static_cast<int>(n - 1) <= most))
-      return Error{"every GPU pair has " + std::to_string(k) + " NVLinks: " +
-                   (most ? "with " + std::to_string(most) + " links per GPU that is a mesh of direct bonds, not an NVSwitch;"
-                         : "for GPU model of unknown NVLink count this may be a mesh of direct bonds;") +
-                   " GPUs linked point to point are not a node type topoplan can build"};
-    return k;
+    if (even && (n <= 2 || k * static_cast<int>(n - 1) > most)) {
+      if (n > 2 && most == 0)
+        return Error{"every GPU pair has " + std::to_string(k) + " NVLinks, and the NVLink count of this GPU model is unknown: "
+                     "that may be an NVSwitch or a mesh of direct bonds; give --gpu-model"};
+      return Nvlinks{k, {}};
+    }
+    // A mesh: which pair talks decides the bandwidth. Every GPU must have the same links in all.
+    Nvlinks mesh{0, f.peer_nvlinks};
+    for (size_t a = 0; a < n; ++a) mesh.bonds[a][a] = 0;
+    auto links = [&](size_t a) { return std::accumulate(mesh.bonds[a].begin(), mesh.bonds[a].end(), 0); };
+    mesh.per_gpu = links(0);
+    for (size_t a = 1; a < n; ++a)
+      if (links(a) != mesh.per_gpu)
+        return Error{f.gpus[a].name + " has " + std::to_string(links(a)) + " NVLinks to other GPUs, " + f.gpus[0].name + " " +
+                     std::to_string(mesh.per_gpu) + ": a node type gives every GPU the same NVLink bandwidth"};
+    return mesh;
   }
   const int k = f.gpus[0].nvswitch_links;
   for (const NodeFacts::Gpu& g : f.gpus)
     if (g.nvswitch_links != k)
       return Error{g.name + " has " + std::to_string(g.nvswitch_links) + " NVLinks to NVSwitches, " + f.gpus[0].name + " " +
                    std::to_string(k) + ": a node type gives every GPU the same NVLink bandwidth"};
-  return k;
+  return Nvlinks{k, {}};
 }
 
 }  // namespace
@@ -99,9 +109,12 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
                 ": give --gpu-model (e.g. H100-SXM5) or --base PRESET");
 
   const int cc = f.gpus[0].sm ? f.gpus[0].sm : gpu_compute_capability(t.gpu_model);
-  Result<int> links = nvlinks_of(f, cc);
-  if (!links) return fail(links.error());
-  if (hints.nvlinks >= 0) {
+  Result<Nvlinks> nvlinks = nvlinks_of(f, cc);
+  if (!nvlinks) return fail(nvlinks.error());
+  int links = nvlinks->per_gpu;
+  if (hints.nvlinks >= 0 && !nvlinks->bonds.empty()) {
+    return fail("--nvlinks: the file bonds GPUs to each other point to point; each pair's links come from the file");
+  } else if (hints.nvlinks >= 0) {
     links = hints.nvlinks;
   } else if (!f.nvlinks_listed && base) {
     t.nvlink_GBps = base->nvlink_GBps;
@@ -117,15 +130,17 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
                     ": a node type gives every GPU the same NVLink bandwidth (a link down? --nvlinks N sets the count)");
     t.nvlink_GBps = f.gpus[0].nvswitch_GBps;
     note("nvlink_rate", "file: NVLink bandwidth into NVSwitches");
-  } else if (*links > 0) {
+  } else if (links > 0) {
     double lane = hints.nvlink_lane_GBps;
     std::string from = "--nvlink-rate per link";
     if (lane == 0 && cc == 0)
-      return fail(std::to_string(*links) + " NVLinks per GPU, but the NVLink generation of '" + t.gpu_model +
+      return fail(std::to_string(links) + " NVLinks per GPU, but the NVLink generation of '" + t.gpu_model +
                   "' is unknown: give --nvlink-rate (one link, one direction, e.g. 25GB/s)");
     if (lane == 0) lane = nvlink_lane_GBps(cc), from = rate_text(lane) + " per link (sm " + std::to_string(cc) + ")";
-    t.nvlink_GBps = *links * lane;
-    note("nvlink_rate", (hints.nvlinks >= 0 ? "--nvlinks: " : "file: ") + std::to_string(*links) + " NVLinks per GPU x " + from);
+    t.nvlink_GBps = links * lane;
+    note("nvlink_rate", (hints.nvlinks >= 0 ? "--nvlinks: " : "file: ") + std::to_string(links) + " NVLinks per GPU x " + from);
+    t.nvlink_bonds = nvlinks->bonds;
+    if (!t.nvlink_bonds.empty()) note("nvlink_bonds", "file: GPUs bonded point to point, no NVSwitch (a mesh)");
   }
 
   // PCIe switches, numbered by their first GPU; a GPU without one sits alone on its root port.

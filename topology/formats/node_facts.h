@@ -2,7 +2,7 @@
 // a node type: which GPUs and NICs share a PCIe switch, which NUMA node each hangs off, how many
 // NVLinks each GPU has. node_type_infer turns the facts into a NodeType, taking what the file does
 // not say (the GPU model, often the NIC rate) from the hints, and refuses what a node type cannot
-// express (an NVLink mesh without NVSwitches, uneven PCIe switches) with the reason.
+// express (uneven PCIe switches, GPUs with different NVLink counts) with the reason.
 #pragma once
 
 #include <string>

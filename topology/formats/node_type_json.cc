@@ -23,7 +23,7 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
   Fields f(doc, "",
            {"format", "version", "name", "gpu_model", "gpus", "nics", "nic_rate", "nvlink_rate", "pcie_rate",
             "gpus_per_pcie_switch", "nic_switch", "cpus", "cpu_link_rate", "c2c_rate", "hosts_per_domain", "cpu_model",
-            "cores_per_cpu", "gpu_busids", "nic_busids", "nic_names"},
+            "cores_per_cpu", "nvlink_bonds", "gpu_busids", "nic_busids", "nic_names"},
            &error);
   if (f.has("format") && f.text("format", kRequired) != "topoplan-node-type")
     f.fail("format", "expected \"topoplan-node-type\", got " + json_shown(doc.at("format")));
@@ -48,6 +48,20 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
       const nlohmann::json& v = (*list)[i];
       if (!v.is_number_integer()) f.fail(json_indexed(f.at("nic_switch"), i), "expected a switch index, got " + json_shown(v));
       else t.nic_switch.push_back(v.get<int>());
+    }
+  if (const nlohmann::json* rows = f.list("nvlink_bonds", false))
+    for (size_t a = 0; a < rows->size() && f.ok(); ++a) {
+      const nlohmann::json& row = (*rows)[a];
+      const std::string at = json_indexed(f.at("nvlink_bonds"), a);
+      if (!row.is_array()) {
+        f.fail(at, "expected a list of NVLink counts, one per GPU, got " + json_shown(row));
+        break;
+      }
+      t.nvlink_bonds.emplace_back();
+      for (size_t b = 0; b < row.size() && f.ok(); ++b)
+        if (!row[b].is_number_integer() || row[b].get<int64_t>() < 0 || row[b].get<int64_t>() > kMaxNvlinksPerGpu)
+          f.fail(json_indexed(at, b), "expected 0 to " + std::to_string(kMaxNvlinksPerGpu) + " NVLinks, got " + json_shown(row[b]));
+        else t.nvlink_bonds.back().push_back(row[b].get<int>());
     }
   for (auto [key, list] : {std::pair{"gpu_busids", &t.gpu_busids}, std::pair{"nic_busids", &t.nic_busids}, std::pair{"nic_names", &t.nic_names}})
     if (const nlohmann::json* names = f.list(key, false))
@@ -76,6 +90,7 @@ nlohmann::ordered_json node_type_to_json(const NodeType& t) {
   j["hosts_per_domain"] = t.hosts_per_domain;
   if (!t.cpu_model.empty()) j["cpu_model"] = t.cpu_model;
   if (t.cores_per_cpu > 0) j["cores_per_cpu"] = t.cores_per_cpu;
+  if (!t.nvlink_bonds.empty()) j["nvlink_bonds"] = t.nvlink_bonds;
   if (!t.gpu_busids.empty()) j["gpu_busids"] = t.gpu_busids;
   if (!t.nic_busids.empty()) j["nic_busids"] = t.nic_busids;
   if (!t.nic_names.empty()) j["nic_names"] = t.nic_names;

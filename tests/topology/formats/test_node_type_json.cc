@@ -101,3 +101,55 @@ TEST_CASE("node type json: malformed fields get one clear error each") {
   REQUIRE_FALSE(nested.ok());
   CHECK(nested.error().find("lab.json: node: gpus: ") == 0);
 }
+
+TEST_CASE("node type json: an NVLink mesh's bonds read back, and every malformed matrix named") {
+  // A 4-GPU board bonding every pair with 4 links (HGX A100 4-GPU): 12 links x 25 GB/s per GPU.
+  json doc = h100_node();
+  doc["gpus"] = 4;
+  doc["nics"] = 4;
+  doc["nvlink_rate"] = "300GB/s";
+  doc["gpu_model"] = "A100-SXM4";
+  doc["nvlink_bonds"] = {{0, 4, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}};
+  Result<NodeType> t = node_type_from_json(doc, "hgx4.json");
+  REQUIRE_MESSAGE(t.ok(), t.error());
+  CHECK(nvlink_bond_GBps(*t, 0, 3) == 100);
+  Result<NodeType> back = node_type_from_json(json::parse(node_type_to_json(*t).dump()), "again.json");
+  REQUIRE(back.ok());
+  CHECK(back->nvlink_bonds == t->nvlink_bonds);
+  // Built: six direct links per host and no NVSwitch, as the plan counted.
+  ClusterSpec spec;
+  spec.node = *t;
+  spec.nodes = 2;
+  spec.fabric = fabric_default(*t);
+  Result<FabricPlan> plan = fabric_plan(spec);
+  Result<Cluster> c = cluster_build(spec);
+  REQUIRE(plan.ok());
+  REQUIRE(c.ok());
+  CHECK(plan->devices == static_cast<int64_t>(c->num_devices()));
+  CHECK(2 * plan->links == static_cast<int64_t>(c->num_edges()));
+  CHECK_FALSE(c->find("h001/nvswitch"));
+
+  auto with = [&](const json& bonds) {
+    json d = doc;
+    d["nvlink_bonds"] = bonds;
+    return load_error(d);
+  };
+  CHECK(with({{0, 4, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}}) == "node.json: nvlink_bonds: expected 4 rows, one per GPU, got 3");
+  CHECK(with({{0, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0]: expected 4 entries, one per GPU, got 3");
+  CHECK(with({{1, 4, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0][0]: a GPU has no NVLink to itself, got 1");
+  CHECK(with({{0, 4, 4, 3}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) ==
+        "node.json: nvlink_bonds[3][0]: 4 NVLinks, but [0][3] says 3: a bond joins both GPUs");
+  CHECK(with({{0, 2, 2, 0}, {2, 0, 0, 2}, {2, 0, 0, 1}, {0, 2, 1, 0}}) ==
+        "node.json: nvlink_bonds[2]: GPU 2 has 3 NVLinks, GPU 0 4: every GPU shares nvlink_rate between the same number of links (above 0)");
+  CHECK(with({{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}).find("has 0 NVLinks") != std::string::npos);
+  CHECK(with({{0, 19, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0][1]: expected 0 to 18 NVLinks, got 19");
+  CHECK(with({{0, "4", 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0][1]: expected 0 to 18 NVLinks, got \"4\"");
+  CHECK(with({1, 2, 3, 4}) == "node.json: nvlink_bonds[0]: expected a list of NVLink counts, one per GPU, got 1");
+  CHECK(with("all") .find("nvlink_bonds") != std::string::npos);
+  json no_rate = doc;
+  no_rate.erase("nvlink_rate");
+  CHECK(load_error(no_rate) == "node.json: nvlink_bonds: give nvlink_rate, the NVLink bandwidth per GPU that its bonds share");
+  json rack = doc;
+  rack["hosts_per_domain"] = 2;
+  CHECK(load_error(rack) == "node.json: nvlink_bonds: GPUs linked point to point stay in their host; hosts_per_domain must be 1");
+}

@@ -75,40 +75,73 @@ TEST_CASE("nvidia-smi: the legacy SOC code, tabs, NUMA nodes from CPU affinity" 
   CHECK(t.nic_switch == std::vector<int>{2});
 }
 
-TEST_CASE("nvidia-smi: DGX-1's hybrid cube mesh is refused with the reason" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nvidia-smi: DGX-1's hybrid cube mesh becomes a node type with its bonds" * doctest::skip(test::reference_absent())) {
   const NodeFacts f = sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt");
   CHECK(f.gpus.size() == 8);
   CHECK(f.nics.size() == 4);
   CHECK(f.nics[0].name == "mlx5_2");  // columns as printed, unsorted
   CHECK(f.peer_nvlinks[0][3] == 2);
   CHECK(f.peer_nvlinks[0][5] == 0);
-  const NodeType v100 = [] {
-    NodeType t = *node_type_named("dgx-a100");
-    t.gpu_model = "V100-SXM2";
-    return t;
-  }();
   NodeHints hints;
-  hints.base = &v100;
+  hints.gpu_model = "V100-SXM2";
+  hints.nic_gbps = 100;
+  hints.pcie_GBps = 15.75;
   Result<NodeTypeInference> t = node_type_infer(f, hints);
-  REQUIRE_FALSE(t.ok());
-  CHECK(t.error().find("NVLink mesh without NVSwitches") != std::string::npos);
+  REQUIRE_MESSAGE(t.ok(), t.error());
+  CHECK(t->type.nvlink_GBps == 150);  // 6 NVLink2 links x 25 GB/s
+  REQUIRE(t->type.nvlink_bonds.size() == 8);
+  CHECK(t->type.nvlink_bonds[0] == std::vector<int>{0, 1, 1, 2, 2, 0, 0, 0});
+  CHECK(t->type.nvlink_bonds[7] == std::vector<int>{0, 0, 0, 1, 2, 1, 2, 0});
+  CHECK(nvlink_bond_GBps(t->type, 0, 3) == 50);
+  CHECK(nvlink_bond_GBps(t->type, 0, 5) == 0);
+  CHECK(t->type.gpus_per_pcie_switch == 2);
+  CHECK(t->type.nic_names == std::vector<std::string>{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"});
+  // --nvlinks would replace the file's pairs with one count per GPU: refused.
+  hints.nvlinks = 6;
+  Result<NodeTypeInference> forced = node_type_infer(f, hints);
+  REQUIRE_FALSE(forced.ok());
+  CHECK(forced.error().find("--nvlinks: the file bonds GPUs to each other point to point") != std::string::npos);
 }
 
 TEST_CASE("nvidia-smi: a full mesh of direct bonds is not taken for an NVSwitch") {
-  std::string text = "        GPU0 GPU1 GPU2 GPU3\n";
-  for (int r = 0; r < 4; ++r) {
-    text += "GPU" + std::to_string(r);
-    for (int c = 0; c < 4; ++c) text += r == c ? "  X " : "  NV4";
-    text += "\n";
-  }
-  Result<NodeFacts> f = nvidia_smi_topo_parse(text, "hgx4.txt");
+  auto matrix = [](const std::vector<std::string>& pair) {
+    std::string text = "        GPU0 GPU1 GPU2 GPU3\n";
+    for (int r = 0; r < 4; ++r) {
+      text += "GPU" + std::to_string(r);
+      for (int c = 0; c < 4; ++c) text += "  " + pair[static_cast<size_t>(r == c ? 0 : 1)];
+      text += "\n";
+    }
+    return text;
+  };
+  Result<NodeFacts> f = nvidia_smi_topo_parse(matrix({"X", "NV4"}), "hgx4.txt");
   REQUIRE(f.ok());
   NodeHints hints;
   hints.gpu_model = "A100-SXM4";
   hints.pcie_GBps = 31.5;
   Result<NodeTypeInference> t = node_type_infer(*f, hints);
-  REQUIRE_FALSE(t.ok());
-  CHECK(t.error().find("mesh of direct bonds") != std::string::npos);  // 4 x 3 = 12 links: all an A100 has
+  REQUIRE_MESSAGE(t.ok(), t.error());  // 4 x 3 = 12 links: all an A100 has, so no NVSwitch
+  CHECK(t->type.nvlink_GBps == 300);
+  CHECK(t->type.nvlink_bonds[1] == std::vector<int>{4, 0, 4, 4});
+  // With a GPU model of unknown NVLink count an even matrix could be either.
+  hints.gpu_model = "X1";
+  hints.nvlink_lane_GBps = 25;
+  Result<NodeTypeInference> unknown = node_type_infer(*f, hints);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().find("may be an NVSwitch or a mesh of direct bonds") != std::string::npos);
+  // An uneven mesh: GPUs 0 and 1 double-bonded, every other pair single: 4 links on 0 and 1, 3
+  // on 2 and 3.
+  std::string uneven = matrix({"X", "NV1"});
+  for (const char* row : {"GPU0", "GPU1"}) {
+    const size_t at = uneven.find(row, uneven.find('\n'));
+    const size_t cell = uneven.find("NV1", at + (row[3] == '0' ? 4 : 0));
+    uneven.replace(cell, 3, "NV2");
+  }
+  Result<NodeFacts> g = nvidia_smi_topo_parse(uneven, "uneven.txt");
+  REQUIRE_MESSAGE(g.ok(), g.error());
+  hints.gpu_model = "A100-SXM4";
+  Result<NodeTypeInference> u = node_type_infer(*g, hints);
+  REQUIRE_FALSE(u.ok());
+  CHECK(u.error().find("GPU2 has 3 NVLinks to other GPUs, GPU0 4: a node type gives every GPU the same NVLink bandwidth") != std::string::npos);
 }
 
 TEST_CASE("nvidia-smi: what the file does not say must be given") {
