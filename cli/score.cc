@@ -4,11 +4,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "cli/dot_flags.h"
+#include "cli/html_report.h"
 #include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
+#include "planner/report_data.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
 #include "topology/load.h"
@@ -21,7 +24,7 @@ namespace {
 constexpr size_t kHottest = 10;
 
 struct Options {
-  std::string cluster, job, layout, links;
+  std::string cluster, job, layout, links, html;
   DotFlags dot;
   ModelFlags model;
   bool json = false;
@@ -113,6 +116,13 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     const DotLoad load = dot_load_of(c, *s, s->job + ": link utilization per step (each edge's busiest link, down / up)");
     if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
+  if (!o.html.empty()) {
+    std::ostringstream text;
+    print_text(text, c, o.cluster, *s);
+    Result<nlohmann::json> data = report_data(c, i.job, {{"layout " + s->layout, &*s}}, s->job + " on " + o.cluster, text.str());
+    if (!data) return fail(err, data.error());
+    if (Result<bool> ok = html_report_write(o.html, *data); !ok) return fail(err, ok.error());
+  }
   if (o.json)
     out << score_to_json(c, *i.router, o.cluster, *s).dump(2) << "\n";
   else
@@ -128,6 +138,7 @@ Run setup(CLI::App& app) {
   model_flags_add(app, o->model);
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");
   dot_flags_add(app, o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");
+  app.add_option("--html", o->html, "write a self-contained HTML report: the fabric as a heat map, the job's groups on it, this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

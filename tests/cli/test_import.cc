@@ -184,3 +184,26 @@ TEST_CASE("topo export --format nccl-xml: one server's NCCL_TOPO_FILE from a pre
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("Grace trays") != std::string::npos);
 }
+
+TEST_CASE("import: DGX-1's NVLink mesh from nvidia-smi, scored on the rings NCCL packs" * doctest::skip(topoplan::test::reference_absent())) {
+  const auto dir = topoplan::test::temp_dir("import-dgx1");
+  const std::string node = (dir / "dgx1.json").string();
+  auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt") +
+                        " --gpu-model V100-SXM2 --nic-rate 100Gbps --pcie-rate 15.75GB/s -o " + node);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("nvlink_bonds          a mesh, 16 GPU pairs bonded: 8 by 2 NVLinks, 8 by 1 NVLink  file: GPUs bonded point to point") !=
+        std::string::npos);
+  auto all = run_topoplan("collective --cluster " + node + ":1 --op all_reduce --size 1GiB --json");
+  REQUIRE_MESSAGE(all.exit_code == 0, all.err);
+  const nlohmann::json one = nlohmann::json::parse(all.out);
+  CHECK(one["channels"] == 12);  // 6 rings, doubled, as NCCL's logs on such machines show
+  CHECK(one["bottleneck"]["class"] == "NVL");
+  CHECK(one["busbw_GBps"].get<double>() < 150);  // six NVLink2 links at 25 GB/s
+  auto nvb = run_topoplan("topo path " + node + ":1 h001/gpu0 h001/gpu5 --json");
+  REQUIRE_MESSAGE(nvb.exit_code == 0, nvb.err);
+  CHECK(nlohmann::json::parse(nvb.out)["class"] == "NVB");
+  // --nvlinks cannot flatten the mesh into one count per GPU.
+  r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt") + " --gpu-model V100-SXM2 --nvlinks 6");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--nvlinks: the file bonds GPUs to each other point to point") != std::string::npos);
+}

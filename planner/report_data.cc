@@ -1,0 +1,109 @@
+#include "planner/report_data.h"
+
+#include <cmath>
+
+#include "planner/group_ref.h"
+#include "planner/rank_groups.h"
+
+namespace topoplan {
+namespace {
+
+// Utilisation kept to 0.1 %: the colour scale has far fewer steps, and 16,384 GPUs' links stay
+// a few megabytes.
+double rounded(double x) { return std::round(x * 1000) / 1000; }
+
+nlohmann::json devices_json(const Cluster& c) {
+  nlohmann::json name = nlohmann::json::array(), kind = nlohmann::json::array(), host = nlohmann::json::array(),
+                 tier = nlohmann::json::array(), site = nlohmann::json::array();
+  for (VertexId v = 0; v < c.num_devices(); ++v) {
+    const Device& d = c.device(v);
+    name.push_back(d.name);
+    kind.push_back(static_cast<int>(d.kind));
+    host.push_back(d.host);
+    tier.push_back(d.tier);
+    site.push_back(d.site);
+  }
+  nlohmann::json kinds = nlohmann::json::array();
+  for (int k = 0; k < kDeviceKinds; ++k) kinds.push_back(std::string(to_string(static_cast<DeviceKind>(k))));
+  return {{"kinds", kinds}, {"name", name}, {"kind", kind}, {"host", host}, {"tier", tier}, {"site", site}};
+}
+
+// Each physical link once (its even edge): ends, kind and rate per direction.
+nlohmann::json links_json(const Cluster& c) {
+  nlohmann::json a = nlohmann::json::array(), b = nlohmann::json::array(), kind = nlohmann::json::array(),
+                 gbps = nlohmann::json::array();
+  for (EdgeId e = 0; e < c.num_edges(); e += 2) {
+    a.push_back(c.source(e));
+    b.push_back(c.target(e));
+    kind.push_back(static_cast<int>(c.link(e).kind));
+    gbps.push_back(c.link(e).bw_gbps);
+  }
+  nlohmann::json kinds = nlohmann::json::array();
+  for (int k = 0; k < kLinkKinds; ++k) kinds.push_back(std::string(to_string(static_cast<LinkKind>(k))));
+  return {{"kinds", kinds}, {"a", a}, {"b", b}, {"kind", kind}, {"bw_gbps", gbps}};
+}
+
+// The loaded directions: edge (2 x the link's index in links, + 1 from b to a), utilisation over
+// the step and in its busiest phase, and that phase.
+nlohmann::json load_json(const JobScore& s) {
+  nlohmann::json edge = nlohmann::json::array(), avg = nlohmann::json::array(), peak = nlohmann::json::array(),
+                 phase = nlohmann::json::array();
+  for (const LinkUse& u : s.links) {
+    edge.push_back(u.edge);
+    avg.push_back(rounded(u.utilization));
+    peak.push_back(rounded(u.peak));
+    phase.push_back(static_cast<int>(u.peak_phase));
+  }
+  return {{"edge", edge}, {"avg", avg}, {"peak", peak}, {"phase", phase}};
+}
+
+// Every group list of two or more ranks, by selector kind, as GPU devices in Megatron's order.
+Result<nlohmann::json> groups_json(const Job& job, const JobScore& s) {
+  Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
+  if (!groups) return Error{groups.error()};
+  nlohmann::json out = nlohmann::json::object();
+  for (const GroupKind& k : group_kinds()) {
+    Result<GroupList> list = groups->groups(k.token);
+    if (!list || list->empty() || list->front().size() < 2) continue;
+    nlohmann::json j = nlohmann::json::array();
+    for (const std::vector<int>& g : *list) {
+      nlohmann::json members = nlohmann::json::array();
+      for (int r : g) members.push_back(s.gpu_of_rank[static_cast<size_t>(r)]);
+      j.push_back(std::move(members));
+    }
+    out[k.kind] = std::move(j);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<nlohmann::json> report_data(const Cluster& c, const Job& job, const std::vector<ReportPart>& parts, const std::string& title,
+                                   const std::string& text) {
+  nlohmann::json phases = nlohmann::json::array();
+  for (size_t p = 0; p < kPhases; ++p) phases.push_back(std::string(phase_window_name(static_cast<Phase>(p))));
+  nlohmann::json layouts = nlohmann::json::array();
+  for (const ReportPart& part : parts) {
+    Result<nlohmann::json> groups = groups_json(job, *part.score);
+    if (!groups) return Error{groups.error()};
+    layouts.push_back({{"label", part.label},
+                       {"step_s", part.score->step_s},
+                       {"exposed_s", part.score->exposed_comm_s},
+                       {"load", load_json(*part.score)},
+                       {"groups", std::move(*groups)}});
+  }
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const Host& h : c.hosts()) hosts.push_back(h.name);
+  return nlohmann::json{{"format", "topoplan-report"},
+                        {"version", 1},
+                        {"title", title},
+                        {"text", text},
+                        {"cluster", c.name},
+                        {"phases", phases},
+                        {"hosts", hosts},
+                        {"devices", devices_json(c)},
+                        {"links", links_json(c)},
+                        {"layouts", layouts}};
+}
+
+}  // namespace topoplan
