@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/dot_flags.h"
+#include "cli/html_report.h"
 #include "cli/job_inputs.h"
 #include "cli/route_text.h"
 #include "cli/tool.h"
@@ -19,7 +20,7 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, layout, group, link;
+  std::string cluster, job, layout, group, link, html;
   DotFlags dot;
   int rank = -1;
   ModelFlags model;
@@ -147,7 +148,15 @@ Result<bool> write_dot(const Options& o, DotHosts hosts, const Cluster& c, const
   return dot_write(o.dot.file, c, load, hosts);
 }
 
-int run(const Options& o, std::ostream& out, std::ostream& err) {
+ReportFocus focus_of(const std::vector<GroupExplanation>& groups) {
+  if (groups.empty()) return {};
+  return {groups.front().ref.kind, groups.front().ref.index, std::nullopt};
+}
+
+int run(const Options& o, std::ostream& printed, std::ostream& err) {
+  // With --html what the command prints is also the page's text.
+  std::ostringstream buffer;
+  std::ostream& out = o.html.empty() ? printed : buffer;
   Result<DotHosts> dot_hosts = dot_hosts_parse(o.dot.hosts);
   if (!dot_hosts) return fail(err, dot_hosts.error());
   const int selectors = !o.group.empty() + (o.rank >= 0) + !o.link.empty();
@@ -165,6 +174,17 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<std::unique_ptr<Explainer>> ex = Explainer::make(c, *i.router, i.job, i.layout, i.down, i.model.options);
   if (!ex) return fail(err, o.job + ": " + ex.error());
   const double exposed = (*ex)->score().exposed_comm_s;
+  // The page opens on the group (the first one when there are several) or the link explained.
+  auto done = [&](const ReportFocus& focus) {
+    if (o.html.empty()) return kExitOk;
+    printed << buffer.str();
+    const Job& job = (*ex)->job();
+    if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + i.layout.source, &job, &(*ex)->score()}},
+                                            job.name + " on " + o.cluster + ": explain", buffer.str(), focus);
+        !ok)
+      return fail(err, ok.error());
+    return kExitOk;
+  };
   nlohmann::json j = {{"job", i.job.name}, {"layout", i.layout.source}, {"order", i.job.parallel.order},
                       {"exposed_comm_s", exposed}};
   if (!o.link.empty()) {
@@ -184,7 +204,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       j["link"] = {{"name", c.edge_name(l->edge)}, {"kind", std::string(to_string(c.link(l->edge).kind))},
                    {"bw_gbps", c.link(l->edge).bw_gbps}, {"uses", uses}, {"phases", phases}};
       out << j.dump(2) << "\n";
-      return kExitOk;
+      return done({"", 0, l->edge});
     }
     out << c.edge_name(l->edge) << " (" << to_string(c.link(l->edge).kind) << ", " << format_number(c.link(l->edge).bw_gbps, 2)
         << " GB/s) per step:\n";
@@ -196,7 +216,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     for (const auto& p : l->phases)
       out << "  " << p.phase << ": busy " << format_duration(p.busy_s) << " of " << format_duration(p.duration_s) << " ("
           << format_number(100 * p.utilization, 1) << "%)\n";
-    return kExitOk;
+    return done({"", 0, l->edge});
   }
   std::vector<GroupExplanation> groups;
   if (ref) {
@@ -218,7 +238,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     j["groups"] = nlohmann::json::array();
     for (const GroupExplanation& g : groups) j["groups"].push_back(group_json(c, g));
     out << j.dump(2) << "\n";
-    return kExitOk;
+    return done(focus_of(groups));
   }
   out << i.job.name << ", layout " << i.layout.source << ", order " << i.job.parallel.order << ": exposed communication "
       << format_duration(exposed) << " per step\n";
@@ -231,7 +251,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     else
       print_group(out, c, g, exposed);
   }
-  return kExitOk;
+  return done(focus_of(groups));
 }
 
 Run setup(CLI::App& app) {
@@ -246,6 +266,7 @@ Run setup(CLI::App& app) {
   dot_flags_add(app, o->dot,
                 "write the job's load (as score --dot) with the explained groups' paths and hosts in blue, or the "
                 "--link; --rank marks hosts only");
+  app.add_option("--html", o->html, "write a self-contained HTML report opened on the group or link explained, with this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

@@ -40,8 +40,11 @@ std::string html_report(const nlohmann::json& data) {
   return page;
 }
 
-Result<bool> html_report_write(const std::string& path, const nlohmann::json& data) {
-  return text_write_file(path, html_report(data));
+Result<bool> html_report_write(const std::string& path, const Cluster& cluster, const std::vector<ReportPart>& parts,
+                               const std::string& title, const std::string& text, const ReportFocus& focus) {
+  Result<nlohmann::json> data = report_data(cluster, parts, title, text, focus);
+  if (!data) return Error{data.error()};
+  return text_write_file(path, html_report(*data));
 }
 
 }  // namespace topoplan::cli

@@ -6,12 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planner/report_data.h"
 #include "topology/error.h"
 
 namespace topoplan::cli {
 
-// The page for report_data's document. Errors name the file.
+// The page for report_data's document.
 std::string html_report(const nlohmann::json& data);
-Result<bool> html_report_write(const std::string& path, const nlohmann::json& data);
+
+// --html FILE for a command: its scored layouts, title and printed text. Errors name the file.
+Result<bool> html_report_write(const std::string& path, const Cluster& cluster, const std::vector<ReportPart>& parts,
+                               const std::string& title, const std::string& text, const ReportFocus& focus = {});
 
 }  // namespace topoplan::cli

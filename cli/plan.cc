@@ -9,6 +9,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/emit/emit.h"
@@ -24,7 +25,7 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir;
+  std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir, html;
   ModelFlags model;
   uint64_t seed = 1;
   bool json = false;
@@ -250,6 +251,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
         if (!write(f.name, f.text)) return fail(err, o.out_dir + "/" + f.name + ": cannot write");
     }
   }
+  if (!o.html.empty()) {
+    std::ostringstream text;
+    print_text(text, *c, o.cluster, *plan, written);
+    if (Result<bool> ok = html_report_write(o.html, *c, {{"plan (order " + plan->job.parallel.order + ")", &plan->job, &plan->score}},
+                                            plan->job.name + " on " + o.cluster + ": plan", text.str());
+        !ok)
+      return fail(err, ok.error());
+  }
   if (o.json)
     out << plan_to_json(*c, router, o.cluster, *plan, req).dump(2) << "\n";
   else
@@ -277,6 +286,7 @@ Run setup(CLI::App& app) {
                  "(comma-separated; docs/plan-outputs.md)");
   app.add_option("-o,--output", o->out_dir, "directory for the plan (plan.json) and --emit files");
   model_flags_add(app, o->model);
+  app.add_option("--html", o->html, "write a self-contained HTML report: the plan's load on the fabric as a heat map, its groups, this text");
   app.add_flag("--json", o->json, "the plan as JSON on stdout");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

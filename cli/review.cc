@@ -4,7 +4,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
+#include "cli/html_report.h"
 #include "cli/job_inputs.h"
 #include "cli/tool.h"
 #include "planner/plan_json.h"
@@ -17,7 +19,7 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, layout, max_exposed;
+  std::string cluster, job, layout, max_exposed, html;
   double max_slowdown = 0;
   ModelFlags model;
   bool json = false;
@@ -63,6 +65,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   JobInputs& i = **in;
   Result<Review> r = review_layout(i.cluster, *i.router, i.job, i.layout, i.down, i.model.options, limits);
   if (!r) return fail(err, o.job + ": " + r.error());
+  if (!o.html.empty()) {
+    std::ostringstream text;
+    print_text(text, i.cluster, i.job.parallel.order, *r);
+    const std::vector<ReportPart> parts = {{"layout under review (" + i.layout.source + ")", &i.job, &r->score},
+                                           {"the planner's best on the same hosts (order " + r->best.job.parallel.order + ")", &r->best.job, &r->best.score}};
+    if (Result<bool> ok = html_report_write(o.html, i.cluster, parts, i.job.name + " on " + o.cluster + ": review", text.str()); !ok)
+      return fail(err, ok.error());
+  }
   if (o.json) {
     PlanRequest req;
     req.score = i.model.options;
@@ -95,6 +105,7 @@ Run setup(CLI::App& app) {
       ->check(CLI::Range(1.0, 1e6))
       ->excludes(exposed);
   model_flags_add(app, o->model);
+  app.add_option("--html", o->html, "write a self-contained HTML report: the layout and the planner's side by side as heat maps, this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

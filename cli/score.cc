@@ -11,7 +11,6 @@
 #include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
-#include "planner/report_data.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
 #include "topology/load.h"
@@ -119,9 +118,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.html.empty()) {
     std::ostringstream text;
     print_text(text, c, o.cluster, *s);
-    Result<nlohmann::json> data = report_data(c, i.job, {{"layout " + s->layout, &*s}}, s->job + " on " + o.cluster, text.str());
-    if (!data) return fail(err, data.error());
-    if (Result<bool> ok = html_report_write(o.html, *data); !ok) return fail(err, ok.error());
+    if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster, text.str()); !ok)
+      return fail(err, ok.error());
   }
   if (o.json)
     out << score_to_json(c, *i.router, o.cluster, *s).dump(2) << "\n";

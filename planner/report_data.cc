@@ -78,13 +78,13 @@ Result<nlohmann::json> groups_json(const Job& job, const JobScore& s) {
 
 }  // namespace
 
-Result<nlohmann::json> report_data(const Cluster& c, const Job& job, const std::vector<ReportPart>& parts, const std::string& title,
-                                   const std::string& text) {
+Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPart>& parts, const std::string& title,
+                                   const std::string& text, const ReportFocus& focus) {
   nlohmann::json phases = nlohmann::json::array();
   for (size_t p = 0; p < kPhases; ++p) phases.push_back(std::string(phase_window_name(static_cast<Phase>(p))));
   nlohmann::json layouts = nlohmann::json::array();
   for (const ReportPart& part : parts) {
-    Result<nlohmann::json> groups = groups_json(job, *part.score);
+    Result<nlohmann::json> groups = groups_json(*part.job, *part.score);
     if (!groups) return Error{groups.error()};
     layouts.push_back({{"label", part.label},
                        {"step_s", part.score->step_s},
@@ -94,6 +94,9 @@ Result<nlohmann::json> report_data(const Cluster& c, const Job& job, const std::
   }
   nlohmann::json hosts = nlohmann::json::array();
   for (const Host& h : c.hosts()) hosts.push_back(h.name);
+  nlohmann::json open = nlohmann::json::object();
+  if (!focus.kind.empty()) open["group"] = {{"kind", focus.kind}, {"index", focus.index}};
+  if (focus.link) open["link"] = *focus.link / 2;
   return nlohmann::json{{"format", "topoplan-report"},
                         {"version", 1},
                         {"title", title},
@@ -103,7 +106,8 @@ Result<nlohmann::json> report_data(const Cluster& c, const Job& job, const std::
                         {"hosts", hosts},
                         {"devices", devices_json(c)},
                         {"links", links_json(c)},
-                        {"layouts", layouts}};
+                        {"layouts", layouts},
+                        {"open", open}};
 }
 
 }  // namespace topoplan

@@ -3,7 +3,9 @@
 // phase), the job's groups by kind as GPU devices, and the command's own text.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,13 +15,21 @@
 namespace topoplan {
 
 struct ReportPart {
-  std::string label;  // "score", "input layout", "plan"
+  std::string label;  // "layout default", "layout under review", "plan"
+  const Job* job = nullptr;  // its order string places the groups
   const JobScore* score = nullptr;
 };
 
+// What the page opens with: a group selected, a link marked (explain --group, --link).
+struct ReportFocus {
+  std::string kind;  // a group_kinds() kind, "" for none
+  int index = 0;
+  std::optional<EdgeId> link;
+};
+
 // `text` is what the command prints, shown as it is. Each part is one scored layout of the same
-// job on the same cluster (review and plan show the input and the plan side by side).
-Result<nlohmann::json> report_data(const Cluster& cluster, const Job& job, const std::vector<ReportPart>& parts,
-                                   const std::string& title, const std::string& text);
+// job on the same cluster (review shows the layout under review and the planner's side by side).
+Result<nlohmann::json> report_data(const Cluster& cluster, const std::vector<ReportPart>& parts, const std::string& title,
+                                   const std::string& text, const ReportFocus& focus = {});
 
 }  // namespace topoplan

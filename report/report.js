@@ -246,7 +246,8 @@
       let inGroup = false;
       if (info) for (const l of e.links) if (info.links.has(l)) { inGroup = true; break; }
       const line = el('line', { x1, y1, x2, y2, stroke: colour(hot), 'stroke-width': widthOf(e.gbps / e.links.length) * (e.links.length > 1 ? 1.5 : 1),
-        class: 'link' + (inGroup ? ' in-group' : '') + (info && e.links.includes(info.slowest) ? ' slowest' : '') }, gLinks);
+        class: 'link' + (inGroup ? ' in-group' : '') + (info && e.links.includes(info.slowest) ? ' slowest' : '') +
+          (e.links.includes(focusLink) ? ' focus' : '') }, gLinks);
       el('title', {}, line).textContent = `${e.links.length} link${e.links.length > 1 ? 's' : ''}, ${rate(e.gbps)} in all; ` +
         `hottest up ${pct(e.up)}, down ${pct(e.dn)} (${mode === 'peak' ? 'in its busiest phase' : 'step average'})`;
     }
@@ -378,10 +379,14 @@
     status.textContent = info
       ? `${selected.kind} group ${selected.index}: ${info.members.size} GPUs on ${info.hosts.size} host${info.hosts.size > 1 ? 's' : ''}, ` +
         (info.links.size ? `${info.links.size} fabric links, the busiest ${D.name[L.a[info.slowest]]} – ${D.name[L.b[info.slowest]]} at ${pct(info.worst)}` : 'inside its host')
-      : selected ? `no ${selected.kind} group ${selected.index}` : 'pick a group, or hover a GPU of an opened host';
+      : selected ? `no ${selected.kind} group ${selected.index}`
+      : focusLink >= 0 ? `explained: ${D.name[L.a[focusLink]]} – ${D.name[L.b[focusLink]]} (outlined)` : 'pick a group, or hover a GPU of an opened host';
   }
 
-  render();
+  // explain --group or --link: open on what was explained.
+  const focusLink = data.open && data.open.link !== undefined ? data.open.link : -1;
+  if (data.open && data.open.group) selectGroup(data.open.group.kind, data.open.group.index);
+  else render();
   // For tests and the curious: the state and the selection, from the console.
   window.topoplanReport = { data, selectGroup, groupInfo: () => groupInfo(part), renderMs: performance.now() - t0, units: () => units };
 })();

@@ -6,8 +6,9 @@
 For the data/ examples at 16 and 2,048 hosts it writes `score --html`, loads each page over the
 DevTools protocol (a small client of its own: no browser download, no npm), and checks: no console
 error or exception, one SVG row per fabric tier plus the hosts, a TP group's highlight covering
-exactly its members' hosts and GPUs, a click on a host opening its devices. It saves a screenshot
-of each page in OUT_DIR and prints the load and render times. Exits 77 (ctest's "skipped") when
+exactly its members' hosts and GPUs, a click on a host opening its devices, a DP group's links lit.
+It saves a screenshot of each page in OUT_DIR and prints the load and render times. Then explain's
+pages open on their group or link, and review's draws both layouts. Exits 77 (ctest's "skipped") when
 no Chromium is installed, saying so.
 """
 import base64
@@ -214,6 +215,32 @@ def check_page(page, path, shot, failures):
     print(f"  screenshot: {shot}")
 
 
+def check_opened(page, binary, root, out, failures):
+    """explain's page opens on its group or link; review's draws both layouts."""
+    base = ["--cluster", "data/clusters/pods-16-h100.json", "--job", "data/jobs/llama3-70b.json"]
+    hosts = os.path.join(out, "interleaved.txt")
+    with open(hosts, "w") as f:
+        f.writelines(f"h{pod * 4 + k + 1:03d} slots=8\n" for k in range(4) for pod in range(4))
+    pages = [("explain-group", ["explain", *base, "--group", "dp:3"],
+              "(() => { const g = window.topoplanReport.groupInfo(); return !!g && g.members.size === 4; })()", "explain --group dp:3 opens with dp group 3 selected"),
+             ("explain-link", ["explain", *base, "--link", "spine0 -> core0"],
+              "document.querySelectorAll('svg.fabric .link.focus').length === 1", "explain --link outlines the line that holds spine0 -> core0"),
+             ("review", ["review", *base, "--layout", hosts],
+              "document.querySelectorAll('svg.fabric').length === 2", "review draws the layout and the planner's side by side")]
+    for name, args, test, what in pages:
+        path = os.path.join(out, name + ".html")
+        r = subprocess.run([binary, *args, "--html", path], cwd=root, capture_output=True, text=True)
+        if r.returncode > 1:
+            check(failures, False, f"{' '.join(args)}: {r.stderr.strip()}")
+            continue
+        page.events.clear()
+        page.call("Page.navigate", url="file://" + path)
+        page.wait_for("Page.loadEventFired")
+        check(failures, page.eval(test) is True, what)
+        errors = page.errors()
+        check(failures, not errors, f"{name}: no console error" + (": " + "; ".join(errors[:3]) if errors else ""))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
@@ -248,6 +275,7 @@ def main():
             check(failures, r.returncode == 0, "topoplan wrote the report" + (": " + r.stderr.strip() if r.returncode else ""))
             if r.returncode == 0:
                 check_page(page, path, os.path.join(out, name + ".png"), failures)
+        check_opened(page, binary, root, out, failures)
     finally:
         proc.terminate()
         try:

@@ -17,7 +17,7 @@ TEST_CASE("report data: devices, links, load and groups as scored") {
   REQUIRE(layout.ok());
   Result<JobScore> s = score_job(c, router, job, *layout);
   REQUIRE_MESSAGE(s.ok(), s.error());
-  Result<nlohmann::json> r = report_data(c, job, {{"layout default", &*s}}, "small on dgx-h100:2", "the text");
+  Result<nlohmann::json> r = report_data(c, {{"layout default", &job, &*s}}, "small on dgx-h100:2", "the text", {"dp", 1, std::nullopt});
   REQUIRE_MESSAGE(r.ok(), r.error());
   const nlohmann::json& d = *r;
   CHECK(d["format"] == "topoplan-report");
@@ -39,6 +39,7 @@ TEST_CASE("report data: devices, links, load and groups as scored") {
   CHECK(lay["groups"]["dp"][0] == nlohmann::json{s->gpu_of_rank[0], s->gpu_of_rank[2]});
   CHECK(lay["groups"]["pp"][0] == nlohmann::json{s->gpu_of_rank[0], s->gpu_of_rank[4]});
   CHECK_FALSE(lay["groups"].contains("cp"));  // groups of one rank are left out
+  CHECK(d["open"]["group"] == nlohmann::json{{"kind", "dp"}, {"index", 1}});
 }
 
 TEST_CASE("report page: data and text cannot end the script or inject markup") {
