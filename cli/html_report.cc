@@ -1,10 +1,14 @@
 #include "cli/html_report.h"
 
+#include "cli/score_tables.h"
 #include "report_assets.h"
 #include "topology/formats/json_fields.h"
 
 namespace topoplan::cli {
 namespace {
+
+// The report lists more hot links than the text's ten: the page has room for them.
+constexpr size_t kHottestLinks = 30;
 
 std::string escaped(const std::string& text) {
   std::string out;
@@ -42,7 +46,9 @@ std::string html_report(const nlohmann::json& data) {
 
 Result<bool> html_report_write(const std::string& path, const Cluster& cluster, const std::vector<ReportPart>& parts,
                                const std::string& title, const std::string& text, const ReportFocus& focus) {
-  Result<nlohmann::json> data = report_data(cluster, parts, title, text, focus);
+  std::vector<ReportPart> with_tables = parts;
+  for (ReportPart& p : with_tables) p.tables = score_tables_json(cluster, *p.score, kHottestLinks);
+  Result<nlohmann::json> data = report_data(cluster, with_tables, title, text, focus);
   if (!data) return Error{data.error()};
   return text_write_file(path, html_report(*data));
 }

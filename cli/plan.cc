@@ -254,9 +254,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.html.empty()) {
     std::ostringstream text;
     print_text(text, *c, o.cluster, *plan, written);
-    if (Result<bool> ok = html_report_write(o.html, *c, {{"plan (order " + plan->job.parallel.order + ")", &plan->job, &plan->score}},
-                                            plan->job.name + " on " + o.cluster + ": plan", text.str());
-        !ok)
+    // The input order beside the plan, scored as `score --layout` would.
+    std::vector<ReportPart> parts;
+    std::optional<JobScore> input;
+    if (plan->input_layout)
+      if (Result<JobScore> s = score_job(*c, router, *job, *plan->input_layout, req.score)) input = std::move(*s);
+    if (input) parts.push_back({"input order (hosts as offered, order " + job->parallel.order + ")", &*job, &*input});
+    parts.push_back({"plan (order " + plan->job.parallel.order + ")", &plan->job, &plan->score});
+    if (Result<bool> ok = html_report_write(o.html, *c, parts, plan->job.name + " on " + o.cluster + ": plan", text.str()); !ok)
       return fail(err, ok.error());
   }
   if (o.json)

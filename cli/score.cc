@@ -9,6 +9,7 @@
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/job_inputs.h"
+#include "cli/score_tables.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/score.h"
@@ -47,35 +48,15 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   // Columns are as wide as their widest cell, so long names and large values never run together.
   using A = TextTable::Align;
   TextTable kinds({A::left, A::right, A::right, A::right});
-  kinds.add({"kind", "alone", "contended", "exposed"});
-  for (int k = 0; k < kTrafficKinds; ++k) {
-    const KindScore& ks = s.by_kind[static_cast<size_t>(k)];
-    kinds.add({std::string(to_string(static_cast<TrafficKind>(k))), time_text(ks.alone_s), time_text(ks.time_s),
-               time_text(ks.exposed_s)});
-  }
+  for (std::vector<std::string>& row : kind_rows(s)) kinds.add(std::move(row));
   out << kinds.str();
   out << "\ncollectives per step (per group; the slowest group's time per call):\n";
   TextTable items({A::left, A::left, A::left, A::right, A::right, A::left, A::right, A::right, A::left});
-  for (const ItemScore& i : s.items) {
-    const TrafficItem& t = i.item;
-    items.add({std::string(to_string(t.kind)), std::string(to_string(t.phase)), std::string(to_string(t.op)),
-               format_bytes(t.bytes), "x " + format_number(t.calls, 0),
-               i.algorithm + "/" + std::string(to_string(i.proto)), time_text(i.alone_us / 1e6) + " alone,",
-               time_text(i.contended_us / 1e6) + " with " + std::to_string(i.groups_running) + " groups;",
-               "exposed " + time_text(i.exposed_us / 1e6) + "  (" + t.what + ")"},
-              "  ");
-  }
+  for (std::vector<std::string>& row : item_rows(s)) items.add(std::move(row), "  ");
   out << items.str();
   out << "\nhottest links (busiest phase first; average over the step):\n";
   TextTable links({A::left, A::left, A::left, A::right, A::right, A::left, A::right});
-  links.add({"link", "class", "tier", "bytes/step", "peak", "in", "step avg"}, "  ");
-  for (size_t i = 0; i < s.links.size() && i < kHottest; ++i) {
-    const LinkUse& u = s.links[i];
-    links.add({c.edge_name(u.edge), std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge),
-               format_bytes(u.bytes), format_number(100 * u.peak, 1) + "%", std::string(phase_window_name(u.peak_phase)),
-               format_number(100 * u.utilization, 1) + "%"},
-              "  ");
-  }
+  for (std::vector<std::string>& row : link_rows(c, s, kHottest)) links.add(std::move(row), "  ");
   out << links.str();
   out << "\nfindings:\n" << findings_text(s.findings);
 }

@@ -245,6 +245,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
       plan.baselines.push_back({name, job.parallel.order, "cannot be scored: " + input_error, 0, 0, false});
   };
   baseline("input order", input_job_order, in_hosts + ", the job's order string");
+  if (input_job_order) plan.input_layout = placement_layout(input, ranks, "input order");
   baseline("best order on the input hosts", input_best,
            in_hosts + ", the best of " + std::to_string(orders->size()) + " order strings");
 

@@ -57,6 +57,9 @@ struct Plan {
   std::vector<int> host_order;  // hosts in rank order
   JobScore score;
   std::vector<PlanBaseline> baselines;
+  // The ranks on the hosts in the order offered, under the job's own order string (the "input
+  // order" baseline), when that could be scored: what the plan is drawn beside.
+  std::optional<Layout> input_layout;
   std::vector<PlanCandidate> candidates;  // every distinct order string, best first
   std::optional<double> lower_bound_s;
   std::string lower_bound_how;

@@ -90,10 +90,13 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
                        {"step_s", part.score->step_s},
                        {"exposed_s", part.score->exposed_comm_s},
                        {"load", load_json(*part.score)},
+                       {"tables", part.tables},
                        {"groups", std::move(*groups)}});
   }
   nlohmann::json hosts = nlohmann::json::array();
   for (const Host& h : c.hosts()) hosts.push_back(h.name);
+  nlohmann::json sites = nlohmann::json::array();
+  for (const std::string& s : c.sites()) sites.push_back(s);
   nlohmann::json open = nlohmann::json::object();
   if (!focus.kind.empty()) open["group"] = {{"kind", focus.kind}, {"index", focus.index}};
   if (focus.link) open["link"] = *focus.link / 2;
@@ -103,6 +106,7 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
                         {"text", text},
                         {"cluster", c.name},
                         {"phases", phases},
+                        {"sites", sites},
                         {"hosts", hosts},
                         {"devices", devices_json(c)},
                         {"links", links_json(c)},

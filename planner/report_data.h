@@ -18,6 +18,7 @@ struct ReportPart {
   std::string label;  // "layout default", "layout under review", "plan"
   const Job* job = nullptr;  // its order string places the groups
   const JobScore* score = nullptr;
+  nlohmann::json tables;  // its tables as the command prints them (cli/score_tables)
 };
 
 // What the page opens with: a group selected, a link marked (explain --group, --link).

@@ -453,11 +453,14 @@ std::string findings_text(const std::vector<Finding>& findings) {
   if (findings.empty()) return "  none\n";
   std::string out;
   for (const Finding& f : findings) {
-    const bool cost = f.index >= 0 && f.cost_per_step_s > 0;
-    out += "  [" + f.severity + "] " + f.message + (cost ? " (+" + format_duration(f.cost_per_step_s) + " per step)" : "") +
-           (f.fix.empty() ? "" : "; fix: " + f.fix) + "\n";
+    const std::string cost = finding_cost_text(f);
+    out += "  [" + f.severity + "] " + f.message + (cost.empty() ? "" : " (" + cost + ")") + (f.fix.empty() ? "" : "; fix: " + f.fix) + "\n";
   }
   return out;
+}
+
+std::string finding_cost_text(const Finding& f) {
+  return f.index >= 0 && f.cost_per_step_s > 0 ? "+" + format_duration(f.cost_per_step_s) + " per step" : "";
 }
 
 GroupCost group_cost(const ScoreState& state, const std::vector<double>& best_item_us, const std::string& token,

@@ -67,6 +67,8 @@ struct Finding {
 };
 // A line per finding, indented: "[critical] message (+1.2 s per step); fix: ...", or "  none".
 std::string findings_text(const std::vector<Finding>& findings);
+// "+1.2 s per step" for a finding about a group with a cost, else "".
+std::string finding_cost_text(const Finding& finding);
 
 struct JobScore {
   std::string job, layout;

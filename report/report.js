@@ -220,13 +220,14 @@
     const info = groupInfo(p);
     const slot = 86, boxW = 78, boxH = 22, rowGap = 70, margin = 20;
     const width = Math.max(...rows.map((r) => r.length)) * slot + 2 * margin;
-    const height = rows.length * rowGap + margin;
+    const height = rows.length * rowGap + margin + 16;  // and a line for the sites' names
     const svg = el('svg', { class: 'fabric', width, height, viewBox: `0 0 ${width} ${height}` }, container);
-    const yOf = (row) => height - margin - boxH - row * rowGap;
+    const yOf = (row) => height - margin - 16 - boxH - row * rowGap;
     // Hosts evenly, then each row above at the mean of what it links to, packed left to right.
+    // Hosts spread over the widest row, so the switches above them need not fan out.
     const x = new Map();
-    const base = (width - rows[0].length * slot) / 2;
-    rows[0].forEach((u, i) => x.set(u, base + i * slot + slot / 2));
+    const step = Math.max(slot, (width - 2 * margin) / rows[0].length);
+    rows[0].forEach((u, i) => x.set(u, margin + i * step + step / 2));
     const links = unitLinks(p);
     for (let r = 1; r < rows.length; r++) {
       const want = new Map();
@@ -264,6 +265,18 @@
         box.addEventListener('click', () => onUnit(u));
       }
     });
+    // Each site's name under its hosts, where the cluster has more than one.
+    const sites = new Map();
+    for (const u of rows[0]) {
+      const site = D.site[hostDevices[u.hosts[0]][0]];
+      const [lo, hi] = sites.get(site) || [Infinity, -Infinity];
+      sites.set(site, [Math.min(lo, x.get(u)), Math.max(hi, x.get(u))]);
+    }
+    if (sites.size > 1)
+      for (const [site, [lo, hi]] of sites) {
+        el('line', { x1: lo - boxW / 2, x2: hi + boxW / 2, y1: height - margin - 8, y2: height - margin - 8, class: 'site-band' }, svg);
+        el('text', { x: (lo + hi) / 2, y: height - margin + 6, 'text-anchor': 'middle', class: 'site-label' }, svg).textContent = data.sites[site] || 'site ' + site;
+      }
     if (info && info.slowest >= 0) {
       const e = links.find((k) => k.links.includes(info.slowest));
       if (e) {
@@ -300,6 +313,29 @@
       el('text', { x: boxW / 2, y: 14, 'text-anchor': 'middle' }, box).textContent = D.name[v].split('/').pop();
       if (D.kind[v] === GPU) box.addEventListener('mouseenter', () => hoverGpu(v));
     }
+  }
+
+  // The command's tables for one layout, cell for cell as it prints them.
+  function drawTables(lay, col) {
+    const t = lay.tables;
+    if (!t || !t.kinds) return;
+    const table = (title, rows) => {
+      const h = document.createElement('h3');
+      h.textContent = title;
+      col.appendChild(h);
+      const tb = document.createElement('table');
+      tb.className = 'table';
+      rows.forEach((r, i) => {
+        const tr = tb.insertRow();
+        for (const cell of r) { const c = document.createElement(i ? 'td' : 'th'); c.textContent = cell; tr.appendChild(c); }
+      });
+      col.appendChild(tb);
+    };
+    table('Exposed communication by kind', t.kinds);
+    table("Collectives per step (per group; the slowest group's time per call)",
+      [['kind', 'phase', 'op', 'size', 'calls', 'algorithm', 'alone', 'contended', 'exposed']].concat(t.items));
+    table('Hottest links (busiest phase first; average over the step)', t.links);
+    table('Findings', [['severity', 'finding', 'cost', 'fix']].concat(t.findings.length ? t.findings : [['none', '', '', '']]));
   }
 
   // ---- Controls and state.
@@ -340,10 +376,16 @@
     '<label>group <select id="kind"><option value="">none</option>' + kinds.map((k) => `<option>${k}</option>`).join('') + '</select></label>' +
     '<label>index <input id="index" type="number" min="0" value="0"></label>' +
     '<button id="collapse" type="button">collapse all</button>' +
-    '<span class="legend">utilisation <span class="scale"></span> 0% · 50% · 100% · over; width: link rate</span>';
+    '<span class="legend">utilisation <span class="scale"></span> 0% · 50% · 100% · over</span>' +
+    '<span class="legend widths">per link <svg width="210" height="14"></svg></span>';
   app.appendChild(controls);
   const scale = controls.querySelector('.scale');
   for (let i = 0; i <= 10; i++) { const s = document.createElement('i'); s.style.background = colour(i === 10 ? 1.1 : i / 9.99); scale.appendChild(s); }
+  { const w = controls.querySelector('.widths svg');
+    [25, 50, 450].forEach((gbps, i) => {
+      el('line', { x1: i * 70 + 2, x2: i * 70 + 16, y1: 7, y2: 7, stroke: '#8a96a3', 'stroke-width': widthOf(gbps) }, w);
+      el('text', { x: i * 70 + 19, y: 11 }, w).textContent = rate(gbps);
+    }); }
   controls.querySelector('#mode').addEventListener('change', (e) => { mode = e.target.value; render(); });
   const kindSel = controls.querySelector('#kind'), indexIn = controls.querySelector('#index');
   const pick = () => selectGroup(kindSel.value, Math.max(0, parseInt(indexIn.value, 10) || 0));
@@ -371,6 +413,7 @@
       col.appendChild(scroll);
       drawFabric(p, scroll);
       if (openHost >= 0) drawHost(p, openHost, col);
+      drawTables(lay, col);
       views.appendChild(col);
     });
     const info = groupInfo(part);

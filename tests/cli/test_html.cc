@@ -45,6 +45,14 @@ TEST_CASE("html: score, review, plan and explain write their page") {
   CHECK(score["text"] == printed);  // the page's text is the command's
   CHECK(score["layouts"].size() == 1);
   CHECK(score["layouts"][0]["groups"]["tp"].size() == 16);
+  // The tables hold the printed cells: a header and five kinds, every collective, 30 hot links.
+  const nlohmann::json& tables = score["layouts"][0]["tables"];
+  CHECK(tables["kinds"].size() == 6);
+  CHECK(tables["links"].size() == 31);
+  REQUIRE(!tables["items"].empty());
+  for (const auto& row : {tables["kinds"][1], tables["items"][0], tables["links"][1]})
+    for (const auto& cell : row) CHECK_MESSAGE(printed.find(cell.get<std::string>()) != std::string::npos, cell);
+  for (const auto& f : tables["findings"]) CHECK(printed.find(f[1].get<std::string>()) != std::string::npos);
 
   {  // the pods interleaved: one host of each in turn
     std::ofstream hosts(dir / "hosts.txt");
@@ -57,7 +65,11 @@ TEST_CASE("html: score, review, plan and explain write their page") {
   CHECK(review["layouts"][0]["exposed_s"].get<double>() > review["layouts"][1]["exposed_s"].get<double>());
 
   run_in_source("plan " + base + " --html " + (dir / "plan.html").string());
-  CHECK(page_data(dir / "plan.html")["layouts"][0]["label"].get<std::string>().starts_with("plan (order "));
+  const nlohmann::json plan = page_data(dir / "plan.html");
+  REQUIRE(plan["layouts"].size() == 2);  // the input order beside the plan
+  CHECK(plan["layouts"][0]["label"].get<std::string>().starts_with("input order (hosts as offered"));
+  CHECK(plan["layouts"][1]["label"].get<std::string>().starts_with("plan (order "));
+  CHECK(plan["layouts"][1]["exposed_s"].get<double>() <= plan["layouts"][0]["exposed_s"].get<double>());
 
   run_in_source("explain " + base + " --group dp:3 --html " + (dir / "group.html").string());
   CHECK(page_data(dir / "group.html")["open"]["group"] == nlohmann::json{{"kind", "dp"}, {"index", 3}});

@@ -168,6 +168,8 @@ def check_page(page, path, shot, failures):
     render_ms = page.eval("window.topoplanReport ? window.topoplanReport.renderMs : -1")
     print(f"  {os.path.basename(path)}: {os.path.getsize(path) / 1e6:.2f} MB, loaded in {load_s:.2f} s, first render {render_ms:.0f} ms")
     check(failures, render_ms >= 0, "the script ran (window.topoplanReport is set)")
+    tables = page.eval("document.querySelectorAll('table.table').length")
+    check(failures, tables == 4 * len(data["layouts"]), f"{tables} tables: by kind, collectives, hottest links, findings")
     rows = page.eval("document.querySelectorAll('svg.fabric g.row').length")
     check(failures, rows == len(tiers) + 1, f"{rows} rows drawn: {len(tiers)} fabric tiers and the hosts")
 

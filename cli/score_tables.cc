@@ -1,0 +1,48 @@
+#include "cli/score_tables.h"
+
+#include "topology/locality.h"
+#include "topology/units.h"
+
+namespace topoplan::cli {
+
+Rows kind_rows(const JobScore& s) {
+  Rows rows{{"kind", "alone", "contended", "exposed"}};
+  for (int k = 0; k < kTrafficKinds; ++k) {
+    const KindScore& ks = s.by_kind[static_cast<size_t>(k)];
+    rows.push_back({std::string(to_string(static_cast<TrafficKind>(k))), format_duration(ks.alone_s), format_duration(ks.time_s),
+                    format_duration(ks.exposed_s)});
+  }
+  return rows;
+}
+
+Rows item_rows(const JobScore& s) {
+  Rows rows;
+  for (const ItemScore& i : s.items) {
+    const TrafficItem& t = i.item;
+    rows.push_back({std::string(to_string(t.kind)), std::string(to_string(t.phase)), std::string(to_string(t.op)),
+                    format_bytes(t.bytes), "x " + format_number(t.calls, 0), i.algorithm + "/" + std::string(to_string(i.proto)),
+                    format_duration(i.alone_us / 1e6) + " alone,",
+                    format_duration(i.contended_us / 1e6) + " with " + std::to_string(i.groups_running) + " groups;",
+                    "exposed " + format_duration(i.exposed_us / 1e6) + "  (" + t.what + ")"});
+  }
+  return rows;
+}
+
+Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
+  Rows rows{{"link", "class", "tier", "bytes/step", "peak", "in", "step avg"}};
+  for (size_t i = 0; i < s.links.size() && i < n; ++i) {
+    const LinkUse& u = s.links[i];
+    rows.push_back({c.edge_name(u.edge), std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge), format_bytes(u.bytes),
+                    format_number(100 * u.peak, 1) + "%", std::string(phase_window_name(u.peak_phase)),
+                    format_number(100 * u.utilization, 1) + "%"});
+  }
+  return rows;
+}
+
+nlohmann::json score_tables_json(const Cluster& c, const JobScore& s, size_t hottest) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : s.findings) findings.push_back({f.severity, f.message, finding_cost_text(f), f.fix});
+  return {{"kinds", kind_rows(s)}, {"items", item_rows(s)}, {"links", link_rows(c, s, hottest)}, {"findings", findings}};
+}
+
+}  // namespace topoplan::cli

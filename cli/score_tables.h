@@ -1,0 +1,29 @@
+// The tables of a score, cell by cell: what `score` prints (TextTable) and what the HTML report
+// lays out as tables are the same strings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/score.h"
+
+namespace topoplan::cli {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+// Exposed communication by kind: kind, alone, contended, exposed (a header row first).
+Rows kind_rows(const JobScore& s);
+// The collectives per step: kind, phase, op, size, calls, algorithm/protocol, alone, contended
+// with how many groups, exposed and what it moves (no header: the text runs them as a sentence).
+Rows item_rows(const JobScore& s);
+// The `n` hottest links: link, class, tier, bytes/step, peak, in which phase, step average
+// (a header row first).
+Rows link_rows(const Cluster& c, const JobScore& s, size_t n);
+
+// The same tables as one JSON object for the report: {"kinds", "items", "links", "findings"},
+// each a list of rows of strings (findings: severity, message, cost per step, fix).
+nlohmann::json score_tables_json(const Cluster& c, const JobScore& s, size_t hottest);
+
+}  // namespace topoplan::cli
