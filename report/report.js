@@ -155,7 +155,7 @@
     return [...m.values()];
   }
 
-  // ---- Groups: members and the links their traffic crosses (NCCL's ring neighbours, routed
+  // ---- Groups: members and the links their traffic crosses (who exchanges with whom, routed
   // rail-aligned up and down the fabric over every shortest path, as ECMP spreads them).
   let selected = null;  // {kind, index}
   const railNic = (gpu) => {
@@ -190,15 +190,24 @@
       for (const l of linksOf(x)) { const y = other(l, x); if (isFabric(y) && toB.get(y) === d - dx - 1) out.add(l); }
     }
   }
+  // Who sends to whom in a group: pipeline stages to the next (no wrap), expert all-to-all every
+  // pair (a ring past 64 ranks, to stay fast), the other kinds NCCL's ring in rank order.
+  function exchanges(kind, members) {
+    const n = members.length, out = [];
+    if (kind === 'ep' && n <= 64) {
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) out.push([members[i], members[j]]);
+      return out;
+    }
+    for (let i = 0; i + (kind === 'pp' ? 1 : 0) < n && n > 1; i++) out.push([members[i], members[(i + 1) % n]]);
+    return out;
+  }
+
   function groupInfo(p) {
     if (!selected) return null;
     const list = data.layouts[p].groups[selected.kind];
     if (!list || !list[selected.index]) return null;
     const members = list[selected.index], links = new Set();
-    for (let i = 0; i < members.length && members.length > 1; i++) {
-      const a = members[i], b = members[(i + 1) % members.length];
-      if (D.host[a] !== D.host[b]) pathLinks(a, b, links);
-    }
+    for (const [a, b] of exchanges(selected.kind, members)) if (D.host[a] !== D.host[b]) pathLinks(a, b, links);
     let slowest = -1, worst = -1;
     for (const l of links) { const u = Math.max(util(p, l, 0), util(p, l, 1)); if (u > worst) { worst = u; slowest = l; } }
     return { members: new Set(members), hosts: new Set(members.map((g) => D.host[g])), links, slowest, worst };

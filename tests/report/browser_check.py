@@ -167,6 +167,7 @@ def check_page(page, path, shot, failures):
     load_s = time.time() - start
     render_ms = page.eval("window.topoplanReport ? window.topoplanReport.renderMs : -1")
     print(f"  {os.path.basename(path)}: {os.path.getsize(path) / 1e6:.2f} MB, loaded in {load_s:.2f} s, first render {render_ms:.0f} ms")
+    check(failures, os.path.getsize(path) < 10e6, "the page is under 10 MB")
     check(failures, render_ms >= 0, "the script ran (window.topoplanReport is set)")
     tables = page.eval("document.querySelectorAll('table.table').length")
     check(failures, tables == 4 * len(data["layouts"]), f"{tables} tables: by kind, collectives, hottest links, findings")
