@@ -251,9 +251,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
         if (!write(f.name, f.text)) return fail(err, o.out_dir + "/" + f.name + ": cannot write");
     }
   }
+  // The text once: printed, and the page's with --html.
+  std::ostringstream text;
+  if (!o.json || !o.html.empty()) print_text(text, *c, o.cluster, *plan, written);
   if (!o.html.empty()) {
-    std::ostringstream text;
-    print_text(text, *c, o.cluster, *plan, written);
     // The input order beside the plan, scored as `score --layout` would.
     std::vector<ReportPart> parts;
     std::optional<JobScore> input;
@@ -267,7 +268,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.json)
     out << plan_to_json(*c, router, o.cluster, *plan, req).dump(2) << "\n";
   else
-    print_text(out, *c, o.cluster, *plan, written);
+    out << text.str();
   return kExitOk;
 }
 

@@ -65,9 +65,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   JobInputs& i = **in;
   Result<Review> r = review_layout(i.cluster, *i.router, i.job, i.layout, i.down, i.model.options, limits);
   if (!r) return fail(err, o.job + ": " + r.error());
+  // The text once: printed, and the page's with --html.
+  std::ostringstream text;
+  if (!o.json || !o.html.empty()) print_text(text, i.cluster, i.job.parallel.order, *r);
   if (!o.html.empty()) {
-    std::ostringstream text;
-    print_text(text, i.cluster, i.job.parallel.order, *r);
     const std::vector<ReportPart> parts = {{"layout under review (" + i.layout.source + ")", &i.job, &r->score},
                                            {"the planner's best on the same hosts (order " + r->best.job.parallel.order + ")", &r->best.job, &r->best.score}};
     if (Result<bool> ok = html_report_write(o.html, i.cluster, parts, i.job.name + " on " + o.cluster + ": review", text.str()); !ok)
@@ -88,7 +89,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
                         {"best", plan_to_json(i.cluster, *i.router, o.cluster, r->best, req)}};
     out << j.dump(2) << "\n";
   } else {
-    print_text(out, i.cluster, i.job.parallel.order, *r);
+    out << text.str();
   }
   return r->pass ? kExitOk : kExitCheckFailed;
 }

@@ -96,16 +96,16 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     const DotLoad load = dot_load_of(c, *s, s->job + ": link utilization per step (each edge's busiest link, down / up)");
     if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
-  if (!o.html.empty()) {
-    std::ostringstream text;
-    print_text(text, c, o.cluster, *s);
+  // The text once: printed, and the page's with --html.
+  std::ostringstream text;
+  if (!o.json || !o.html.empty()) print_text(text, c, o.cluster, *s);
+  if (!o.html.empty())
     if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster, text.str()); !ok)
       return fail(err, ok.error());
-  }
   if (o.json)
     out << score_to_json(c, *i.router, o.cluster, *s).dump(2) << "\n";
   else
-    print_text(out, c, o.cluster, *s);
+    out << text.str();
   return kExitOk;
 }
 
