@@ -1,11 +1,16 @@
-// topoplan transfer: how long moving a data set between facilities takes at best.
+// topoplan transfer: how long moving a data set between facilities takes at best, and beside a
+// job whose own traffic crosses the same links (planner/dci_headroom.h).
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/job_inputs.h"
+#include "cli/text_table.h"
 #include "cli/tool.h"
+#include "planner/dci_headroom.h"
 #include "topology/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
@@ -16,14 +21,158 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string size, rate, cluster, from, to, deadline;
+  std::string size, rate, cluster, from, to, deadline, every, job, layout;
+  ModelFlags model;
   double efficiency = 1;
   double length_km = 0;
+  double share = 0.5;
   bool json = false;
 };
 
 // An input edge's number (CLI11 reads it as a double): finite and within [lo, hi].
 bool in_range(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
+
+// Seconds to move `bytes` at `rate_GBps` of useful rate plus propagation; infinite at no rate.
+double seconds_at(double bytes, double rate_GBps, double propagation_s) {
+  return rate_GBps > 0 ? bytes / (rate_GBps * 1e9) + propagation_s : std::numeric_limits<double>::infinity();
+}
+
+nlohmann::json seconds_json(double s) { return std::isfinite(s) ? nlohmann::json(s) : nlohmann::json(nullptr); }
+
+std::string seconds_text(double s) { return std::isfinite(s) ? format_duration(s) : "never"; }
+
+std::string share_text(double part, double whole) {
+  return whole > 0 ? format_number(100 * part / whole, 1) + "%" : "-";
+}
+
+// A recurring transfer (--every): its average part of the line rate, and whether each copy is
+// done before the next starts.
+struct Recurring {
+  double period_s = 0;
+  double share_of_capacity = 0;
+};
+
+// The transfer beside a job: the DCI capacity the job leaves free in each direction, the
+// transfer's time on what is left from --from to --to, and the job's step while the transfer
+// takes --share of those links instead.
+int run_beside_job(const Options& o, double bytes, const std::optional<Recurring>& every, std::ostream& out,
+                   std::ostream& err) {
+  if (o.cluster.empty() || o.from.empty() || o.to.empty())
+    return fail(err, "--job needs --cluster C --from SITE --to SITE: the links the transfer and the job share");
+  if (!o.rate.empty()) return fail(err, "--job takes the rate from --cluster's DCI links, not --rate");
+  if (!in_range(o.share, 0.01, 0.99))
+    return fail(err, "--share: expected the part of each DCI link the transfer takes, 0.01 to 0.99, got " +
+                         format_exact(o.share));
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
+  if (!in) return fail(err, in.error());
+  const JobInputs& i = **in;
+  const Cluster& c = i.cluster;
+  const ScoreOptions& options = i.model.options;
+  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, *i.router, i.job, i.layout, options);
+  if (!state) return fail(err, o.job + ": " + state.error());
+  Result<JobScore> score = score_report(c, *i.router, i.job, **state, options);
+  if (!score) return fail(err, o.job + ": " + score.error());
+  Result<std::array<DciDirection, 2>> dirs = dci_directions(c, **state, *score, options.background, o.from, o.to);
+  if (!dirs) return fail(err, dirs.error());
+  const DciDirection& d = (*dirs)[0];
+  const double propagation_s = d.length_km * kFibreUsPerKm * 1e-6;
+
+  // The transfer takes --share of each link while the job sends, and whatever the job leaves
+  // otherwise: the job's step under that share, and the transfer's rate beside the slower job.
+  const Background taken = background_with_transfer(options.background, (*state)->share(), d.edges, o.share);
+  ScoreOptions taking = options;
+  taking.background = &taken;
+  Result<JobScore> slowed = score_job(c, *i.router, i.job, i.layout, taking);
+  if (!slowed) return fail(err, o.job + ": " + slowed.error());
+  const double job_avg_taking_GBps = slowed->step_s > 0 ? d.job_bytes_per_step / slowed->step_s / 1e9 : 0;
+  const double take_GBps = std::max(0.0, d.capacity_GBps - d.background_GBps - job_avg_taking_GBps);
+  const double spare_s = seconds_at(bytes, d.spare_avg_GBps() * o.efficiency, propagation_s);
+  const double take_s = seconds_at(bytes, take_GBps * o.efficiency, propagation_s);
+  const double slowdown = score->step_s > 0 ? slowed->step_s / score->step_s : 1;
+  // Training time lost while the transfer runs: each step it overlaps is that much longer.
+  const double lost_s = std::isfinite(take_s) ? take_s * (1 - 1 / slowdown) : take_s;
+
+  if (o.json) {
+    nlohmann::json j = {{"bytes", bytes}, {"efficiency", o.efficiency}, {"from", o.from}, {"to", o.to},
+                        {"length_km", d.length_km}, {"propagation_s", propagation_s}};
+    j["job"] = {{"name", score->job}, {"layout", score->layout}, {"fabric", std::string(to_string(score->fabric))},
+                {"background", score->background}, {"step_s", score->step_s}};
+    j["directions"] = nlohmann::json::array();
+    for (const DciDirection& x : *dirs) {
+      nlohmann::json phases = nlohmann::json::object();
+      for (size_t p = 0; p < kPhases; ++p)
+        phases[std::string(phase_window_name(static_cast<Phase>(p)))] = x.job_phase_GBps[p] * 8;
+      j["directions"].push_back({{"from", c.sites()[static_cast<size_t>(x.from_site)]},
+                                 {"to", c.sites()[static_cast<size_t>(x.to_site)]},
+                                 {"links", x.edges.size()},
+                                 {"capacity_gbps", x.capacity_GBps * 8},
+                                 {"background_gbps", x.background_GBps * 8},
+                                 {"job_bytes_per_step", x.job_bytes_per_step},
+                                 {"job_avg_gbps", x.job_avg_GBps * 8},
+                                 {"job_phase_gbps", phases},
+                                 {"job_peak_gbps", x.job_peak_GBps * 8},
+                                 {"job_peak_phase", x.job_peak_GBps > 0 ? nlohmann::json(std::string(phase_window_name(x.peak_phase))) : nlohmann::json(nullptr)},
+                                 {"spare_avg_gbps", x.spare_avg_GBps() * 8},
+                                 {"spare_peak_gbps", x.spare_peak_GBps() * 8}});
+    }
+    j["on_spare"] = {{"rate_gbps", d.spare_avg_GBps() * 8}, {"seconds", seconds_json(spare_s)}};
+    j["taking_share"] = {{"share", o.share},
+                         {"rate_gbps", take_GBps * 8},
+                         {"seconds", seconds_json(take_s)},
+                         {"job_step_s", slowed->step_s},
+                         {"job_slowdown", slowdown},
+                         {"job_time_lost_s", seconds_json(lost_s)}};
+    if (every)
+      j["every"] = {{"period_s", every->period_s},
+                    {"share_of_capacity", every->share_of_capacity},
+                    {"finishes_on_spare", spare_s <= every->period_s},
+                    {"finishes_taking_share", take_s <= every->period_s}};
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << format_bytes(bytes) << " from " << o.from << " to " << o.to << " beside " << score->job << " (layout "
+      << score->layout << ", " << to_string(score->fabric) << " fabric"
+      << (score->background.empty() ? "" : ", background " + score->background) << "): step "
+      << format_duration(score->step_s) << "\n\n";
+  using A = TextTable::Align;
+  TextTable t({A::left, A::right, A::right, A::right, A::right, A::right, A::left, A::right, A::right});
+  t.add({"DCI", "links", "capacity", "other traffic", "job per step", "job average", "job peak", "spare average",
+         "spare at peak"});
+  for (const DciDirection& x : *dirs)
+    t.add({c.sites()[static_cast<size_t>(x.from_site)] + " -> " + c.sites()[static_cast<size_t>(x.to_site)],
+           std::to_string(x.edges.size()), format_rate_gbit(x.capacity_GBps), format_rate_gbit(x.background_GBps),
+           format_bytes(x.job_bytes_per_step),
+           format_rate_gbit(x.job_avg_GBps) + " (" + share_text(x.job_avg_GBps, x.capacity_GBps) + ")",
+           x.job_peak_GBps > 0 ? format_rate_gbit(x.job_peak_GBps) + " (" + share_text(x.job_peak_GBps, x.capacity_GBps) +
+                                     ", " + std::string(phase_window_name(x.peak_phase)) + ")"
+                               : "-",
+           format_rate_gbit(x.spare_avg_GBps()), format_rate_gbit(x.spare_peak_GBps())},
+          "  ");
+  out << t.str() << "\n";
+  const std::string efficiency = o.efficiency < 1 ? " x " + format_number(o.efficiency, 3) + " efficiency" : "";
+  if (d.job_bytes_per_step <= 0)
+    out << "the job sends nothing from " << o.from << " to " << o.to << ": the capacity is the transfer's\n";
+  out << "on the spare capacity, the job first: " << seconds_text(spare_s) << " at "
+      << format_rate_gbit(d.spare_avg_GBps()) << efficiency << " on average";
+  if (d.job_peak_GBps > 0)
+    out << " (" << format_rate_gbit(d.spare_peak_GBps()) << " while the job's " << phase_window_name(d.peak_phase) << " run)";
+  out << "\n";
+  out << "taking " << format_number(100 * o.share, 0) << "% of each link while the job sends (--share): "
+      << seconds_text(take_s) << " at " << format_rate_gbit(take_GBps) << efficiency << "; the job's step "
+      << format_duration(score->step_s) << " -> " << format_duration(slowed->step_s) << " (+"
+      << format_number(100 * (slowdown - 1), 1) << "%) meanwhile, " << seconds_text(lost_s) << " of training time lost\n";
+  if (propagation_s > 0)
+    out << "  both include propagation " << format_duration(propagation_s) << " over " << format_number(d.length_km, 1)
+        << " km\n";
+  if (every)
+    out << "every " << format_duration(every->period_s) << " (--every): " << format_number(100 * every->share_of_capacity, 2)
+        << "% of the link's capacity on average; done before the next one "
+        << (spare_s <= every->period_s ? "on the spare capacity" : take_s <= every->period_s ? "only by taking its share" : "in neither way: the copies pile up")
+        << "\n";
+  if (score->fabric == FabricMode::shared && score->background.empty())
+    out << "other jobs' traffic on the DCI is not counted: give --background with what they use\n";
+  return kExitOk;
+}
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<double> bytes = parse_bytes(o.size);
@@ -34,6 +183,25 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!in_range(o.length_km, 0, limits::kMaxLengthKm))
     return fail(err, "--distance-km: expected a distance from 0 to " + format_number(limits::kMaxLengthKm) +
                          " km, got " + format_exact(o.length_km));
+  std::optional<Recurring> every;
+  if (!o.every.empty()) {
+    Result<double> d = parse_duration_s(o.every);
+    if (!d) return fail(err, "--every: " + d.error());
+    if (*d <= 0) return fail(err, "--every: must be > 0");
+    every = Recurring{*d, 0};
+  }
+  if (!o.job.empty()) {
+    if (!o.deadline.empty()) return fail(err, "--deadline is for a transfer alone; with --job, give --every");
+    if (every) {
+      Result<Cluster> c = cluster_load(o.cluster);
+      if (!c) return fail(err, c.error());
+      Result<SiteLink> link = site_link(*c, o.from, o.to);
+      if (!link) return fail(err, link.error());
+      every->share_of_capacity = *bytes / o.efficiency / (every->period_s * link->GBps * 1e9);
+    }
+    return run_beside_job(o, *bytes, every, out, err);
+  }
+  if (!o.layout.empty()) return fail(err, "--layout needs --job");
   if (!o.rate.empty() && !o.cluster.empty()) return fail(err, "give --rate RATE or --cluster C --from SITE --to SITE, not both");
   if (o.rate.empty() && o.cluster.empty() && o.deadline.empty())
     return fail(err, "give --rate RATE or --cluster C --from SITE --to SITE for the time, or --deadline D for the rate needed");
@@ -54,6 +222,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     length_km = link->length_km;
     via = std::to_string(link->links) + " DCI links " + o.from + " -> " + o.to;
   }
+  if (every && rate_GBps <= 0) return fail(err, "--every needs the rate: --rate or --cluster");
   nlohmann::json j = {{"bytes", *bytes}, {"efficiency", o.efficiency}, {"length_km", length_km}};
   std::optional<TransferEstimate> t;
   if (rate_GBps > 0) {
@@ -64,6 +233,12 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     j["rate_gbps"] = rate_GBps * 8;
     j["seconds"] = t->seconds;
     j["propagation_s"] = t->propagation_s;
+  }
+  if (every) {
+    every->share_of_capacity = *bytes / o.efficiency / (every->period_s * rate_GBps * 1e9);
+    j["every"] = {{"period_s", every->period_s},
+                  {"share_of_capacity", every->share_of_capacity},
+                  {"finishes_before_next", t->seconds <= every->period_s}};
   }
   double deadline_s = 0, need_gbps = 0;
   if (!o.deadline.empty()) {
@@ -90,6 +265,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (deadline_s > 0)
       out << "  to finish within " << format_duration(deadline_s) << ": " << format_rate_gbit(need_gbps / 8)
           << " line rate needed\n";
+    if (every)
+      out << "  every " << format_duration(every->period_s) << ": " << format_number(100 * every->share_of_capacity, 2)
+          << "% of the line rate on average; " << (t->seconds <= every->period_s ? "done" : "not done")
+          << " before the next one\n";
   } else {
     out << format_bytes(*bytes) << efficiency << " within " << format_duration(deadline_s) << ": "
         << format_rate_gbit(need_gbps / 8) << " line rate needed\n";
@@ -107,6 +286,11 @@ Run setup(CLI::App& app) {
   app.add_option("--distance-km", o->length_km, "fibre length for the propagation delay (with --rate)");
   app.add_option("--efficiency", o->efficiency, "useful fraction of the line rate (default 1)");
   app.add_option("--deadline", o->deadline, "report the rate needed to finish within: 1h, 30min");
+  app.add_option("--every", o->every, "a recurring transfer (a checkpoint): its share of the link, and whether it finishes before the next");
+  app.add_option("--job", o->job, "a job whose per-step traffic shares the DCI: the capacity it leaves, its slowdown (with --cluster --from --to)");
+  app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
+  app.add_option("--share", o->share, "with --job: the part of each DCI link the transfer takes while the job sends (default 0.5)");
+  model_flags_add(app, o->model);
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
