@@ -3,6 +3,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "cli/score_tables.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
+#include "observe/scored_traffic.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
 #include "topology/load.h"
@@ -24,7 +26,7 @@ namespace {
 constexpr size_t kHottest = 10;
 
 struct Options {
-  std::string cluster, job, layout, links, html;
+  std::string cluster, job, layout, links, html, traffic;
   DotFlags dot;
   ModelFlags model;
   bool json = false;
@@ -61,6 +63,29 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   out << "\nfindings:\n" << findings_text(s.findings);
 }
 
+// The traffic NCCL's log shows (a `traffic --json` file) as the job's items.
+Result<ScoredTraffic> observed_traffic_for(const std::string& path, const Cluster& c, const JobInputs& i) {
+  Result<ObservedTraffic> t = observed_traffic_load(path);
+  if (!t) return Error{t.error()};
+  Result<ComputeEstimate> compute = compute_estimate(i.job, c.device(i.layout.gpu_of_rank.front()).model);
+  if (!compute) return Error{compute.error()};
+  Result<StepTraffic> model = step_traffic(i.job, *compute);
+  if (!model) return Error{model.error()};
+  Result<ScoredTraffic> scored = scored_traffic(*t, c, i.job, i.layout, *model);
+  if (!scored) return Error{path + ": " + scored.error()};
+  if (scored->matched.empty())
+    return Error{path + ": no communicator of the log is a group of the job in this layout (" +
+                 (scored->unscored.empty() ? std::string("the log has none") : scored->unscored.front()) +
+                 "); check --layout against the hosts and GPUs the log names"};
+  return scored;
+}
+
+void print_observed(std::ostream& out, const std::string& path, const ScoredTraffic& t) {
+  out << "\ntraffic from NCCL's log (" << path << "): " << t.matched.size() << " communicators scored as the job's groups\n";
+  for (const std::string& u : t.unscored) out << "  left out: " << u << "\n";
+  for (const std::string& n : t.notes) out << "  note: " << n << "\n";
+}
+
 // One row per physical link that carries bytes: both directions side by side.
 Result<bool> write_links_csv(const std::string& path, const Cluster& c, const JobScore& s) {
   std::ofstream f(path);
@@ -88,7 +113,15 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!in) return fail(err, in.error());
   const JobInputs& i = **in;
   const Cluster& c = i.cluster;
-  Result<JobScore> s = score_job(c, *i.router, i.job, i.layout, i.model.options);
+  ScoreOptions options = i.model.options;
+  std::optional<ScoredTraffic> observed;
+  if (!o.traffic.empty()) {
+    Result<ScoredTraffic> t = observed_traffic_for(o.traffic, c, i);
+    if (!t) return fail(err, t.error());
+    observed = std::move(*t);
+    options.traffic = &observed->traffic;
+  }
+  Result<JobScore> s = score_job(c, *i.router, i.job, i.layout, options);
   if (!s) return fail(err, o.job + ": " + s.error());
   if (!o.links.empty())
     if (Result<bool> ok = write_links_csv(o.links, c, *s); !ok) return fail(err, ok.error());
@@ -98,12 +131,20 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   }
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
-  if (!o.json || !o.html.empty()) print_text(text, c, o.cluster, *s);
+  if (!o.json || !o.html.empty()) {
+    print_text(text, c, o.cluster, *s);
+    if (observed) print_observed(text, o.traffic, *observed);
+  }
   if (!o.html.empty())
     if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster, text.str()); !ok)
       return fail(err, ok.error());
-  if (o.json)
-    out << score_to_json(c, *i.router, o.cluster, *s).dump(2) << "\n";
+  if (o.json) {
+    nlohmann::json j = score_to_json(c, *i.router, o.cluster, *s);
+    if (observed)
+      j["traffic"] = {{"source", o.traffic}, {"matched", observed->matched}, {"unscored", observed->unscored},
+                      {"notes", observed->notes}};
+    out << j.dump(2) << "\n";
+  }
   else
     out << text.str();
   return kExitOk;
@@ -115,6 +156,8 @@ Run setup(CLI::App& app) {
   app.add_option("--job", o->job, "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json")->required();
   app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
   model_flags_add(app, o->model);
+  app.add_option("--traffic", o->traffic,
+                 "score the collectives NCCL's log shows (`topoplan traffic --json` output) instead of the model's");
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");
   dot_flags_add(app, o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");
   app.add_option("--html", o->html, "write a self-contained HTML report: the fabric as a heat map, the job's groups on it, this text");

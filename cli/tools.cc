@@ -14,6 +14,8 @@ Tool compare_tool();
 Tool calibrate_tool();
 Tool import_tool();
 Tool discover_tool();
+Tool observe_tool();
+Tool traffic_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
@@ -21,6 +23,8 @@ const std::vector<Tool>& tools() {
       review_tool(),
       explain_tool(),
       compare_tool(),
+      observe_tool(),
+      traffic_tool(),
       calibrate_tool(),
       topo_tool(),
       import_tool(),

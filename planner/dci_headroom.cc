@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "planner/link_use.h"
 #include "topology/summary.h"
 
 namespace topoplan {
@@ -52,29 +53,18 @@ Result<std::array<DciDirection, 2>> dci_directions(const Cluster& c, const Score
       direction_of[e] = d;
     }
   }
-  // Bytes per phase as score counts a link's: each item's bytes on the link per byte it moves,
-  // times its size and calls.
-  std::array<std::array<double, kPhases>, 2> phase_bytes{};
-  for (size_t i = 0; i < state.item_count(); ++i) {
-    if (state.item_groups(i).empty()) continue;
-    const TrafficItem& it = state.traffic().items[i];
-    const LinkLoad& load = state.item_load(i);
-    for (EdgeId e : load.loaded())
-      if (direction_of[e] >= 0)
-        phase_bytes[static_cast<size_t>(direction_of[e])][static_cast<size_t>(it.phase)] +=
-            load.bytes(e) * it.bytes * it.calls;
-  }
+  std::array<PhaseBytes, 2> phase_bytes{};
+  for (const auto& [e, bytes] : link_phase_bytes(state))
+    if (direction_of[e] >= 0)
+      for (size_t p = 0; p < kPhases; ++p) phase_bytes[static_cast<size_t>(direction_of[e])][p] += bytes[p];
   const std::array<double, kPhases> phase_us = phase_durations_us(state);
   for (size_t d = 0; d < 2; ++d) {
     DciDirection& dir = out[d];
-    for (size_t p = 0; p < kPhases; ++p) {
-      dir.job_bytes_per_step += phase_bytes[d][p];
-      dir.job_phase_GBps[p] = phase_us[p] > 0 ? phase_bytes[d][p] / (phase_us[p] * 1e3) : 0;
-      if (dir.job_phase_GBps[p] > dir.job_peak_GBps) {
-        dir.job_peak_GBps = dir.job_phase_GBps[p];
-        dir.peak_phase = static_cast<Phase>(p);
-      }
-    }
+    const PhaseRates rates = phase_rates(phase_bytes[d], phase_us);
+    dir.job_phase_GBps = rates.GBps;
+    dir.job_peak_GBps = rates.peak_GBps;
+    dir.peak_phase = rates.peak_phase;
+    for (double b : phase_bytes[d]) dir.job_bytes_per_step += b;
     dir.job_avg_GBps = score.step_s > 0 ? dir.job_bytes_per_step / score.step_s / 1e9 : 0;
   }
   return out;

@@ -56,6 +56,11 @@ std::string percent(double u) { return format_number(100 * u, 1) + "%"; }
 // Green to red as a link fills; wider as it does.
 const char* load_colour(double u) { return u < 0.25 ? "green4" : u < 0.5 ? "gold3" : u < 0.75 ? "darkorange" : "red"; }
 double load_width(double u) { return 1 + 5 * std::min(u, 1.0); }
+// Observed over predicted: as predicted in green, twice in gold, four times in orange, beyond in red.
+const char* ratio_colour(double r) { return r <= 1.25 ? "green4" : r <= 2 ? "gold3" : r <= 4 ? "darkorange" : "red"; }
+std::string ratio_text(double r) {
+  return r <= 0 ? "-" : r >= kDotBusyUnpredicted ? "busy, none predicted" : "x" + format_number(r, 2);
+}
 
 // "8 x H100-SXM" when the hosts' GPUs are one model, else "8 GPUs".
 std::string gpus_text(const Cluster& c, const std::vector<int>& hosts) {
@@ -97,14 +102,17 @@ std::string node_line(const Cluster& c, const DotNode& n, bool loaded) {
   return quoted(n.id) + " [label=" + quoted(node_label(c, n, loaded)) + ", " + style + "];";
 }
 
-std::string bundle_line(const DotGraph& g, const DotBundle& b, bool loaded) {
+std::string bundle_line(const DotGraph& g, const DotBundle& b, bool loaded, bool ratio) {
   // Links of one capacity as "8 x 50 GB/s"; of several, their count and sum.
   std::string label =
       b.bw_gbps > 0 ? (b.links == 1 ? "" : std::to_string(b.links) + " x ") + format_number(b.bw_gbps, 2) + " GB/s"
                     : std::to_string(b.links) + " links, " + format_number(b.total_bw_gbps, 2) + " GB/s";
   if (b.length_km > 0) label += "\\n" + format_number(b.length_km) + " km";
   std::string style = kLinkStyle[static_cast<size_t>(b.kind)];
-  if (loaded) {
+  if (loaded && ratio) {
+    label += "\\n" + ratio_text(b.down) + " / " + ratio_text(b.up);
+    style = std::string("color=") + ratio_colour(std::max(b.down, b.up)) + ", penwidth=3";
+  } else if (loaded) {
     // Each direction's busiest link, downward (or left to right) first.
     label += "\\n" + percent(b.down) + " / " + percent(b.up);
     const double u = std::max(b.down, b.up);
@@ -149,17 +157,17 @@ std::string draw(const Cluster& c, const DotLoad* load, DotHosts hosts) {
       out << in << "subgraph cluster_host_" << h << " {\n"
           << in << "  label=" << quoted(c.hosts()[static_cast<size_t>(h)].name) << ";\n";
       if (g.nodes[box.front()].marked) out << in << "  graph [" << kMarked << "];\n";
-      for (uint32_t i : box) out << in << "  " << node_line(c, g.nodes[i], loaded) << "\n";
+      for (uint32_t i : box) out << in << "  " << node_line(c, g.nodes[i], loaded && !load->ratio) << "\n";
       out << in << "}\n";
     }
     for (const auto& [level, nodes] : ranks[slot]) {
       out << in << "{ rank=same;";
-      for (uint32_t i : nodes) out << " " << node_line(c, g.nodes[i], loaded);
+      for (uint32_t i : nodes) out << " " << node_line(c, g.nodes[i], loaded && !load->ratio);
       out << " }\n";
     }
     if (slot > 0) out << "  }\n";
   }
-  for (const DotBundle& b : g.bundles) out << "  " << bundle_line(g, b, loaded) << "\n";
+  for (const DotBundle& b : g.bundles) out << "  " << bundle_line(g, b, loaded, load && load->ratio) << "\n";
   out << "}\n";
   return out.str();
 }

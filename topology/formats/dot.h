@@ -33,7 +33,11 @@ struct DotLoad {
   // nodes holding these hosts are outlined in blue.
   std::vector<EdgeId> highlight_edges;
   std::vector<int> highlight_hosts;
+  // `utilization` holds observed / predicted instead (observe --dot): labelled "x1.3", green near
+  // 1 and red far above it; kDotBusyUnpredicted for a link busy where nothing was predicted.
+  bool ratio = false;
 };
+inline constexpr double kDotBusyUnpredicted = 1e9;
 std::string save_cluster_dot(const Cluster& cluster, const DotLoad& load, DotHosts hosts = DotHosts::collapse);
 
 }  // namespace topoplan
