@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/dot_flags.h"
+#include "cli/html_report.h"
 #include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
@@ -21,7 +22,7 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, layout, port_map, step, interval;
+  std::string cluster, job, layout, port_map, step, interval, html;
   std::vector<std::string> counters;
   ModelFlags model;
   DotFlags dot;
@@ -56,22 +57,19 @@ std::string verdicts_text(const LinkObservation& o) {
   return s.empty() ? "ok" : s;
 }
 
-// Each observed direction as observed / predicted, for the drawing; a busy link the job leaves
-// idle as kDotBusyUnpredicted.
-DotLoad ratio_load(const Cluster& c, const std::vector<LinkObservation>& rows, const std::string& title) {
-  DotLoad load;
-  load.utilization.assign(c.num_edges(), 0);
-  load.ratio = true;
-  load.title = title;
+// Each observed direction as observed / predicted per edge, for the drawing and the page; a busy
+// link the job leaves idle as kDotBusyUnpredicted, 0 where no counter measured it.
+std::vector<double> observed_ratios(const Cluster& c, const std::vector<LinkObservation>& rows) {
+  std::vector<double> out(c.num_edges(), 0);
   for (const LinkObservation& r : rows) {
     double v = 0;
     if (std::optional<double> ratio = r.ratio())
       v = *ratio;
     else if (r.observed_GBps && *r.observed_GBps > 0 && r.predicted_GBps <= 0)
       v = kDotBusyUnpredicted;
-    load.utilization[r.edge] = std::max(load.utilization[r.edge], v);
+    out[r.edge] = std::max(out[r.edge], v);
   }
-  return load;
+  return out;
 }
 
 // Seconds (a bare number) or a duration with its unit; parse_duration_s refuses 0 and below.
@@ -146,13 +144,59 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   opt.tolerance = o.tolerance;
   const std::vector<LinkObservation> rows =
       observe_links(c, matched, ports, link_phase_bytes(**state), phase_durations_us(**state), opt);
+  const std::vector<double> ratios = observed_ratios(c, rows);
   if (!o.dot.file.empty()) {
-    const DotLoad load = ratio_load(c, rows, score->job + ": observed / predicted per link (x1 = as predicted; each edge its largest, down / up)");
+    DotLoad load;
+    load.utilization = ratios;
+    load.ratio = true;
+    load.title = score->job + ": observed / predicted per link (x1 = as predicted; each edge its largest, down / up)";
     if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
   bool flagged = !unmatched.empty();
   for (const LinkObservation& r : rows) flagged = flagged || !r.verdicts.empty();
 
+  // The text once: printed, and the page's with --html.
+  std::ostringstream text;
+  text << score->job << " on " << o.cluster << ", layout " << score->layout << ": step " << format_duration(opt.step_s)
+       << (step_s ? " (measured; the model's " + format_duration(opt.model_step_s) + ")" : " (the model's; --step-s for the measured one)")
+       << "\n" << matched.size() << " port" << (matched.size() == 1 ? "" : "s") << " from " << o.counters.size()
+       << " file" << (o.counters.size() == 1 ? "" : "s") << ", predicted = the job's bytes per step / step; "
+       << "flagged beyond " << format_number(o.tolerance, 2) << "x either way\n\n";
+  using A = TextTable::Align;
+  TextTable t({A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
+  t.add({"link", "counter", "observed", "predicted", "ratio", "job peak", "discards", "wait", "pause", "verdict"}, "  ");
+  for (const LinkObservation& r : rows)
+    t.add({c.edge_name(r.edge), r.counter + (r.transmit ? " tx" : " rx"), rate_text(r.observed_GBps),
+           format_rate_gbit(r.predicted_GBps), r.ratio() ? format_number(*r.ratio(), 2) + "x" : "-",
+           r.predicted_peak_GBps > 0 ? format_rate_gbit(r.predicted_peak_GBps) + " " + std::string(phase_window_name(r.peak_phase)) : "-",
+           optional_count(r.discards), optional_count(r.wait), optional_count(r.pause), verdicts_text(r)},
+          "  ");
+  text << t.str();
+  bool any = false;
+  for (const LinkObservation& r : rows) {
+    if (r.verdicts.empty()) continue;
+    if (!any) text << "\nflagged:\n";
+    any = true;
+    for (LinkVerdict v : r.verdicts)
+      text << "  [" << to_string(v) << "] " << c.edge_name(r.edge) << " (" << r.counter << "): " << verdict_meaning(v) << "\n";
+    const std::vector<LinkUser> users = link_users(**state, r.edge);
+    if (users.empty()) text << "    the job's groups: none\n";
+    for (size_t k = 0; k < users.size() && k < 8; ++k) text << "    " << user_text(**state, users[k]) << "\n";
+    if (users.size() > 8) text << "    and " << users.size() - 8 << " more groups\n";
+  }
+  for (const LinkObservation& r : rows)
+    for (const std::string& f : r.counter_flags) text << "  note: " << r.counter << ": " << f << "\n";
+  if (!unmatched.empty()) {
+    text << "\ncounters that name no link of the cluster (--port-map maps them):\n";
+    for (const Unmatched& u : unmatched) text << "  " << u.where << ": " << u.reason << "\n";
+  }
+  text << "\n" << kCorrelation << "\n";
+  if (!o.html.empty()) {
+    ReportPart part{"layout " + score->layout, &i.job, &*score, nullptr, &ratios};
+    if (Result<bool> ok = html_report_write(o.html, c, {part}, score->job + " on " + o.cluster + ": observed / predicted", text.str());
+        !ok)
+      return fail(err, ok.error());
+  }
   if (o.json) {
     nlohmann::json j = {{"job", score->job}, {"layout", score->layout}, {"step_s", opt.step_s},
                         {"model_step_s", opt.model_step_s}, {"step_measured", step_s.has_value()},
@@ -188,41 +232,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     out << j.dump(2) << "\n";
     return flagged ? kExitCheckFailed : kExitOk;
   }
-
-  out << score->job << " on " << o.cluster << ", layout " << score->layout << ": step " << format_duration(opt.step_s)
-      << (step_s ? " (measured; the model's " + format_duration(opt.model_step_s) + ")" : " (the model's; --step-s for the measured one)")
-      << "\n" << matched.size() << " port" << (matched.size() == 1 ? "" : "s") << " from " << o.counters.size()
-      << " file" << (o.counters.size() == 1 ? "" : "s") << ", predicted = the job's bytes per step / step; "
-      << "flagged beyond " << format_number(o.tolerance, 2) << "x either way\n\n";
-  using A = TextTable::Align;
-  TextTable t({A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
-  t.add({"link", "counter", "observed", "predicted", "ratio", "job peak", "discards", "wait", "pause", "verdict"}, "  ");
-  for (const LinkObservation& r : rows)
-    t.add({c.edge_name(r.edge), r.counter + (r.transmit ? " tx" : " rx"), rate_text(r.observed_GBps),
-           format_rate_gbit(r.predicted_GBps), r.ratio() ? format_number(*r.ratio(), 2) + "x" : "-",
-           r.predicted_peak_GBps > 0 ? format_rate_gbit(r.predicted_peak_GBps) + " " + std::string(phase_window_name(r.peak_phase)) : "-",
-           optional_count(r.discards), optional_count(r.wait), optional_count(r.pause), verdicts_text(r)},
-          "  ");
-  out << t.str();
-  bool any = false;
-  for (const LinkObservation& r : rows) {
-    if (r.verdicts.empty()) continue;
-    if (!any) out << "\nflagged:\n";
-    any = true;
-    for (LinkVerdict v : r.verdicts)
-      out << "  [" << to_string(v) << "] " << c.edge_name(r.edge) << " (" << r.counter << "): " << verdict_meaning(v) << "\n";
-    const std::vector<LinkUser> users = link_users(**state, r.edge);
-    if (users.empty()) out << "    the job's groups: none\n";
-    for (size_t k = 0; k < users.size() && k < 8; ++k) out << "    " << user_text(**state, users[k]) << "\n";
-    if (users.size() > 8) out << "    and " << users.size() - 8 << " more groups\n";
-  }
-  for (const LinkObservation& r : rows)
-    for (const std::string& f : r.counter_flags) out << "  note: " << r.counter << ": " << f << "\n";
-  if (!unmatched.empty()) {
-    out << "\ncounters that name no link of the cluster (--port-map maps them):\n";
-    for (const Unmatched& u : unmatched) out << "  " << u.where << ": " << u.reason << "\n";
-  }
-  out << "\n" << kCorrelation << "\n";
+  out << text.str();
   return flagged ? kExitCheckFailed : kExitOk;
 }
 
@@ -240,6 +250,7 @@ Run setup(CLI::App& app) {
   app.add_option("--tolerance", o->tolerance, "flag links above this factor of the prediction, or below its inverse (default 2)");
   model_flags_add(app, o->model);
   dot_flags_add(app, o->dot, "write the links with counters, coloured by observed / predicted (Graphviz)");
+  app.add_option("--html", o->html, "write a self-contained HTML report: the fabric coloured by observed / predicted, this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

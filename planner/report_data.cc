@@ -86,12 +86,22 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
   for (const ReportPart& part : parts) {
     Result<nlohmann::json> groups = groups_json(*part.job, *part.score);
     if (!groups) return Error{groups.error()};
-    layouts.push_back({{"label", part.label},
-                       {"step_s", part.score->step_s},
-                       {"exposed_s", part.score->exposed_comm_s},
-                       {"load", load_json(*part.score)},
-                       {"tables", part.tables},
-                       {"groups", std::move(*groups)}});
+    nlohmann::json layout = {{"label", part.label},
+                             {"step_s", part.score->step_s},
+                             {"exposed_s", part.score->exposed_comm_s},
+                             {"load", load_json(*part.score)},
+                             {"tables", part.tables},
+                             {"groups", std::move(*groups)}};
+    if (part.observed_ratio) {
+      nlohmann::json edge = nlohmann::json::array(), ratio = nlohmann::json::array();
+      for (EdgeId e = 0; e < part.observed_ratio->size(); ++e)
+        if ((*part.observed_ratio)[e] > 0) {
+          edge.push_back(e);
+          ratio.push_back(rounded((*part.observed_ratio)[e]));
+        }
+      layout["observed"] = {{"edge", edge}, {"ratio", ratio}};
+    }
+    layouts.push_back(std::move(layout));
   }
   nlohmann::json hosts = nlohmann::json::array();
   for (const Host& h : c.hosts()) hosts.push_back(h.name);

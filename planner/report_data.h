@@ -19,6 +19,9 @@ struct ReportPart {
   const Job* job = nullptr;  // its order string places the groups
   const JobScore* score = nullptr;
   nlohmann::json tables;  // its tables as the command prints them (cli/score_tables)
+  // Port counters' observed / predicted per directed edge (observe --html): 0 where no counter
+  // measured it, kDotBusyUnpredicted where the job puts nothing on a busy link; null for none.
+  const std::vector<double>* observed_ratio = nullptr;
 };
 
 // What the page opens with: a group selected, a link marked (explain --group, --link).

@@ -35,15 +35,22 @@
 
   // Load of the selected layout: per link and direction, utilisation over the step and at peak.
   let part = 0, mode = 'peak';
+  // With port counters (observe --html), observed / predicted per direction too: 0 where no
+  // counter measured it, BUSY where the job puts nothing on a busy link.
+  const BUSY = 1e9;
   const loads = data.layouts.map((lay) => {
     const avg = new Float32Array(2 * nLink), peak = new Float32Array(2 * nLink), phase = new Int8Array(2 * nLink).fill(-1);
     for (let i = 0; i < lay.load.edge.length; i++) {
       const k = lay.load.edge[i];
       avg[k] = lay.load.avg[i]; peak[k] = lay.load.peak[i]; phase[k] = lay.load.phase[i];
     }
-    return { avg, peak, phase };
+    const ratio = new Float32Array(2 * nLink);
+    if (lay.observed) for (let i = 0; i < lay.observed.edge.length; i++) ratio[lay.observed.edge[i]] = lay.observed.ratio[i];
+    return { avg, peak, phase, ratio };
   });
-  const util = (p, l, dir) => (mode === 'peak' ? loads[p].peak : loads[p].avg)[2 * l + dir];
+  const observed = data.layouts.some((lay) => lay.observed);
+  if (observed) mode = 'ratio';
+  const util = (p, l, dir) => (mode === 'ratio' ? loads[p].ratio : mode === 'peak' ? loads[p].peak : loads[p].avg)[2 * l + dir];
 
   // Utilisation to colour: idle grey-blue, half yellow, full red, past full dark red.
   function colour(u) {
@@ -52,6 +59,13 @@
     const hue = u < 0.5 ? 210 - (210 - 55) * (u / 0.5) : 55 - 55 * ((u - 0.5) / 0.5);
     return `hsl(${hue.toFixed(0)}, 85%, ${u < 0.5 ? 50 : 45}%)`;
   }
+  // Observed over predicted: as predicted green, twice gold, four times orange, beyond red.
+  function ratioColour(r) {
+    if (!(r > 0)) return '#c8d0d8';
+    return r <= 1.25 ? '#1a9641' : r <= 2 ? '#e6b800' : r <= 4 ? '#f07c00' : '#d7191c';
+  }
+  const paint = (v) => (mode === 'ratio' ? ratioColour(v) : colour(v));
+  const shown = (v) => (mode === 'ratio' ? (v >= BUSY ? 'busy, none predicted' : v > 0 ? 'x' + v.toFixed(2) : 'no counter') : pct(v));
   const widthOf = (gbps) => Math.max(1, Math.min(8, Math.log2(1 + gbps / 12.5)));
   const pct = (u) => (100 * u).toFixed(u < 0.1 ? 1 : 0) + '%';
   const rate = (gbps) => (gbps >= 1000 ? (gbps / 1000).toFixed(1) + ' TB/s' : gbps.toFixed(gbps < 10 ? 1 : 0) + ' GB/s');
@@ -255,11 +269,11 @@
       const hot = Math.max(e.up, e.dn);
       let inGroup = false;
       if (info) for (const l of e.links) if (info.links.has(l)) { inGroup = true; break; }
-      const line = el('line', { x1, y1, x2, y2, stroke: colour(hot), 'stroke-width': widthOf(e.gbps / e.links.length) * (e.links.length > 1 ? 1.5 : 1),
+      const line = el('line', { x1, y1, x2, y2, stroke: paint(hot), 'stroke-width': widthOf(e.gbps / e.links.length) * (e.links.length > 1 ? 1.5 : 1),
         class: 'link' + (inGroup ? ' in-group' : '') + (info && e.links.includes(info.slowest) ? ' slowest' : '') +
           (e.links.includes(focusLink) ? ' focus' : '') }, gLinks);
       el('title', {}, line).textContent = `${e.links.length} link${e.links.length > 1 ? 's' : ''}, ${rate(e.gbps)} in all; ` +
-        `hottest up ${pct(e.up)}, down ${pct(e.dn)} (${mode === 'peak' ? 'in its busiest phase' : 'step average'})`;
+        `hottest up ${shown(e.up)}, down ${shown(e.dn)} (${mode === 'ratio' ? 'observed / predicted' : mode === 'peak' ? 'in its busiest phase' : 'step average'})`;
     }
     const gUnits = el('g', { class: 'units' }, svg);
     rows.forEach((row, r) => {
@@ -312,8 +326,8 @@
       const w = other(l, v);
       if (v > w || !pos.has(w)) continue;
       const [x1, y1] = pos.get(v), [x2, y2] = pos.get(w);
-      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: colour(Math.max(util(p, l, 0), util(p, l, 1))), 'stroke-width': widthOf(L.bw_gbps[l]), class: 'link' }, g);
-      el('title', {}, line).textContent = `${D.name[L.a[l]]} – ${D.name[L.b[l]]} ${L.kinds[L.kind[l]]} ${rate(L.bw_gbps[l])}: ${pct(util(p, l, 0))} / ${pct(util(p, l, 1))}`;
+      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: paint(Math.max(util(p, l, 0), util(p, l, 1))), 'stroke-width': widthOf(L.bw_gbps[l]), class: 'link' }, g);
+      el('title', {}, line).textContent = `${D.name[L.a[l]]} – ${D.name[L.b[l]]} ${L.kinds[L.kind[l]]} ${rate(L.bw_gbps[l])}: ${shown(util(p, l, 0))} / ${shown(util(p, l, 1))}`;
     }
     for (const [v, [cx, cy]] of pos) {
       const member = info && info.members.has(v);
@@ -380,16 +394,19 @@
   const controls = document.createElement('div');
   controls.className = 'controls';
   controls.innerHTML =
-    '<label>colour by <select id="mode"><option value="peak">busiest phase</option><option value="avg">step average</option></select></label>' +
+    '<label>colour by <select id="mode">' + (observed ? '<option value="ratio">observed / predicted</option>' : '') +
+    '<option value="peak">busiest phase</option><option value="avg">step average</option></select></label>' +
     (data.layouts.length > 1 ? '' : '') +
     '<label>group <select id="kind"><option value="">none</option>' + kinds.map((k) => `<option>${k}</option>`).join('') + '</select></label>' +
     '<label>index <input id="index" type="number" min="0" value="0"></label>' +
     '<button id="collapse" type="button">collapse all</button>' +
     '<span class="legend">utilisation <span class="scale"></span> 0% · 50% · 100% · over</span>' +
+    (observed ? '<span class="legend ratio">observed / predicted <span class="scale"></span> ≤x1.25 · x2 · x4 · more</span>' : '') +
     '<span class="legend widths">per link <svg width="210" height="14"></svg></span>';
   app.appendChild(controls);
   const scale = controls.querySelector('.scale');
   for (let i = 0; i <= 10; i++) { const s = document.createElement('i'); s.style.background = colour(i === 10 ? 1.1 : i / 9.99); scale.appendChild(s); }
+  if (observed) for (const r of [1, 2, 4, 8]) { const s = document.createElement('i'); s.style.background = ratioColour(r); controls.querySelector('.ratio .scale').appendChild(s); }
   { const w = controls.querySelector('.widths svg');
     [25, 50, 450].forEach((gbps, i) => {
       el('line', { x1: i * 70 + 2, x2: i * 70 + 16, y1: 7, y2: 7, stroke: '#8a96a3', 'stroke-width': widthOf(gbps) }, w);

@@ -88,6 +88,12 @@ TEST_CASE("observe: counters beside the predicted load, flagged links with their
   CHECK(r.out.find("[busy_not_predicted] h020/nic0 -> leaf0") != std::string::npos);
   CHECK(r.out.find("counters that name no link") == std::string::npos);
   CHECK(r.out.find("not why") != std::string::npos);
+  const auto html = dir / "observed.html";
+  r = run_topoplan("observe --cluster " + kCluster + " --job " + kJob + " --counters " + counters + " --html " + html.string());
+  CHECK(r.exit_code == 1);
+  const std::string page = topoplan::test::read_file(html);
+  CHECK(page.find("\"observed\":{\"edge\":[") != std::string::npos);
+  CHECK(page.find("[above_prediction] h002/nic0 -&gt; leaf0") != std::string::npos);
   const std::string drawn = topoplan::test::read_file(dot);
   CHECK(drawn.find("observed / predicted") != std::string::npos);
   CHECK(drawn.find("busy, none predicted") != std::string::npos);

@@ -219,12 +219,20 @@ def check_page(page, path, shot, failures):
 
 
 def check_opened(page, binary, root, out, failures):
-    """explain's page opens on its group or link; review's draws both layouts."""
+    """explain's page opens on its group or link; review's draws both layouts; observe's is coloured by
+    observed / predicted."""
     base = ["--cluster", "data/clusters/pods-16-h100.json", "--job", "data/jobs/llama3-70b.json"]
     hosts = os.path.join(out, "interleaved.txt")
     with open(hosts, "w") as f:
         f.writelines(f"h{pod * 4 + k + 1:03d} slots=8\n" for k in range(4) for pod in range(4))
-    pages = [("explain-group", ["explain", *base, "--group", "dp:3"],
+    counters = os.path.join(out, "counters.csv")
+    with open(counters, "w") as f:
+        f.write("link,window_s,tx_bytes,rx_bytes\nh001/nic0,60,6000000000,6000000000\nh016/nic0,60,600000000000,0\n")
+    ratio_line = ("document.querySelector('#mode').value === 'ratio' && [...document.querySelectorAll('svg.fabric line.link')]"
+                  ".some((l) => ['#1a9641', '#e6b800', '#f07c00', '#d7191c'].includes(l.getAttribute('stroke')))")
+    pages = [("observe", ["observe", *base, "--counters", counters], ratio_line,
+              "observe opens coloured by observed / predicted"),
+             ("explain-group", ["explain", *base, "--group", "dp:3"],
               "(() => { const g = window.topoplanReport.groupInfo(); return !!g && g.members.size === 4; })()", "explain --group dp:3 opens with dp group 3 selected"),
              ("explain-link", ["explain", *base, "--link", "spine0 -> core0"],
               "document.querySelectorAll('svg.fabric .link.focus').length === 1", "explain --link outlines the line that holds spine0 -> core0"),
