@@ -10,6 +10,7 @@
 
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
+#include "topology/words.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
@@ -17,14 +18,6 @@ namespace topoplan {
 namespace {
 
 // ---- text ------------------------------------------------------------------------------------
-
-bool blank(char c) { return static_cast<unsigned char>(c) <= ' ' || c == '\x7f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 

@@ -12,32 +12,10 @@
 
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
-
-using Words = std::vector<std::string_view>;
-
-// Spaces, tabs and other control characters (a CR, a NUL in a damaged file) separate words.
-bool blank(char c) { return static_cast<unsigned char>(c) <= ' ' || c == '\x7f'; }
-
-Words words_of(std::string_view s) {
-  Words w;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && blank(s[i])) ++i;
-    const size_t begin = i;
-    while (i < s.size() && !blank(s[i])) ++i;
-    if (i > begin) w.push_back(s.substr(begin, i - begin));
-  }
-  return w;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // A line as messages quote it: printable, cut past the longest line NCCL writes here (a 2.24 split's).
 std::string shown(std::string_view s) {

@@ -1,17 +1,12 @@
 #include "observe/port_map.h"
 
 #include <fstream>
-#include <sstream>
 
 #include "topology/limits.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
-
-std::string trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
-  return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
-}
 
 std::string port_name(const Cluster& c, VertexId v, size_t index, EdgeId e) {
   return c.device(v).name + ":" + std::to_string(index + 1) + " (" + c.edge_name(e) + ")";
@@ -19,7 +14,7 @@ std::string port_name(const Cluster& c, VertexId v, size_t index, EdgeId e) {
 
 // "a -> b": the one link between them.
 Result<PortLink> by_link_name(const Cluster& c, const std::string& key, size_t arrow) {
-  const std::string a = trim(std::string_view(key).substr(0, arrow)), b = trim(std::string_view(key).substr(arrow + 2));
+  const std::string a(trim(std::string_view(key).substr(0, arrow))), b(trim(std::string_view(key).substr(arrow + 2)));
   const std::optional<VertexId> va = c.find(a), vb = c.find(b);
   if (!va || !vb) return Error{"'" + key + "': no device '" + (va ? b : a) + "' in the cluster"};
   const std::vector<EdgeId> ports = network_ports(c, *va);
@@ -81,13 +76,13 @@ Result<PortMapping> port_mapping_load(const std::string& path, const Cluster& c)
     read += line.size() + 1;
     if (read > limits::kMaxFileBytes) return Error{path + ": larger than the input file limit"};
     const std::string at = path + ":" + std::to_string(n);
-    const std::string t = trim(line);
+    const std::string t(trim(line));
     if (t.empty() || t[0] == '#') continue;
     const size_t comma = t.rfind(',');
     if (comma == std::string::npos)
       return Error{at + ": expected 'counter,port' (a counter key, a comma, a port such as leaf3:5 or 'h001/nic0 -> leaf0'), got '" +
                    t + "'"};
-    const std::string key = trim(std::string_view(t).substr(0, comma)), port = trim(std::string_view(t).substr(comma + 1));
+    const std::string key(trim(std::string_view(t).substr(0, comma))), port(trim(std::string_view(t).substr(comma + 1)));
     if (n == 1 && key == "counter" && port == "port") continue;
     if (key.empty() || port.empty()) return Error{at + ": a counter key and a port are both needed"};
     if (Result<PortLink> p = port_find(c, port, nullptr); !p) return Error{at + ": " + p.error()};
@@ -107,13 +102,11 @@ Result<PortLink> port_find(const Cluster& c, const std::string& key, const PortM
     return by_device(c, key.substr(0, colon), port, key);
   }
   // "device", "host device", "host device N"
-  std::vector<std::string> words;
-  std::istringstream in(key);
-  for (std::string w; in >> w;) words.push_back(w);
-  if (words.size() == 1) return by_device(c, words[0], 0, key);
+  const Words words = words_of(key);
+  if (words.size() == 1) return by_device(c, std::string(words[0]), 0, key);
   if (words.size() == 2 || words.size() == 3) {
     const int port = words.size() == 3 ? port_number(words[2]) : 0;
-    const std::string device = words[0] + "/" + words[1];
+    const std::string device = std::string(words[0]) + "/" + std::string(words[1]);
     if (c.find(device)) return by_device(c, device, port, key);
     return Error{"'" + key + "': no device '" + device + "' in the cluster; map the counter to a port with --port-map"};
   }

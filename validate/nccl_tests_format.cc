@@ -11,33 +11,10 @@
 
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
-
-using Words = std::vector<std::string_view>;
-
-// Spaces, tabs and every other control character (NUL, CR, an escape) separate words, so no
-// word holds one and what is printed back reads as the same words.
-bool blank(char c) { return static_cast<unsigned char>(c) <= ' ' || c == '\x7f'; }
-
-Words words_of(std::string_view s) {
-  Words w;
-  size_t i = 0;
-  while (i < s.size()) {
-    while (i < s.size() && blank(s[i])) ++i;
-    const size_t begin = i;
-    while (i < s.size() && !blank(s[i])) ++i;
-    if (i > begin) w.push_back(s.substr(begin, i - begin));
-  }
-  return w;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // Free text (a device's or program's name) with its control characters as spaces.
 std::string printable(std::string_view s) {
