@@ -153,7 +153,15 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
   bool flagged = !unmatched.empty();
-  for (const LinkObservation& r : rows) flagged = flagged || !r.verdicts.empty();
+  std::vector<EdgeId> flagged_edges;
+  for (const LinkObservation& r : rows)
+    if (!r.verdicts.empty()) flagged_edges.push_back(r.edge);
+  flagged = flagged || !flagged_edges.empty();
+  const std::unordered_map<EdgeId, std::vector<LinkUser>> users_of = link_users(**state, *i.router, flagged_edges);
+  auto users = [&users_of](EdgeId e) {
+    auto it = users_of.find(e);
+    return it == users_of.end() ? std::vector<LinkUser>() : it->second;
+  };
 
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
@@ -179,10 +187,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     any = true;
     for (LinkVerdict v : r.verdicts)
       text << "  [" << to_string(v) << "] " << c.edge_name(r.edge) << " (" << r.counter << "): " << verdict_meaning(v) << "\n";
-    const std::vector<LinkUser> users = link_users(**state, r.edge);
-    if (users.empty()) text << "    the job's groups: none\n";
-    for (size_t k = 0; k < users.size() && k < 8; ++k) text << "    " << user_text(**state, users[k]) << "\n";
-    if (users.size() > 8) text << "    and " << users.size() - 8 << " more groups\n";
+    const std::vector<LinkUser> on = users(r.edge);
+    if (on.empty()) text << "    the job's groups: none\n";
+    for (size_t k = 0; k < on.size() && k < 8; ++k) text << "    " << user_text(**state, on[k]) << "\n";
+    if (on.size() > 8) text << "    and " << on.size() - 8 << " more groups\n";
   }
   for (const LinkObservation& r : rows)
     for (const std::string& f : r.counter_flags) text << "  note: " << r.counter << ": " << f << "\n";
@@ -207,7 +215,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     for (const LinkObservation& r : rows) {
       nlohmann::json groups = nlohmann::json::array();
       if (!r.verdicts.empty())
-        for (const LinkUser& u : link_users(**state, r.edge)) {
+        for (const LinkUser& u : users(r.edge)) {
           const TrafficItem& it = (*state)->traffic().items[u.item];
           const std::string_view kind = group_kind(it.group);
           groups.push_back({{"group", kind.empty() ? it.group : std::string(kind)}, {"index", u.list_index},

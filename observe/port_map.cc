@@ -110,7 +110,7 @@ Result<PortLink> port_find(const Cluster& c, const std::string& key, const PortM
     if (c.find(device)) return by_device(c, device, port, key);
     return Error{"'" + key + "': no device '" + device + "' in the cluster; map the counter to a port with --port-map"};
   }
-  return Error{"'" + key + "': names no port of the cluster; map it to one with --port-map (docs/counters.md)"};
+  return Error{"'" + key + "': names no port of the cluster; map it to one with --port-map (docs/observe.md)"};
 }
 
 }  // namespace topoplan

@@ -1,6 +1,7 @@
 #include "planner/link_use.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "planner/score.h"
 
@@ -29,15 +30,34 @@ PhaseRates phase_rates(const PhaseBytes& bytes, const std::array<double, kPhases
   return out;
 }
 
-std::vector<LinkUser> link_users(const ScoreState& state, EdgeId e) {
-  std::vector<LinkUser> out;
+std::unordered_map<EdgeId, std::vector<LinkUser>> link_users(const ScoreState& state, const Router& router,
+                                                             const std::vector<EdgeId>& edges) {
+  const std::unordered_set<EdgeId> wanted(edges.begin(), edges.end());
+  std::unordered_map<uint32_t, std::vector<EdgeId>> segment_hits;  // segment -> the wanted edges on it
+  std::unordered_map<EdgeId, std::vector<LinkUser>> out;
+  std::vector<EdgeId> hit;
   for (size_t i = 0; i < state.item_count(); ++i) {
-    if (state.item_groups(i).empty() || state.item_load(i).bytes(e) <= 0) continue;
-    std::vector<int> lists;
-    for (size_t g : state.groups_loading(i, e)) lists.push_back(state.list_index(i, g));
-    std::sort(lists.begin(), lists.end());
-    lists.erase(std::unique(lists.begin(), lists.end()), lists.end());
-    for (int k : lists) out.push_back({i, k});
+    const size_t groups = state.item_groups(i).size();
+    std::unordered_map<EdgeId, std::vector<int>> lists;
+    for (size_t g = 0; g < groups; ++g) {
+      const Touched& t = state.item_touched(i, g);
+      hit.clear();
+      for (EdgeId e : t.edges)
+        if (wanted.count(e)) hit.push_back(e);
+      for (uint32_t seg : t.segments) {
+        auto [it, fresh] = segment_hits.try_emplace(seg);
+        if (fresh)
+          for (const Hop& h : *router.segment(seg).hops)
+            if (wanted.count(h.edge)) it->second.push_back(h.edge);
+        hit.insert(hit.end(), it->second.begin(), it->second.end());
+      }
+      for (EdgeId e : hit) lists[e].push_back(state.list_index(i, g));
+    }
+    for (auto& [e, l] : lists) {
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+      for (int k : l) out[e].push_back({i, k});
+    }
   }
   return out;
 }

@@ -30,7 +30,9 @@ struct LinkUser {
   size_t item = 0;
   int list_index = 0;
 };
-// Every group whose transfers cross `e`, by item then list index.
-std::vector<LinkUser> link_users(const ScoreState& state, EdgeId e);
+// Every group whose transfers cross each of `edges`, by item then list index: one pass over the
+// groups' routes for all the edges (a report flags thousands of links on a large cluster).
+std::unordered_map<EdgeId, std::vector<LinkUser>> link_users(const ScoreState& state, const Router& router,
+                                                             const std::vector<EdgeId>& edges);
 
 }  // namespace topoplan
