@@ -175,7 +175,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   t.add({"link", "counter", "observed", "predicted", "ratio", "job peak", "discards", "wait", "pause", "verdict"}, "  ");
   for (const LinkObservation& r : rows)
     t.add({c.edge_name(r.edge), r.counter + (r.transmit ? " tx" : " rx"), rate_text(r.observed_GBps),
-           format_rate_gbit(r.predicted_GBps), r.ratio() ? format_number(*r.ratio(), 2) + "x" : "-",
+           format_rate_gbit(r.predicted_GBps), r.ratio() ? format_number(*r.ratio(), *r.ratio() < 0.1 ? 4 : 2) + "x" : "-",
            r.predicted_peak_GBps > 0 ? format_rate_gbit(r.predicted_peak_GBps) + " " + std::string(phase_window_name(r.peak_phase)) : "-",
            optional_count(r.discards), optional_count(r.wait), optional_count(r.pause), verdicts_text(r)},
           "  ");

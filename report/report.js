@@ -59,9 +59,11 @@
     const hue = u < 0.5 ? 210 - (210 - 55) * (u / 0.5) : 55 - 55 * ((u - 0.5) / 0.5);
     return `hsl(${hue.toFixed(0)}, 85%, ${u < 0.5 ? 50 : 45}%)`;
   }
-  // Observed over predicted: as predicted green, twice gold, four times orange, beyond red.
+  // Observed over predicted: as predicted green, twice gold, four times orange, beyond red; under
+  // 1/1.25 of it steel blue, under half purple (the traffic went elsewhere).
   function ratioColour(r) {
     if (!(r > 0)) return '#c8d0d8';
+    if (r < 0.8) return r <= 0.5 ? '#6a3d9a' : '#4682b4';
     return r <= 1.25 ? '#1a9641' : r <= 2 ? '#e6b800' : r <= 4 ? '#f07c00' : '#d7191c';
   }
   const paint = (v) => (mode === 'ratio' ? ratioColour(v) : colour(v));
@@ -401,12 +403,12 @@
     '<label>index <input id="index" type="number" min="0" value="0"></label>' +
     '<button id="collapse" type="button">collapse all</button>' +
     '<span class="legend">utilisation <span class="scale"></span> 0% · 50% · 100% · over</span>' +
-    (observed ? '<span class="legend ratio">observed / predicted <span class="scale"></span> ≤x1.25 · x2 · x4 · more</span>' : '') +
+    (observed ? '<span class="legend ratio">observed / predicted <span class="scale"></span> ≤x0.5 · x0.8 · x1 · x2 · x4 · more</span>' : '') +
     '<span class="legend widths">per link <svg width="210" height="14"></svg></span>';
   app.appendChild(controls);
   const scale = controls.querySelector('.scale');
   for (let i = 0; i <= 10; i++) { const s = document.createElement('i'); s.style.background = colour(i === 10 ? 1.1 : i / 9.99); scale.appendChild(s); }
-  if (observed) for (const r of [1, 2, 4, 8]) { const s = document.createElement('i'); s.style.background = ratioColour(r); controls.querySelector('.ratio .scale').appendChild(s); }
+  if (observed) for (const r of [0.5, 0.7, 1, 2, 4, 8]) { const s = document.createElement('i'); s.style.background = ratioColour(r); controls.querySelector('.ratio .scale').appendChild(s); }
   { const w = controls.querySelector('.widths svg');
     [25, 50, 450].forEach((gbps, i) => {
       el('line', { x1: i * 70 + 2, x2: i * 70 + 16, y1: 7, y2: 7, stroke: '#8a96a3', 'stroke-width': widthOf(gbps) }, w);

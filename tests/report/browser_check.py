@@ -229,7 +229,7 @@ def check_opened(page, binary, root, out, failures):
     with open(counters, "w") as f:
         f.write("link,window_s,tx_bytes,rx_bytes\nh001/nic0,60,6000000000,6000000000\nh016/nic0,60,600000000000,0\n")
     ratio_line = ("document.querySelector('#mode').value === 'ratio' && [...document.querySelectorAll('svg.fabric line.link')]"
-                  ".some((l) => ['#1a9641', '#e6b800', '#f07c00', '#d7191c'].includes(l.getAttribute('stroke')))")
+                  ".some((l) => ['#6a3d9a', '#4682b4', '#1a9641', '#e6b800', '#f07c00', '#d7191c'].includes(l.getAttribute('stroke')))")
     pages = [("observe", ["observe", *base, "--counters", counters], ratio_line,
               "observe opens coloured by observed / predicted"),
              ("explain-group", ["explain", *base, "--group", "dp:3"],

@@ -56,8 +56,11 @@ std::string percent(double u) { return format_number(100 * u, 1) + "%"; }
 // Green to red as a link fills; wider as it does.
 const char* load_colour(double u) { return u < 0.25 ? "green4" : u < 0.5 ? "gold3" : u < 0.75 ? "darkorange" : "red"; }
 double load_width(double u) { return 1 + 5 * std::min(u, 1.0); }
-// Observed over predicted: as predicted in green, twice in gold, four times in orange, beyond in red.
-const char* ratio_colour(double r) { return r <= 1.25 ? "green4" : r <= 2 ? "gold3" : r <= 4 ? "darkorange" : "red"; }
+// Observed over predicted: as predicted in green, twice in gold, four times in orange, beyond in
+// red; under 1/1.25 of it in steel blue, under half in purple (the traffic went elsewhere).
+const char* ratio_colour(double r) {
+  return r <= 0.5 ? "purple" : r < 0.8 ? "steelblue3" : r <= 1.25 ? "green4" : r <= 2 ? "gold3" : r <= 4 ? "darkorange" : "red";
+}
 std::string ratio_text(double r) {
   return r <= 0 ? "-" : r >= kDotBusyUnpredicted ? "busy, none predicted" : "x" + format_number(r, 2);
 }
