@@ -42,9 +42,7 @@ struct Unmatched {
 // "dp:3 reduce_scatter (dense gradients, per bucket)": explain --group takes the first word.
 std::string user_text(const ScoreState& st, const LinkUser& u) {
   const TrafficItem& it = st.traffic().items[u.item];
-  const std::string_view kind = group_kind(it.group);
-  return std::string(kind.empty() ? it.group : kind) + ":" + std::to_string(u.list_index) + " " +
-         std::string(to_string(it.op)) + " (" + it.what + ")";
+  return group_ref_text(it.group, u.list_index) + " " + std::string(to_string(it.op)) + " (" + it.what + ")";
 }
 
 std::string optional_count(const std::optional<double>& x) { return x ? format_number(*x, 0) : "-"; }
@@ -158,9 +156,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!r.verdicts.empty()) flagged_edges.push_back(r.edge);
   flagged = flagged || !flagged_edges.empty();
   const std::unordered_map<EdgeId, std::vector<LinkUser>> users_of = link_users(**state, *i.router, flagged_edges);
-  auto users = [&users_of](EdgeId e) {
+  const std::vector<LinkUser> none;
+  auto users = [&users_of, &none](EdgeId e) -> const std::vector<LinkUser>& {
     auto it = users_of.find(e);
-    return it == users_of.end() ? std::vector<LinkUser>() : it->second;
+    return it == users_of.end() ? none : it->second;
   };
 
   // The text once: printed, and the page's with --html.
@@ -187,7 +186,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     any = true;
     for (LinkVerdict v : r.verdicts)
       text << "  [" << to_string(v) << "] " << c.edge_name(r.edge) << " (" << r.counter << "): " << verdict_meaning(v) << "\n";
-    const std::vector<LinkUser> on = users(r.edge);
+    const std::vector<LinkUser>& on = users(r.edge);
     if (on.empty()) text << "    the job's groups: none\n";
     for (size_t k = 0; k < on.size() && k < 8; ++k) text << "    " << user_text(**state, on[k]) << "\n";
     if (on.size() > 8) text << "    and " << on.size() - 8 << " more groups\n";
@@ -217,8 +216,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       if (!r.verdicts.empty())
         for (const LinkUser& u : users(r.edge)) {
           const TrafficItem& it = (*state)->traffic().items[u.item];
-          const std::string_view kind = group_kind(it.group);
-          groups.push_back({{"group", kind.empty() ? it.group : std::string(kind)}, {"index", u.list_index},
+          groups.push_back({{"group", group_kind_name(it.group)}, {"index", u.list_index},
                             {"op", std::string(to_string(it.op))}, {"what", it.what}});
         }
       nlohmann::json verdicts = nlohmann::json::array();

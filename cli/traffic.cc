@@ -24,14 +24,6 @@ struct Options {
   bool json = false;
 };
 
-// "AllGather 128 MiB x 40, ReduceScatter 128 MiB x 40" (per step).
-std::string calls_text(const std::vector<ObservedCall>& calls) {
-  std::string s;
-  for (const ObservedCall& c : calls)
-    s += (s.empty() ? "" : ", ") + c.op + " " + format_bytes(c.bytes) + " x " + format_number(c.calls, 2);
-  return s.empty() ? "none" : s;
-}
-
 // "h[001-002]: 8 GPUs": where a communicator's members run, as far as the log shows them.
 std::string members_text(const ObservedComm& c) {
   if (c.members.empty()) return "not in the log";
@@ -88,7 +80,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   std::map<std::pair<int, std::string>, std::vector<const ObservedComm*>> classes;
   std::vector<std::pair<int, std::string>> order;
   for (const ObservedComm& c : t->comms) {
-    auto key = std::make_pair(c.nranks, calls_text(c.per_step));
+    auto key = std::make_pair(c.nranks, observed_calls_text(c.per_step));
     if (classes[key].empty()) order.push_back(key);
     classes[key].push_back(&c);
   }
@@ -105,7 +97,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   std::vector<std::pair<int, std::string>> setup_order;
   for (const ObservedComm& c : t->comms)
     if (!c.setup.empty()) {
-      auto key = std::make_pair(c.nranks, calls_text(c.setup));
+      auto key = std::make_pair(c.nranks, observed_calls_text(c.setup));
       if (setups[key]++ == 0) setup_order.push_back(key);
     }
   if (!setup_order.empty()) out << "\nbefore the first step (setup), per communicator:\n";

@@ -32,9 +32,10 @@ struct Options {
 // An input edge's number (CLI11 reads it as a double): finite and within [lo, hi].
 bool in_range(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
 
-// Seconds to move `bytes` at `rate_GBps` of useful rate plus propagation; infinite at no rate.
-double seconds_at(double bytes, double rate_GBps, double propagation_s) {
-  return rate_GBps > 0 ? bytes / (rate_GBps * 1e9) + propagation_s : std::numeric_limits<double>::infinity();
+// transfer_estimate's time, infinite at no rate (a job that leaves nothing spare).
+double seconds_at(double bytes, double rate_GBps, double efficiency, double length_km) {
+  return rate_GBps > 0 ? transfer_estimate(bytes, rate_GBps, efficiency, length_km).seconds
+                       : std::numeric_limits<double>::infinity();
 }
 
 nlohmann::json seconds_json(double s) { return std::isfinite(s) ? nlohmann::json(s) : nlohmann::json(nullptr); }
@@ -50,12 +51,16 @@ std::string share_text(double part, double whole) {
 struct Recurring {
   double period_s = 0;
   double share_of_capacity = 0;
+  // Its part of a line rate: what it moves, line bytes included, over the period's capacity.
+  void set_rate(double bytes, double efficiency, double rate_GBps) {
+    share_of_capacity = bytes / efficiency / (period_s * rate_GBps * 1e9);
+  }
 };
 
 // The transfer beside a job: the DCI capacity the job leaves free in each direction, the
 // transfer's time on what is left from --from to --to, and the job's step while the transfer
 // takes --share of those links instead.
-int run_beside_job(const Options& o, double bytes, const std::optional<Recurring>& every, std::ostream& out,
+int run_beside_job(const Options& o, double bytes, std::optional<Recurring> every, std::ostream& out,
                    std::ostream& err) {
   if (o.cluster.empty() || o.from.empty() || o.to.empty())
     return fail(err, "--job needs --cluster C --from SITE --to SITE: the links the transfer and the job share");
@@ -76,6 +81,7 @@ int run_beside_job(const Options& o, double bytes, const std::optional<Recurring
   if (!dirs) return fail(err, dirs.error());
   const DciDirection& d = (*dirs)[0];
   const double propagation_s = d.length_km * kFibreUsPerKm * 1e-6;
+  if (every) every->set_rate(bytes, o.efficiency, d.capacity_GBps);
 
   // The transfer takes --share of each link while the job sends, and whatever the job leaves
   // otherwise: the job's step under that share, and the transfer's rate beside the slower job.
@@ -86,8 +92,8 @@ int run_beside_job(const Options& o, double bytes, const std::optional<Recurring
   if (!slowed) return fail(err, o.job + ": " + slowed.error());
   const double job_avg_taking_GBps = slowed->step_s > 0 ? d.job_bytes_per_step / slowed->step_s / 1e9 : 0;
   const double take_GBps = std::max(0.0, d.capacity_GBps - d.background_GBps - job_avg_taking_GBps);
-  const double spare_s = seconds_at(bytes, d.spare_avg_GBps() * o.efficiency, propagation_s);
-  const double take_s = seconds_at(bytes, take_GBps * o.efficiency, propagation_s);
+  const double spare_s = seconds_at(bytes, d.spare_avg_GBps(), o.efficiency, d.length_km);
+  const double take_s = seconds_at(bytes, take_GBps, o.efficiency, d.length_km);
   const double slowdown = score->step_s > 0 ? slowed->step_s / score->step_s : 1;
   // Training time lost while the transfer runs: each step it overlaps is that much longer.
   const double lost_s = std::isfinite(take_s) ? take_s * (1 - 1 / slowdown) : take_s;
@@ -192,13 +198,6 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   }
   if (!o.job.empty()) {
     if (!o.deadline.empty()) return fail(err, "--deadline is for a transfer alone; with --job, give --every");
-    if (every) {
-      Result<Cluster> c = cluster_load(o.cluster);
-      if (!c) return fail(err, c.error());
-      Result<SiteLink> link = site_link(*c, o.from, o.to);
-      if (!link) return fail(err, link.error());
-      every->share_of_capacity = *bytes / o.efficiency / (every->period_s * link->GBps * 1e9);
-    }
     return run_beside_job(o, *bytes, every, out, err);
   }
   if (!o.layout.empty()) return fail(err, "--layout needs --job");
@@ -235,7 +234,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     j["propagation_s"] = t->propagation_s;
   }
   if (every) {
-    every->share_of_capacity = *bytes / o.efficiency / (every->period_s * rate_GBps * 1e9);
+    every->set_rate(*bytes, o.efficiency, rate_GBps);
     j["every"] = {{"period_s", every->period_s},
                   {"share_of_capacity", every->share_of_capacity},
                   {"finishes_before_next", t->seconds <= every->period_s}};

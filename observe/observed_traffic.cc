@@ -12,6 +12,24 @@
 
 namespace topoplan {
 
+std::optional<CollectiveOp> observed_op(const std::string& nccl_op) {
+  if (nccl_op == "AllReduce") return CollectiveOp::all_reduce;
+  if (nccl_op == "AllGather") return CollectiveOp::all_gather;
+  if (nccl_op == "ReduceScatter") return CollectiveOp::reduce_scatter;
+  if (nccl_op == "Broadcast") return CollectiveOp::broadcast;
+  if (nccl_op == "Reduce") return CollectiveOp::reduce;
+  if (nccl_op == "AlltoAll") return CollectiveOp::alltoall;
+  if (nccl_op == "Send") return CollectiveOp::sendrecv;
+  return std::nullopt;
+}
+
+std::string observed_calls_text(const std::vector<ObservedCall>& calls) {
+  std::string s;
+  for (const ObservedCall& c : calls)
+    s += (s.empty() ? "" : ", ") + c.op + " " + format_bytes(c.bytes) + " x " + format_number(c.calls, 2);
+  return s.empty() ? "none" : s;
+}
+
 double ObservedComm::bytes_per_step() const {
   double b = 0;
   for (const ObservedCall& c : per_step)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/nccl_tuning.h"
 #include "observe/nccl_log.h"
 
 namespace topoplan {
@@ -19,6 +20,12 @@ struct ObservedCall {
   double bytes = 0;  // nccl-tests' size
   double calls = 0;  // per step; for setup calls, in all
 };
+
+// The model's operation for an op NCCL prints: Send (with its Recv) is sendrecv, AlltoAll
+// alltoall; nullopt for ops the model has no name for (Recv alone, Gather, Scatter).
+std::optional<CollectiveOp> observed_op(const std::string& nccl_op);
+// "AllGather 128 MiB x 40, ReduceScatter 128 MiB x 40", "none" for no calls.
+std::string observed_calls_text(const std::vector<ObservedCall>& calls);
 
 struct ObservedComm {
   std::string comm_id;

@@ -12,17 +12,6 @@
 namespace topoplan {
 namespace {
 
-std::optional<CollectiveOp> op_of(const std::string& nccl_op) {
-  if (nccl_op == "AllReduce") return CollectiveOp::all_reduce;
-  if (nccl_op == "AllGather") return CollectiveOp::all_gather;
-  if (nccl_op == "ReduceScatter") return CollectiveOp::reduce_scatter;
-  if (nccl_op == "Broadcast") return CollectiveOp::broadcast;
-  if (nccl_op == "Reduce") return CollectiveOp::reduce;
-  if (nccl_op == "AlltoAll") return CollectiveOp::alltoall;
-  if (nccl_op == "Send") return CollectiveOp::sendrecv;
-  return std::nullopt;
-}
-
 // Where an item with no model counterpart runs: compute-bound kinds in the forward pass, the
 // pipeline's sends in its slots, data parallelism with the optimizer; on the critical path.
 Phase default_phase(TrafficKind k) {
@@ -34,17 +23,6 @@ Phase default_phase(TrafficKind k) {
 }
 
 std::string comm_text(const ObservedComm& c) { return c.comm_id + " (" + std::to_string(c.nranks) + " ranks)"; }
-
-std::string group_text(const std::string& token, size_t index) {
-  const std::string_view kind = group_kind(token);
-  return (kind.empty() ? token : std::string(kind)) + ":" + std::to_string(index);
-}
-
-// One observed call kind averaged over the communicators of a group kind (and stage class).
-struct Observed {
-  CollectiveOp op;
-  double bytes = 0, calls = 0;
-};
 
 }  // namespace
 
@@ -107,17 +85,14 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
       if (std::all_of(members.begin(), members.end(),
                       [&group](const std::pair<int, int>& m) { return group[static_cast<size_t>(m.first)] == m.second; })) {
         t.comms.emplace_back(&comm, static_cast<size_t>(g));
-        out.matched.push_back(comm_text(comm) + " = " + group_text(t.name, static_cast<size_t>(g)));
+        out.matched.push_back(comm_text(comm) + " = " + group_ref_text(t.name, g));
         found = true;
         break;
       }
     }
     if (!found) {
-      std::string calls;
-      for (const ObservedCall& call : comm.per_step)
-        calls += (calls.empty() ? "" : ", ") + call.op + " " + format_bytes(call.bytes) + " x " + format_number(call.calls, 2);
       out.unscored.push_back(comm_text(comm) + ": no group of the job's kinds in this layout; not scored: " +
-                             (calls.empty() ? "no calls" : calls + " per step"));
+                             (comm.per_step.empty() ? "no calls" : observed_calls_text(comm.per_step) + " per step"));
     }
   }
   // The pipeline stage of each rank, for kinds whose model items run per stage class.
@@ -130,7 +105,7 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
     std::vector<size_t> items;  // the model's items of this kind
     for (size_t i = 0; i < model.items.size(); ++i)
       if (model.items[i].group == t.name) items.push_back(i);
-    const std::string kind = group_text(t.name, 0).substr(0, group_text(t.name, 0).find(':'));
+    const std::string kind = group_kind_name(t.name);
     if (t.comms.empty()) {
       out.notes.push_back(kind + ": no communicator in the log; the model's " + std::to_string(items.size()) +
                           " item(s) are left out");
@@ -156,7 +131,7 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
       ++comms_by_class[cls];
       for (const ObservedCall& call : comm->per_step) {
         if (call.op == "Recv") continue;  // its Send carries it
-        std::optional<CollectiveOp> op = op_of(call.op);
+        std::optional<CollectiveOp> op = observed_op(call.op);
         if (!op) {
           out.unscored.push_back(comm_text(*comm) + ": " + call.op + " has no model operation; left out");
           continue;

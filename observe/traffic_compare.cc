@@ -19,17 +19,6 @@ std::string_view to_string(TrafficRow::Verdict v) {
 
 namespace {
 
-// NCCL's op name as the model spells the operation; "" for ops the model has no name for.
-std::string model_op(const std::string& nccl_op) {
-  if (nccl_op == "AllReduce") return "all_reduce";
-  if (nccl_op == "AllGather") return "all_gather";
-  if (nccl_op == "ReduceScatter") return "reduce_scatter";
-  if (nccl_op == "Broadcast") return "broadcast";
-  if (nccl_op == "Reduce") return "reduce";
-  if (nccl_op == "Send" || nccl_op == "Recv" || nccl_op == "AlltoAll") return "sendrecv";
-  return nccl_op;  // Gather, Scatter: shown as NCCL names them
-}
-
 std::string op_key(CollectiveOp op) {
   return op == CollectiveOp::alltoall ? "sendrecv" : std::string(to_string(op));
 }
@@ -78,7 +67,9 @@ Result<std::vector<TrafficRow>> traffic_beside_model(const ObservedTraffic& obse
     std::map<std::string, std::pair<double, double>> by_op;  // bytes, calls
     for (const ObservedCall& call : c.per_step) {
       if (call.op == "Recv") continue;  // its Send carries the bytes
-      auto& [bytes, calls] = by_op[model_op(call.op)];
+      // Ops the model has no name for (Gather, Scatter) keep NCCL's.
+      const std::optional<CollectiveOp> op = observed_op(call.op);
+      auto& [bytes, calls] = by_op[op ? op_key(*op) : call.op];
       bytes += call.bytes * call.calls;
       calls += call.calls;
     }

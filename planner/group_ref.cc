@@ -49,4 +49,11 @@ Result<GroupRef> group_ref_parse(std::string_view text) {
   return GroupRef{kind, std::stoi(index)};
 }
 
+std::string group_kind_name(std::string_view token) {
+  const std::string_view kind = group_kind(token);
+  return std::string(kind.empty() ? token : kind);
+}
+
+std::string group_ref_text(std::string_view token, int index) { return group_kind_name(token) + ":" + std::to_string(index); }
+
 }  // namespace topoplan

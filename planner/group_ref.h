@@ -26,5 +26,9 @@ std::span<const GroupKind> group_kinds();
 // The list a kind indexes and back; "" when there is none.
 std::string_view group_token(std::string_view kind);
 std::string_view group_kind(std::string_view token);
+// The kind that indexes `token`'s list ("dp" for "dp-cp"), or the token itself where none does.
+std::string group_kind_name(std::string_view token);
+// "dp:3": what explain --group takes for group `index` of `token`'s list.
+std::string group_ref_text(std::string_view token, int index);
 
 }  // namespace topoplan

@@ -605,10 +605,10 @@ const Touched& ScoreState::item_touched(size_t item, size_t group) const {
 
 namespace {
 
-// Which of `touched`'s groups load edge `e`, directly or in a fabric segment.
-std::vector<size_t> groups_with(const Router& r, EdgeId e, size_t n, const std::function<const Touched&(size_t)>& touched) {
+// How many of `touched`'s groups load edge `e`, directly or in a fabric segment.
+int count_on(const Router& r, EdgeId e, size_t n, const std::function<const Touched&(size_t)>& touched) {
   std::unordered_map<uint32_t, bool> on;  // segment -> has e
-  std::vector<size_t> hits;
+  int hits = 0;
   for (size_t g = 0; g < n; ++g) {
     const Touched& t = touched(g);
     bool hit = std::binary_search(t.edges.begin(), t.edges.end(), e);
@@ -620,18 +620,16 @@ std::vector<size_t> groups_with(const Router& r, EdgeId e, size_t n, const std::
       }
       hit = it->second;
     }
-    if (hit) hits.push_back(g);
+    hits += hit;
   }
   return hits;
 }
 
 }  // namespace
 
-std::vector<size_t> ScoreState::groups_loading(size_t item, EdgeId e) const {
-  return groups_with(impl_->r, e, item_groups(item).size(), [&](size_t g) -> const Touched& { return item_touched(item, g); });
+int ScoreState::groups_on(size_t item, EdgeId e) const {
+  return count_on(impl_->r, e, item_groups(item).size(), [&](size_t g) -> const Touched& { return item_touched(item, g); });
 }
-
-int ScoreState::groups_on(size_t item, EdgeId e) const { return static_cast<int>(groups_loading(item, e).size()); }
 
 size_t ScoreState::groups_running(size_t item) const {
   const ItemState& st = impl_->items[item];
@@ -642,8 +640,7 @@ int ScoreState::contending_on(size_t item, EdgeId e) const {
   const ItemState& st = impl_->items[item];
   if (!st.together) return groups_on(item, e);
   const Pattern& p = st.pattern->pattern;
-  return static_cast<int>(
-      groups_with(impl_->r, e, st.together->ranks.size(), [&](size_t g) -> const Touched& { return p.touched(g); }).size());
+  return count_on(impl_->r, e, st.together->ranks.size(), [&](size_t g) -> const Touched& { return p.touched(g); });
 }
 
 Result<bool> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {

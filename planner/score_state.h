@@ -27,7 +27,7 @@ struct ScoreOptions {
   FabricMode fabric = FabricMode::shared;
   const Background* background = nullptr;  // replaces the fabric mode's assumption where it says
   int findings_per_kind = 8;  // per-group findings of one kind before they are summed up
-  // Last, for the aggregate initialisers above it. The collectives to score instead of the model's (score --traffic: what NCCL's log saw), with
+  // The collectives to score instead of the model's (score --traffic: what NCCL's log saw), with
   // the model's compute and overlap windows.
   const StepTraffic* traffic = nullptr;
 };
@@ -82,7 +82,6 @@ class ScoreState {
   // How many of the item's groups load edge `e`; with the other stage classes' groups its own
   // contend with there (contending_on), for a stage class's item.
   int groups_on(size_t item, EdgeId e) const;
-  std::vector<size_t> groups_loading(size_t item, EdgeId e) const;  // the item's groups, ascending
   int contending_on(size_t item, EdgeId e) const;
   // The groups running beside each other when the item runs: its own, and for a stage class's
   // item the other classes' too.
