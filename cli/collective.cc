@@ -59,6 +59,7 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                        {"link_us", c.link_us},
                        {"cap_us", c.cap_us},
                        {"cap_GBps", c.cap_gbps},
+                       {"window_us", c.window_us},
                        {"fill_us", c.fill_us},
                        {"nccl_time_us", c.nccl_time_us},
                        {"link_bytes", c.link_bytes},
@@ -77,6 +78,9 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
       << format_number(p.busbw_GBps, 1) << " GB/s\n";
   out << "  latency " << time_text(p.latency_us) << " + transfer " << time_text(p.transfer_us);
   if (p.channel_bound) out << " (bound by NCCL's per-channel rate, not a link)";
+  const CollectiveCandidate& chosen = p.candidates.front();
+  if (chosen.window_us > std::max(chosen.link_us, chosen.cap_us))
+    out << " (bound by what a connection holds in flight per DCI round trip)";
   out << "\n  busiest link " << p.bottleneck.link << " (" << to_string(p.bottleneck.kind) << "): "
       << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_gbps, 1) << " GB/s effective\n";
   out << "  candidates:";
@@ -110,6 +114,7 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
   row("DCI propagation", [&](const CollectiveCandidate& x) { return us(x.dci_us); });
   row("busiest link", [&](const CollectiveCandidate& x) { return us(x.link_us); });
   row("channel cap", [&](const CollectiveCandidate& x) { return us(x.cap_us); });
+  row("DCI window (in flight per round trip)", [&](const CollectiveCandidate& x) { return us(x.window_us); });
   row("pipeline fill", [&](const CollectiveCandidate& x) { return us(x.fill_us); });
   row("total", [&](const CollectiveCandidate& x) { return time_text(x.time_us); });
   row("NCCL's own estimate (what it picks by)", [&](const CollectiveCandidate& x) { return us(x.nccl_time_us); });
@@ -124,7 +129,11 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
       out << "busiest link " << c.edge_name(x.link_edge) << " (" << to_string(c.link(x.link_edge).kind) << "), "
           << format_bytes(x.link_bytes) << " at " << format_number(x.link_gbps, 1) << " GB/s effective";
     if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_gbps, 1) << " GB/s on the size";
-    out << "; bound by " << (x.cap_us > x.link_us ? "the channel cap" : x.latency_us > x.transfer_us ? "latency" : "the link") << "\n";
+    const char* bound = x.window_us > std::max(x.link_us, x.cap_us) ? "the DCI window (in flight per round trip)"
+                        : x.cap_us > x.link_us                       ? "the channel cap"
+                        : x.latency_us > x.transfer_us               ? "latency"
+                                                                     : "the link";
+    out << "; bound by " << bound << "\n";
   }
   if (shown == 2 && cs[1].time_us < cs[0].time_us)
     out << "  the runner-up would be " << time_text(cs[0].time_us - cs[1].time_us)

@@ -52,17 +52,84 @@ int tree_site_crossings(const CommGroup& g) {
   return worst;
 }
 
-// Steps on the algorithm's critical path that cross a DCI link and so pay its propagation: every
-// ring step waits for its slowest hop; a tree pays for the crossings on its deepest path, up and
-// back down.
-int dci_steps(CollectiveOp op, NcclAlgo a, const CommGroup& g) {
+bool chain(CollectiveOp op) { return op == CollectiveOp::broadcast || op == CollectiveOp::reduce; }
+
+// The most site changes on a chunk's path around the ring: its ranks visit each node's GPUs in
+// turn, a closed ring's chunk travels `hops` consecutive hops from wherever it starts, and a
+// chain's (broadcast, reduce) runs once from the root to the end.
+int ring_path_crossings(const CommGroup& g, int hops, bool closed) {
+  const int n = g.size();
+  std::vector<int> crosses(static_cast<size_t>(n), 0);  // hop from ring position i to i + 1
+  int position = 0, total = 0;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    position += static_cast<int>(g.nodes[k].gpus.size());
+    const bool change = g.nodes[k].site != g.nodes[(k + 1) % g.nodes.size()].site;
+    crosses[static_cast<size_t>(position - 1)] = change;
+    total += change;
+  }
+  if (!closed) return total - crosses[static_cast<size_t>(n - 1)];
+  const int rest = hops % n;
+  int window = 0;
+  for (int i = 0; i < rest; ++i) window += crosses[static_cast<size_t>(i)];
+  int worst = window;
+  for (int start = 1; start < n && rest > 0; ++start) {
+    window += crosses[static_cast<size_t>((start + rest - 1) % n)] - crosses[static_cast<size_t>(start - 1)];
+    worst = std::max(worst, window);
+  }
+  return hops / n * total + worst;
+}
+
+// Times the one-way DCI latency lies on the critical path. A ring step waits only for its
+// neighbour, and with NCCL_STEPS slots in flight per connection the steps pipeline, so a chunk
+// pays each DCI crossing on its path once, not every step: n-1 hops for all_gather and
+// reduce_scatter, 2(n-1) for all_reduce (reduce-scatter, then all-gather). A tree pays for the
+// crossings on its deepest path, up and back down.
+int dci_crossings(CollectiveOp op, NcclAlgo a, const CommGroup& g) {
   if (point_to_point(op)) return 1;
   switch (a) {
-    case NcclAlgo::ring: return nccl_ring_steps(op, g.size());
+    case NcclAlgo::ring:
+      return ring_path_crossings(g, (op == CollectiveOp::all_reduce ? 2 : 1) * (g.size() - 1), !chain(op));
     case NcclAlgo::tree:
     case NcclAlgo::nvls_tree: return 2 * tree_site_crossings(g);
     case NcclAlgo::pat: return ceil_log2(g.size());
     default: return 0;
+  }
+}
+
+// Bytes one connection carries across a node boundary, and what it may have in flight: NCCL_STEPS
+// buffer slots, each holding at most a step of payload and no more than the algorithm hands the
+// connection per step. A slot comes back a round trip after it left, so over a long link the
+// connection moves at most that per round trip (bandwidth-delay product), and a ring of many
+// small steps at most NCCL_STEPS slots of its steps.
+struct Connection {
+  double bytes = 0, in_flight = 0;
+};
+Connection boundary_connection(const NcclTuning& t, const NcclComm& comm, CollectiveOp op, NcclAlgo a, NcclProto p,
+                               int ranks, double bytes, double channels) {
+  if (point_to_point(op)) {
+    // Each remote peer gets its own channels; alltoall sends S/n to each.
+    const double per_peer = (op == CollectiveOp::alltoall ? bytes / ranks : bytes) / t.p2p_net_channels_per_peer;
+    return {per_peer, t.ncclsteps * std::min(static_cast<double>(t.p2p_net_chunk_bytes), per_peer)};
+  }
+  const double payload = p == NcclProto::ll ? t.ll_data_fraction : p == NcclProto::ll128 ? t.ll128_data_fraction : 1.0;
+  const double step = static_cast<double>(t.buffer_bytes[static_cast<size_t>(p)]) * payload / t.ncclsteps;
+  auto held = [&](double conn, double per_step, int slots_per_step) {
+    return Connection{conn, t.ncclsteps * std::min(step, per_step / slots_per_step)};
+  };
+  switch (a) {
+    case NcclAlgo::ring:
+    case NcclAlgo::pat: {
+      const double conn = nccl_busbw_factor(op, ranks) * bytes / channels;
+      // A closed ring hands each connection one rank's chunk per step (Simple splits it over
+      // ring_chunk_steps slots); a chain streams its share.
+      if (chain(op)) return held(conn, conn, 1);
+      return held(conn, bytes / ranks / channels, p == NcclProto::simple ? t.ring_chunk_steps : 1);
+    }
+    case NcclAlgo::nvls_tree: {
+      const double conn = bytes / std::max(nccl_nvls_ops(t, comm), 1);
+      return held(conn, static_cast<double>(nccl_nvls_chunk_bytes(t, comm, a, bytes)), 1);
+    }
+    default: return held(bytes / channels, bytes / channels, 1);  // a tree channel streams its share
   }
 }
 
@@ -84,6 +151,28 @@ double channel_cap_gbps(const NcclTuning& t, const NcclComm& uncapped, Collectiv
     if (per_head > 0 && heads > 0) cap = std::min(cap, heads * per_head / nccl_busbw_factor(op, uncapped.n_ranks));
   }
   return cap;
+}
+
+// The rates a chunk crosses NVLS tree's stages at, the slowest head's: its NVLink into the switch
+// (multimem) and its NIC onto the network. 0 where a head has no such link.
+struct NvlsStageRates {
+  double nvlink_GBps = 0, nic_GBps = 0;
+};
+NvlsStageRates nvls_stage_rates(const Cluster& c, const Calibration& cal, const CommGroup& g) {
+  NvlsStageRates out;
+  bool first = true;
+  for (const CommNode& node : g.nodes)
+    for (size_t h : node.nvls_heads) {
+      double nvlink = 0, nic = 0;
+      for (EdgeId e : c.out_edges(node.gpus[h]))
+        if (c.target(e) == node.nvswitch) nvlink = c.link(e).bw_gbps * cal.multimem_efficiency(c, e);
+      for (EdgeId e : c.out_edges(node.gpu_nics[h]))
+        if (c.link(e).kind == LinkKind::NET) nic = std::max(nic, c.link(e).bw_gbps * cal.copy_efficiency(c, e));
+      out.nvlink_GBps = first ? nvlink : std::min(out.nvlink_GBps, nvlink);
+      out.nic_GBps = first ? nic : std::min(out.nic_GBps, nic);
+      first = false;
+    }
+  return out;
 }
 
 }  // namespace
@@ -108,6 +197,7 @@ struct CollectiveModel::Prepared {
   std::vector<VertexId> gpus;
   CommGroup group;
   NcclComm comm, comm_uncapped;  // the second with unbounded links: only the channel caps remain
+  NvlsStageRates nvls_stages;
   std::vector<Profile> profiles;
 };
 
@@ -129,6 +219,7 @@ Result<bool> CollectiveModel::prepare(const CollectiveRequest& req) {
   p->group = std::move(*group);
   p->comm = comm_group_nccl(tuning_, cluster_, p->group);
   p->comm_uncapped = p->comm;
+  if (p->comm.nvls_support && p->group.nodes.size() > 1) p->nvls_stages = nvls_stage_rates(cluster_, cal_, p->group);
   for (NcclGraph& graph : p->comm_uncapped.graphs) graph.bw_intra_gbps = graph.bw_inter_gbps = 1e12;
   std::vector<NcclAlgo> algos(std::begin(kAlgos), std::end(kAlgos));
   if (point_to_point(req.op)) algos = {NcclAlgo::ring};  // one pattern; the name is the op's
@@ -181,7 +272,14 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
     }
     const double link_us = prof.peak.busy_us * bytes;
     const double class_us = prof.peak.any ? cal_.latency_us[static_cast<size_t>(cluster_.link(prof.peak.edge).kind)] : 0;
-    const double dci_us = prof.dci_latency_us > 0 ? dci_steps(req.op, prof.algo, g) * prof.dci_latency_us : 0;
+    const double dci_us = prof.dci_latency_us > 0 ? dci_crossings(req.op, prof.algo, g) * prof.dci_latency_us : 0;
+    // Across a DCI link each connection is held to its window per round trip.
+    auto window_us = [&](NcclAlgo a, NcclProto proto, double channels) {
+      if (!(prof.dci_latency_us > 0)) return 0.0;
+      const Connection conn = boundary_connection(t, p.comm, req.op, a, proto, g.size(), bytes, channels);
+      // The first window's trip is the propagation already charged; each further one waits a round trip.
+      return std::max(0.0, conn.bytes / conn.in_flight - 1) * 2 * prof.dci_latency_us;
+    };
     for (NcclProto proto : kProtos) {
       if (req.proto && *req.proto != proto) continue;
       CollectiveCandidate c;
@@ -208,7 +306,8 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
                             remote_peers * nccl_net_overhead_us(t, p.comm.cpu);
         c.latency_us = c.nccl_latency_us + c.overhead_us + dci_us;
         c.link_us = link_us;
-        c.transfer_us = link_us;
+        c.window_us = window_us(prof.algo, proto, 0);
+        c.transfer_us = std::max(link_us, c.window_us);
       } else {
         double nccl_lat = nccl_latency_us(t, p.comm, req.op, prof.algo, proto, bytes);
         if (nccl_lat < 0) continue;  // NCCL does not run this pair here
@@ -222,34 +321,45 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         const double used = per_channel_cap ? channels / std::max(p.comm.n_channels, 1) : 1.0;
         const double cap_gbps = channel_cap_gbps(t, p.comm_uncapped, req.op, prof.algo, proto) * used;
         double cap_us = cap_gbps < 1e9 ? bytes / (1000.0 * cap_gbps * correction) : 0;
-        channel_bound = cap_us > bw_us;
         c.link_us = bw_us;
         c.cap_us = cap_us;
         c.cap_gbps = cap_us > 0 ? cap_gbps * correction : 0;
         c.nccl_time_us = nccl_time_us(t, p.comm, req.op, prof.algo, proto, bytes);
-        double transfer = std::max(bw_us, cap_us);
-        if (prof.algo == NcclAlgo::ring && proto == NcclProto::simple) {
-          // Simple forwards whole slices (LL and LL128 forward each line as it lands), so the
-          // ring's pipeline fills one slice per rank before every link is busy. The slice shrinks
-          // with the message: a chunk is at most chunk_steps buffer steps and at most the
-          // channel's share of one rank.
-          const double f = nccl_busbw_factor(req.op, g.size());
+        c.window_us = window_us(prof.algo, proto, channels);
+        channel_bound = cap_us > std::max(bw_us, c.window_us);
+        double transfer = std::max({bw_us, cap_us, c.window_us});
+        if (prof.algo == NcclAlgo::ring && proto == NcclProto::simple && chain(req.op)) {
+          // A chain (broadcast, reduce) starts with the root's data alone: the last hop's link
+          // waits until the first slice has been forwarded down the n-2 hops before it. Closed
+          // rings have no such fill, as every rank sends its own chunk in the first step and
+          // forwards what it received behind it; LL and LL128 forward line by line.
+          const double per_channel_hop = bytes / channels;
           const double step_bytes = static_cast<double>(t.buffer_bytes[2]) / t.ncclsteps;
-          const double chunk = std::min(step_bytes * t.chunk_steps, bytes / channels / g.size());
-          const double slice = chunk * t.slice_steps / t.chunk_steps;
-          const double per_channel_hop = f * bytes / channels;
-          if (per_channel_hop > 0) c.fill_us = (g.size() - 1) * transfer * slice / per_channel_hop;
+          const double slice = std::min(step_bytes * t.chain_slice_steps, per_channel_hop);
+          c.fill_us = (g.size() - 2) * transfer * slice / per_channel_hop;
           transfer += c.fill_us;
         }
         if (prof.algo == NcclAlgo::nvls || prof.algo == NcclAlgo::nvls_tree) {
-          // Each of NVLS's channel x head lanes moves its chunks one at a time (all_reduce.h): a
-          // chunk is reduced before it is stored back multicast, so the store direction starts
-          // one chunk time late; NVLS tree adds a network hop per tree level, up and back down.
-          // At most one transfer time when the call is under a chunk per lane.
+          // Each of NVLS's channel x head lanes moves its chunks through stages one chunk at a
+          // time, each stage waiting for the whole chunk from the one before (all_reduce.h
+          // RunWorkColl NVLS / NVLS_TREE, buffers not registered as nccl-tests' are): all_reduce
+          // copies a chunk into the NVLS buffer (scatter), reduces and stores it multicast, then
+          // copies it out (gather), two hand-offs; all_gather and reduce_scatter one. NVLS tree
+          // puts the network between: the reduced chunk goes up the tree and back down, a hop
+          // per level, and is stored multicast before the gather. The NVLink stages move a
+          // chunk per lane at the head's multimem rate, the network ones at its NIC's shared by
+          // the head's channels; a call under a chunk per lane moves smaller chunks.
           const double ops = nccl_nvls_ops(t, p.comm);
-          const double chunk = static_cast<double>(nccl_nvls_chunk_bytes(t, p.comm, prof.algo, bytes));
-          const int handoffs = prof.algo == NcclAlgo::nvls ? 1 : 1 + 2 * ceil_log2(nodes);
-          c.fill_us = handoffs * transfer * std::min(1.0, ops * chunk / bytes);
+          const double chunk = std::min(static_cast<double>(nccl_nvls_chunk_bytes(t, p.comm, prof.algo, bytes)), bytes / ops);
+          if (prof.algo == NcclAlgo::nvls) {
+            const int handoffs = req.op == CollectiveOp::all_reduce ? 2 : 1;
+            c.fill_us = handoffs * transfer * ops * chunk / bytes;
+          } else if (p.nvls_stages.nvlink_GBps > 0 && p.nvls_stages.nic_GBps > 0) {
+            const double lanes_per_head = ops / std::max(out.nvls_heads, 1);
+            const double nvlink_us = ops * chunk / (1000.0 * p.nvls_stages.nvlink_GBps);
+            const double network_us = lanes_per_head * chunk / (1000.0 * p.nvls_stages.nic_GBps);
+            c.fill_us = 3 * nvlink_us + 2 * ceil_log2(nodes) * network_us;
+          }
           transfer += c.fill_us;
         }
         c.nccl_latency_us = nccl_lat;

@@ -35,13 +35,14 @@ struct CollectiveCandidate {
   double dci_us = 0;       // the propagation part
   double transfer_us = 0;  // the busiest link's bytes at its effective bandwidth, or the channel cap
   // The terms (collective --why): latency = nccl_latency_us + overhead_us + dci_us; transfer =
-  // max(link_us, cap_us) + fill_us.
+  // max(link_us, cap_us, window_us) + fill_us.
   double nccl_latency_us = 0;  // NCCL's own for the pair (p2p: one ring step and per-peer costs)
   double overhead_us = 0;      // the calibration's launch and per-class latency
   double link_us = 0;          // the busiest link at its effective bandwidth, protocol factor applied
   double cap_us = 0;           // NCCL's per-channel cap; 0 where none applies
   double cap_gbps = 0;         // that cap's bus bandwidth
-  double fill_us = 0;          // Simple ring's pipeline fill
+  double window_us = 0;        // a connection across a DCI link at its window per round trip; 0 without
+  double fill_us = 0;          // pipeline fill: a Simple chain's, NVLS's chunk hand-offs
   double nccl_time_us = -1;    // NCCL's own estimate, what its tuner picks by (-1: p2p, not tuned)
   bool has_link = false;
   EdgeId link_edge = 0;        // the busiest link

@@ -165,10 +165,11 @@ NcclTuning make_v2_25_1() {
   t.nvls_channels_sm90 = 16;
   t.nvls_channels_sm100 = 32;
   t.nvls_min_local_gpus = 3;
-  // src/include/collectives.h ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2, ALLREDUCE_SLICESTEPS NCCL_STEPS/4
-  // (the same for all_gather / reduce_scatter): a 2 MiB chunk of 4 steps, forwarded in 1 MiB slices.
-  t.chunk_steps = 4;
-  t.slice_steps = 2;
+  // src/include/collectives.h ALLREDUCE_CHUNKSTEPS NCCL_STEPS/2 (the same for all_gather and
+  // reduce_scatter): a ring step's chunk fills 4 buffer slots; BROADCAST_SLICESTEPS /
+  // REDUCE_SLICESTEPS 1: a chain forwards one buffer step (512 KiB for Simple) at a time.
+  t.ring_chunk_steps = 4;
+  t.chain_slice_steps = 1;
   t.nvls_max_arity = kNcclMaxNvlsArity;
   t.collnet_direct_max_local_ranks = 8;
   t.ncclsteps = 8;
@@ -182,6 +183,10 @@ NcclTuning make_v2_25_1() {
   // src/init.cc DEFAULT_LL_BUFFSIZE 8 lines * 512 threads * 8 steps * 16 B, DEFAULT_LL128_BUFFSIZE
   // 120 * 640 * 8 * 8 B, DEFAULT_BUFFSIZE 4 MiB (Simple).
   t.buffer_bytes = {8LL * 512 * 8 * 16, 120LL * 640 * 8 * 8, 1LL << 22};
+  // src/init.cc NCCL_P2P_NET_CHUNKSIZE 128 KiB; src/graph/paths.cc ncclTopoGetNchannels: 2
+  // channels per remote peer (more only to drive several NICs, fewer on very large comms).
+  t.p2p_net_chunk_bytes = 128 * 1024;
+  t.p2p_net_channels_per_peer = 2;
   // src/transport/nvls.cc NCCL_NVLS_CHUNKSIZE 128 KiB (L149); src/enqueue.cc
   // NCCL_NVLSTREE_MAX_CHUNKSIZE: 64 KiB from 4 nodes (L1751, L1833).
   t.nvls_chunk_bytes = 128 * 1024;

@@ -141,8 +141,8 @@ struct NcclTuning {
   int nvls_channels_sm90;   // NVLS thread blocks (CTAs), not the graph's channels (heads)
   int nvls_channels_sm100;
   int nvls_min_local_gpus;  // NVLS is off at or below 2 GPUs in the node
-  int chunk_steps;  // Simple ring: buffer slots per chunk (ALLREDUCE_CHUNKSTEPS)
-  int slice_steps;  // and per slice, the unit a hop forwards (ALLREDUCE_SLICESTEPS)
+  int ring_chunk_steps;   // Simple ring: buffer slots a rank's chunk takes per step (ALLREDUCE_CHUNKSTEPS)
+  int chain_slice_steps;  // Simple broadcast / reduce: buffer slots per slice, the unit a hop forwards
   int nvls_max_arity;       // heads of an NVLS graph; NVLS all_gather / reduce_scatter ranks
   int collnet_direct_max_local_ranks;
   int ncclsteps;  // NCCL_STEPS: slots per connection buffer
@@ -150,6 +150,10 @@ struct NcclTuning {
   std::array<int, kNcclProtos> max_threads;       // per channel (block)
   std::array<int, kNcclProtos> grain_bytes;       // ncclProtoGrainSize
   std::array<long long, kNcclProtos> buffer_bytes;  // per connection, DEFAULT_*BUFFSIZE
+  // Point-to-point over the network: the step a connection sends (its window is NCCL_STEPS of
+  // them) and the channels each remote peer gets.
+  long long p2p_net_chunk_bytes;
+  int p2p_net_channels_per_peer;
   // NVLS chunking (enqueue.cc calcCollChunking): the largest chunk, the NVLS tree's from 4 nodes
   // on, and for NVLS ops = channels x heads the size thresholds (in ops x chunk) under which the
   // chunk drops to 64, 32, 16 KiB; NVLS tree's drop to 256, 128, 64, 32 KiB.

@@ -2,12 +2,15 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
 
 #include "cost/transfers.h"
 #include "topology/index_list.h"
+#include "topology/node_types.h"
+#include "topology/units.h"
 
 #include "tests/support.h"
 
@@ -150,16 +153,14 @@ TEST_CASE("collective: auto takes NCCL's pick; the links may disagree, and the c
       {"dgx-h100:1", "", CollectiveOp::all_reduce, 4096, NcclAlgo::ring, NcclProto::ll, ""},
       // NCCL 2.25 rates NVLS at 5/6 of heads x speed: 4 x 60 x 5/6 = 200 GB/s against the ring's
       // 240, so it runs rings on 4 Hopper GPUs, as the published 8x H200 sweep shows (NCCL 2.27.7,
-      // ring at 4 GPUs, NVLS from 5) although NVLS would be faster on these links.
-      {"dgx-h100:1", "0-3", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::ring, NcclProto::simple, "nvls"},
+      // ring at 4 GPUs, NVLS from 5); on the links the two are within 1 %.
+      {"dgx-h100:1", "0-3", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::ring, NcclProto::simple, ""},
       {"dgx-h100:1", "0-4", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::nvls, NcclProto::simple, ""},
       // Blackwell: the ring's 720 GB/s beats NVLS's 5 x 90 x 5/6 until 6 GPUs (published p6-b200
       // sweep, NCCL 2.27.7: ring at 4 and 5, NVLS from 6).
       {"hgx-b200:1", "0-4", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::ring, NcclProto::simple, "nvls"},
       {"hgx-b200:1", "0-5", CollectiveOp::all_reduce, 1 << 30, NcclAlgo::nvls, NcclProto::simple, ""},
-      // 8 A100 at 128 MiB: NCCL's LL128 cap (8 x 20 GB/s per channel... times 0.92) loses to
-      // Simple in its own table, while the links would carry LL128's lines faster.
-      {"dgx-a100:1", "", CollectiveOp::all_reduce, 128 << 20, NcclAlgo::ring, NcclProto::simple, "ll128"},
+      {"dgx-a100:1", "", CollectiveOp::all_reduce, 128 << 20, NcclAlgo::ring, NcclProto::simple, ""},
       {"dgx-h100:2", "", CollectiveOp::all_reduce, 1LL << 33, NcclAlgo::nvls_tree, NcclProto::simple, ""},
   };
   for (const Case& k : cases) {
@@ -247,13 +248,35 @@ TEST_CASE("collective: the slowest hop decides; across nodes it is the NIC") {
   CHECK(a2a.transfer_us == doctest::Approx((1 << 30) / 16.0 * 8 / (1000 * 47.5)).epsilon(0.01));
 }
 
-TEST_CASE("collective: a DCI hop adds its propagation to every ring step") {
+TEST_CASE("collective: a ring pays a DCI hop's propagation once per lap, and its window per round trip") {
   Model m((std::string(TOPOPLAN_SOURCE_DIR) + "/data/clusters/two-site-h100.json"));
   const int across = static_cast<int>(m.cluster.gpus().size() / 2);
   CollectivePrediction far = m.predict(m.request(CollectiveOp::all_reduce, 4096, {0, across}));
   CollectivePrediction near = m.predict(m.request(CollectiveOp::all_reduce, 4096, {0, 8}));
-  // 2 ring steps, each over 100 km of fibre (490 us one way).
+  // Two ranks: the reduce-scatter step and the all-gather step, each over 100 km (490 us one way).
   CHECK(far.time_us - near.time_us == doctest::Approx(2 * 490).epsilon(0.02));
+  // Every GPU of both sites, 2 MiB: a chunk crosses each way once on its lap, not once per step;
+  // but each of the 1,023 steps moves 2 KiB, and a connection holds 8 of them per 0.98 ms round
+  // trip, so the DCI hop waits 1,023 / 8 round trips, the first of them the propagation (LL,
+  // NCCL's pick).
+  CollectivePrediction ring = m.predict(m.request(CollectiveOp::all_gather, 2 << 20));
+  CHECK(ring.algorithm == "ring");
+  CHECK(ring.proto == NcclProto::ll);
+  CHECK(ring.dci_us == doctest::Approx(2 * 492).epsilon(0.01));
+  const CollectiveCandidate& small = ring.candidates.front();
+  CHECK(small.window_us == doctest::Approx((1023.0 / 8 - 1) * 2 * 492).epsilon(0.01));
+  CHECK(ring.time_us < 150e3);
+  // A large call is held to each channel's 2 MiB in flight (four 512 KiB slices of its 1 MiB
+  // chunks) per round trip: 2.1 GB/s a channel, far below the DCI links.
+  CollectiveRequest all = m.request(CollectiveOp::all_gather, 16.0 * (1LL << 30));
+  all.algo = NcclAlgo::ring;
+  CollectivePrediction big = m.predict(all);
+  const CollectiveCandidate& c = big.candidates.front();
+  const double per_channel = all.bytes * 1023 / 1024 / big.channels;
+  CHECK(all.bytes / 1024 / big.channels == 1 << 20);
+  CHECK(c.window_us == doctest::Approx((per_channel / (2 << 20) - 1) * 2 * 492).epsilon(0.01));
+  CHECK(c.window_us > c.link_us);
+  CHECK(big.transfer_us == doctest::Approx(c.window_us));
 }
 
 TEST_CASE("collective: the calibration overlay moves the prediction it should") {
@@ -289,7 +312,7 @@ TEST_CASE("collective: every candidate's terms add up to its time (collective --
         REQUIRE_MESSAGE(p.ok(), p.error());
         for (const CollectiveCandidate& c : p->candidates) {
           CHECK(c.latency_us == doctest::Approx(c.nccl_latency_us + c.overhead_us + c.dci_us));
-          CHECK(c.transfer_us == doctest::Approx(std::max(c.link_us, c.cap_us) + c.fill_us));
+          CHECK(c.transfer_us == doctest::Approx(std::max({c.link_us, c.cap_us, c.window_us}) + c.fill_us));
           CHECK(c.time_us == doctest::Approx(c.latency_us + c.transfer_us));
           CHECK(c.overhead_us >= cal.launch_us);
           if (c.has_link) CHECK(c.link_gbps > 0);
@@ -311,15 +334,89 @@ TEST_CASE("collective --why: the chosen pair beside the runner-up, and what boun
   CHECK(r.out.find("the runner-up loses by ") != std::string::npos);
   CHECK(r.out.find("; bound by the channel cap") != std::string::npos);
   CHECK(r.out.find("NCCL's own estimate (what it picks by)") != std::string::npos);
-  // Four Hopper GPUs: NCCL rates NVLS below the ring, though the links would run it faster.
-  r = test::run_topoplan("collective --cluster dgx-h100:1 --gpus 0-3 --op all_reduce --size 1GiB --why");
+  // Five Blackwell GPUs: NCCL rates NVLS below the ring, though the links would run it faster.
+  r = test::run_topoplan("collective --cluster hgx-b200:1 --gpus 0-4 --op all_reduce --size 1GiB --why");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("why ring/simple (NCCL's tuner picks it; 24 channels, 4 NVLS heads):") != std::string::npos);
+  CHECK(r.out.find("why ring/simple (NCCL's tuner picks it; 32 channels, 5 NVLS heads):") != std::string::npos);
   CHECK(r.out.find("faster on these links, but NCCL's own estimate rates it ") != std::string::npos);
   r = test::run_topoplan("collective --cluster dgx-h100:2 --op all_reduce --size 256MiB --json");
   REQUIRE(r.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["candidates"][0]["terms"]["link_us"].get<double>() > 0);
+}
+
+}  // namespace topoplan
+
+namespace topoplan {
+
+// Issue 29's physical ranges: each figure is a bound a fabric sets, not a fitted value.
+TEST_CASE("collective: no fill where nothing is forwarded, and rings reach their links") {
+  // Two ranks: each sends its own half; nothing waits for a slice to come around.
+  Model two("dgx-h100:1");
+  CollectiveRequest r = two.request(CollectiveOp::all_gather, 56.0 * (1 << 20), {0, 1});
+  r.algo = NcclAlgo::ring;
+  r.proto = NcclProto::simple;
+  CollectivePrediction p = two.predict(r);
+  CHECK(p.candidates.front().fill_us == 0);
+  CHECK(p.transfer_us == doctest::Approx(p.candidates.front().link_us));
+  // Eight H100: a 256 MiB all_gather runs at the NVLink copy rate (450 GB/s x 0.822 = 370), not
+  // two-thirds of it.
+  CollectivePrediction ag = two.predict(two.request(CollectiveOp::all_gather, 256.0 * (1 << 20)));
+  CHECK(ag.busbw_GBps >= 300);
+  CHECK(ag.busbw_GBps <= 450 * 0.822 * 1.001);
+  // A chain does fill: the last of 8 hops waits for the root's first slice to come down 6 hops.
+  CollectiveRequest b = two.request(CollectiveOp::broadcast, 64.0 * (1 << 20));
+  b.proto = NcclProto::simple;
+  const CollectiveCandidate c = two.predict(b).candidates.front();
+  CHECK(c.fill_us == doctest::Approx(6 * c.link_us * (512 * 1024) / (64.0 * (1 << 20) / two.predict(b).channels)).epsilon(0.01));
+}
+
+TEST_CASE("collective: small calls cost NCCL's latency, with no launch term on top") {
+  Model m("dgx-h100:1");
+  CollectivePrediction p = m.predict(m.request(CollectiveOp::all_reduce, 8));
+  CHECK(p.time_us < 25);
+  CHECK(p.candidates.front().overhead_us == 0);
+  CHECK(p.time_us >= p.candidates.front().nccl_latency_us);
+}
+
+TEST_CASE("collective: a non-blocking fabric gives the same all_reduce busbw at any scale") {
+  std::vector<double> busbw;
+  for (const std::string spec : {"dgx-h100:16", "dgx-h100:32", "dgx-h100:64", "dgx-h100:128"}) {
+    Model m(spec);
+    busbw.push_back(m.predict(m.request(CollectiveOp::all_reduce, 16.0 * (1LL << 30))).busbw_GBps);
+    MESSAGE(spec << ": " << busbw.back() << " GB/s");
+  }
+  const auto [lo, hi] = std::minmax_element(busbw.begin(), busbw.end());
+  CHECK(*hi <= *lo * 1.10);
+}
+
+}  // namespace topoplan
+
+namespace topoplan {
+
+TEST_CASE("collective: no bigger message finishes sooner, on any preset at any scale") {
+  int sweeps = 0, drops = 0;
+  for (const NodeType& type : node_types())
+    for (int nodes : {1, 2, 4, 32}) {
+      Model m(type.name + ":" + std::to_string(nodes));
+      for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+                              CollectiveOp::alltoall}) {
+        Result<std::vector<CollectivePrediction>> rows = m.model.sweep(m.request(op, 0), 1024, 16.0 * (1LL << 30));
+        REQUIRE_MESSAGE(rows.ok(), rows.error());
+        ++sweeps;
+        for (size_t i = 1; i < rows->size(); ++i) {
+          const CollectivePrediction &a = (*rows)[i - 1], &b = (*rows)[i];
+          if (b.time_us >= a.time_us) continue;
+          ++drops;
+          MESSAGE(type.name << ":" << nodes << " " << to_string(op) << " " << format_bytes(a.bytes) << " "
+                            << a.algorithm << "/" << to_string(a.proto) << " " << a.time_us << " us, "
+                            << format_bytes(b.bytes) << " " << b.algorithm << "/" << to_string(b.proto) << " "
+                            << b.time_us << " us");
+        }
+      }
+    }
+  CHECK(sweeps == static_cast<int>(node_types().size()) * 16);
+  CHECK(drops == 0);
 }
 
 }  // namespace topoplan
