@@ -119,8 +119,12 @@ class SiteFabric {
 
 FabricSpec fabric_default(const NodeType& type) {
   FabricSpec f;
-  // An NVL72 rack's 18 trays form one scalable unit; DGX SuperPOD SUs are 32 nodes.
-  f.nodes_per_su = type.hosts_per_domain > 1 ? type.hosts_per_domain : 32;
+  // DGX SuperPOD scalable units, rail-aligned inside: 32 DGX H100 nodes (H100 reference
+  // architecture, "each group of 32 nodes is rail-aligned"), 8 GB200 NVL72 racks ("each SU
+  // contains 8 DGX GB200 systems", GB200 reference architecture), so same-rail NICs of the
+  // SU's racks meet at one leaf.
+  constexpr int kRacksPerSu = 8;
+  f.nodes_per_su = type.hosts_per_domain > 1 ? kRacksPerSu * type.hosts_per_domain : 32;
   return f;
 }
 

@@ -84,8 +84,12 @@ TEST_CASE("fabric plan: two tiers while they connect every node, then pods under
   ClusterSpec forced = preset("dgx-h100:512");
   forced.fabric.nodes_per_pod = 0;
   CHECK(fabric_plan(forced)->nodes_per_pod == 0);
-  // NVL72: 4 rails of one rack each; pods of 8 racks.
-  CHECK(fabric_plan(preset("gb200-nvl72:17"))->nodes_per_pod == 144);
+  // NVL72: scalable units of 8 racks (144 trays) on 4 rails; two tiers up to 16 units, then pods
+  // of 8 units (64 racks).
+  FabricPlan nvl = *fabric_plan(preset("gb200-nvl72:17"));
+  CHECK(nvl.nodes_per_pod == 0);
+  CHECK(nvl.two_tier_max_nodes == 16 * 144);
+  CHECK(fabric_plan(preset("gb200-nvl72:129"))->nodes_per_pod == 8 * 144);
   Cluster c = test::load_cluster("dgx-h100:300");
   CHECK(cluster_summarize(c).tiers.size() == 3);
   CHECK(summary_to_text(cluster_summarize(c)).find("  fabric: rail-optimized, 3 tiers") != std::string::npos);

@@ -48,8 +48,8 @@ TEST_CASE("locality: NVL72 trays share a domain, sites are sites") {
   Locality l = locality_of(nvl);
   CHECK(l.domains == 2);
   CHECK(l.level(0, 17) == Level::domain);
-  CHECK(l.level(0, 18) == Level::pod);  // a rack is its own scalable unit (18 trays)
-  CHECK(l.leaf_groups == 2);
+  CHECK(l.level(0, 18) == Level::leaf_group);  // 8 racks share a scalable unit's rail leaves
+  CHECK(l.leaf_groups == 1);
 }
 
 TEST_CASE("locality: link levels and tiers") {
