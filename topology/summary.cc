@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "topology/suggest.h"
 #include "topology/units.h"
@@ -20,6 +21,7 @@ ClusterSummary cluster_summarize(const Cluster& c) {
   std::map<int, int> domain_gpus;
   std::map<int, TierSummary> tiers;
   std::map<std::pair<int, int>, DciSummary> dci;
+  std::unordered_map<uint64_t, int64_t> bundle_ports;  // upward (switch, switch above) -> ports
   for (VertexId v = 0; v < c.num_devices(); ++v) {
     const Device& d = c.device(v);
     ++s.devices[d.kind];
@@ -47,7 +49,19 @@ ClusterSummary cluster_summarize(const Cluster& c) {
     if (b.kind != DeviceKind::switch_) continue;
     if (a.kind == DeviceKind::nic) s.injection_GBps += l.bw_gbps;
     if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier)) tiers[b.tier].down_GBps += l.bw_gbps;
-    if (a.kind == DeviceKind::switch_ && a.tier < b.tier) tiers[a.tier].up_GBps += l.bw_gbps;
+    if (a.kind == DeviceKind::switch_ && a.tier < b.tier) {
+      TierSummary& t = tiers[a.tier];
+      t.up_GBps += l.bw_gbps;
+      t.up_port_GBps = t.up_ports == 0 || t.up_port_GBps == l.bw_gbps ? l.bw_gbps : 0;
+      ++t.up_ports;
+      ++bundle_ports[(uint64_t{c.source(e)} << 32) | c.target(e)];
+    }
+  }
+  for (auto [pair, ports] : bundle_ports) {
+    TierSummary& t = tiers[c.device(static_cast<VertexId>(pair >> 32)).tier];
+    t.bundle_min_ports = t.up_bundles == 0 ? ports : std::min(t.bundle_min_ports, ports);
+    t.bundle_max_ports = std::max(t.bundle_max_ports, ports);
+    ++t.up_bundles;
   }
   s.rails = static_cast<int>(rails.size());
   s.scaleup_domains = static_cast<int>(domain_gpus.size());
@@ -89,6 +103,12 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   for (const TierSummary& t : s.tiers) {
     nlohmann::json x = {{"tier", t.tier}, {"switches", t.switches}, {"down_GBps", t.down_GBps}, {"up_GBps", t.up_GBps}};
     x["oversubscription"] = t.up_GBps > 0 ? nlohmann::json(t.down_GBps / t.up_GBps) : nlohmann::json(nullptr);
+    if (t.up_ports > 0) {
+      x["up_ports"] = t.up_ports;
+      x["up_port_GBps"] = t.up_port_GBps > 0 ? nlohmann::json(t.up_port_GBps) : nlohmann::json(nullptr);
+      x["up_bundles"] = t.up_bundles;
+      x["bundle_ports"] = {t.bundle_min_ports, t.bundle_max_ports};
+    }
     j["tiers"].push_back(x);
   }
   j["dci"] = nlohmann::json::array();
@@ -126,6 +146,16 @@ std::string summary_to_text(const ClusterSummary& s) {
       o << ", up " << format_number(t.up_GBps, 1) << " GB/s, not oversubscribed (uplinks for full scalable units, "
         << format_number(100 * t.down_GBps / t.up_GBps, 1) << "% of them used)";
     o << "\n";
+    if (t.up_ports > 0) {
+      // Uplinks are whole ports; where they do not divide evenly among the switches above, some
+      // pairs get one port more.
+      o << "    uplinks: " << format_count(t.up_ports) << " ports"
+        << (t.up_port_GBps > 0 ? " of " + format_rate_gbit(t.up_port_GBps) : std::string(" of mixed rates")) << " in "
+        << format_count(t.up_bundles) << " bundles of "
+        << (t.bundle_min_ports == t.bundle_max_ports ? std::to_string(t.bundle_min_ports)
+                                                     : std::to_string(t.bundle_min_ports) + " to " + std::to_string(t.bundle_max_ports))
+        << (t.bundle_max_ports == 1 ? " port" : " ports") << " (one per switch pair)\n";
+    }
   }
   for (const DciSummary& d : s.dci)
     o << "  DCI " << d.site_a << " <-> " << d.site_b << ": " << d.links << " links, " << format_number(d.GBps, 1)

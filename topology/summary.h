@@ -15,6 +15,11 @@ struct TierSummary {
   int switches = 0;
   double down_GBps = 0;  // capacity into this tier from below, one direction
   double up_GBps = 0;    // capacity from this tier to the one above, one direction
+  // The uplinks as built: ports (links), their rate (0 when they differ) and the bundles of
+  // parallel ports between one switch and one above it, fewest and most ports.
+  int64_t up_ports = 0, up_bundles = 0;
+  double up_port_GBps = 0;
+  int64_t bundle_min_ports = 0, bundle_max_ports = 0;
 };
 
 struct DciSummary {

@@ -73,15 +73,16 @@ TEST_CASE("cli: typos and bad clusters get one clear error and exit 2") {
 TEST_CASE("topo path: many equal-cost paths read as one line per stage, --all lists every hop") {
   auto r = run_topoplan("topo path dgx-h100:300 0 2000");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("64 equal-cost paths") != std::string::npos);
+  // Paths count ports: 32 spines, each with 32 uplink ports in bundles of 16 to its 2 cores.
+  CHECK(r.out.find("16384 equal-cost paths") != std::string::npos);
   CHECK(r.out.find("  leaf0 -> spine[0-31]  NET 50 GB/s, 32 links, share 0.0312 each\n") != std::string::npos);
-  CHECK(r.out.find("  spine[0-31] -> core[0-63]  NET 800 GB/s, 64 links") != std::string::npos);
+  CHECK(r.out.find("  spine[0-31] -> core[0-63]  NET 50 GB/s, 1024 links, share 0.001 each\n") != std::string::npos);
   CHECK(r.out.find("--all lists every hop") != std::string::npos);
   size_t lines = std::count(r.out.begin(), r.out.end(), '\n');
   CHECK(lines == 12);
   auto all = run_topoplan("topo path dgx-h100:300 0 2000 --all");
   REQUIRE(all.exit_code == 0);
-  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 199);
+  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 2119);
   CHECK(all.out.find("  leaf0 -> spine17  NET 50 GB/s  share 0.0312\n") != std::string::npos);
   // One path: every hop, as before.
   auto one = run_topoplan("topo path dgx-h100:2 0 7");
