@@ -66,15 +66,16 @@ ClusterSummary cluster_summarize(const Cluster& c) {
   s.rails = static_cast<int>(rails.size());
   s.scaleup_domains = static_cast<int>(domain_gpus.size());
   for (auto [domain, n] : domain_gpus) s.largest_domain_gpus = std::max(s.largest_domain_gpus, n);
-  s.bisection_GBps = s.injection_GBps / 2;
+  double bisection = s.injection_GBps / 2;
   for (auto& [tier, t] : tiers) {
     s.tiers.push_back(t);
-    if (t.up_GBps > 0) s.bisection_GBps = std::min(s.bisection_GBps, t.up_GBps / 2);
+    if (t.up_GBps > 0) bisection = std::min(bisection, t.up_GBps / 2);
   }
   for (auto& [key, x] : dci) {
     s.dci.push_back(x);
-    s.bisection_GBps = std::min(s.bisection_GBps, x.GBps);
+    bisection = std::min(bisection, x.GBps);
   }
+  if (s.hosts > 1) s.bisection_GBps = bisection;
   return s;
 }
 
@@ -98,7 +99,7 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   for (auto [k, n] : s.devices) devices[std::string(to_string(k))] = n;
   j["devices"] = devices;
   j["injection_GBps"] = s.injection_GBps;
-  j["bisection_GBps"] = s.bisection_GBps;
+  j["bisection_GBps"] = s.bisection_GBps ? nlohmann::json(*s.bisection_GBps) : nlohmann::json(nullptr);
   j["tiers"] = nlohmann::json::array();
   for (const TierSummary& t : s.tiers) {
     nlohmann::json x = {{"tier", t.tier}, {"switches", t.switches}, {"down_GBps", t.down_GBps}, {"up_GBps", t.up_GBps}};
@@ -126,9 +127,10 @@ std::string summary_to_text(const ClusterSummary& s) {
     return it == s.devices.end() ? 0 : it->second;
   };
   o << "cluster " << s.name << "\n";
-  o << "  " << count(DeviceKind::gpu) << " GPUs on " << s.hosts << " hosts, " << s.scaleup_domains
-    << " scale-up domains (largest " << s.largest_domain_gpus << " GPUs), " << s.sites << " site"
-    << (s.sites == 1 ? "" : "s") << "\n";
+  auto plural = [](int n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
+  o << "  " << count(DeviceKind::gpu) << " GPUs on " << plural(s.hosts, "host") << ", "
+    << plural(s.scaleup_domains, "scale-up domain") << " (largest " << s.largest_domain_gpus << " GPUs), "
+    << plural(s.sites, "site") << "\n";
   if (!s.fabric.empty()) o << "  fabric: " << s.fabric << "\n";
   o << "  devices:";
   for (auto [k, n] : s.devices) o << " " << to_string(k) << " " << n;
@@ -160,7 +162,7 @@ std::string summary_to_text(const ClusterSummary& s) {
   for (const DciSummary& d : s.dci)
     o << "  DCI " << d.site_a << " <-> " << d.site_b << ": " << d.links << " links, " << format_number(d.GBps, 1)
       << " GB/s (" << format_rate_gbit(d.GBps) << ") each way, " << format_number(d.length_km, 1) << " km\n";
-  o << "  bisection " << format_number(s.bisection_GBps, 1) << " GB/s\n";
+  if (s.bisection_GBps) o << "  bisection " << format_number(*s.bisection_GBps, 1) << " GB/s\n";
   return o.str();
 }
 

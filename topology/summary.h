@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -38,8 +39,8 @@ struct ClusterSummary {
   double injection_GBps = 0;  // all NIC-to-leaf capacity, one direction
   std::vector<TierSummary> tiers;
   // Half the capacity of the thinnest tier boundary (or the DCI between sites): what crosses any
-  // even split of the hosts when the fabric routes it evenly.
-  double bisection_GBps = 0;
+  // even split of the hosts when the fabric routes it evenly. None for one host: nothing to split.
+  std::optional<double> bisection_GBps;
   std::vector<DciSummary> dci;
 };
 

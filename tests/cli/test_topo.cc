@@ -22,6 +22,18 @@ TEST_CASE("topo show: counts in JSON") {
   CHECK(text.out.find("32 GPUs on 4 hosts") != std::string::npos);
 }
 
+TEST_CASE("topo show: one host has no fabric to split, so no bisection") {
+  auto r = run_topoplan("topo show dgx-a100:1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("bisection") == std::string::npos);
+  CHECK(r.out.find("  8 GPUs on 1 host, 1 scale-up domain (largest 8 GPUs), 1 site\n") != std::string::npos);
+  r = run_topoplan("topo show dgx-a100:1 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(nlohmann::json::parse(r.out)["bisection_GBps"].is_null());
+  r = run_topoplan("topo show dgx-a100:2");
+  CHECK(r.out.find("  bisection 200 GB/s\n") != std::string::npos);
+}
+
 TEST_CASE("topo path: class and bottleneck between two GPUs") {
   auto r = run_topoplan("topo path dgx-h100:2 h001/gpu0 h002/gpu0 --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
