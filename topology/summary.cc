@@ -4,12 +4,30 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
+#include "topology/cpu_models.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
 namespace topoplan {
+
+namespace {
+
+// What a host's socket link says of itself: NCCL's figure for its CPU model, or the node type's
+// own rate (cpu_link_rate) and why.
+std::string socket_source(const std::string& model, int per_host, double GBps) {
+  if (per_host < 2) return "";
+  if (GBps <= 0) return "none: the node type gives neither cpu_model nor cpu_link_rate";
+  if (model.empty()) return "cpu_link_rate (no cpu_model given)";
+  Result<const CpuModel*> m = cpu_model_named(model);
+  if (!m) return "cpu_link_rate (CPU model '" + model + "' is not in topology/cpu_models.cc)";
+  if ((*m)->socket_GBps == GBps) return cpu_model_source(**m);
+  return "cpu_link_rate, in place of " + format_number((*m)->socket_GBps) + " GB/s, " + cpu_model_source(**m);
+}
+
+}  // namespace
 
 ClusterSummary cluster_summarize(const Cluster& c) {
   ClusterSummary s;
@@ -63,6 +81,19 @@ ClusterSummary cluster_summarize(const Cluster& c) {
     t.bundle_max_ports = std::max(t.bundle_max_ports, ports);
     ++t.up_bundles;
   }
+  std::map<std::tuple<std::string, int, double>, int> cpu_kinds;
+  for (const Host& h : c.hosts()) {
+    double socket = 0;
+    for (VertexId cpu : h.cpus)
+      for (EdgeId e : c.out_edges(cpu))
+        if (c.link(e).kind == LinkKind::SYS && c.device(c.target(e)).kind == DeviceKind::cpu)
+          socket = socket > 0 ? std::min(socket, c.link(e).bw_gbps) : c.link(e).bw_gbps;
+    ++cpu_kinds[{h.cpus.empty() ? "" : c.device(h.cpus[0]).model, static_cast<int>(h.cpus.size()), socket}];
+  }
+  for (const auto& [kind, hosts] : cpu_kinds) {
+    const auto& [model, per_host, socket] = kind;
+    s.cpus.push_back({model, per_host, hosts, socket, socket_source(model, per_host, socket)});
+  }
   s.rails = static_cast<int>(rails.size());
   s.scaleup_domains = static_cast<int>(domain_gpus.size());
   for (auto [domain, n] : domain_gpus) s.largest_domain_gpus = std::max(s.largest_domain_gpus, n);
@@ -98,6 +129,16 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   nlohmann::json devices = nlohmann::json::object();
   for (auto [k, n] : s.devices) devices[std::string(to_string(k))] = n;
   j["devices"] = devices;
+  j["cpus"] = nlohmann::json::array();
+  for (const CpuSummary& x : s.cpus) {
+    nlohmann::json cpu = {{"model", x.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.model)},
+                          {"per_host", x.per_host}, {"hosts", x.hosts}};
+    if (x.per_host > 1) {
+      cpu["socket_GBps"] = x.socket_GBps;
+      cpu["socket_source"] = x.socket_source;
+    }
+    j["cpus"].push_back(cpu);
+  }
   j["injection_GBps"] = s.injection_GBps;
   j["bisection_GBps"] = s.bisection_GBps ? nlohmann::json(*s.bisection_GBps) : nlohmann::json(nullptr);
   j["tiers"] = nlohmann::json::array();
@@ -134,6 +175,11 @@ std::string summary_to_text(const ClusterSummary& s) {
   if (!s.fabric.empty()) o << "  fabric: " << s.fabric << "\n";
   o << "  devices:";
   for (auto [k, n] : s.devices) o << " " << to_string(k) << " " << n;
+  for (const CpuSummary& x : s.cpus) {
+    o << "\n  CPUs: " << x.per_host << " x " << (x.model.empty() ? "model not given" : x.model) << " per host ("
+      << x.hosts << (x.hosts == 1 ? " host)" : " hosts)");
+    if (x.per_host > 1) o << ", socket link " << format_number(x.socket_GBps, 2) << " GB/s: " << x.socket_source;
+  }
   o << "\n  " << count(DeviceKind::nic) << " NICs on " << s.rails << " rails, injection "
     << format_number(s.injection_GBps, 1) << " GB/s\n";
   for (const TierSummary& t : s.tiers) {

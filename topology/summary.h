@@ -23,6 +23,15 @@ struct TierSummary {
   int64_t bundle_min_ports = 0, bundle_max_ports = 0;
 };
 
+// Hosts alike in CPUs: the model, NUMA nodes per host and the link between two of them.
+struct CpuSummary {
+  std::string model;  // "" where the node type gave none
+  int per_host = 0;
+  int hosts = 0;
+  double socket_GBps = 0;     // the slowest link between two of a host's NUMA nodes; 0: none
+  std::string socket_source;  // where that figure comes from; "" with one NUMA node
+};
+
 struct DciSummary {
   std::string site_a, site_b;
   int links = 0;
@@ -37,6 +46,7 @@ struct ClusterSummary {
   int hosts = 0, sites = 0, scaleup_domains = 0, rails = 0;
   int largest_domain_gpus = 0;
   double injection_GBps = 0;  // all NIC-to-leaf capacity, one direction
+  std::vector<CpuSummary> cpus;
   std::vector<TierSummary> tiers;
   // Half the capacity of the thinnest tier boundary (or the DCI between sites): what crosses any
   // even split of the hosts when the fabric routes it evenly. None for one host: nothing to split.

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -32,6 +33,39 @@ TEST_CASE("topo show: one host has no fabric to split, so no bisection") {
   CHECK(nlohmann::json::parse(r.out)["bisection_GBps"].is_null());
   r = run_topoplan("topo show dgx-a100:2");
   CHECK(r.out.find("  bisection 200 GB/s\n") != std::string::npos);
+}
+
+TEST_CASE("topo show: the CPU model and where the socket link's figure comes from; an unknown model exits 2") {
+  auto r = run_topoplan("topo show pcie-l40s:1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.out.find("  CPUs: 2 x Xeon-6448Y per host (1 host), socket link 22 GB/s: NCCL v2.30.7-1 SRP_QPI_BW for "
+                           "Intel Sapphire Rapids\n") != std::string::npos,
+                r.out);
+  r = run_topoplan("topo show pcie-l40s:1 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto cpus = nlohmann::json::parse(r.out)["cpus"];
+  REQUIRE(cpus.size() == 1);
+  CHECK(cpus[0]["model"] == "Xeon-6448Y");
+  CHECK(cpus[0]["socket_GBps"] == 22);
+
+  // A node type file from before cpu_model set the link: its own rate, said to be so.
+  const auto dir = topoplan::test::temp_dir("topo_cpu");
+  const std::string old = (dir / "old.json").string();
+  std::ofstream(old) << R"({"format": "topoplan-node-type", "version": 1, "name": "old", "gpu_model": "H100-SXM5",
+    "gpus": 8, "nics": 8, "nic_rate": "400Gbps", "nvlink_rate": "450GB/s", "pcie_rate": "63GB/s", "cpus": 2,
+    "cpu_link_rate": "10GB/s"})";
+  r = run_topoplan("topo show " + old + ":2");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.out.find("  CPUs: 2 x model not given per host (2 hosts), socket link 10 GB/s: cpu_link_rate (no cpu_model given)\n") !=
+                    std::string::npos,
+                r.out);
+
+  const std::string bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"({"format": "topoplan-node-type", "version": 1, "name": "bad", "gpu_model": "H100-SXM5",
+    "gpus": 8, "nics": 8, "nic_rate": "400Gbps", "pcie_rate": "63GB/s", "cpus": 2, "cpu_model": "Xeon-8408C"})";
+  r = run_topoplan("topo show " + bad + ":2");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'?") != std::string::npos, r.err);
 }
 
 TEST_CASE("topo path: class and bottleneck between two GPUs") {
