@@ -96,10 +96,11 @@ PodShape FabricPlan::pod(int64_t hosts, const FabricSpec& f) const {
 int64_t FabricPlan::cores_per_group(int64_t pods, int64_t positions, const FabricSpec& f) const {
   if (f.cores > 0) return ceil_div(f.cores, positions);
   const int64_t by_ports = std::max<int64_t>(1, ceil_div(mul(pods, spine_up_ports), f.switch_radix));
-  // A spine's uplinks reach at most one core each. With more pods than a core has ports, the
-  // default fabric's cores stand for larger (chassis) switches rather than multiplying, so the
-  // spine-core links grow with the pods, not with their square.
-  return pods_by_default ? std::min(by_ports, spine_up_ports) : by_ports;
+  // Links are whole ports and a spine has a port to each core of its group, so a group has at
+  // most a spine's uplinks (more cores would add uplinks the oversubscription does not ask for).
+  // With more pods than a core has ports, the cores stand for larger (chassis) switches rather
+  // than multiplying, so the spine-core links grow with the pods, not with their square.
+  return std::min(by_ports, spine_up_ports);
 }
 
 int64_t FabricPlan::pod_up_ports(const PodShape& pod, int64_t per_group, const FabricSpec& f) const {

@@ -133,6 +133,22 @@ TEST_CASE("fabric: uplinks are bundles of whole ports, one more on some pairs wh
                 text);
 }
 
+TEST_CASE("fabric: many pods keep a core group within a spine's uplinks, so the ratio holds in whole ports") {
+  // 98 pods of 128 nodes at 7:1 (bench_route_100k's fabric): a spine has 8 uplinks (64 ports,
+  // 56 down), so 8 cores a spine position, not the 13 whose ports would take every pod's: a
+  // pod's 147 uplinks are raised to 152 to reach each of them (6.74:1; with 13 cores it was 247,
+  // 4.15:1).
+  ClusterSpec spec = *preset_spec_parse("dgx-h100:12544");
+  spec.fabric.nodes_per_pod = 128;
+  spec.fabric.pod_oversubscription = 7;
+  Result<FabricPlan> plan = fabric_plan(spec);
+  REQUIRE(plan.ok());
+  CHECK(plan->cores_per_group(98, 19, spec.fabric) == 8);
+  const PodShape pod = plan->pod(128, spec.fabric);
+  CHECK(plan->pod_up_ports(pod, 8, spec.fabric) == 152);
+  CHECK(1024.0 / plan->pod_up_ports(pod, 8, spec.fabric) == doctest::Approx(6.74).epsilon(0.01));
+}
+
 TEST_CASE("fabric: an uneven bundle by hand, and more spines than a leaf has uplinks refused") {
   // 64 nodes in pods of 32: 8 leaves a pod, 32 uplinks each over 3 spines: 11, 11 and 10 ports.
   // 5 cores are two per spine position (6 built); at 1:1 a pod's 256 uplinks go on above the
