@@ -10,6 +10,7 @@
 #include "cli/html_report.h"
 #include "cli/job_inputs.h"
 #include "cli/route_text.h"
+#include "cli/score_tables.h"
 #include "cli/tool.h"
 #include "planner/explain.h"
 #include "planner/score_json.h"
@@ -206,8 +207,9 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
       out << j.dump(2) << "\n";
       return done({"", 0, l->edge});
     }
+    const size_t ports = bundle_ports(c, l->edge);
     out << c.edge_name(l->edge) << " (" << to_string(c.link(l->edge).kind) << ", " << format_number(c.link(l->edge).bw_gbps, 2)
-        << " GB/s) per step:\n";
+        << " GB/s" << (ports > 1 ? ", each of its " + std::to_string(ports) + " parallel ports" : "") << ") per step:\n";
     if (l->uses.empty()) out << "  no collective of the job crosses it\n";
     for (const LinkExplanation::Use& u : l->uses)
       out << "  " << to_string(u.item.kind) << " " << to_string(u.item.op) << " (" << u.item.what << ", "

@@ -239,7 +239,7 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
 void hint_options(CLI::App& app, Options& o) {
   app.add_option("--base", o.base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
   app.add_option("--gpu-model", o.gpu_model, "GPU model, e.g. H100-SXM5 (NCCL's dumps and hwloc name it by PCI device ID; nvidia-smi does not)");
-  app.add_option("--cpu-model", o.cpu_model, "CPU model, e.g. Xeon-8480C");
+  app.add_option("--cpu-model", o.cpu_model, "CPU model, e.g. Xeon-8480C (docs/cluster-format.md): sets the socket link as NCCL does");
   app.add_option("--nic-rate", o.nic_rate, "NIC line rate: 400Gbps");
   app.add_option("--pcie-rate", o.pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
   app.add_option("--cpu-link-rate", o.cpu_link_rate, "socket-to-socket rate per direction: 10GB/s");

@@ -1,5 +1,8 @@
 #include "cli/score_tables.h"
 
+#include <algorithm>
+#include <map>
+
 #include "topology/locality.h"
 #include "topology/units.h"
 
@@ -28,11 +31,31 @@ Rows item_rows(const JobScore& s) {
   return rows;
 }
 
+size_t bundle_ports(const Cluster& c, EdgeId e) {
+  const std::span<const EdgeId> out = c.out_edges(c.source(e));
+  return static_cast<size_t>(std::count_if(out.begin(), out.end(), [&](EdgeId x) { return c.target(x) == c.target(e); }));
+}
+
 Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
+  // A bundle's ports share its flows (ECMP per port): one row per bundle at its hottest port's
+  // utilization, with the bytes of all its ports.
+  struct Bundle {
+    const LinkUse* hottest;
+    double bytes;
+  };
+  std::vector<Bundle> bundles;
+  std::map<std::pair<VertexId, VertexId>, size_t> at;
+  for (const LinkUse& u : s.links) {
+    auto [it, fresh] = at.try_emplace({c.source(u.edge), c.target(u.edge)}, bundles.size());
+    if (fresh) bundles.push_back({&u, 0});
+    bundles[it->second].bytes += u.bytes;
+  }
   Rows rows{{"link", "class", "tier", "bytes/step", "peak", "in", "step avg"}};
-  for (size_t i = 0; i < s.links.size() && i < n; ++i) {
-    const LinkUse& u = s.links[i];
-    rows.push_back({c.edge_name(u.edge), std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge), format_bytes(u.bytes),
+  for (size_t i = 0; i < bundles.size() && i < n; ++i) {
+    const LinkUse& u = *bundles[i].hottest;
+    const size_t ports = bundle_ports(c, u.edge);
+    rows.push_back({c.edge_name(u.edge) + (ports > 1 ? " (" + std::to_string(ports) + " ports)" : ""),
+                    std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge), format_bytes(bundles[i].bytes),
                     format_number(100 * u.peak, 1) + "%", std::string(phase_window_name(u.peak_phase)),
                     format_number(100 * u.utilization, 1) + "%"});
   }

@@ -18,8 +18,10 @@ Rows kind_rows(const JobScore& s);
 // The collectives per step: kind, phase, op, size, calls, algorithm/protocol, alone, contended
 // with how many groups, exposed and what it moves (no header: the text runs them as a sentence).
 Rows item_rows(const JobScore& s);
-// The `n` hottest links: link, class, tier, bytes/step, peak, in which phase, step average
-// (a header row first).
+// Links from e's source to its target, e included: the ports of a bundle (topology/fabric.cc).
+size_t bundle_ports(const Cluster& c, EdgeId e);
+// The `n` hottest links, a bundle of parallel ports as one ("leaf0 -> spine0 (8 ports)"): link,
+// class, tier, bytes/step, peak, in which phase, step average (a header row first).
 Rows link_rows(const Cluster& c, const JobScore& s, size_t n);
 
 // The same tables as one JSON object for the report: {"kinds", "items", "links", "findings"},

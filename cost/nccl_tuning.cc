@@ -207,8 +207,8 @@ NcclTuning make_v2_25_1() {
                           0.24, 0.12}};
 
   // src/graph/topo.h: per NVLink (one link, one direction) SM60 18, SM70 20, SM80 20, SM86 12,
-  // SM90 20.6, SM100 40; PCI_BW 12 (Gen3 x16), QPI_BW 6, SKL_QPI_BW 10, AMD_BW 16, ZPI_BW 6,
-  // YONGFENG_ZPI_BW 9, P9_BW 32, ARM_BW 6, NET_BW 12 (100 Gbit), LOC_BW 5000.
+  // SM90 20.6, SM100 40; PCI_BW 12 (Gen3 x16), NET_BW 12 (100 Gbit), LOC_BW 5000. The socket
+  // figures (QPI_BW ... ARM_BW) set the graph's CPU links: topology/cpu_models.cc.
   t.nvlink_bw_sm60 = 18.0;
   t.nvlink_bw_sm70 = 20.0;
   t.nvlink_bw_sm80 = 20.0;
@@ -216,13 +216,6 @@ NcclTuning make_v2_25_1() {
   t.nvlink_bw_sm90 = 20.6;
   t.nvlink_bw_sm100 = 40.0;
   t.pci_bw = 12.0;
-  t.qpi_bw = 6.0;
-  t.skl_qpi_bw = 10.0;
-  t.amd_bw = 16.0;
-  t.zpi_bw = 6.0;
-  t.yongfeng_zpi_bw = 9.0;
-  t.p9_bw = 32.0;
-  t.arm_bw = 6.0;
   t.net_bw = 12.0;
   t.loc_bw = 5000.0;
   return t;

@@ -167,7 +167,6 @@ struct NcclTuning {
   // Per-link bandwidth NCCL assumes when building its topology (src/graph/topo.h), GB/s.
   double nvlink_bw_sm60, nvlink_bw_sm70, nvlink_bw_sm80, nvlink_bw_sm86, nvlink_bw_sm90, nvlink_bw_sm100;
   double pci_bw;  // PCIe Gen3 x16
-  double qpi_bw, skl_qpi_bw, amd_bw, zpi_bw, yongfeng_zpi_bw, p9_bw, arm_bw;
   double net_bw;  // 100 Gbit
   double loc_bw;
 

@@ -385,8 +385,9 @@ Result<LinkExplanation> Explainer::link(const std::string& name) {
   std::optional<VertexId> va = c.find(a), vb = c.find(b);
   if (!va || !vb) return Error{"--link: no device '" + (va ? b : a) + "'"};
   std::optional<EdgeId> edge;
+  // A bundle's ports carry equal shares: its first port stands for each of them.
   for (EdgeId e : c.out_edges(*va))
-    if (c.target(e) == *vb) edge = e;
+    if (c.target(e) == *vb && !edge) edge = e;
   if (!edge) return Error{"--link: '" + a + "' and '" + b + "' are not linked"};
   LinkExplanation out;
   out.edge = *edge;

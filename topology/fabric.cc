@@ -30,7 +30,7 @@ class SiteFabric {
     const size_t su = static_cast<size_t>(f_.nodes_per_su);
 
     std::vector<std::vector<VertexId>> pod_spines;  // [pod * planes + plane]
-    std::vector<double> pod_spine_down_GBps;
+    std::vector<PodShape> pod_shapes;               // the same index
     for (size_t first = 0; first < hosts.size(); first += pod_size) {
       const size_t last = std::min(hosts.size(), first + pod_size);
       // Within the limits checked by the plan, every count below fits an int.
@@ -54,11 +54,14 @@ class SiteFabric {
         }
         std::vector<VertexId> sp;
         for (int64_t i = 0; i < shape.spines; ++i) sp.push_back(add_switch("spine", 2, -1));
-        const double per_spine = plan_.leaf_up_GBps / static_cast<double>(shape.spines);
-        for (VertexId leaf : leaves)
-          for (VertexId spine : sp) c_.add_link(leaf, spine, LinkKind::NET, per_spine, HopLatency::net_us).value();
+        // The pod's leaf uplinks numbered leaf by leaf, port p to spine p mod spines: every leaf
+        // reaches every spine in a bundle of whole ports, and the spines' down ports even out.
+        const int64_t up = plan_.leaf_up_ports;
+        for (size_t j = 0; j < leaves.size(); ++j)
+          for (size_t i = 0; i < sp.size(); ++i)
+            add_ports(leaves[j], sp[i], ports_to(static_cast<int64_t>(j) * up, up, static_cast<int64_t>(i), shape.spines));
         pod_spines.push_back(sp);
-        pod_spine_down_GBps.push_back(static_cast<double>(shape.leaves) * per_spine);
+        pod_shapes.push_back(shape);
       }
     }
     if (!cores) {
@@ -75,13 +78,16 @@ class SiteFabric {
       for (size_t i = 0; i < positions; ++i) {
         std::vector<VertexId> group;
         for (int64_t k = 0; k < per_group; ++k) group.push_back(add_switch("core", 3, -1));
+        // As below the spines: this position's uplink ports numbered pod by pod, port q to core
+        // q mod per_group.
+        int64_t first = 0;
         for (size_t p = plane; p < pod_spines.size(); p += f_.planes) {
           if (i >= pod_spines[p].size()) continue;
-          for (VertexId core : group)
-            c_.add_link(pod_spines[p][i], core, LinkKind::NET,
-                        pod_spine_down_GBps[p] / f_.pod_oversubscription / static_cast<double>(per_group),
-                        HopLatency::net_us)
-                .value();
+          const PodShape& shape = pod_shapes[p];
+          const int64_t up = ports_to(0, plan_.pod_up_ports(shape, per_group, f_), static_cast<int64_t>(i), shape.spines);
+          for (int64_t k = 0; k < per_group; ++k)
+            add_ports(pod_spines[p][i], group[static_cast<size_t>(k)], ports_to(first, up, k, per_group));
+          first += up;
         }
         top_.insert(top_.end(), group.begin(), group.end());
       }
@@ -92,6 +98,11 @@ class SiteFabric {
  private:
   // Hosts' NIC lists are filled by finalize; until then node_type_build's first NIC tells them.
   VertexId nic_of(int host, int n) const { return first_nic_[static_cast<size_t>(host)] + static_cast<VertexId>(n); }
+
+  // A bundle: parallel links, one per port, so ECMP splits per port and a port counter matches one.
+  void add_ports(VertexId a, VertexId b, int64_t ports) {
+    for (int64_t k = 0; k < ports; ++k) c_.add_link(a, b, LinkKind::NET, plan_.port_GBps, HopLatency::net_us).value();
+  }
 
   VertexId add_switch(const char* role, int tier, int rail) {
     int& counter = counters_[role];

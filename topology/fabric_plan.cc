@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <set>
 
 #include "topology/limits.h"
@@ -97,10 +96,21 @@ PodShape FabricPlan::pod(int64_t hosts, const FabricSpec& f) const {
 int64_t FabricPlan::cores_per_group(int64_t pods, int64_t positions, const FabricSpec& f) const {
   if (f.cores > 0) return ceil_div(f.cores, positions);
   const int64_t by_ports = std::max<int64_t>(1, ceil_div(mul(pods, spine_up_ports), f.switch_radix));
-  // A spine's uplinks reach at most one core each. With more pods than a core has ports, the
-  // default fabric's cores stand for larger (chassis) switches rather than multiplying, so the
-  // spine-core links grow with the pods, not with their square.
-  return pods_by_default ? std::min(by_ports, spine_up_ports) : by_ports;
+  // Links are whole ports and a spine has a port to each core of its group, so a group has at
+  // most a spine's uplinks (more cores would add uplinks the oversubscription does not ask for).
+  // With more pods than a core has ports, the cores stand for larger (chassis) switches rather
+  // than multiplying, so the spine-core links grow with the pods, not with their square.
+  return std::min(by_ports, spine_up_ports);
+}
+
+int64_t FabricPlan::pod_up_ports(const PodShape& pod, int64_t per_group, const FabricSpec& f) const {
+  const double wanted = std::ceil(static_cast<double>(mul(pod.leaves, leaf_up_ports)) / f.pod_oversubscription);
+  return std::max(mul(pod.spines, per_group), static_cast<int64_t>(wanted));
+}
+
+int64_t ports_to(int64_t first, int64_t count, int64_t index, int64_t targets) {
+  const int64_t offset = ((index - first) % targets + targets) % targets;  // ports before the first on `index`
+  return count / targets + (offset < count % targets ? 1 : 0);
 }
 
 Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
@@ -123,8 +133,8 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
   plan.rails = f.kind == FabricKind::rail ? type.nics : 1;
   plan.port_GBps = type.nic_gbps / 8 / f.planes;
   plan.leaf_down_ports = f.kind == FabricKind::rail ? f.nodes_per_su : mul(f.nodes_per_su, type.nics);
+  // Whole uplink ports, rounded up: oversubscription comes out at most what was asked.
   plan.leaf_up_ports = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(plan.leaf_down_ports / f.leaf_oversubscription)));
-  plan.leaf_up_GBps = static_cast<double>(plan.leaf_down_ports) * plan.port_GBps / f.leaf_oversubscription;
   const int64_t three_tier_spine_down =
       static_cast<int64_t>(f.switch_radix * f.pod_oversubscription / (f.pod_oversubscription + 1));
 
@@ -148,8 +158,7 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
   if (type.hosts_per_domain > 1) plan.devices = add(plan.devices, s.nodes / type.hosts_per_domain);
   std::vector<int64_t> tops;
   int64_t leaves_total = 0, spines_total = 0, cores_total = 0;
-  double min_link_GBps = std::numeric_limits<double>::max();
-  std::string thinnest;
+  int64_t most_spines = 0;  // in any pod, against the uplinks a leaf has
   for (const SiteSpec& site : sites) {
     SitePods sp;
     const int size = plan.pod_size(site.nodes);
@@ -164,26 +173,18 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
     for (auto [shape, count] : {std::pair{sp.full, sp.full_count}, std::pair{sp.last, int64_t{sp.has_last}}}) {
       leaves_total = add(leaves_total, mul(mul(count, shape.leaves), f.planes));
       spines_total = add(spines_total, mul(mul(count, shape.spines), f.planes));
-      plan.links = add(plan.links, mul(mul(count, f.planes), mul(shape.leaves, shape.spines)));
+      // A link per leaf uplink port: every leaf's ports are spread over all the pod's spines.
+      if (shape.spines) plan.links = add(plan.links, mul(mul(count, f.planes), mul(shape.leaves, plan.leaf_up_ports)));
       if (!plan.cores()) site_tops = add(site_tops, mul(mul(count, f.planes), shape.spines ? shape.spines : shape.leaves));
-      if (count && shape.spines) {
-        const double bw = plan.leaf_up_GBps / static_cast<double>(shape.spines);
-        if (bw < min_link_GBps) min_link_GBps = bw, thinnest = "leaf-to-spine";
-      }
+      if (count) most_spines = std::max(most_spines, shape.spines);
     }
     if (plan.cores()) {
       const int64_t positions = sp.max_spines();
       const int64_t per_group = plan.cores_per_group(sp.pods(), positions, f);
       cores_total = add(cores_total, mul(mul(positions, per_group), f.planes));
       site_tops = mul(mul(positions, per_group), f.planes);
-      for (auto [shape, count] : {std::pair{sp.full, sp.full_count}, std::pair{sp.last, int64_t{sp.has_last}}}) {
-        plan.links = add(plan.links, mul(mul(count, f.planes), mul(shape.spines, per_group)));
-        if (count && shape.spines) {
-          const double bw = static_cast<double>(shape.leaves) * plan.leaf_up_GBps / static_cast<double>(shape.spines) /
-                           f.pod_oversubscription / static_cast<double>(per_group);
-          if (bw < min_link_GBps) min_link_GBps = bw, thinnest = "spine-to-core";
-        }
-      }
+      for (auto [shape, count] : {std::pair{sp.full, sp.full_count}, std::pair{sp.last, int64_t{sp.has_last}}})
+        if (count) plan.links = add(plan.links, mul(mul(count, f.planes), plan.pod_up_ports(shape, per_group, f)));
     }
     tops.push_back(site_tops);
   }
@@ -209,10 +210,19 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
   if (plan.links > limits::kMaxLinks)
     return bad("fabric", "the cluster would have " + format_count(plan.links) + " links, more than the limit of " +
                              format_count(limits::kMaxLinks) + " (" + switches + "; " + inputs + ")");
-  if (min_link_GBps < limits::kMinLinkGBps)
-    return bad("fabric", thinnest + " links would carry " + format_number(min_link_GBps, 9) +
-                             " GB/s each, below the limit of " + format_number(limits::kMinLinkGBps) +
-                             " GB/s; use fewer spines or cores, or less oversubscription (" + inputs + ")");
+  // Whole ports: a leaf reaches a spine only through one of its own uplinks.
+  if (most_spines > plan.leaf_up_ports)
+    return bad(f.spines_per_pod > 0 ? "fabric.spines_per_pod" : "fabric",
+               "a pod would have " + format_count(most_spines) + " spines but a leaf has " +
+                   format_count(plan.leaf_up_ports) + " uplink ports, and every leaf needs a port to every spine; " +
+                   (f.spines_per_pod > 0 ? "use at most " + format_count(plan.leaf_up_ports) + " spines"
+                                         : "use pods under a core tier, or smaller ones (fabric.nodes_per_pod), or "
+                                           "spines with more ports (fabric.switch_radix)") +
+                   " (" + inputs + ")");
+  if (plan.port_GBps < limits::kMinLinkGBps)
+    return bad("fabric", "switch ports would run at " + format_number(plan.port_GBps, 9) + " GB/s (nic_rate over " +
+                             std::to_string(f.planes) + " planes), below the limit of " +
+                             format_number(limits::kMinLinkGBps) + " GB/s");
 
   // What `topo show` says about the tiers.
   const int tiers = plan.cores() ? 3 : spines_total > 0 ? 2 : 1;

@@ -3,6 +3,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "topology/cpu_models.h"
 #include "topology/limits.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
@@ -23,27 +24,28 @@ constexpr int kXeon8570Cores = 56;
 constexpr int kGraceCores = 72;
 constexpr int kXeon6448yCores = 32;
 
+// Socket links (cpu_link_GBps 0) come from the CPU model, as NCCL sets them (cpu_models.cc).
 std::vector<NodeType> make_presets() {
   std::vector<NodeType> t;
   // DGX A100 user guide: 8x A100 SXM4, NVLink3 12 links x 25 GB/s = 300 GB/s per direction through
   // 6 NVSwitches; 8x ConnectX-6 HDR 200 Gb/s; 4 PCIe Gen4 switches, each with 2 GPUs and 2 NICs;
   // 2x AMD EPYC 7742.
-  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, kAmdXgmi_GBps, 0, 1, "EPYC-7742", kEpyc7742Cores});
+  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, 0, 0, 1, "EPYC-7742", kEpyc7742Cores});
   // DGX H100 user guide: 8x H100 SXM5, NVLink4 18 links x 25 GB/s = 450 GB/s per direction through
   // 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5 switch
   // (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
-  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C", kXeon8480cCores});
+  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8480C", kXeon8480cCores});
   // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
-  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8480C", kXeon8480cCores});
+  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8480C", kXeon8480cCores});
   // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.
-  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, kIntelUpi_GBps, 0, 1, "Xeon-8570", kXeon8570Cores});
+  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8570", kXeon8570Cores});
   // GB200 NVL72: a host is one compute tray (2 Grace + 4 Blackwell); 18 trays share one NVLink5
   // domain (900 GB/s per GPU per direction); NVLink-C2C 900 GB/s bidirectional between Grace and
   // Blackwell; one 400 Gb/s ConnectX-7 per GPU on the Grace PCIe Gen5 root.
   t.push_back({"gb200-nvl72", "B200-GB200", 4, 4, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 450, 18, "Grace", kGraceCores});
   // A PCIe-only 8x L40S server (e.g. Supermicro SYS-521GE-TNRT): 4 PCIe Gen4 switches with 2 GPUs and
   // one 200 Gb/s NIC each, no NVLink.
-  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, kIntelUpi_GBps, 0, 1, "Xeon-6448Y", kXeon6448yCores});
+  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, 0, 0, 1, "Xeon-6448Y", kXeon6448yCores});
   return t;
 }
 
@@ -139,6 +141,8 @@ Result<bool> node_type_check(const NodeType& t) {
   if (e.empty()) e = rate("nvlink_rate", t.nvlink_GBps, t.hosts_per_domain > 1);
   if (e.empty()) e = rate("cpu_link_rate", t.cpu_link_GBps, false);
   if (e.empty()) e = rate("c2c_rate", t.c2c_GBps, false);
+  if (e.empty() && !t.cpu_model.empty())
+    if (Result<const CpuModel*> m = cpu_model_named(t.cpu_model); !m) e = "cpu_model: " + m.error();
   if (e.empty() && !t.nic_switch.empty()) {
     const int switches = t.gpus / t.gpus_per_pcie_switch;
     if (grace) e = "nic_switch: Grace trays hang NICs off the CPU; there are no PCIe switches to name";
@@ -159,6 +163,13 @@ Result<bool> node_type_check(const NodeType& t) {
   return true;
 }
 
+double node_type_socket_GBps(const NodeType& type) {
+  if (type.cpu_link_GBps > 0) return type.cpu_link_GBps;
+  if (type.cpu_model.empty()) return 0;
+  Result<const CpuModel*> m = cpu_model_named(type.cpu_model);
+  return m ? (*m)->socket_GBps : 0;
+}
+
 HostCounts node_type_counts(const NodeType& type) {
   const bool grace = type.c2c_GBps > 0;
   const int64_t switches = grace ? 0 : type.gpus / type.gpus_per_pcie_switch;
@@ -169,7 +180,7 @@ HostCounts node_type_counts(const NodeType& type) {
     for (int b = a + 1; b < type.gpus; ++b) mesh_links += type.nvlink_bonds[static_cast<size_t>(a)][static_cast<size_t>(b)] > 0;
   HostCounts n;
   n.devices = type.cpus + switches + (own_nvswitch ? 1 : 0) + type.gpus + type.nics;
-  n.links = (type.cpu_link_GBps > 0 ? type.cpus * (type.cpus - 1) / 2 : 0) + switches +
+  n.links = (node_type_socket_GBps(type) > 0 ? type.cpus * (type.cpus - 1) / 2 : 0) + switches +
             int64_t{type.gpus} * (type.nvlink_GBps > 0 && !mesh ? 2 : 1) + mesh_links + type.nics;
   return n;
 }
@@ -198,9 +209,9 @@ VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int d
   std::vector<VertexId> cpus;
   for (int c = 0; c < type.cpus; ++c) cpus.push_back(add("cpu" + std::to_string(c), DeviceKind::cpu, c));
   // Sockets (or NUMA nodes) meet each other directly: UPI, xGMI, the on-die fabric.
-  if (type.cpu_link_GBps > 0)
+  if (const double socket = node_type_socket_GBps(type); socket > 0)
     for (int a = 0; a < type.cpus; ++a)
-      for (int b = a + 1; b < type.cpus; ++b) link(cpus[a], cpus[b], LinkKind::SYS, type.cpu_link_GBps, HopLatency::cpu_us);
+      for (int b = a + 1; b < type.cpus; ++b) link(cpus[a], cpus[b], LinkKind::SYS, socket, HopLatency::cpu_us);
 
   // Grace-based trays hang GPUs off the CPU by C2C and NICs off its PCIe root; others use switches.
   const bool grace = type.c2c_GBps > 0;

@@ -24,10 +24,12 @@ struct NodeType {
   double pcie_GBps = 0;    // per x16 link per direction
   int gpus_per_pcie_switch = 1;
   int cpus = 2;
-  double cpu_link_GBps = 0;  // socket-to-socket (UPI / xGMI) per direction
+  double cpu_link_GBps = 0;  // socket-to-socket (UPI / xGMI) per direction; 0 = NCCL's figure for cpu_model
   double c2c_GBps = 0;       // Grace-Blackwell NVLink-C2C per GPU per direction; 0 = none
   int hosts_per_domain = 1;  // hosts sharing one NVLink domain (18 trays in an NVL72 rack)
-  std::string cpu_model;     // "EPYC-7742", "Xeon-8480C", "Grace": NCCL tunes by CPU vendor
+  // "EPYC-7742", "Xeon-8480C", "Grace": one of topology/cpu_models.h, "" = not given. NCCL sets the
+  // socket link by it and tunes by its vendor.
+  std::string cpu_model;
   // Physical cores per cpu vertex (one socket = one NUMA node in every preset); 0 = unknown. The
   // Open MPI rankfile splits them between the GPUs that hang off that socket.
   int cores_per_cpu = 0;
@@ -66,10 +68,9 @@ struct HostCounts {
 };
 HostCounts node_type_counts(const NodeType& type);
 
-// Socket links as NCCL models them (NVIDIA/nccl src/graph/topo.h, 2.21: AMD_BW 16.0, SKL_QPI_BW
-// 10.0): the presets' figures, and an imported server's when the file names the CPU vendor.
-inline constexpr double kAmdXgmi_GBps = 16.0;
-inline constexpr double kIntelUpi_GBps = 10.0;
+// The link between two of a host's NUMA nodes, per direction: cpu_link_GBps where given, else
+// NCCL's figure for cpu_model (topology/cpu_models.h), else 0: no link (neither was given).
+double node_type_socket_GBps(const NodeType& type);
 
 // Latencies per hop class, in one place so calibration has one thing to overlay.
 struct HopLatency {

@@ -4,11 +4,30 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <unordered_map>
 
+#include "topology/cpu_models.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
 namespace topoplan {
+
+namespace {
+
+// What a host's socket link says of itself: NCCL's figure for its CPU model, or the node type's
+// own rate (cpu_link_rate) and why.
+std::string socket_source(const std::string& model, int per_host, double GBps) {
+  if (per_host < 2) return "";
+  if (GBps <= 0) return "none: the node type gives neither cpu_model nor cpu_link_rate";
+  if (model.empty()) return "cpu_link_rate (no cpu_model given)";
+  Result<const CpuModel*> m = cpu_model_named(model);
+  if (!m) return "cpu_link_rate (CPU model '" + model + "' is not in topology/cpu_models.cc)";
+  if ((*m)->socket_GBps == GBps) return cpu_model_source(**m);
+  return "cpu_link_rate, in place of " + format_number((*m)->socket_GBps) + " GB/s, " + cpu_model_source(**m);
+}
+
+}  // namespace
 
 ClusterSummary cluster_summarize(const Cluster& c) {
   ClusterSummary s;
@@ -20,6 +39,7 @@ ClusterSummary cluster_summarize(const Cluster& c) {
   std::map<int, int> domain_gpus;
   std::map<int, TierSummary> tiers;
   std::map<std::pair<int, int>, DciSummary> dci;
+  std::unordered_map<uint64_t, int64_t> bundle_ports;  // upward (switch, switch above) -> ports
   for (VertexId v = 0; v < c.num_devices(); ++v) {
     const Device& d = c.device(v);
     ++s.devices[d.kind];
@@ -47,20 +67,46 @@ ClusterSummary cluster_summarize(const Cluster& c) {
     if (b.kind != DeviceKind::switch_) continue;
     if (a.kind == DeviceKind::nic) s.injection_GBps += l.bw_gbps;
     if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier)) tiers[b.tier].down_GBps += l.bw_gbps;
-    if (a.kind == DeviceKind::switch_ && a.tier < b.tier) tiers[a.tier].up_GBps += l.bw_gbps;
+    if (a.kind == DeviceKind::switch_ && a.tier < b.tier) {
+      TierSummary& t = tiers[a.tier];
+      t.up_GBps += l.bw_gbps;
+      t.up_port_GBps = t.up_ports == 0 || t.up_port_GBps == l.bw_gbps ? l.bw_gbps : 0;
+      ++t.up_ports;
+      ++bundle_ports[(uint64_t{c.source(e)} << 32) | c.target(e)];
+    }
+  }
+  for (auto [pair, ports] : bundle_ports) {
+    TierSummary& t = tiers[c.device(static_cast<VertexId>(pair >> 32)).tier];
+    t.bundle_min_ports = t.up_bundles == 0 ? ports : std::min(t.bundle_min_ports, ports);
+    t.bundle_max_ports = std::max(t.bundle_max_ports, ports);
+    ++t.up_bundles;
+  }
+  std::map<std::tuple<std::string, int, double>, int> cpu_kinds;
+  for (const Host& h : c.hosts()) {
+    double socket = 0;
+    for (VertexId cpu : h.cpus)
+      for (EdgeId e : c.out_edges(cpu))
+        if (c.link(e).kind == LinkKind::SYS && c.device(c.target(e)).kind == DeviceKind::cpu)
+          socket = socket > 0 ? std::min(socket, c.link(e).bw_gbps) : c.link(e).bw_gbps;
+    ++cpu_kinds[{h.cpus.empty() ? "" : c.device(h.cpus[0]).model, static_cast<int>(h.cpus.size()), socket}];
+  }
+  for (const auto& [kind, hosts] : cpu_kinds) {
+    const auto& [model, per_host, socket] = kind;
+    s.cpus.push_back({model, per_host, hosts, socket, socket_source(model, per_host, socket)});
   }
   s.rails = static_cast<int>(rails.size());
   s.scaleup_domains = static_cast<int>(domain_gpus.size());
   for (auto [domain, n] : domain_gpus) s.largest_domain_gpus = std::max(s.largest_domain_gpus, n);
-  s.bisection_GBps = s.injection_GBps / 2;
+  double bisection = s.injection_GBps / 2;
   for (auto& [tier, t] : tiers) {
     s.tiers.push_back(t);
-    if (t.up_GBps > 0) s.bisection_GBps = std::min(s.bisection_GBps, t.up_GBps / 2);
+    if (t.up_GBps > 0) bisection = std::min(bisection, t.up_GBps / 2);
   }
   for (auto& [key, x] : dci) {
     s.dci.push_back(x);
-    s.bisection_GBps = std::min(s.bisection_GBps, x.GBps);
+    bisection = std::min(bisection, x.GBps);
   }
+  if (s.hosts > 1) s.bisection_GBps = bisection;
   return s;
 }
 
@@ -83,12 +129,28 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   nlohmann::json devices = nlohmann::json::object();
   for (auto [k, n] : s.devices) devices[std::string(to_string(k))] = n;
   j["devices"] = devices;
+  j["cpus"] = nlohmann::json::array();
+  for (const CpuSummary& x : s.cpus) {
+    nlohmann::json cpu = {{"model", x.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.model)},
+                          {"per_host", x.per_host}, {"hosts", x.hosts}};
+    if (x.per_host > 1) {
+      cpu["socket_GBps"] = x.socket_GBps;
+      cpu["socket_source"] = x.socket_source;
+    }
+    j["cpus"].push_back(cpu);
+  }
   j["injection_GBps"] = s.injection_GBps;
-  j["bisection_GBps"] = s.bisection_GBps;
+  j["bisection_GBps"] = s.bisection_GBps ? nlohmann::json(*s.bisection_GBps) : nlohmann::json(nullptr);
   j["tiers"] = nlohmann::json::array();
   for (const TierSummary& t : s.tiers) {
     nlohmann::json x = {{"tier", t.tier}, {"switches", t.switches}, {"down_GBps", t.down_GBps}, {"up_GBps", t.up_GBps}};
     x["oversubscription"] = t.up_GBps > 0 ? nlohmann::json(t.down_GBps / t.up_GBps) : nlohmann::json(nullptr);
+    if (t.up_ports > 0) {
+      x["up_ports"] = t.up_ports;
+      x["up_port_GBps"] = t.up_port_GBps > 0 ? nlohmann::json(t.up_port_GBps) : nlohmann::json(nullptr);
+      x["up_bundles"] = t.up_bundles;
+      x["bundle_ports"] = {t.bundle_min_ports, t.bundle_max_ports};
+    }
     j["tiers"].push_back(x);
   }
   j["dci"] = nlohmann::json::array();
@@ -106,12 +168,18 @@ std::string summary_to_text(const ClusterSummary& s) {
     return it == s.devices.end() ? 0 : it->second;
   };
   o << "cluster " << s.name << "\n";
-  o << "  " << count(DeviceKind::gpu) << " GPUs on " << s.hosts << " hosts, " << s.scaleup_domains
-    << " scale-up domains (largest " << s.largest_domain_gpus << " GPUs), " << s.sites << " site"
-    << (s.sites == 1 ? "" : "s") << "\n";
+  auto plural = [](int n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
+  o << "  " << count(DeviceKind::gpu) << " GPUs on " << plural(s.hosts, "host") << ", "
+    << plural(s.scaleup_domains, "scale-up domain") << " (largest " << s.largest_domain_gpus << " GPUs), "
+    << plural(s.sites, "site") << "\n";
   if (!s.fabric.empty()) o << "  fabric: " << s.fabric << "\n";
   o << "  devices:";
   for (auto [k, n] : s.devices) o << " " << to_string(k) << " " << n;
+  for (const CpuSummary& x : s.cpus) {
+    o << "\n  CPUs: " << x.per_host << " x " << (x.model.empty() ? "model not given" : x.model) << " per host ("
+      << x.hosts << (x.hosts == 1 ? " host)" : " hosts)");
+    if (x.per_host > 1) o << ", socket link " << format_number(x.socket_GBps, 2) << " GB/s: " << x.socket_source;
+  }
   o << "\n  " << count(DeviceKind::nic) << " NICs on " << s.rails << " rails, injection "
     << format_number(s.injection_GBps, 1) << " GB/s\n";
   for (const TierSummary& t : s.tiers) {
@@ -126,11 +194,21 @@ std::string summary_to_text(const ClusterSummary& s) {
       o << ", up " << format_number(t.up_GBps, 1) << " GB/s, not oversubscribed (uplinks for full scalable units, "
         << format_number(100 * t.down_GBps / t.up_GBps, 1) << "% of them used)";
     o << "\n";
+    if (t.up_ports > 0) {
+      // Uplinks are whole ports; where they do not divide evenly among the switches above, some
+      // pairs get one port more.
+      o << "    uplinks: " << format_count(t.up_ports) << " ports"
+        << (t.up_port_GBps > 0 ? " of " + format_rate_gbit(t.up_port_GBps) : std::string(" of mixed rates")) << " in "
+        << format_count(t.up_bundles) << " bundles of "
+        << (t.bundle_min_ports == t.bundle_max_ports ? std::to_string(t.bundle_min_ports)
+                                                     : std::to_string(t.bundle_min_ports) + " to " + std::to_string(t.bundle_max_ports))
+        << (t.bundle_max_ports == 1 ? " port" : " ports") << " (one per switch pair)\n";
+    }
   }
   for (const DciSummary& d : s.dci)
     o << "  DCI " << d.site_a << " <-> " << d.site_b << ": " << d.links << " links, " << format_number(d.GBps, 1)
       << " GB/s (" << format_rate_gbit(d.GBps) << ") each way, " << format_number(d.length_km, 1) << " km\n";
-  o << "  bisection " << format_number(s.bisection_GBps, 1) << " GB/s\n";
+  if (s.bisection_GBps) o << "  bisection " << format_number(*s.bisection_GBps, 1) << " GB/s\n";
   return o.str();
 }
 

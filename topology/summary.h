@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +16,20 @@ struct TierSummary {
   int switches = 0;
   double down_GBps = 0;  // capacity into this tier from below, one direction
   double up_GBps = 0;    // capacity from this tier to the one above, one direction
+  // The uplinks as built: ports (links), their rate (0 when they differ) and the bundles of
+  // parallel ports between one switch and one above it, fewest and most ports.
+  int64_t up_ports = 0, up_bundles = 0;
+  double up_port_GBps = 0;
+  int64_t bundle_min_ports = 0, bundle_max_ports = 0;
+};
+
+// Hosts alike in CPUs: the model, NUMA nodes per host and the link between two of them.
+struct CpuSummary {
+  std::string model;  // "" where the node type gave none
+  int per_host = 0;
+  int hosts = 0;
+  double socket_GBps = 0;     // the slowest link between two of a host's NUMA nodes; 0: none
+  std::string socket_source;  // where that figure comes from; "" with one NUMA node
 };
 
 struct DciSummary {
@@ -31,10 +46,11 @@ struct ClusterSummary {
   int hosts = 0, sites = 0, scaleup_domains = 0, rails = 0;
   int largest_domain_gpus = 0;
   double injection_GBps = 0;  // all NIC-to-leaf capacity, one direction
+  std::vector<CpuSummary> cpus;
   std::vector<TierSummary> tiers;
   // Half the capacity of the thinnest tier boundary (or the DCI between sites): what crosses any
-  // even split of the hosts when the fabric routes it evenly.
-  double bisection_GBps = 0;
+  // even split of the hosts when the fabric routes it evenly. None for one host: nothing to split.
+  std::optional<double> bisection_GBps;
   std::vector<DciSummary> dci;
 };
 

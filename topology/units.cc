@@ -27,6 +27,7 @@ struct Quantity {
   std::vector<Unit> units;
   double max;
   std::string max_text;  // "1 EB"
+  bool bytes = false;    // a unit in bits is a mistake to explain, not a typo to correct
 };
 
 std::string lower(std::string_view s) {
@@ -73,6 +74,25 @@ Result<const Unit*> unit_find(std::string_view unit, const Quantity& q, const st
                " (expected one of " + list + ")"};
 }
 
+// "100Tb" for a size: the unit is bits where bytes are meant, and the byte unit a typo check would
+// suggest is 8x off. Says what the bits are in bytes; "" when the unit is not a size in bits.
+std::string bits_as_bytes(std::string_view unit, double number, const Quantity& q) {
+  if (!q.bytes || unit.find('b') == std::string_view::npos || unit.find('B') != std::string_view::npos) return "";
+  std::string as_bytes(unit);
+  as_bytes[as_bytes.rfind('b')] = 'B';
+  static constexpr std::pair<const char*, const char*> kWords[] = {
+      {"B", "bits"},      {"KB", "kilobits"}, {"MB", "megabits"}, {"GB", "gigabits"}, {"TB", "terabits"},
+      {"PB", "petabits"}, {"EB", "exabits"},  {"KiB", "kibibits"}, {"MiB", "mebibits"}, {"GiB", "gibibits"},
+      {"TiB", "tebibits"}, {"PiB", "pebibits"}};
+  for (const Unit& u : q.units)
+    if (folded(as_bytes) == folded(u.name))
+      for (const auto& [name, word] : kWords)
+        if (std::string_view(name) == u.name)
+          return "sizes are in bytes and '" + std::string(unit) + "' is " + word + ": " + format_number(number) + " " +
+                 std::string(unit) + " is " + format_bytes(number * u.factor / 8);
+  return "";
+}
+
 // "12.5GiB" -> 12.5 x 2^30. A number out of double's range, negative, or past the quantity's
 // limit is refused here, so nothing downstream sees an infinity or an overflowed product.
 Result<double> parse_with(std::string_view text, const Quantity& q, bool unit_required) {
@@ -88,6 +108,7 @@ Result<double> parse_with(std::string_view text, const Quantity& q, bool unit_re
   if (number < 0) return Error{head + "must not be negative"};
   const std::string_view unit(ptr, static_cast<size_t>(end - ptr));
   double factor = 1;
+  if (std::string bits = bits_as_bytes(unit, number, q); !bits.empty()) return Error{head + bits};
   if (!unit.empty() || unit_required) {
     Result<const Unit*> u = unit_find(unit, q, quoted);
     if (!u) return Error{u.error()};
@@ -113,7 +134,8 @@ const Quantity& sizes() {
                            {"TiB", 1099511627776.0},
                            {"PiB", 1125899906842624.0}},
                           limits::kMaxBytes,
-                          "1 EB"};
+                          "1 EB",
+                          true};
   return q;
 }
 
@@ -223,10 +245,12 @@ std::string format_duration(double seconds) {
   // Past the limit no input can ask for; also keeps the integer arithmetic below from overflowing.
   if (seconds > limits::kMaxSeconds) return "more than 1000 years";
   // Each unit while the rounded value stays below the next one ("1000 ms" reads "1 s"), with
-  // 3-4 significant digits as sizes have: 2.81 ms, 66.6 ms, 413.9 us.
+  // 3-4 significant digits as sizes have: 2.81 ms, 66.6 ms, 413.9 us, 80 ps (a byte at 100 Gbps,
+  // which in microseconds would read 0). Zero stays "0 us".
   auto sig = [](double x) { return format_number(x, x < 100 ? 2 : 1); };
-  if (std::stod(sig(seconds * 1e6)) < 1000) return sig(seconds * 1e6) + " us";
-  if (std::stod(sig(seconds * 1e3)) < 1000) return sig(seconds * 1e3) + " ms";
+  static constexpr std::pair<double, const char*> kSmall[] = {{1e15, "fs"}, {1e12, "ps"}, {1e9, "ns"}, {1e6, "us"}, {1e3, "ms"}};
+  for (const auto& [per_s, name] : kSmall)
+    if ((seconds > 0 || per_s == 1e6) && std::stod(sig(seconds * per_s)) < 1000) return sig(seconds * per_s) + " " + name;
   if (std::stod(sig(seconds)) < 60) return sig(seconds) + " s";
   auto total = static_cast<long long>(std::llround(seconds));
   long long d = total / 86400, h = total % 86400 / 3600, m = total % 3600 / 60, s = total % 60;

@@ -18,6 +18,17 @@ TEST_CASE("collective: JSON carries the fields the issue names") {
   CHECK(j["op"] == "all_reduce");
 }
 
+TEST_CASE("collective: a PCIe server's rings cross the socket link at NCCL's figure for its CPU") {
+  // pcie-l40s: two Xeon 6448Y (Sapphire Rapids), NCCL's SRP_QPI_BW 22 GB/s (v2.26.2-1 on; it was
+  // SKL_QPI_BW 10 before, which bound this all_reduce at 6 GB/s busbw), 0.6 of it effective.
+  auto r = run_topoplan("collective --cluster pcie-l40s:1 --op all_reduce --size 16GiB --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["bottleneck"]["link"] == "h001/cpu0 -> h001/cpu1");
+  CHECK(j["bottleneck"]["bw_gbps"].get<double>() == doctest::Approx(22 * 0.6));
+  CHECK(j["busbw_GBps"].get<double>() == doctest::Approx(13.2).epsilon(0.01));
+}
+
 TEST_CASE("collective: --gpus and --gpus-per-node pick the group") {
   auto j = [](const std::string& args) {
     auto r = run_topoplan("collective --cluster dgx-h100:4 --op all_gather --size 1MiB --json " + args);

@@ -44,6 +44,12 @@ TEST_CASE("import: --json carries the node type, where each value came from, the
   CHECK(j["sources"]["nic_rate"] == "file");
   CHECK(j["node_type"]["nic_names"][0] == "mlx5_7");
   CHECK(j["node_type"]["gpu_busids"][0] == "0000:a4:00.0");
+  // The file names the vendor only: the socket link is NCCL's for a Xeon of unknown generation.
+  CHECK(j["sources"]["cpu_link_rate"].get<std::string>().find("cpu_model Xeon: 10 GB/s, NCCL v2.30.7-1 SKL_QPI_BW") == 0);
+  r = run_topoplan("import nccl-xml " + sample("nccl-ibm-gx3d-h100-dump.xml") +
+                   " --gpu-model H100-SXM5 --pcie-rate 63GB/s --cpu-model Xeon-8408C");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'?") != std::string::npos, r.err);
 }
 
 TEST_CASE("import: bad input exits 2 with one line") {

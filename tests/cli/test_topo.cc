@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -20,6 +21,51 @@ TEST_CASE("topo show: counts in JSON") {
   CHECK(j["rails"] == 8);
   auto text = run_topoplan("topo show dgx-h100:4");
   CHECK(text.out.find("32 GPUs on 4 hosts") != std::string::npos);
+}
+
+TEST_CASE("topo show: one host has no fabric to split, so no bisection") {
+  auto r = run_topoplan("topo show dgx-a100:1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("bisection") == std::string::npos);
+  CHECK(r.out.find("  8 GPUs on 1 host, 1 scale-up domain (largest 8 GPUs), 1 site\n") != std::string::npos);
+  r = run_topoplan("topo show dgx-a100:1 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(nlohmann::json::parse(r.out)["bisection_GBps"].is_null());
+  r = run_topoplan("topo show dgx-a100:2");
+  CHECK(r.out.find("  bisection 200 GB/s\n") != std::string::npos);
+}
+
+TEST_CASE("topo show: the CPU model and where the socket link's figure comes from; an unknown model exits 2") {
+  auto r = run_topoplan("topo show pcie-l40s:1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.out.find("  CPUs: 2 x Xeon-6448Y per host (1 host), socket link 22 GB/s: NCCL v2.30.7-1 SRP_QPI_BW for "
+                           "Intel Sapphire Rapids\n") != std::string::npos,
+                r.out);
+  r = run_topoplan("topo show pcie-l40s:1 --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  auto cpus = nlohmann::json::parse(r.out)["cpus"];
+  REQUIRE(cpus.size() == 1);
+  CHECK(cpus[0]["model"] == "Xeon-6448Y");
+  CHECK(cpus[0]["socket_GBps"] == 22);
+
+  // A node type file from before cpu_model set the link: its own rate, said to be so.
+  const auto dir = topoplan::test::temp_dir("topo_cpu");
+  const std::string old = (dir / "old.json").string();
+  std::ofstream(old) << R"({"format": "topoplan-node-type", "version": 1, "name": "old", "gpu_model": "H100-SXM5",
+    "gpus": 8, "nics": 8, "nic_rate": "400Gbps", "nvlink_rate": "450GB/s", "pcie_rate": "63GB/s", "cpus": 2,
+    "cpu_link_rate": "10GB/s"})";
+  r = run_topoplan("topo show " + old + ":2");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.out.find("  CPUs: 2 x model not given per host (2 hosts), socket link 10 GB/s: cpu_link_rate (no cpu_model given)\n") !=
+                    std::string::npos,
+                r.out);
+
+  const std::string bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"({"format": "topoplan-node-type", "version": 1, "name": "bad", "gpu_model": "H100-SXM5",
+    "gpus": 8, "nics": 8, "nic_rate": "400Gbps", "pcie_rate": "63GB/s", "cpus": 2, "cpu_model": "Xeon-8408C"})";
+  r = run_topoplan("topo show " + bad + ":2");
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.err.find("cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'?") != std::string::npos, r.err);
 }
 
 TEST_CASE("topo path: class and bottleneck between two GPUs") {
@@ -73,15 +119,16 @@ TEST_CASE("cli: typos and bad clusters get one clear error and exit 2") {
 TEST_CASE("topo path: many equal-cost paths read as one line per stage, --all lists every hop") {
   auto r = run_topoplan("topo path dgx-h100:300 0 2000");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("64 equal-cost paths") != std::string::npos);
+  // Paths count ports: 32 spines, each with 32 uplink ports in bundles of 16 to its 2 cores.
+  CHECK(r.out.find("16384 equal-cost paths") != std::string::npos);
   CHECK(r.out.find("  leaf0 -> spine[0-31]  NET 50 GB/s, 32 links, share 0.0312 each\n") != std::string::npos);
-  CHECK(r.out.find("  spine[0-31] -> core[0-63]  NET 800 GB/s, 64 links") != std::string::npos);
+  CHECK(r.out.find("  spine[0-31] -> core[0-63]  NET 50 GB/s, 1024 links, share 0.001 each\n") != std::string::npos);
   CHECK(r.out.find("--all lists every hop") != std::string::npos);
   size_t lines = std::count(r.out.begin(), r.out.end(), '\n');
   CHECK(lines == 12);
   auto all = run_topoplan("topo path dgx-h100:300 0 2000 --all");
   REQUIRE(all.exit_code == 0);
-  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 199);
+  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 2119);
   CHECK(all.out.find("  leaf0 -> spine17  NET 50 GB/s  share 0.0312\n") != std::string::npos);
   // One path: every hop, as before.
   auto one = run_topoplan("topo path dgx-h100:2 0 7");

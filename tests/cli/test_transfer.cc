@@ -33,6 +33,25 @@ TEST_CASE("transfer: the facility-transfer table (100 TB)") {
   CHECK(nlohmann::json::parse(r.out)["required_gbps"].get<double>() == doctest::Approx(222.22).epsilon(1e-3));
 }
 
+TEST_CASE("transfer: under a microsecond in ns or ps, not 0 us") {
+  auto r = run_topoplan("transfer --size 1B --rate 100Gbps");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out == "1 B at 100 Gbps: 80 ps\n");
+  r = run_topoplan("transfer --size 1KB --rate 100Gbps");
+  CHECK(r.out == "1 KB at 100 Gbps: 80 ns\n");
+}
+
+TEST_CASE("transfer: a size in bits says sizes are bytes and what the bits are, exit 2") {
+  for (const char* args : {"--size 100Tb --rate 100Gbps", "--size 100Tb"}) {
+    auto r = run_topoplan(std::string("transfer ") + args);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.err.find("--size: invalid size '100Tb': sizes are in bytes and 'Tb' is terabits: 100 Tb is 12.5 TB") !=
+                      std::string::npos,
+                  r.err);
+    CHECK(r.err.find("did you mean") == std::string::npos);
+  }
+}
+
 TEST_CASE("transfer: between two sites of a cluster, with propagation") {
   auto r = run_topoplan("transfer --size 100TB --cluster " +
                         (topoplan::test::data_dir() / "clusters/two-site-h100.json").string() +

@@ -55,8 +55,9 @@ TEST_CASE("link share: a 7:1 tier gives each host its NIC rate / 7") {
   // Four hosts of pod 0 and four of pod 1.
   LinkShare s = LinkShare::fair(c, weights(c, {0, 1, 2, 3, 128, 129, 130, 131}));
   const double nic_GBps = 400.0 / 8;
-  // Up from both pods' spines to the cores: 8 hosts x 8 NICs x 50 GB/s / 7.
-  CHECK(share_capacity(c, s, 3, true) == doctest::Approx(8 * 8 * nic_GBps / 7));
+  // Up from both pods' spines to the cores: 8 hosts x 8 NICs x 50 GB/s / 7, in whole ports: a
+  // pod's 1024 leaf uplinks over 7 are 147 spine uplinks, 6.97:1.
+  CHECK(share_capacity(c, s, 3, true) == doctest::Approx(8 * 8 * nic_GBps * 147 / 1024));
   // Leaf uplinks (1:1): exactly the job's NICs, so a non-blocking tier never binds.
   CHECK(share_capacity(c, s, 2, true) == doctest::Approx(8 * 8 * nic_GBps));
   // Host-internal links and the job's own NIC cables stay whole.

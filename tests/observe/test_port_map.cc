@@ -82,6 +82,17 @@ TEST_CASE("port_map: parallel links need a port number") {
   CHECK(second->name == "sw0:3 (sw0 -> sw1)");
 }
 
+TEST_CASE("port_map: a preset's leaf-to-spine bundle is one link per port, at the port's rate") {
+  // dgx-h100:2: 8 rail leaves of 32 uplinks over 4 spines, bundles of 8 ports of 400 Gbit/s. A
+  // leaf's ports are its 2 host links, then its uplinks, so leaf0:3 is the first toward spine0.
+  const Cluster c = test::load_cluster("dgx-h100:2");
+  CHECK(error_of(c, "leaf0 -> spine0") == "'leaf0 -> spine0': 8 parallel links join leaf0 to spine0; name the port, e.g. leaf0:3");
+  Result<PortLink> p = port_find(c, "leaf0:4", nullptr);
+  REQUIRE(p.ok());
+  CHECK(p->name == "leaf0:4 (leaf0 -> spine0)");
+  CHECK(c.link(p->tx).bw_gbps == 50);  // the line rate a counter is checked against
+}
+
 TEST_CASE("port_map: a mapping file, and its errors with file and line") {
   const Cluster c = test::load_cluster("dgx-h100:2");
   const auto dir = test::temp_dir("port_map");

@@ -80,10 +80,14 @@ TEST_CASE("fabric plan: two tiers while they connect every node, then pods under
   CHECK(three.pods_by_default);
   CHECK(three.note.find("3 tiers: pods of 128 nodes under a core tier, added because two tiers of 64-port switches "
                         "connect at most 256 nodes and the cluster has 257") != std::string::npos);
-  // An explicit 0 keeps two tiers whatever the size; an explicit pod size is kept.
-  ClusterSpec forced = preset("dgx-h100:512");
+  // An explicit 0 keeps two tiers while a leaf's uplinks reach every spine; past that it is
+  // refused (128 leaves need 64 spines, a leaf has 32 ports up). An explicit pod size is kept.
+  ClusterSpec forced = preset("dgx-h100:256");
   forced.fabric.nodes_per_pod = 0;
   CHECK(fabric_plan(forced)->nodes_per_pod == 0);
+  forced.nodes = 512;
+  CHECK(plan_error(forced).find("fabric: a pod would have 64 spines but a leaf has 32 uplink ports, and every leaf needs "
+                                "a port to every spine; use pods under a core tier") == 0);
   // NVL72: scalable units of 8 racks (144 trays) on 4 rails; two tiers up to 16 units, then pods
   // of 8 units (64 racks).
   FabricPlan nvl = *fabric_plan(preset("gb200-nvl72:17"));
@@ -129,11 +133,13 @@ TEST_CASE("fabric plan: limits refuse absurd specs before anything is built, nam
   big.nodes = 2000000000;
   CHECK(plan_error(big) == "nodes: 2000000000 nodes of 8 GPUs are 16,000,000,000 GPUs, more than the limit of 1,048,576 GPUs in a cluster");
 
+  // Links are whole ports, so no link is thinner than a port: many spines are refused by the
+  // uplinks a leaf has.
   ClusterSpec thin = preset("dgx-h100:64");
   thin.fabric.spines_per_pod = 2000000;
   thin.fabric.nodes_per_pod = 32;
   e = plan_error(thin);
-  CHECK_MESSAGE((e.find("below the limit of 0.001 GB/s") != std::string::npos || e.find("more than the limit") != std::string::npos), e);
+  CHECK_MESSAGE(e.find("fabric.spines_per_pod: a pod would have 2,000,000 spines but a leaf has 32 uplink ports") == 0, e);
 
   ClusterSpec ratio = preset("dgx-h100:4");
   ratio.fabric.leaf_oversubscription = 1e300;

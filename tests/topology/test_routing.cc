@@ -2,6 +2,7 @@
 
 #include "tests/support.h"
 
+#include <map>
 #include <set>
 
 #include "topology/fabric.h"
@@ -87,18 +88,25 @@ TEST_CASE("routing: ECMP over a two-tier fat tree splits evenly over every spine
   CHECK(same_leaf.paths == 1);
   CHECK(hops_from_tier(c, same_leaf, 1).empty());
 
+  // Per port: a leaf's 32 uplinks are bundles of 4 to each spine, and 4 ports down from each.
   Route cross_su = route(c, r, "h001/gpu0", "h033/gpu0");
-  CHECK(cross_su.paths == 8);
+  CHECK(cross_su.paths == 32 * 4);
   std::vector<Hop> up = hops_from_tier(c, cross_su, 1);
-  REQUIRE(up.size() == 8);
-  for (const Hop& h : up) CHECK(h.share == doctest::Approx(1.0 / 8));
+  REQUIRE(up.size() == 32);
+  std::map<std::string, double> per_spine;
+  for (const Hop& h : up) {
+    CHECK(h.share == doctest::Approx(1.0 / 32));
+    per_spine[c.device(c.target(h.edge)).name] += h.share;
+  }
+  CHECK(per_spine.size() == 8);
+  for (auto [spine, share] : per_spine) CHECK(share == doctest::Approx(1.0 / 8));
   CHECK(share_sum(up) == doctest::Approx(1));
   CHECK(cross_su.bw_gbps == doctest::Approx(50));
   CHECK(c.device(c.source(cross_su.bottleneck)).kind != DeviceKind::switch_);
 
   // Rail-aligned: GPU0 to GPU3 crosses from rail 0 to rail 3 through the spines.
   Route cross_rail = route(c, r, "h001/gpu0", "h002/gpu3");
-  CHECK(cross_rail.paths == 8);
+  CHECK(cross_rail.paths == 32 * 4);
   CHECK(c.device(cross_rail.src_nic).name == "h001/nic0");
   // PXN: hop over NVLink to GPU3 and leave through nic3, staying on rail 3.
   Route pxn = route(c, r, "h001/gpu0", "h002/gpu3", NicPolicy::pxn);
@@ -137,11 +145,17 @@ TEST_CASE("routing: three tiers count spine x core paths and keep the cache per 
   Cluster c = *cluster_build(spec);
   Router r(c);
   Route x = route(c, r, "h001/gpu0", "h200/gpu0");
-  // 10 spines up, each to the one core of its group, down to the same spine position.
-  CHECK(x.paths == 10);
+  // 10 spines up, each to the one core of its group, down to the same spine position, in whole
+  // ports: leaf0's 32 uplinks are bundles of 4 (spines 0 and 1) or 3, and a pod's 74 spine
+  // uplinks 8 (spines 0 to 3) or 7. A spine carries its bundle's share, split over its uplinks.
   std::vector<Hop> spine_up = hops_from_tier(c, x, 2);
-  CHECK(spine_up.size() == 10);
-  for (const Hop& h : spine_up) CHECK(h.share == doctest::Approx(1.0 / 10));
+  CHECK(spine_up.size() == 74);
+  std::map<std::string, double> per_spine;
+  for (const Hop& h : spine_up) per_spine[c.device(c.source(h.edge)).name] += h.share;
+  REQUIRE(per_spine.size() == 10);
+  CHECK(per_spine["spine0"] == doctest::Approx(4.0 / 32));
+  CHECK(per_spine["spine9"] == doctest::Approx(3.0 / 32));
+  CHECK(share_sum(spine_up) == doctest::Approx(1));
   // Every GPU on rail 0 of host 1..32 shares leaf0: one cached path set per destination leaf set.
   for (int h = 1; h <= 9; ++h) route(c, r, "h00" + std::to_string(h) + "/gpu0", "h200/gpu0");
   CHECK(r.cached_switch_paths() == 1);

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "topology/cpu_models.h"
 #include "topology/gpu_models.h"
 #include "topology/units.h"
 
@@ -243,12 +244,6 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
              {base ? base->pcie_GBps : 0, base_text + " (the file gives no PCIe link speed)"}}))
     return fail("the file gives no PCIe link speed: give --pcie-rate (e.g. 63GB/s for Gen5 x16) or --base PRESET");
 
-  const double vendor_link = f.cpu_vendor == "AMD" ? kAmdXgmi_GBps : f.cpu_vendor == "Intel" ? kIntelUpi_GBps : 0;
-  if (t.cpus > 1 && !pick(&t.cpu_link_GBps, "cpu_link_rate",
-                          {{hints.cpu_link_GBps, "--cpu-link-rate"}, {vendor_link, "file: " + f.cpu_vendor + " CPUs, NCCL's " + rate_text(vendor_link)},
-                           {base ? base->cpu_link_GBps : 0, base_text}}))
-    return fail("the file gives no CPU vendor for the link between NUMA nodes: give --cpu-link-rate (e.g. 10GB/s) or --base PRESET");
-
   const std::string vendor_model = f.cpu_vendor == "AMD" ? "EPYC" : f.cpu_vendor == "Intel" ? "Xeon" : "";
   const bool base_cpu_fits = base && (vendor_model.empty() || base->cpu_model.starts_with(vendor_model));
   if (f.cores > 0 && f.cores % t.cpus == 0)
@@ -259,6 +254,15 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
     if (t.cores_per_cpu == 0 && base->cpus == t.cpus && base->cores_per_cpu > 0)
       t.cores_per_cpu = base->cores_per_cpu, note("cores_per_cpu", base_text);
   } else if (!vendor_model.empty()) t.cpu_model = vendor_model, note("cpu_model", "file: " + f.cpu_vendor + " CPUs");
+
+  // The socket link: given, else NCCL's figure for the CPU model settled on above.
+  if (t.cpus > 1 && !pick(&t.cpu_link_GBps, "cpu_link_rate", {{hints.cpu_link_GBps, "--cpu-link-rate"}})) {
+    if (t.cpu_model.empty())
+      return fail("the file gives no CPU vendor for the link between NUMA nodes: give --cpu-model (e.g. Xeon-8480C), "
+                  "--cpu-link-rate (e.g. 10GB/s) or --base PRESET");
+    if (Result<const CpuModel*> m = cpu_model_named(t.cpu_model))
+      note("cpu_link_rate", "cpu_model " + t.cpu_model + ": " + rate_text((*m)->socket_GBps) + ", " + cpu_model_source(**m));
+  }
 
   if (Result<bool> ok = node_type_check(t); !ok) return fail(ok.error());
   return out;

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "topology/fabric.h"
+#include "topology/fabric_plan.h"
 #include "topology/hostlist.h"
 #include "topology/union_find.h"
 
@@ -247,23 +249,32 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
     vertex[i] = *v;
   }
   const double nic_GBps = type.nic_gbps / 8;
-  std::vector<double> down_GBps(switches.size(), 0);
+  std::vector<int64_t> down_ports(switches.size(), 0);
   for (size_t h = 0; h < names.size(); ++h) {
     const std::vector<size_t>& leaves = leaves_of[names[h]];
     for (int n = 0; n < type.nics; ++n) {
       const size_t leaf = leaves[static_cast<size_t>(n) % leaves.size()];
       c.add_link(first_nic[h] + static_cast<VertexId>(n), vertex[leaf], LinkKind::NET, nic_GBps, HopLatency::net_us).value();
-      down_GBps[leaf] += nic_GBps;
+      ++down_ports[leaf];
     }
   }
-  // Uplinks, lowest tier first so each switch knows what is under it; a child with several
-  // parents splits its uplink among them.
-  for (size_t i : order)
-    for (size_t p : parents_of[i]) {
-      const double up = down_GBps[i] / oversubscription / static_cast<double>(parents_of[i].size());
-      c.add_link(vertex[i], vertex[p], LinkKind::NET, up, HopLatency::net_us).value();
-      down_GBps[p] += up;
+  // Uplinks, lowest tier first so each switch knows what is under it: whole ports at the NIC
+  // rate, its down ports over `oversubscription` rounded up and at least one per parent, cabled
+  // round robin over its parents as fabric.cc cables them (bundles differing by one port at most).
+  int64_t first = 0;
+  for (size_t i : order) {
+    const auto parents = static_cast<int64_t>(parents_of[i].size());
+    if (parents == 0) continue;
+    const int64_t up = std::max(parents, static_cast<int64_t>(std::ceil(static_cast<double>(down_ports[i]) / oversubscription)));
+    for (int64_t k = 0; k < parents; ++k) {
+      const size_t p = parents_of[i][static_cast<size_t>(k)];
+      for (int64_t n = ports_to(first, up, k, parents); n > 0; --n) {
+        c.add_link(vertex[i], vertex[p], LinkKind::NET, nic_GBps, HopLatency::net_us).value();
+        ++down_ports[p];
+      }
     }
+    first += up;
+  }
   if (Result<bool> ok = c.finalize(); !ok) return Error{where + ": " + ok.error()};
   return out;
 }
@@ -281,8 +292,9 @@ SlurmTopology slurm_tree_of(const Cluster& c) {
       if (d.kind == DeviceKind::nic) {
         const std::string& h = c.hosts()[static_cast<size_t>(d.host)].name;
         if (out.nodes.empty() || out.nodes.back() != h) out.nodes.push_back(h);
-      } else if (is_fabric(d.kind) && d.tier < c.device(s).tier) {
-        out.switches.push_back(d.name);
+      } else if (is_fabric(d.kind) && d.tier < c.device(s).tier &&
+                 std::find(out.switches.begin(), out.switches.end(), d.name) == out.switches.end()) {
+        out.switches.push_back(d.name);  // once per child, however many ports the bundle has
       }
     }
     t.switches.push_back(std::move(out));

@@ -56,8 +56,9 @@ struct SlurmImport {
 
 // A cluster of `type` hosts, named as in the file. Tree: each SwitchName a switch (leaves tier 1,
 // a parent one above its highest child), a host's NICs spread over the leaves that list it, and
-// every uplink as fast as what is under it divided by `oversubscription` (the file gives no rates);
-// several top switches get a root above them. Block: each block a leaf under one root.
+// a switch's uplinks whole ports at the NIC rate, its down ports over `oversubscription` rounded
+// up, spread over its parents (the file gives no rates); several top switches get a root above
+// them. Block: each block a leaf under one root.
 Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
                                          double oversubscription, const std::string& where);
 

@@ -68,7 +68,9 @@ TEST_CASE("nccl xml: Azure NDv4: four AMD NUMA nodes, bare PCI entries" * doctes
   CHECK(f.cpu_vendor == "AMD");
   const NodeType t = test::inferred(f, "dgx-a100");
   CHECK(t.cpus == 4);
-  CHECK(t.cpu_link_GBps == 16);  // NCCL's AMD figure
+  CHECK(t.cpu_model == "EPYC-7742");  // the base's, an AMD as the file says
+  CHECK(t.cpu_link_GBps == 0);         // not given: the model's
+  CHECK(node_type_socket_GBps(t) == 16);  // NCCL's AMD figure
   CHECK(t.gpus_per_pcie_switch == 2);
   CHECK(t.pcie_GBps == doctest::Approx(31.51));  // "16 GT/s" x16
 }

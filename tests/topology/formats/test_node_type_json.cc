@@ -68,6 +68,46 @@ TEST_CASE("node type json: NIC placement and NUMA nodes as written") {
   CHECK(2 * plan->links == static_cast<int64_t>(c->num_edges()));  // 6 socket links among 4 NUMA nodes counted
 }
 
+TEST_CASE("node type json: the CPU model sets the socket link, cpu_link_rate overrides it, old files read") {
+  // NCCL's figures by model: Sapphire Rapids 22 GB/s, Emerald Rapids 40, AMD 16, Grace (Arm) 6.
+  CHECK(node_type_socket_GBps(*node_type_named("pcie-l40s")) == 22);
+  CHECK(node_type_socket_GBps(*node_type_named("dgx-h100")) == 22);
+  CHECK(node_type_socket_GBps(*node_type_named("hgx-b200")) == 40);
+  CHECK(node_type_socket_GBps(*node_type_named("dgx-a100")) == 16);
+  CHECK(node_type_socket_GBps(*node_type_named("gb200-nvl72")) == 6);
+  json doc = h100_node();
+  CHECK(doc["cpu_model"] == "Xeon-8480C");
+  CHECK_FALSE(doc.contains("cpu_link_rate"));  // written only where it overrides the model's figure
+  doc["cpu_link_rate"] = "12GB/s";
+  NodeType t = *node_type_from_json(doc, "node.json");
+  CHECK(node_type_socket_GBps(t) == 12);
+  CHECK(node_type_to_json(t)["cpu_link_rate"] == "12GB/s");
+  // A file from before cpu_model decided the link: its cpu_link_rate alone, no model.
+  doc.erase("cpu_model");
+  t = *node_type_from_json(doc, "node.json");
+  CHECK(t.cpu_model.empty());
+  CHECK(node_type_socket_GBps(t) == 12);
+  CHECK_FALSE(node_type_to_json(t).contains("cpu_model"));
+  // Neither: no socket link, as such a file always meant.
+  doc.erase("cpu_link_rate");
+  CHECK(node_type_socket_GBps(*node_type_from_json(doc, "node.json")) == 0);
+}
+
+TEST_CASE("node type json: an unknown CPU model names the field and the model meant") {
+  json doc = h100_node();
+  doc["cpu_model"] = "Xeon-8408C";
+  const std::string e = load_error(doc);
+  CHECK_MESSAGE(e.find("node.json: cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'? (known: Xeon, ") == 0, e);
+  CHECK(e.find("for another CPU leave cpu_model out and give cpu_link_rate)") != std::string::npos);
+  Result<ClusterSpec> nested = recipe_from_json({{"node", doc}, {"nodes", 1}}, "lab.json");
+  REQUIRE_FALSE(nested.ok());
+  CHECK(nested.error().find("lab.json: node: cpu_model: unknown CPU model 'Xeon-8408C'") == 0);
+  doc["cpu_model"] = 7;
+  CHECK(load_error(doc).find("node.json: cpu_model: ") == 0);
+  doc["cpu_model"] = "xeon-8480c";  // names are exact, as the table spells them
+  CHECK(load_error(doc).find("did you mean 'Xeon-8480C'?") != std::string::npos);
+}
+
 TEST_CASE("node type json: malformed fields get one clear error each") {
   json doc = h100_node();
   doc["gpus"] = 0;
