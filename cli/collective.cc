@@ -44,7 +44,7 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
   j["bottleneck"] = {{"link", p.bottleneck.link},
                      {"class", std::string(to_string(p.bottleneck.kind))},
                      {"bytes", p.bottleneck.bytes},
-                     {"bw_gbps", p.bottleneck.bw_gbps}};
+                     {"bw_GBps", p.bottleneck.bw_GBps}};
   nlohmann::json cands = nlohmann::json::array();
   for (const CollectiveCandidate& c : p.candidates)
     cands.push_back({{"algorithm", c.algorithm},
@@ -58,12 +58,12 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                        {"dci_us", c.dci_us},
                        {"link_us", c.link_us},
                        {"cap_us", c.cap_us},
-                       {"cap_GBps", c.cap_gbps},
+                       {"cap_GBps", c.cap_GBps},
                        {"window_us", c.window_us},
                        {"fill_us", c.fill_us},
                        {"nccl_time_us", c.nccl_time_us},
                        {"link_bytes", c.link_bytes},
-                       {"link_GBps", c.link_gbps}}}});
+                       {"link_GBps", c.link_GBps}}}});
   j["candidates"] = cands;
   return j;
 }
@@ -82,7 +82,7 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
   if (chosen.window_us > std::max(chosen.link_us, chosen.cap_us))
     out << " (bound by what a connection holds in flight per DCI round trip)";
   out << "\n  busiest link " << p.bottleneck.link << " (" << to_string(p.bottleneck.kind) << "): "
-      << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_gbps, 1) << " GB/s effective\n";
+      << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_GBps, 1) << " GB/s effective\n";
   out << "  candidates:";
   for (size_t i = 0; i < p.candidates.size() && i < 6; ++i)
     out << (i ? ", " : " ") << p.candidates[i].algorithm << "/" << to_string(p.candidates[i].proto) << " "
@@ -127,8 +127,8 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
     out << "  " << x.algorithm << "/" << to_string(x.proto) << ": ";
     if (x.has_link)
       out << "busiest link " << c.edge_name(x.link_edge) << " (" << to_string(c.link(x.link_edge).kind) << "), "
-          << format_bytes(x.link_bytes) << " at " << format_number(x.link_gbps, 1) << " GB/s effective";
-    if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_gbps, 1) << " GB/s on the size";
+          << format_bytes(x.link_bytes) << " at " << format_number(x.link_GBps, 1) << " GB/s effective";
+    if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_GBps, 1) << " GB/s on the size";
     const char* bound = x.window_us > std::max(x.link_us, x.cap_us) ? "the DCI window (in flight per round trip)"
                         : x.cap_us > x.link_us                       ? "the channel cap"
                         : x.latency_us > x.transfer_us               ? "latency"

@@ -60,17 +60,17 @@ ClusterSummary cluster_summarize(const Cluster& c) {
       x.site_a = c.sites()[key.first];
       x.site_b = c.sites()[key.second];
       ++x.links;
-      x.GBps += l.bw_gbps;
+      x.GBps += l.bw_GBps;
       x.length_km = std::max(x.length_km, l.length_km);
       continue;
     }
     if (b.kind != DeviceKind::switch_) continue;
-    if (a.kind == DeviceKind::nic) s.injection_GBps += l.bw_gbps;
-    if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier)) tiers[b.tier].down_GBps += l.bw_gbps;
+    if (a.kind == DeviceKind::nic) s.injection_GBps += l.bw_GBps;
+    if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier)) tiers[b.tier].down_GBps += l.bw_GBps;
     if (a.kind == DeviceKind::switch_ && a.tier < b.tier) {
       TierSummary& t = tiers[a.tier];
-      t.up_GBps += l.bw_gbps;
-      t.up_port_GBps = t.up_ports == 0 || t.up_port_GBps == l.bw_gbps ? l.bw_gbps : 0;
+      t.up_GBps += l.bw_GBps;
+      t.up_port_GBps = t.up_ports == 0 || t.up_port_GBps == l.bw_GBps ? l.bw_GBps : 0;
       ++t.up_ports;
       ++bundle_ports[(uint64_t{c.source(e)} << 32) | c.target(e)];
     }
@@ -87,7 +87,7 @@ ClusterSummary cluster_summarize(const Cluster& c) {
     for (VertexId cpu : h.cpus)
       for (EdgeId e : c.out_edges(cpu))
         if (c.link(e).kind == LinkKind::SYS && c.device(c.target(e)).kind == DeviceKind::cpu)
-          socket = socket > 0 ? std::min(socket, c.link(e).bw_gbps) : c.link(e).bw_gbps;
+          socket = socket > 0 ? std::min(socket, c.link(e).bw_GBps) : c.link(e).bw_GBps;
     ++cpu_kinds[{h.cpus.empty() ? "" : c.device(h.cpus[0]).model, static_cast<int>(h.cpus.size()), socket}];
   }
   for (const auto& [kind, hosts] : cpu_kinds) {
@@ -227,7 +227,7 @@ Result<SiteLink> site_link(const Cluster& c, const std::string& from, const std:
     const Link& l = c.link(e);
     if (l.kind != LinkKind::DCI) continue;
     if (c.device(c.source(e)).site == *a && c.device(c.target(e)).site == *b) {
-      out.GBps += l.bw_gbps;
+      out.GBps += l.bw_GBps;
       out.length_km = std::max(out.length_km, l.length_km);
       ++out.links;
     }

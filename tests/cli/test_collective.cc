@@ -12,7 +12,7 @@ TEST_CASE("collective: JSON carries the fields the issue names") {
   auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"op", "bytes", "ranks", "algorithm", "protocol", "time_us", "algbw_GBps", "busbw_GBps"})
     CHECK_MESSAGE(j.contains(key), key);
-  for (const char* key : {"link", "class", "bytes", "bw_gbps"}) CHECK_MESSAGE(j["bottleneck"].contains(key), key);
+  for (const char* key : {"link", "class", "bytes", "bw_GBps"}) CHECK_MESSAGE(j["bottleneck"].contains(key), key);
   CHECK(j["ranks"] == 16);
   CHECK(j["bytes"] == 1073741824.0);
   CHECK(j["op"] == "all_reduce");
@@ -25,7 +25,7 @@ TEST_CASE("collective: a PCIe server's rings cross the socket link at NCCL's fig
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["bottleneck"]["link"] == "h001/cpu0 -> h001/cpu1");
-  CHECK(j["bottleneck"]["bw_gbps"].get<double>() == doctest::Approx(22 * 0.6));
+  CHECK(j["bottleneck"]["bw_GBps"].get<double>() == doctest::Approx(22 * 0.6));
   CHECK(j["busbw_GBps"].get<double>() == doctest::Approx(13.2).epsilon(0.01));
 }
 

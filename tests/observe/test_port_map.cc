@@ -90,7 +90,7 @@ TEST_CASE("port_map: a preset's leaf-to-spine bundle is one link per port, at th
   Result<PortLink> p = port_find(c, "leaf0:4", nullptr);
   REQUIRE(p.ok());
   CHECK(p->name == "leaf0:4 (leaf0 -> spine0)");
-  CHECK(c.link(p->tx).bw_gbps == 50);  // the line rate a counter is checked against
+  CHECK(c.link(p->tx).bw_GBps == 50);  // the line rate a counter is checked against
 }
 
 TEST_CASE("port_map: a mapping file, and its errors with file and line") {

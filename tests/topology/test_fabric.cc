@@ -73,7 +73,7 @@ std::map<std::string, int> bundles_up(const Cluster& c, const std::string& a) {
   const VertexId v = *c.find(a);
   for (EdgeId e : c.out_edges(v))
     if (c.device(c.target(e)).kind == DeviceKind::switch_ && c.device(c.target(e)).tier > c.device(v).tier) {
-      CHECK(c.link(e).bw_gbps == 50);  // every switch link one 400G port, never a fraction
+      CHECK(c.link(e).bw_GBps == 50);  // every switch link one 400G port, never a fraction
       ++out[c.device(c.target(e)).name];
     }
   return out;

@@ -55,7 +55,7 @@ TEST_CASE("slurm topology: SchedMD's three-level tree" * doctest::skip(test::ref
   int ports = 0;
   for (EdgeId e : b.cluster.out_edges(leaf))
     if (b.cluster.target(e) == group) {
-      CHECK(b.cluster.link(e).bw_gbps == 50);
+      CHECK(b.cluster.link(e).bw_GBps == 50);
       ++ports;
     }
   CHECK(ports == 20 * 8);
