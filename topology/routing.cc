@@ -429,6 +429,15 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   return out;
 }
 
+std::string routing_text(const FabricRouting& routing) {
+  static constexpr const char* kMeaning[kRoutings] = {
+      "InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost paths",
+      "RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple",
+      "InfiniBand forwarding tables: every flow to one destination on one path from each switch"};
+  return std::string(to_string(routing.mode)) + " (" + kMeaning[static_cast<size_t>(routing.mode)] + "; " +
+         (routing.source.empty() ? "the default: the cluster names no routing" : routing.source) + ")";
+}
+
 Segment Router::segment(uint32_t id) const {
   const SwitchPaths& sp = *segments_[id];
   return {&sp.hops, sp.dci_latency_us, sp.crosses_dci};

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct Route {
   double segment_share = 0;
   static constexpr uint32_t kNoSegment = UINT32_MAX;
 };
+
+// "hash (RoCE ECMP: ...; set by the cluster file)": the mode, what it means, and who said so or
+// that it is the default.
+std::string routing_text(const FabricRouting& routing);
 
 // A fabric segment: the equal-cost switch-to-switch hops from one switch to one leaf set.
 struct Segment {

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "topology/routing.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
@@ -14,6 +15,7 @@ ClusterSummary cluster_summarize(const Cluster& c) {
   ClusterSummary s;
   s.name = c.name;
   s.fabric = c.fabric_note;
+  s.routing = c.routing;
   s.hosts = static_cast<int>(c.hosts().size());
   s.sites = static_cast<int>(c.sites().size());
   std::set<int> rails;
@@ -64,6 +66,10 @@ ClusterSummary cluster_summarize(const Cluster& c) {
   return s;
 }
 
+nlohmann::json routing_json(const FabricRouting& routing) {
+  return {{"mode", std::string(to_string(routing.mode))}, {"source", routing.source.empty() ? "default" : routing.source}};
+}
+
 nlohmann::json summary_to_json(const ClusterSummary& s) {
   auto count = [&s](DeviceKind k) {
     auto it = s.devices.find(k);
@@ -72,6 +78,7 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   nlohmann::json j;
   j["name"] = s.name;
   if (!s.fabric.empty()) j["fabric"] = s.fabric;
+  j["routing"] = routing_json(s.routing);
   j["gpus"] = count(DeviceKind::gpu);
   j["hosts"] = s.hosts;
   j["nics"] = count(DeviceKind::nic);
@@ -110,6 +117,7 @@ std::string summary_to_text(const ClusterSummary& s) {
     << " scale-up domains (largest " << s.largest_domain_gpus << " GPUs), " << s.sites << " site"
     << (s.sites == 1 ? "" : "s") << "\n";
   if (!s.fabric.empty()) o << "  fabric: " << s.fabric << "\n";
+  o << "  routing: " << routing_text(s.routing) << "\n";
   o << "  devices:";
   for (auto [k, n] : s.devices) o << " " << to_string(k) << " " << n;
   o << "\n  " << count(DeviceKind::nic) << " NICs on " << s.rails << " rails, injection "

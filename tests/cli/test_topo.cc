@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -98,4 +100,43 @@ TEST_CASE("topo show: the default fabric says when it adds pods and a core tier"
   auto one = run_topoplan("topo show dgx-h100:1");
   CHECK(one.out.find("0.03:1") == std::string::npos);
   CHECK(one.out.find("not oversubscribed (uplinks for full scalable units, 3.1% of them used)") != std::string::npos);
+}
+
+namespace {
+
+// A recipe of 8 DGX H100 on leaves of their own under 2 spines, with this "routing".
+std::filesystem::path routing_recipe(const std::string& routing) {
+  auto path = topoplan::test::temp_dir("routing-" + routing) / "cluster.json";
+  std::ofstream(path) << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1, "nodes_per_pod": 0,
+    "spines_per_pod": 2, "routing": ")" << routing << "\"}}";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("topo show and export: the routing, and where it came from") {
+  auto j = nlohmann::json::parse(run_topoplan("topo show hgx-h200:1 --json").out);
+  CHECK(j["routing"] == nlohmann::json{{"mode", "adaptive"}, {"source", "default"}});
+  auto text = run_topoplan("topo show " + routing_recipe("static").string());
+  CHECK(text.out.find("  routing: static (InfiniBand forwarding tables") != std::string::npos);
+  // A graph keeps what was named and leaves a default unsaid.
+  CHECK(nlohmann::json::parse(run_topoplan("topo export dgx-h100:1 --format json").out)["routing"] == "adaptive");
+  CHECK(!nlohmann::json::parse(run_topoplan("topo export hgx-h200:1 --format json").out).contains("routing"));
+  auto dir = topoplan::test::temp_dir("routing-graph");
+  std::ofstream(dir / "g.json") << run_topoplan("topo export " + routing_recipe("hash").string() + " --format json").out;
+  CHECK(run_topoplan("topo show " + (dir / "g.json").string()).out.find("  routing: hash (") != std::string::npos);
+}
+
+TEST_CASE("topo show: a malformed routing names the field and the choices, exit 2") {
+  auto r = run_topoplan("topo show " + routing_recipe("hashed").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("fabric.routing: expected one of \"adaptive\", \"hash\", \"static\", got \"hashed\", did you mean "
+                   "'hash'?") != std::string::npos);
+  auto dir = topoplan::test::temp_dir("routing-bad-graph");
+  auto graph = nlohmann::json::parse(run_topoplan("topo export dgx-h100:1 --format json").out);
+  graph["routing"] = 7;
+  std::ofstream(dir / "g.json") << graph.dump();
+  r = run_topoplan("topo show " + (dir / "g.json").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("g.json: routing: ") != std::string::npos);
 }

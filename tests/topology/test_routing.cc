@@ -185,3 +185,13 @@ TEST_CASE("routing: only GPUs and NICs are endpoints") {
   REQUIRE_FALSE(x);
   CHECK(x.error().find("'leaf0' is a switch") != std::string::npos);
 }
+
+TEST_CASE("routing: the text names the mode and who chose it") {
+  CHECK(routing_text(test::load_cluster("hgx-h200:2").routing) ==
+        "adaptive (InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost paths; the default: "
+        "the cluster names no routing)");
+  CHECK(routing_text(test::load_cluster("dgx-h100:2").routing).ends_with(
+      "; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)"));
+  CHECK(routing_text({Routing::hash, "set by the cluster file"}) ==
+        "hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by the cluster file)");
+}
