@@ -80,10 +80,12 @@ TEST_CASE("topo path: many equal-cost paths read as one line per stage, --all li
   CHECK(r.out.find("  spine[0-31] -> core[0-63]  NET 800 GB/s, 64 links") != std::string::npos);
   CHECK(r.out.find("--all lists every hop") != std::string::npos);
   size_t lines = std::count(r.out.begin(), r.out.end(), '\n');
-  CHECK(lines == 12);
+  CHECK(lines == 13);
+  CHECK(r.out.find("\nrouting: adaptive (InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost "
+                   "paths; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)\n") != std::string::npos);
   auto all = run_topoplan("topo path dgx-h100:300 0 2000 --all");
   REQUIRE(all.exit_code == 0);
-  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 199);
+  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 200);
   CHECK(all.out.find("  leaf0 -> spine17  NET 50 GB/s  share 0.0312\n") != std::string::npos);
   // One path: every hop, as before.
   auto one = run_topoplan("topo path dgx-h100:2 0 7");
@@ -113,6 +115,27 @@ std::filesystem::path routing_recipe(const std::string& routing) {
 }
 
 }  // namespace
+
+TEST_CASE("topo path: under hash routing, each of NCCL's connections to a peer on its own path") {
+  const std::string file = routing_recipe("hash").string();
+  auto r = run_topoplan("topo path " + file + " h001/gpu0 h002/gpu0");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("\nrouting: hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set "
+                   "by the cluster file)\n") != std::string::npos);
+  CHECK(r.out.find("the 2 connections NCCL opens to a remote peer, as hash routing places them:\n") != std::string::npos);
+  CHECK(r.out.find("  connection 0: h001/nic0 -> leaf0 -> spine") != std::string::npos);
+  CHECK(r.out.find("  connection 1: h001/nic0 -> leaf0 -> spine") != std::string::npos);
+  CHECK(r.out.find("(split evenly, the most on any such link is 0.5)") != std::string::npos);
+  // The same inputs, the same bytes.
+  CHECK(run_topoplan("topo path " + file + " h001/gpu0 h002/gpu0").out == r.out);
+  auto j = nlohmann::json::parse(run_topoplan("topo path " + file + " h001/gpu0 h002/gpu0 --json").out);
+  CHECK(j["routing"]["mode"] == "hash");
+  CHECK(j["connections"].size() == 2);
+  CHECK(j["busiest_switch_link"]["even_share"] == 0.5);
+  // Adaptive: no connections, the equal-cost set alone.
+  auto fluid = run_topoplan("topo path " + routing_recipe("adaptive").string() + " h001/gpu0 h002/gpu0");
+  CHECK(fluid.out.find("connection 0") == std::string::npos);
+}
 
 TEST_CASE("topo show and export: the routing, and where it came from") {
   auto j = nlohmann::json::parse(run_topoplan("topo show hgx-h200:1 --json").out);

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
@@ -130,7 +132,7 @@ TEST_CASE("collective: a rack's NVLS has 32 heads, and across racks only the hea
   Model two("gb200-nvl72:2");
   CommGroup g = comm_group_make(two.cluster, two.router, two.cluster.gpus()).value();
   CHECK(g.nvls_heads() == 32);
-  Result<std::vector<Transfer>> tr = collective_transfers(g, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1 << 30);
+  Result<std::vector<Transfer>> tr = collective_transfers(g, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1 << 30, {});
   REQUIRE(tr.ok());
   std::set<VertexId> senders;
   for (const Transfer& x : *tr)
@@ -417,6 +419,78 @@ TEST_CASE("collective: no bigger message finishes sooner, on any preset at any s
     }
   CHECK(sweeps == static_cast<int>(node_types().size()) * 16);
   CHECK(drops == 0);
+}
+
+}  // namespace topoplan
+
+namespace topoplan {
+namespace {
+
+// Eight DGX H100, each on a leaf of its own, two spines at 12.5 GB/s a leaf (16:1 above the leaves),
+// so a connection's half of the bytes on one uplink takes longer than the whole on its NIC.
+std::string two_spine_recipe(const std::string& routing) {
+  const std::filesystem::path file = test::temp_dir("two-spine-" + routing) / "cluster.json";
+  std::ofstream(file) << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1,
+    "nodes_per_pod": 0, "spines_per_pod": 2, "leaf_oversubscription": 16, "routing": ")"
+                      << routing << "\"}}";
+  return file.string();
+}
+
+// The leaf-to-spine link each of NCCL's two connections to a remote peer climbs.
+std::vector<EdgeId> uplinks(const Model& m, VertexId a, VertexId b) {
+  std::vector<EdgeId> out;
+  for (uint32_t flow = 0; flow < 2; ++flow) {
+    Result<Route> r = m.router.route(a, b, {NicPolicy::pxn, false, flow});
+    REQUIRE(r);
+    for (const Hop& h : r->hops)
+      if (m.cluster.device(m.cluster.source(h.edge)).tier == 1 && m.cluster.device(m.cluster.target(h.edge)).tier == 2)
+        out.push_back(h.edge);
+  }
+  REQUIRE(out.size() == 2);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("collective: hash routing can put both connections on one uplink, and the send is then slower") {
+  Model hash(two_spine_recipe("hash")), fluid(two_spine_recipe("adaptive"));
+  CHECK(hash.cluster.routing.mode == Routing::hash);
+  const std::vector<VertexId>& gpus = hash.cluster.gpus();
+  // GPU g of h001 and of another host (indices g and 8h + g): the first pair whose connections
+  // collide one way, and the first whose connections take both spines both ways.
+  std::vector<int> collide, apart;
+  for (int g = 0; g < 8; ++g)
+    for (int h = 1; h < 8; ++h) {
+      const VertexId a = gpus[static_cast<size_t>(g)], b = gpus[static_cast<size_t>(8 * h + g)];
+      std::vector<EdgeId> there = uplinks(hash, a, b), back = uplinks(hash, b, a);
+      if (collide.empty() && there[0] == there[1]) collide = {g, 8 * h + g};
+      if (apart.empty() && there[0] != there[1] && back[0] != back[1]) apart = {g, 8 * h + g};
+    }
+  REQUIRE(!collide.empty());
+  REQUIRE(!apart.empty());
+
+  const double size = 1 << 30;
+  CollectivePrediction p = hash.predict(hash.request(CollectiveOp::sendrecv, size, collide));
+  CollectivePrediction q = fluid.predict(fluid.request(CollectiveOp::sendrecv, size, collide));
+  // Split evenly, each uplink takes half the bytes; hashed, one takes them all.
+  REQUIRE(p.even_bottleneck);
+  CHECK(p.bottleneck.link.find("leaf") == 0);
+  CHECK(p.bottleneck.link.find("-> spine") != std::string::npos);
+  CHECK(p.bottleneck.bytes == doctest::Approx(size));
+  CHECK(p.even_bottleneck->bytes == doctest::Approx(size / 2));
+  CHECK(p.even_bottleneck->bytes == doctest::Approx(q.bottleneck.bytes));
+  CHECK(!q.even_bottleneck);
+  CHECK(p.transfer_us == doctest::Approx(2 * q.transfer_us));
+  CHECK(p.time_us > q.time_us);
+  CHECK(p.candidates.front().even_link_us == doctest::Approx(q.candidates.front().link_us));
+
+  // Connections that keep apart load the uplinks as the even split does.
+  CollectivePrediction even = hash.predict(hash.request(CollectiveOp::sendrecv, size, apart));
+  CHECK(even.time_us == doctest::Approx(fluid.predict(fluid.request(CollectiveOp::sendrecv, size, apart)).time_us));
+
+  // An all_reduce over all 64 GPUs runs on the hashed loads too, and never beats the even split.
+  CHECK(hash.predict(hash.request(CollectiveOp::all_reduce, size)).time_us >=
+        fluid.predict(fluid.request(CollectiveOp::all_reduce, size)).time_us);
 }
 
 }  // namespace topoplan
