@@ -60,9 +60,9 @@ void print_text(std::ostream& out, const Options& o, const std::vector<Calibrati
   TextTable classes({A::left, A::right, A::right, A::right, A::right, A::right, A::right});
   classes.add({"class", "series", "line rate", "efficiency", "effective", "latency per call", "measured α, β"}, "  ");
   for (const ClassFit& c : fit.classes)
-    classes.add({calibration_class_name(c.cls), std::to_string(c.series), format_number(c.line_gbps, 1) + " GB/s",
+    classes.add({calibration_class_name(c.cls), std::to_string(c.series), format_number(c.line_GBps, 1) + " GB/s",
                  format_number(c.efficiency_before, 3) + " -> " + format_number(c.efficiency_after, 4) + (c.clamped ? " (limit)" : ""),
-                 format_number(c.line_gbps * c.efficiency_after, 2) + " GB/s", format_duration(c.latency_us * 1e-6),
+                 format_number(c.line_GBps * c.efficiency_after, 2) + " GB/s", format_duration(c.latency_us * 1e-6),
                  format_duration(c.alpha_us * 1e-6) + ", " + format_number(c.beta_GBps, 2) + " GB/s"},
                 "  ");
   out << classes.str() << "\n";
@@ -102,10 +102,10 @@ nlohmann::json to_json(const Options& o, const std::vector<CalibrationSeries>& s
     classes.push_back({{"class", calibration_class_name(c.cls)},
                        {"series", c.series},
                        {"bandwidth_series", c.bandwidth_series},
-                       {"line_gbps", c.line_gbps},
+                       {"line_GBps", c.line_GBps},
                        {"efficiency_before", c.efficiency_before},
                        {"efficiency_after", c.efficiency_after},
-                       {"effective_gbps", c.line_gbps * c.efficiency_after},
+                       {"effective_GBps", c.line_GBps * c.efficiency_after},
                        {"latency_us", c.latency_us},
                        {"measured", {{"alpha_us", c.alpha_us}, {"beta_GBps", c.beta_GBps}}},
                        {"clamped", c.clamped}});

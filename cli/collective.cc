@@ -43,7 +43,7 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                       {"busbw_GBps", p.busbw_GBps},
                       {"channel_bound", p.channel_bound}};
   auto bottleneck = [](const CollectivePrediction::Bottleneck& b) {
-    return nlohmann::json{{"link", b.link}, {"class", std::string(to_string(b.kind))}, {"bytes", b.bytes}, {"bw_gbps", b.bw_gbps}};
+    return nlohmann::json{{"link", b.link}, {"class", std::string(to_string(b.kind))}, {"bytes", b.bytes}, {"bw_GBps", b.bw_GBps}};
   };
   j["routing"] = routing_json(p.routing);
   j["bottleneck"] = bottleneck(p.bottleneck);
@@ -61,12 +61,12 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                        {"dci_us", c.dci_us},
                        {"link_us", c.link_us},
                        {"cap_us", c.cap_us},
-                       {"cap_GBps", c.cap_gbps},
+                       {"cap_GBps", c.cap_GBps},
                        {"window_us", c.window_us},
                        {"fill_us", c.fill_us},
                        {"nccl_time_us", c.nccl_time_us},
                        {"link_bytes", c.link_bytes},
-                       {"link_GBps", c.link_gbps},
+                       {"link_GBps", c.link_GBps},
                        {"even_link_us", c.even_link_us}}}});
   j["candidates"] = cands;
   return j;
@@ -86,7 +86,7 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
   if (chosen.window_us > std::max(chosen.link_us, chosen.cap_us))
     out << " (bound by what a connection holds in flight per DCI round trip)";
   out << "\n  busiest link " << p.bottleneck.link << " (" << to_string(p.bottleneck.kind) << "): "
-      << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_gbps, 1) << " GB/s effective\n";
+      << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_GBps, 1) << " GB/s effective\n";
   out << "  routing: " << routing_text(p.routing) << "\n";
   if (p.even_bottleneck)
     out << "  split evenly instead (what " << to_string(p.routing.mode) << " routing gives on average), the busiest link would be "
@@ -138,8 +138,8 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
     out << "  " << x.algorithm << "/" << to_string(x.proto) << ": ";
     if (x.has_link)
       out << "busiest link " << c.edge_name(x.link_edge) << " (" << to_string(c.link(x.link_edge).kind) << "), "
-          << format_bytes(x.link_bytes) << " at " << format_number(x.link_gbps, 1) << " GB/s effective";
-    if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_gbps, 1) << " GB/s on the size";
+          << format_bytes(x.link_bytes) << " at " << format_number(x.link_GBps, 1) << " GB/s effective";
+    if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_GBps, 1) << " GB/s on the size";
     const char* bound = x.window_us > std::max(x.link_us, x.cap_us) ? "the DCI window (in flight per round trip)"
                         : x.cap_us > x.link_us                       ? "the channel cap"
                         : x.latency_us > x.transfer_us               ? "latency"

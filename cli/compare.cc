@@ -57,7 +57,7 @@ void print_text(std::ostream& out, const Cluster& c, const Options& o, const Com
     out << "\nsuspects (links the slow groups cross):\n";
     for (const Suspect& s : cmp.suspects)
       out << "  " << c.edge_name(s.edge) << " (" << to_string(c.link(s.edge).kind) << ", "
-          << format_number(c.link(s.edge).bw_gbps, 1) << " GB/s): " << s.slow_groups << " slow groups\n";
+          << format_number(c.link(s.edge).bw_GBps, 1) << " GB/s): " << s.slow_groups << " slow groups\n";
   }
 }
 

@@ -36,7 +36,7 @@ nlohmann::json route_json(const Cluster& c, const Route& r) {
     hop["share"] = h.share;
     hops.push_back(std::move(hop));
   }
-  return {{"class", std::string(to_string(r.path_class))}, {"bw_gbps", r.bw_gbps}, {"paths", r.paths}, {"hops", hops}};
+  return {{"class", std::string(to_string(r.path_class))}, {"bw_GBps", r.bw_GBps}, {"paths", r.paths}, {"hops", hops}};
 }
 
 nlohmann::json group_json(const Cluster& c, const GroupExplanation& g) {
@@ -110,11 +110,11 @@ void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g,
       << " with every group running\n";
   if (g.has_slowest)
     out << "  slowest link: " << c.edge_name(g.slowest) << " (" << to_string(c.link(g.slowest).kind) << ", "
-        << format_number(c.link(g.slowest).bw_gbps, 2) << " GB/s): " << format_number(100 * g.behind_share, 0)
+        << format_number(c.link(g.slowest).bw_GBps, 2) << " GB/s): " << format_number(100 * g.behind_share, 0)
         << "% of each call drains it\n";
   for (const PairPath& p : g.paths) {
     out << "  path rank " << p.from_rank << " -> rank " << p.to_rank << ": " << to_string(p.route.path_class) << ", "
-        << format_number(p.route.bw_gbps, 2) << " GB/s";
+        << format_number(p.route.bw_GBps, 2) << " GB/s";
     if (p.count > 1) out << " (and " << p.count - 1 << (p.count == 2 ? " more pair" : " more pairs") << " alike)";
     out << "\n";
     std::istringstream hops(route_text(c, p.route, false));
@@ -202,11 +202,11 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
       for (const auto& p : l->phases)
         phases.push_back({{"phase", p.phase}, {"busy_s", p.busy_s}, {"duration_s", p.duration_s}, {"utilization", p.utilization}});
       j["link"] = {{"name", c.edge_name(l->edge)}, {"kind", std::string(to_string(c.link(l->edge).kind))},
-                   {"bw_gbps", c.link(l->edge).bw_gbps}, {"uses", uses}, {"phases", phases}};
+                   {"bw_GBps", c.link(l->edge).bw_GBps}, {"uses", uses}, {"phases", phases}};
       out << j.dump(2) << "\n";
       return done({"", 0, l->edge});
     }
-    out << c.edge_name(l->edge) << " (" << to_string(c.link(l->edge).kind) << ", " << format_number(c.link(l->edge).bw_gbps, 2)
+    out << c.edge_name(l->edge) << " (" << to_string(c.link(l->edge).kind) << ", " << format_number(c.link(l->edge).bw_GBps, 2)
         << " GB/s) per step:\n";
     if (l->uses.empty()) out << "  no collective of the job crosses it\n";
     for (const LinkExplanation::Use& u : l->uses)

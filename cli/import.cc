@@ -111,7 +111,7 @@ Result<NodeHints> hints_of(const Options& o, const std::string& default_name, No
                                rate_option("--cpu-link-rate", o.cpu_link_rate, &hints.cpu_link_GBps),
                                rate_option("--nvlink-rate", o.nvlink_rate, &hints.nvlink_lane_GBps)})
     if (!e.empty()) return Error{e};
-  hints.nic_gbps = nic_GBps * 8;
+  hints.nic_gbit_s = nic_GBps * 8;
   return hints;
 }
 

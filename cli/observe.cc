@@ -221,12 +221,12 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
         }
       nlohmann::json verdicts = nlohmann::json::array();
       for (LinkVerdict v : r.verdicts) verdicts.push_back(std::string(to_string(v)));
-      const std::optional<double> observed_gbps = r.observed_GBps ? std::optional<double>(*r.observed_GBps * 8) : std::nullopt;
+      const std::optional<double> observed_gbit_s = r.observed_GBps ? std::optional<double>(*r.observed_GBps * 8) : std::nullopt;
       j["links"].push_back({{"link", c.edge_name(r.edge)}, {"port", r.port}, {"counter", r.counter},
                             {"direction", r.transmit ? "tx" : "rx"}, {"where", r.where}, {"window_s", r.window_s},
-                            {"capacity_gbps", r.capacity_GBps * 8}, {"observed_gbps", opt_json(observed_gbps)},
-                            {"predicted_gbps", r.predicted_GBps * 8}, {"ratio", opt_json(r.ratio())},
-                            {"predicted_peak_gbps", r.predicted_peak_GBps * 8},
+                            {"capacity_gbit_s", r.capacity_GBps * 8}, {"observed_gbit_s", opt_json(observed_gbit_s)},
+                            {"predicted_gbit_s", r.predicted_GBps * 8}, {"ratio", opt_json(r.ratio())},
+                            {"predicted_peak_gbit_s", r.predicted_peak_GBps * 8},
                             {"peak_phase", r.predicted_peak_GBps > 0 ? nlohmann::json(std::string(phase_window_name(r.peak_phase))) : nlohmann::json(nullptr)},
                             {"discards", opt_json(r.discards)}, {"errors", opt_json(r.errors)}, {"wait", opt_json(r.wait)},
                             {"pause", opt_json(r.pause)}, {"ecn_marked", opt_json(r.ecn_marked)},

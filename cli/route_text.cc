@@ -38,7 +38,7 @@ std::string range_text(double lo, double hi, int decimals) {
 
 std::string hop_line(const Cluster& c, const Hop& h) {
   const Link& l = c.link(h.edge);
-  std::string s = "  " + c.edge_name(h.edge) + "  " + std::string(to_string(l.kind)) + " " + format_number(l.bw_gbps, 2) + " GB/s";
+  std::string s = "  " + c.edge_name(h.edge) + "  " + std::string(to_string(l.kind)) + " " + format_number(l.bw_GBps, 2) + " GB/s";
   if (h.share < 1) s += "  share " + format_number(h.share, 4);
   return s + "\n";
 }
@@ -81,8 +81,8 @@ std::string route_text(const Cluster& c, const Route& r, bool all) {
       from.insert(c.device(c.source(h->edge)).name);
       to.insert(c.device(c.target(h->edge)).name);
       kinds.insert(std::string(to_string(l.kind)));
-      bw_lo = std::min(bw_lo, l.bw_gbps);
-      bw_hi = std::max(bw_hi, l.bw_gbps);
+      bw_lo = std::min(bw_lo, l.bw_GBps);
+      bw_hi = std::max(bw_hi, l.bw_GBps);
       share_lo = std::min(share_lo, h->share);
       share_hi = std::max(share_hi, h->share);
     }

@@ -109,7 +109,7 @@ nlohmann::json route_json(const Cluster& c, const Route& r) {
   j["src"] = c.device(r.src).name;
   j["dst"] = c.device(r.dst).name;
   j["class"] = std::string(to_string(r.path_class));
-  j["bw_gbps"] = r.bw_gbps;
+  j["bw_GBps"] = r.bw_GBps;
   j["latency_us"] = r.latency_us;
   j["paths"] = r.paths;
   if (!r.hops.empty()) j["bottleneck"] = c.edge_name(r.bottleneck);
@@ -121,7 +121,7 @@ nlohmann::json route_json(const Cluster& c, const Route& r) {
     j["hops"].push_back({{"from", c.device(c.source(h.edge)).name},
                          {"to", c.device(c.target(h.edge)).name},
                          {"kind", std::string(to_string(l.kind))},
-                         {"bw_gbps", l.bw_gbps},
+                         {"bw_GBps", l.bw_GBps},
                          {"latency_us", l.latency_us},
                          {"share", h.share}});
   }
@@ -153,7 +153,7 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
   }
   out << c->device(*a).name << " -> " << c->device(*b).name << ": " << to_string(r->path_class);
   if (!r->hops.empty())
-    out << ", bottleneck " << format_number(r->bw_gbps, 2) << " GB/s at " << c->edge_name(r->bottleneck);
+    out << ", bottleneck " << format_number(r->bw_GBps, 2) << " GB/s at " << c->edge_name(r->bottleneck);
   out << ", latency " << format_number(r->latency_us, 2) << " us";
   if (r->paths > 1) out << ", " << format_number(r->paths, 0) << " equal-cost paths";
   out << "\nrouting: " << routing_text(c->routing) << "\n" << route_text(*c, *r, o.all);

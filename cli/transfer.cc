@@ -111,19 +111,19 @@ int run_beside_job(const Options& o, double bytes, std::optional<Recurring> ever
       j["directions"].push_back({{"from", c.sites()[static_cast<size_t>(x.from_site)]},
                                  {"to", c.sites()[static_cast<size_t>(x.to_site)]},
                                  {"links", x.edges.size()},
-                                 {"capacity_gbps", x.capacity_GBps * 8},
-                                 {"background_gbps", x.background_GBps * 8},
+                                 {"capacity_gbit_s", x.capacity_GBps * 8},
+                                 {"background_gbit_s", x.background_GBps * 8},
                                  {"job_bytes_per_step", x.job_bytes_per_step},
-                                 {"job_avg_gbps", x.job_avg_GBps * 8},
-                                 {"job_phase_gbps", phases},
-                                 {"job_peak_gbps", x.job_peak_GBps * 8},
+                                 {"job_avg_gbit_s", x.job_avg_GBps * 8},
+                                 {"job_phase_gbit_s", phases},
+                                 {"job_peak_gbit_s", x.job_peak_GBps * 8},
                                  {"job_peak_phase", x.job_peak_GBps > 0 ? nlohmann::json(std::string(phase_window_name(x.peak_phase))) : nlohmann::json(nullptr)},
-                                 {"spare_avg_gbps", x.spare_avg_GBps() * 8},
-                                 {"spare_peak_gbps", x.spare_peak_GBps() * 8}});
+                                 {"spare_avg_gbit_s", x.spare_avg_GBps() * 8},
+                                 {"spare_peak_gbit_s", x.spare_peak_GBps() * 8}});
     }
-    j["on_spare"] = {{"rate_gbps", d.spare_avg_GBps() * 8}, {"seconds", seconds_json(spare_s)}};
+    j["on_spare"] = {{"rate_gbit_s", d.spare_avg_GBps() * 8}, {"seconds", seconds_json(spare_s)}};
     j["taking_share"] = {{"share", o.share},
-                         {"rate_gbps", take_GBps * 8},
+                         {"rate_gbit_s", take_GBps * 8},
                          {"seconds", seconds_json(take_s)},
                          {"job_step_s", slowed->step_s},
                          {"job_slowdown", slowdown},
@@ -229,7 +229,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!(t->seconds <= limits::kMaxSeconds))
       return fail(err, "moving " + format_bytes(*bytes) + " at " + format_rate_gbit(rate_GBps * o.efficiency) +
                            " would take more than 1000 years; check --size and the rate");
-    j["rate_gbps"] = rate_GBps * 8;
+    j["rate_gbit_s"] = rate_GBps * 8;
     j["seconds"] = t->seconds;
     j["propagation_s"] = t->propagation_s;
   }
@@ -239,15 +239,15 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
                   {"share_of_capacity", every->share_of_capacity},
                   {"finishes_before_next", t->seconds <= every->period_s}};
   }
-  double deadline_s = 0, need_gbps = 0;
+  double deadline_s = 0, need_gbit_s = 0;
   if (!o.deadline.empty()) {
     Result<double> d = parse_duration_s(o.deadline);
     if (!d) return fail(err, "--deadline: " + d.error());
     deadline_s = *d;
-    need_gbps = transfer_required_gbps(*bytes, deadline_s, o.efficiency, length_km);
-    if (need_gbps <= 0) return fail(err, "--deadline: shorter than the propagation delay alone");
+    need_gbit_s = transfer_required_gbit_s(*bytes, deadline_s, o.efficiency, length_km);
+    if (need_gbit_s <= 0) return fail(err, "--deadline: shorter than the propagation delay alone");
     j["deadline_s"] = deadline_s;
-    j["required_gbps"] = need_gbps;
+    j["required_gbit_s"] = need_gbit_s;
   }
   if (o.json) {
     out << j.dump(2) << "\n";
@@ -262,7 +262,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       out << "  includes propagation " << format_duration(t->propagation_s) << " over " << format_number(length_km, 1)
           << " km\n";
     if (deadline_s > 0)
-      out << "  to finish within " << format_duration(deadline_s) << ": " << format_rate_gbit(need_gbps / 8)
+      out << "  to finish within " << format_duration(deadline_s) << ": " << format_rate_gbit(need_gbit_s / 8)
           << " line rate needed\n";
     if (every)
       out << "  every " << format_duration(every->period_s) << ": " << format_number(100 * every->share_of_capacity, 2)
@@ -270,7 +270,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
           << " before the next one\n";
   } else {
     out << format_bytes(*bytes) << efficiency << " within " << format_duration(deadline_s) << ": "
-        << format_rate_gbit(need_gbps / 8) << " line rate needed\n";
+        << format_rate_gbit(need_gbit_s / 8) << " line rate needed\n";
   }
   return kExitOk;
 }

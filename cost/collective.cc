@@ -141,12 +141,12 @@ NcclHw hw_for(PathClass c) {
 
 // What NCCL's channels can push (algorithm bandwidth, GB/s) on a communicator whose graphs have
 // unbounded links: the tuning table's per-channel caps, and for NVLS tree what one head's channel
-// carries (per_channel_max_nvls_tree_bw_gbps, a busbw, times the heads).
-double channel_cap_gbps(const NcclTuning& t, const NcclComm& uncapped, CollectiveOp op, NcclAlgo a, NcclProto p) {
-  double cap = nccl_estimate(t, uncapped, op, a, p).bandwidth_gbps;
+// carries (per_channel_max_nvls_tree_bw_GBps, a busbw, times the heads).
+double channel_cap_GBps(const NcclTuning& t, const NcclComm& uncapped, CollectiveOp op, NcclAlgo a, NcclProto p) {
+  double cap = nccl_estimate(t, uncapped, op, a, p).bandwidth_GBps;
   if (a == NcclAlgo::nvls_tree) {
     const int arch = static_cast<int>(gpu_arch_from_compute_capability(uncapped.compute_capability));
-    const double per_head = t.per_channel_max_nvls_tree_bw_gbps[arch][nccl_node_scale(uncapped.n_nodes)];
+    const double per_head = t.per_channel_max_nvls_tree_bw_GBps[arch][nccl_node_scale(uncapped.n_nodes)];
     const int heads = uncapped.graphs[static_cast<size_t>(NcclAlgo::nvls)].n_channels;
     if (per_head > 0 && heads > 0) cap = std::min(cap, heads * per_head / nccl_busbw_factor(op, uncapped.n_ranks));
   }
@@ -165,9 +165,9 @@ NvlsStageRates nvls_stage_rates(const Cluster& c, const Calibration& cal, const 
     for (size_t h : node.nvls_heads) {
       double nvlink = 0, nic = 0;
       for (EdgeId e : c.out_edges(node.gpus[h]))
-        if (c.target(e) == node.nvswitch) nvlink = c.link(e).bw_gbps * cal.multimem_efficiency(c, e);
+        if (c.target(e) == node.nvswitch) nvlink = c.link(e).bw_GBps * cal.multimem_efficiency(c, e);
       for (EdgeId e : c.out_edges(node.gpu_nics[h]))
-        if (c.link(e).kind == LinkKind::NET) nic = std::max(nic, c.link(e).bw_gbps * cal.copy_efficiency(c, e));
+        if (c.link(e).kind == LinkKind::NET) nic = std::max(nic, c.link(e).bw_GBps * cal.copy_efficiency(c, e));
       out.nvlink_GBps = first ? nvlink : std::min(out.nvlink_GBps, nvlink);
       out.nic_GBps = first ? nic : std::min(out.nic_GBps, nic);
       first = false;
@@ -223,7 +223,7 @@ Result<bool> CollectiveModel::prepare(const CollectiveRequest& req) {
   p->comm = comm_group_nccl(tuning_, cluster_, p->group);
   p->comm_uncapped = p->comm;
   if (p->comm.nvls_support && p->group.nodes.size() > 1) p->nvls_stages = nvls_stage_rates(cluster_, cal_, p->group);
-  for (NcclGraph& graph : p->comm_uncapped.graphs) graph.bw_intra_gbps = graph.bw_inter_gbps = 1e12;
+  for (NcclGraph& graph : p->comm_uncapped.graphs) graph.bw_intra_GBps = graph.bw_inter_GBps = 1e12;
   std::vector<NcclAlgo> algos(std::begin(kAlgos), std::end(kAlgos));
   if (point_to_point(req.op)) algos = {NcclAlgo::ring};  // one pattern; the name is the op's
   for (NcclAlgo a : algos) {
@@ -302,7 +302,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         c.has_link = true;
         c.link_edge = prof.peak.edge;
         c.link_bytes = prof.peak.bytes * bytes;
-        c.link_gbps = prof.peak.effective_gbps;
+        c.link_GBps = prof.peak.effective_GBps;
       }
       bool channel_bound = false;
       if (point_to_point(req.op)) {
@@ -332,11 +332,11 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         const bool per_channel_cap = (prof.algo == NcclAlgo::ring && proto == NcclProto::ll128) ||
                                      (prof.algo == NcclAlgo::tree && proto != NcclProto::ll);
         const double used = per_channel_cap ? channels / std::max(p.comm.n_channels, 1) : 1.0;
-        const double cap_gbps = channel_cap_gbps(t, p.comm_uncapped, req.op, prof.algo, proto) * used;
-        double cap_us = cap_gbps < 1e9 ? bytes / (1000.0 * cap_gbps * correction) : 0;
+        const double cap_GBps = channel_cap_GBps(t, p.comm_uncapped, req.op, prof.algo, proto) * used;
+        double cap_us = cap_GBps < 1e9 ? bytes / (1000.0 * cap_GBps * correction) : 0;
         c.link_us = bw_us;
         c.cap_us = cap_us;
-        c.cap_gbps = cap_us > 0 ? cap_gbps * correction : 0;
+        c.cap_GBps = cap_us > 0 ? cap_GBps * correction : 0;
         c.nccl_time_us = nccl_time_us(t, p.comm, req.op, prof.algo, proto, bytes);
         c.window_us = window_us(prof.algo, proto, channels);
         channel_bound = cap_us > std::max(bw_us, c.window_us);
@@ -415,7 +415,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   out.routing = cluster_.routing;
   auto bottleneck = [&](const LinkLoad::Peak& pk) {
     return CollectivePrediction::Bottleneck{pk.edge, cluster_.edge_name(pk.edge), cluster_.link(pk.edge).kind, pk.bytes * bytes,
-                                            pk.effective_gbps};
+                                            pk.effective_GBps};
   };
   if (best.profile->peak.any) out.bottleneck = bottleneck(best.profile->peak);
   if (even_ && best.profile->even_peak.any) out.even_bottleneck = bottleneck(best.profile->even_peak);

@@ -40,13 +40,13 @@ struct CollectiveCandidate {
   double overhead_us = 0;      // the calibration's launch and per-class latency
   double link_us = 0;          // the busiest link at its effective bandwidth, protocol factor applied
   double cap_us = 0;           // NCCL's per-channel cap; 0 where none applies
-  double cap_gbps = 0;         // that cap's bus bandwidth
+  double cap_GBps = 0;         // that cap's bus bandwidth
   double window_us = 0;        // a connection across a DCI link at its window per round trip; 0 without
   double fill_us = 0;          // pipeline fill: a Simple chain's, NVLS's chunk hand-offs
   double nccl_time_us = -1;    // NCCL's own estimate, what its tuner picks by (-1: p2p, not tuned)
   bool has_link = false;
   EdgeId link_edge = 0;        // the busiest link
-  double link_bytes = 0, link_gbps = 0;  // its bytes and effective bandwidth
+  double link_bytes = 0, link_GBps = 0;  // its bytes and effective bandwidth
   // Under hash or static routing, link_us were every connection split evenly over the equal-cost
   // paths (what hashing gives on average); 0 under adaptive routing, where that is link_us.
   double even_link_us = 0;
@@ -74,7 +74,7 @@ struct CollectivePrediction {
     std::string link;  // "h001/gpu0 -> h001/nvswitch"
     LinkKind kind = LinkKind::NVL;
     double bytes = 0;
-    double bw_gbps = 0;  // effective, GB/s
+    double bw_GBps = 0;  // effective, GB/s
   } bottleneck;  // as routed: under hash routing the worst link the hash made
   // Under hash or static routing, the busiest link were the bytes split evenly over the
   // equal-cost paths: the expected one beside the routed worst. Empty under adaptive routing.

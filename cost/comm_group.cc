@@ -39,7 +39,7 @@ Search search(const std::vector<double>& speeds, double gpu_bw, const std::vecto
 double nic_bw(const Cluster& c, VertexId nic) {
   double bw = 0;
   for (EdgeId e : c.out_edges(nic))
-    if (c.link(e).kind == LinkKind::NET) bw += c.link(e).bw_gbps;
+    if (c.link(e).kind == LinkKind::NET) bw += c.link(e).bw_GBps;
   return bw;
 }
 
@@ -140,13 +140,13 @@ NcclGraph nvls_graph(const std::vector<double>& speeds, double gpu_bw, int local
       for (double b : head_nic_bws) nics += b + eps >= s;
       k = std::min(k, nics);
     }
-    if (k >= min_channels && (k > best.n_channels || k * s > best.n_channels * best.bw_inter_gbps + eps)) {
+    if (k >= min_channels && (k > best.n_channels || k * s > best.n_channels * best.bw_inter_GBps + eps)) {
       best.n_channels = k;
-      best.bw_intra_gbps = best.bw_inter_gbps = s;
+      best.bw_intra_GBps = best.bw_inter_GBps = s;
       found = i;
     }
     if (best.n_channels == heads) break;  // PERFECT: every head has its channel
-    if (best.n_channels > 0 && (i + 1 >= speeds.size() || speeds[i + 1] / best.bw_inter_gbps <= 0.49)) break;
+    if (best.n_channels > 0 && (i + 1 >= speeds.size() || speeds[i + 1] / best.bw_inter_GBps <= 0.49)) break;
   }
   if (found == speeds.size()) return NcclGraph{};
   // Pass 2: the same channels with a faster bwInter, as far as the slowest NIC in use allows.
@@ -156,8 +156,8 @@ NcclGraph nvls_graph(const std::vector<double>& speeds, double gpu_bw, int local
     std::sort(fast.rbegin(), fast.rend());
     nic_limit = fast[static_cast<size_t>(best.n_channels) - 1];
   }
-  for (size_t j = found; j > 0 && best.bw_inter_gbps < 2 * best.bw_intra_gbps && speeds[j - 1] <= nic_limit + eps; --j)
-    best.bw_inter_gbps = speeds[j - 1];
+  for (size_t j = found; j > 0 && best.bw_inter_GBps < 2 * best.bw_intra_GBps && speeds[j - 1] <= nic_limit + eps; --j)
+    best.bw_inter_GBps = speeds[j - 1];
   best.intra_nvlink = true;
   return best;
 }
@@ -173,7 +173,7 @@ Bonds bonds_of(const Cluster& c, const CommNode& node, int cc) {
       auto j = std::find(node.gpus.begin(), node.gpus.end(), c.target(e));
       if (j == node.gpus.end()) continue;
       if (bonds.empty()) bonds.assign(node.gpus.size(), std::vector<int>(node.gpus.size()));
-      bonds[i][static_cast<size_t>(j - node.gpus.begin())] = lane > 0 ? std::max(1, static_cast<int>(std::lround(c.link(e).bw_gbps / lane))) : 1;
+      bonds[i][static_cast<size_t>(j - node.gpus.begin())] = lane > 0 ? std::max(1, static_cast<int>(std::lround(c.link(e).bw_GBps / lane))) : 1;
     }
   return bonds;
 }
@@ -260,7 +260,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     VertexId nvs = kNoVertex;
     for (EdgeId e : c.out_edges(v))
       if (c.link(e).kind == LinkKind::NVL && c.device(c.target(e)).kind == DeviceKind::nvswitch) {
-        nvl += c.link(e).bw_gbps;
+        nvl += c.link(e).bw_GBps;
         nvs = c.target(e);
       }
     // One NVSwitch per node: a GPU without one, or on another, means no NVLS.
@@ -318,9 +318,9 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   double gpu_bw = 0;
   if (g.nvswitch) {
     double lanes = std::round(g.nvlink_GBps / nvlink_lane_GBps(cc));
-    gpu_bw = lanes * t.nvlink_bw_gbps(cc);
+    gpu_bw = lanes * t.nvlink_bw_GBps(cc);
   } else if (g.mesh_rings > 0) {
-    gpu_bw = g.mesh_rings * t.nvlink_bw_gbps(cc);  // each ring one link's speed
+    gpu_bw = g.mesh_rings * t.nvlink_bw_GBps(cc);  // each ring one link's speed
   } else {
     gpu_bw = t.pci_bw;
   }
@@ -331,11 +331,11 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
     for (VertexId nic : thin.nics) nic_bws.push_back(nic_bw(c, nic));
   }
   const size_t list = speed_list(cc);
-  const auto& speeds = comm.n_nodes > 1 ? t.search_speeds_inter_gbps[list] : t.search_speeds_intra_gbps[list];
+  const auto& speeds = comm.n_nodes > 1 ? t.search_speeds_inter_GBps[list] : t.search_speeds_intra_GBps[list];
   // One GPU alone has no ring to search; NCCL still runs one channel per... one local copy.
   // A mesh node alone runs the rings it packs at one link's speed; across nodes the NICs decide.
   Search s = g.size() == 1                        ? Search{1, gpu_bw}
-             : g.mesh_rings > 0 && nic_bws.empty() ? Search{std::min(g.mesh_rings, t.ring_graph_max_channels), t.nvlink_bw_gbps(cc)}
+             : g.mesh_rings > 0 && nic_bws.empty() ? Search{std::min(g.mesh_rings, t.ring_graph_max_channels), t.nvlink_bw_GBps(cc)}
                                                    : search(speeds, gpu_bw, nic_bws, t.ring_graph_max_channels);
   if (s.channels == 0) s = {1, std::min(gpu_bw, nic_bws.empty() ? gpu_bw : nic_bws[0])};
   // search.cc ncclTopoDupChannels (2.25.1): fast channels split in two, except past SM80 (ccMin >
@@ -346,7 +346,7 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   }
   NcclGraph ring;
   ring.n_channels = s.channels;
-  ring.bw_intra_gbps = ring.bw_inter_gbps = s.bw;
+  ring.bw_intra_GBps = ring.bw_inter_GBps = s.bw;
   ring.intra_nvlink = g.intra <= PathClass::NVB;
   comm.graphs[static_cast<size_t>(NcclAlgo::ring)] = ring;
   comm.graphs[static_cast<size_t>(NcclAlgo::tree)] = ring;

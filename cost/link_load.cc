@@ -33,10 +33,10 @@ void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
     loaded_.push_back(e);
   }
   const Link& l = router_.cluster().link(e);
-  double gbps = l.bw_gbps * efficiency(e, mode);
-  if (share_) gbps *= share_->at(e);
+  double GBps = l.bw_GBps * efficiency(e, mode);
+  if (share_) GBps *= share_->at(e);
   bytes_[e] += bytes;
-  busy_us_[e] += bytes / (1000.0 * gbps);
+  busy_us_[e] += bytes / (1000.0 * GBps);
   if (levels_) level_bytes_[(*levels_)[e]] += bytes;  // GB/s = 1e3 bytes per microsecond
 }
 
@@ -163,7 +163,7 @@ LinkLoad::Peak LinkLoad::busiest() const {
     }
   if (p.any) {
     p.bytes = bytes_[p.edge];
-    p.effective_gbps = p.bytes / (1000.0 * p.busy_us);
+    p.effective_GBps = p.bytes / (1000.0 * p.busy_us);
   }
   return p;
 }

@@ -75,7 +75,7 @@ class LinkLoad {
   struct Peak {
     bool any = false;
     EdgeId edge = 0;
-    double bytes = 0, busy_us = 0, effective_gbps = 0;
+    double bytes = 0, busy_us = 0, effective_GBps = 0;
   };
   // The link that takes longest to drain; ties to the lower edge id, so reports are stable.
   Peak busiest() const;

@@ -45,8 +45,8 @@ LinkShare LinkShare::fair(const Cluster& c, const std::vector<double>& host_weig
       const VertexId below = c.target(e);
       const Device& d = c.device(below);
       if (d.kind == DeviceKind::nic) {
-        total[v] += c.link(e).bw_gbps;
-        job[v] += c.link(e).bw_gbps * host_weight[static_cast<size_t>(d.host)];
+        total[v] += c.link(e).bw_GBps;
+        job[v] += c.link(e).bw_GBps * host_weight[static_cast<size_t>(d.host)];
       } else if (is_fabric(d.kind) && d.tier < c.device(v).tier &&
                  std::find(seen.begin(), seen.end(), below) == seen.end()) {
         seen.push_back(below);

@@ -95,14 +95,14 @@ NcclTuning make_v2_25_1() {
   // perChMaxTreeBws, rows Volta, Ampere, Hopper, Blackwell; columns 1, 2, >= 3 nodes (N1/N2/N4).
   // Blackwell rows are written as 2x the Hopper ones in 2.25.1. For ll_max_bw on multiple nodes
   // NCCL picks the row by CPU: 0 Intel, 1 AMD (the comment in the source: "Intel-N2/AMD-N2").
-  t.ll_max_bw_gbps = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
-  t.per_channel_max_ring_ll128_bw_gbps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}};
-  t.per_channel_max_tree_ll128_bw_gbps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}};
-  t.per_channel_max_tree_bw_gbps = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}};
+  t.ll_max_bw_GBps = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
+  t.per_channel_max_ring_ll128_bw_GBps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}};
+  t.per_channel_max_tree_ll128_bw_GBps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}};
+  t.per_channel_max_tree_bw_GBps = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}};
   // NVIDIA/nccl v2.28.9-1 (dbc86fd06e8b0c4517b95d8958a09ccacf9520c9) src/graph/tuning.cc
   // perChMaxNVLSTreeBws, L193-198: Hopper {0, 57.7, 45.5}, Blackwell {0, 96.0, 43.8}; NVLS tree
   // never runs on one node, and Volta / Ampere have no NVLS. 2.25.1 has no such row.
-  t.per_channel_max_nvls_tree_bw_gbps = {{{0, 0, 0}, {0, 0, 0}, {0, 57.7, 45.5}, {0, 96.0, 43.8}}};
+  t.per_channel_max_nvls_tree_bw_GBps = {{{0, 0, 0}, {0, 0, 0}, {0, 57.7, 45.5}, {0, 96.0, 43.8}}};
 
   // src/graph/tuning.cc ncclTopoTuneModel "model refinements": ring LL x0.5 (capped by
   // llMaxBw), ring LL128 x0.92 (the source notes 120/128), tree all_reduce x0.92, tree LL /3.8,
@@ -194,11 +194,11 @@ NcclTuning make_v2_25_1() {
 
   // src/graph/search.cc speedArrayIntra/Inter, sm90SpeedArrayIntra/Inter, sm100SpeedArrayIntra/
   // Inter: the per-channel bandwidths the search tries, highest first.
-  t.search_speeds_intra_gbps = {
+  t.search_speeds_intra_GBps = {
       std::vector<double>{40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0},
       std::vector<double>{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0},
       std::vector<double>{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0}};
-  t.search_speeds_inter_gbps = {
+  t.search_speeds_inter_GBps = {
       std::vector<double>{48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0,
                           2.4, 1.2, 0.24, 0.12},
       std::vector<double>{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
@@ -331,7 +331,7 @@ double nccl_busbw_factor_in_network(int nranks) {
 
 // ---- table -----------------------------------------------------------------------------------
 
-double NcclTuning::nvlink_bw_gbps(int cc) const {
+double NcclTuning::nvlink_bw_GBps(int cc) const {
   return cc >= 100 ? nvlink_bw_sm100
          : cc >= 90 ? nvlink_bw_sm90
          : cc == 86 ? nvlink_bw_sm86
@@ -386,25 +386,25 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
   const int scale = nccl_node_scale(n_nodes);
   // LL cap: by GPU on one node, by CPU (Intel row 0, AMD row 1) across nodes.
   const int ll_row = n_nodes == 1 ? arch : (c.cpu == NcclCpu::amd_x86 ? 1 : 0);
-  const double ll_max_bw = t.ll_max_bw_gbps[ll_row][scale];
+  const double ll_max_bw = t.ll_max_bw_GBps[ll_row][scale];
   const double nch = g.n_channels;
   const bool collnet = a == A::collnet_direct || a == A::collnet_chain;
   const int nsteps = nccl_ring_steps(op, n_ranks);
 
   // Bandwidth: per-channel graph bandwidth x channels, then the refinements.
-  double bw = (n_nodes <= 2 || collnet) ? g.bw_intra_gbps : g.bw_inter_gbps;
-  if (a == A::nvls) bw = std::min(g.bw_intra_gbps, g.bw_inter_gbps);
-  if (a == A::nvls_tree) bw = std::min(g.bw_intra_gbps, n_nodes <= 2 ? g.bw_inter_gbps : g.bw_inter_gbps / 2);
+  double bw = (n_nodes <= 2 || collnet) ? g.bw_intra_GBps : g.bw_inter_GBps;
+  if (a == A::nvls) bw = std::min(g.bw_intra_GBps, g.bw_inter_GBps);
+  if (a == A::nvls_tree) bw = std::min(g.bw_intra_GBps, n_nodes <= 2 ? g.bw_inter_GBps : g.bw_inter_GBps / 2);
   double bus = nch * bw;
   if (a == A::ring && p == NcclProto::ll) bus = std::min(ll_max_bw, bus * t.ring_ll_factor);
   if (a == A::ring && p == NcclProto::ll128)
-    bus = std::min(bus * t.ring_ll128_factor, nch * t.per_channel_max_ring_ll128_bw_gbps[arch][scale]);
+    bus = std::min(bus * t.ring_ll128_factor, nch * t.per_channel_max_ring_ll128_bw_GBps[arch][scale]);
   if (a == A::tree && op == CollectiveOp::all_reduce)
-    bus = std::min(bus * t.tree_factor, nch * t.per_channel_max_tree_bw_gbps[arch][scale]);
+    bus = std::min(bus * t.tree_factor, nch * t.per_channel_max_tree_bw_GBps[arch][scale]);
   if (a == A::tree && p == NcclProto::ll) bus = std::min(bus * t.tree_ll_factor, ll_max_bw);
   if (a == A::tree && p == NcclProto::ll128)
     bus = std::min(bus * (n_nodes == 1 ? t.tree_ll128_factor_one_node : t.tree_ll128_factor_multi_node),
-                   nch * t.per_channel_max_tree_ll128_bw_gbps[arch][scale]);
+                   nch * t.per_channel_max_tree_ll128_bw_GBps[arch][scale]);
   if (a == A::tree && g.simple_tree_pattern) bus *= t.tree_simple_pattern_factor;
   if (a == A::pat) bus *= t.pat_factor;
   if (a == A::collnet_direct && nch > 0) {
@@ -477,7 +477,7 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
   }
   e.available = true;
   e.latency_us = lat;
-  e.bandwidth_gbps = bus;
+  e.bandwidth_GBps = bus;
   return e;
 }
 
@@ -506,7 +506,7 @@ double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, Ncc
                     double bytes) {
   NcclEstimate e = nccl_estimate(t, c, op, a, p);
   if (!e.available) return -1.0;
-  double bw = e.bandwidth_gbps * nccl_tree_correction(t, op, a, p, bytes);
+  double bw = e.bandwidth_GBps * nccl_tree_correction(t, op, a, p, bytes);
   // GB/s is 1e3 bytes per microsecond.
   return nccl_latency_us(t, c, op, a, p, bytes) + bytes / (1000.0 * bw);
 }
@@ -520,7 +520,7 @@ int nccl_channels(const NcclTuning& t, const NcclComm& c, NcclAlgo a, NcclProto 
   // is multiplied by nRanks. src/enqueue.cc topoGetAlgoInfo (L1672-1690) then drops channels.
   const NcclGraph& ring = c.graphs[idx(NcclAlgo::ring)];
   double threads = t.max_threads[idx(p)];
-  if (a == NcclAlgo::ring && p == NcclProto::simple && ring.bw_intra_gbps * ring.n_channels <= t.pci_bw) threads = 256;
+  if (a == NcclAlgo::ring && p == NcclProto::simple && ring.bw_intra_GBps * ring.n_channels <= t.pci_bw) threads = 256;
   const double threshold = t.thread_threshold[idx(p)] * (a == NcclAlgo::ring && p == NcclProto::ll ? c.n_ranks : 1);
   int nc = std::max(c.n_channels, 1);
   while (bytes < nc * threads * threshold && nc >= 2) --nc;

@@ -92,13 +92,13 @@ struct NcclTuning {
 
   // Per-channel bandwidth caps in GB/s, [arch][node scale].
   // ll_max_bw: single node indexes by GPU arch; multi-node by CPU (row 0 Intel, row 1 AMD).
-  Table2<double, kGpuArchs, kNodeScales> ll_max_bw_gbps;
-  Table2<double, kGpuArchs, kNodeScales> per_channel_max_ring_ll128_bw_gbps;
-  Table2<double, kGpuArchs, kNodeScales> per_channel_max_tree_ll128_bw_gbps;
-  Table2<double, kGpuArchs, kNodeScales> per_channel_max_tree_bw_gbps;
+  Table2<double, kGpuArchs, kNodeScales> ll_max_bw_GBps;
+  Table2<double, kGpuArchs, kNodeScales> per_channel_max_ring_ll128_bw_GBps;
+  Table2<double, kGpuArchs, kNodeScales> per_channel_max_tree_ll128_bw_GBps;
+  Table2<double, kGpuArchs, kNodeScales> per_channel_max_tree_bw_GBps;
   // What one NVLS tree channel (one head) carries at most, as busbw; NCCL's tuner has this row
   // only from 2.28, but it bounds the same kernel in every release. 0: no bound.
-  Table2<double, kGpuArchs, kNodeScales> per_channel_max_nvls_tree_bw_gbps;
+  Table2<double, kGpuArchs, kNodeScales> per_channel_max_nvls_tree_bw_GBps;
 
   // Bandwidth refinements applied to nChannels x graph bandwidth (dimensionless).
   double ring_ll_factor;             // LL moves 4 data bytes per 8-byte flag+data word
@@ -161,8 +161,8 @@ struct NcclTuning {
   long long nvls_tree_chunk_bytes_4_nodes;
 
   // Topology search: per-channel bandwidths tried, best first (GB/s), [pre-SM90, SM90, SM100].
-  std::array<std::vector<double>, 3> search_speeds_intra_gbps;
-  std::array<std::vector<double>, 3> search_speeds_inter_gbps;
+  std::array<std::vector<double>, 3> search_speeds_intra_GBps;
+  std::array<std::vector<double>, 3> search_speeds_inter_GBps;
 
   // Per-link bandwidth NCCL assumes when building its topology (src/graph/topo.h), GB/s.
   double nvlink_bw_sm60, nvlink_bw_sm70, nvlink_bw_sm80, nvlink_bw_sm86, nvlink_bw_sm90, nvlink_bw_sm100;
@@ -171,7 +171,7 @@ struct NcclTuning {
   double net_bw;  // 100 Gbit
   double loc_bw;
 
-  double nvlink_bw_gbps(int compute_capability) const;  // ncclTopoNVLinkBw
+  double nvlink_bw_GBps(int compute_capability) const;  // ncclTopoNVLinkBw
 };
 
 // The numbers of NCCL v2.25.1-1 (see nccl_tuning.cc for the citations).
@@ -189,8 +189,8 @@ int nccl_log2i(long long n);
 // What NCCL's search found for one algorithm's graph (struct ncclTopoGraph).
 struct NcclGraph {
   int n_channels = 0;          // graph->nChannels (after the search's own duplication)
-  double bw_intra_gbps = 0;    // graph->bwIntra, per channel
-  double bw_inter_gbps = 0;    // graph->bwInter, per channel
+  double bw_intra_GBps = 0;    // graph->bwIntra, per channel
+  double bw_inter_GBps = 0;    // graph->bwInter, per channel
   bool intra_nvlink = true;    // typeIntra is NVLink: NVLINK latencies, else PCI
   double latency_inter_us = 0;  // graph->latencyInter (the NIC's latency)
   bool same_channels = true;
@@ -220,7 +220,7 @@ bool nccl_ll128_default_enabled(int compute_capability, PathClass intra, PathCla
 struct NcclEstimate {
   bool available = false;
   double latency_us = 0;       // comm->latencies[coll][algo][proto]
-  double bandwidth_gbps = 0;   // comm->bandwidths: algorithm bandwidth (bytes / time)
+  double bandwidth_GBps = 0;   // comm->bandwidths: algorithm bandwidth (bytes / time)
 };
 
 // Latency and algorithm bandwidth NCCL computes at init for one (collective, algo, proto);

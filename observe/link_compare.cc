@@ -55,7 +55,7 @@ LinkObservation direction_of(const Cluster& c, const PortRate& r, const PortLink
   o.transmit = transmit;
   o.where = r.where;
   o.window_s = r.window_s;
-  o.capacity_GBps = c.link(o.edge).bw_gbps;
+  o.capacity_GBps = c.link(o.edge).bw_GBps;
   o.counter_flags = r.flags;
   const std::optional<double> Bps = transmit ? r.tx_Bps : r.rx_Bps;
   if (Bps) o.observed_GBps = *Bps / 1e9;

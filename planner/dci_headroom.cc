@@ -47,9 +47,9 @@ Result<std::array<DciDirection, 2>> dci_directions(const Cluster& c, const Score
       DciDirection& dir = out[static_cast<size_t>(d)];
       if (c.device(c.source(e)).site != dir.from_site || c.device(c.target(e)).site != dir.to_site) continue;
       dir.edges.push_back(e);
-      dir.capacity_GBps += l.bw_gbps;
+      dir.capacity_GBps += l.bw_GBps;
       dir.length_km = std::max(dir.length_km, l.length_km);
-      dir.background_GBps += l.bw_gbps * background_of(background, e);
+      dir.background_GBps += l.bw_GBps * background_of(background, e);
       direction_of[e] = d;
     }
   }

@@ -302,7 +302,7 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
     if (!route) return Error{route.error()};
     for (const Hop& h : route->hops) g.path_edges.push_back(h.edge);
     const std::string shape = std::string(to_string(route->path_class)) + "|" + std::to_string(route->hops.size()) + "|" +
-                              format_number(route->bw_gbps, 3) + "|" +
+                              format_number(route->bw_GBps, 3) + "|" +
                               std::to_string(static_cast<int>(loc.level(c.device(g.gpus[static_cast<size_t>(a)]).host,
                                                                        c.device(g.gpus[static_cast<size_t>(b)]).host)));
     auto [it, fresh] = shapes.try_emplace(shape, g.paths.size());

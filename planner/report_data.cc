@@ -31,16 +31,16 @@ nlohmann::json devices_json(const Cluster& c) {
 // Each physical link once (its even edge): ends, kind and rate per direction.
 nlohmann::json links_json(const Cluster& c) {
   nlohmann::json a = nlohmann::json::array(), b = nlohmann::json::array(), kind = nlohmann::json::array(),
-                 gbps = nlohmann::json::array();
+                 GBps = nlohmann::json::array();
   for (EdgeId e = 0; e < c.num_edges(); e += 2) {
     a.push_back(c.source(e));
     b.push_back(c.target(e));
     kind.push_back(static_cast<int>(c.link(e).kind));
-    gbps.push_back(c.link(e).bw_gbps);
+    GBps.push_back(c.link(e).bw_GBps);
   }
   nlohmann::json kinds = nlohmann::json::array();
   for (int k = 0; k < kLinkKinds; ++k) kinds.push_back(std::string(to_string(static_cast<LinkKind>(k))));
-  return {{"kinds", kinds}, {"a", a}, {"b", b}, {"kind", kind}, {"bw_gbps", gbps}};
+  return {{"kinds", kinds}, {"a", a}, {"b", b}, {"kind", kind}, {"bw_GBps", GBps}};
 }
 
 // The loaded directions: edge (2 x the link's index in links, + 1 from b to a), utilisation over

@@ -49,7 +49,7 @@ int domain_gpus(const Cluster& c, VertexId gpu) {
 std::string inside_text(const Cluster& c, VertexId gpu) {
   double nvl = 0;
   for (EdgeId e : c.out_edges(gpu))
-    if (c.link(e).kind == LinkKind::NVL) nvl = std::max(nvl, c.link(e).bw_gbps);
+    if (c.link(e).kind == LinkKind::NVL) nvl = std::max(nvl, c.link(e).bw_GBps);
   return nvl > 0 ? "NVLink (" + format_number(nvl, 1) + " GB/s)" : "the host's PCIe";
 }
 
@@ -164,7 +164,7 @@ void Reporter::tp_span(size_t index, size_t i) {
     f.has_link = true;
     f.link = route->bottleneck;
     f.message += std::string(to_string(route->path_class)) + ", slowest at " + c_.edge_name(f.link) + " (" +
-                 format_number(c_.link(f.link).bw_gbps, 1) + " GB/s), instead of " + inside_text(c_, a);
+                 format_number(c_.link(f.link).bw_GBps, 1) + " GB/s), instead of " + inside_text(c_, a);
     break;
   }
   if (static_cast<int>(g.size()) > domain) {

@@ -30,7 +30,7 @@ std::string local_name(const Device& d) {
 }  // namespace
 
 nlohmann::json edge_json(const Cluster& c, EdgeId e) {
-  return {{"link", c.edge_name(e)}, {"kind", std::string(to_string(c.link(e).kind))}, {"bw_gbps", c.link(e).bw_gbps}};
+  return {{"link", c.edge_name(e)}, {"kind", std::string(to_string(c.link(e).kind))}, {"bw_GBps", c.link(e).bw_GBps}};
 }
 
 nlohmann::json finding_json(const Cluster& c, const Finding& f) {

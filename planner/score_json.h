@@ -11,7 +11,7 @@ namespace topoplan {
 // The ten hottest links, the findings and the placement; `cluster` names the cluster argument
 // as given.
 nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::string& cluster, const JobScore& s);
-// One directed link: {"link": "leaf0 -> spine3", "kind": "NET", "bw_gbps": 100}; callers add fields.
+// One directed link: {"link": "leaf0 -> spine3", "kind": "NET", "bw_GBps": 100}; callers add fields.
 nlohmann::json edge_json(const Cluster& c, EdgeId e);
 // One finding: severity, kind, group and index, ranks, hosts, the slowest link, cost, fix.
 nlohmann::json finding_json(const Cluster& c, const Finding& f);

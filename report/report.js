@@ -68,9 +68,9 @@
   }
   const paint = (v) => (mode === 'ratio' ? ratioColour(v) : colour(v));
   const shown = (v) => (mode === 'ratio' ? (v >= BUSY ? 'busy, none predicted' : v > 0 ? 'x' + v.toFixed(2) : 'no counter') : pct(v));
-  const widthOf = (gbps) => Math.max(1, Math.min(8, Math.log2(1 + gbps / 12.5)));
+  const widthOf = (GBps) => Math.max(1, Math.min(8, Math.log2(1 + GBps / 12.5)));
   const pct = (u) => (100 * u).toFixed(u < 0.1 ? 1 : 0) + '%';
-  const rate = (gbps) => (gbps >= 1000 ? (gbps / 1000).toFixed(1) + ' TB/s' : gbps.toFixed(gbps < 10 ? 1 : 0) + ' GB/s');
+  const rate = (GBps) => (GBps >= 1000 ? (GBps / 1000).toFixed(1) + ' TB/s' : GBps.toFixed(GBps < 10 ? 1 : 0) + ' GB/s');
 
   // ---- Units: what one box stands for (a host, a group of hosts, a switch, a group of switches).
   const expanded = new Set();  // unit keys the user opened
@@ -163,8 +163,8 @@
       const [lo, hi, down] = ua.row < ub.row ? [ua, ub, 1] : [ub, ua, 0];  // down: a is the upper end
       const key = lo.key + '>' + hi.key;
       let e = m.get(key);
-      if (!e) { e = { lo, hi, links: [], gbps: 0, up: 0, dn: 0 }; m.set(key, e); }
-      e.links.push(l); e.gbps += L.bw_gbps[l];
+      if (!e) { e = { lo, hi, links: [], GBps: 0, up: 0, dn: 0 }; m.set(key, e); }
+      e.links.push(l); e.GBps += L.bw_GBps[l];
       const uUp = util(p, l, down ? 1 : 0), uDn = util(p, l, down ? 0 : 1);  // lower-to-upper, upper-to-lower
       e.up = Math.max(e.up, uUp); e.dn = Math.max(e.dn, uDn);
     }
@@ -271,10 +271,10 @@
       const hot = Math.max(e.up, e.dn);
       let inGroup = false;
       if (info) for (const l of e.links) if (info.links.has(l)) { inGroup = true; break; }
-      const line = el('line', { x1, y1, x2, y2, stroke: paint(hot), 'stroke-width': widthOf(e.gbps / e.links.length) * (e.links.length > 1 ? 1.5 : 1),
+      const line = el('line', { x1, y1, x2, y2, stroke: paint(hot), 'stroke-width': widthOf(e.GBps / e.links.length) * (e.links.length > 1 ? 1.5 : 1),
         class: 'link' + (inGroup ? ' in-group' : '') + (info && e.links.includes(info.slowest) ? ' slowest' : '') +
           (e.links.includes(focusLink) ? ' focus' : '') }, gLinks);
-      el('title', {}, line).textContent = `${e.links.length} link${e.links.length > 1 ? 's' : ''}, ${rate(e.gbps)} in all; ` +
+      el('title', {}, line).textContent = `${e.links.length} link${e.links.length > 1 ? 's' : ''}, ${rate(e.GBps)} in all; ` +
         `hottest up ${shown(e.up)}, down ${shown(e.dn)} (${mode === 'ratio' ? 'observed / predicted' : mode === 'peak' ? 'in its busiest phase' : 'step average'})`;
     }
     const gUnits = el('g', { class: 'units' }, svg);
@@ -328,8 +328,8 @@
       const w = other(l, v);
       if (v > w || !pos.has(w)) continue;
       const [x1, y1] = pos.get(v), [x2, y2] = pos.get(w);
-      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: paint(Math.max(util(p, l, 0), util(p, l, 1))), 'stroke-width': widthOf(L.bw_gbps[l]), class: 'link' }, g);
-      el('title', {}, line).textContent = `${D.name[L.a[l]]} – ${D.name[L.b[l]]} ${L.kinds[L.kind[l]]} ${rate(L.bw_gbps[l])}: ${shown(util(p, l, 0))} / ${shown(util(p, l, 1))}`;
+      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: paint(Math.max(util(p, l, 0), util(p, l, 1))), 'stroke-width': widthOf(L.bw_GBps[l]), class: 'link' }, g);
+      el('title', {}, line).textContent = `${D.name[L.a[l]]} – ${D.name[L.b[l]]} ${L.kinds[L.kind[l]]} ${rate(L.bw_GBps[l])}: ${shown(util(p, l, 0))} / ${shown(util(p, l, 1))}`;
     }
     for (const [v, [cx, cy]] of pos) {
       const member = info && info.members.has(v);
@@ -410,9 +410,9 @@
   for (let i = 0; i <= 10; i++) { const s = document.createElement('i'); s.style.background = colour(i === 10 ? 1.1 : i / 9.99); scale.appendChild(s); }
   if (observed) for (const r of [0.5, 0.7, 1, 2, 4, 8]) { const s = document.createElement('i'); s.style.background = ratioColour(r); controls.querySelector('.ratio .scale').appendChild(s); }
   { const w = controls.querySelector('.widths svg');
-    [25, 50, 450].forEach((gbps, i) => {
-      el('line', { x1: i * 70 + 2, x2: i * 70 + 16, y1: 7, y2: 7, stroke: '#8a96a3', 'stroke-width': widthOf(gbps) }, w);
-      el('text', { x: i * 70 + 19, y: 11 }, w).textContent = rate(gbps);
+    [25, 50, 450].forEach((GBps, i) => {
+      el('line', { x1: i * 70 + 2, x2: i * 70 + 16, y1: 7, y2: 7, stroke: '#8a96a3', 'stroke-width': widthOf(GBps) }, w);
+      el('text', { x: i * 70 + 19, y: 11 }, w).textContent = rate(GBps);
     }); }
   controls.querySelector('#mode').addEventListener('change', (e) => { mode = e.target.value; render(); });
   const kindSel = controls.querySelector('#kind'), indexIn = controls.querySelector('#index');

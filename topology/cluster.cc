@@ -33,15 +33,15 @@ Result<VertexId> Cluster::add_device(Device device) {
   return v;
 }
 
-Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double bw_gbps, double latency_us,
+Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double bw_GBps, double latency_us,
                                  double length_km) {
   if (a >= num_devices() || b >= num_devices()) return Error{"link to a device that does not exist"};
   if (a == b) return Error{"link from '" + g_[a].name + "' to itself"};
-  if (!(bw_gbps > 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": bw_gbps must be > 0"};
+  if (!(bw_GBps > 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": bw_GBps must be > 0"};
   if (!(latency_us >= 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": latency_us must be >= 0"};
   if (!(length_km >= 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": length_km must be >= 0"};
   EdgeId id = static_cast<EdgeId>(edge_src_.size());
-  Link l{id, kind, bw_gbps, latency_us, length_km};
+  Link l{id, kind, bw_GBps, latency_us, length_km};
   boost::add_edge(a, b, l, g_);
   links_.push_back(l);
   l.id = id + 1;

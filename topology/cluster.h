@@ -34,7 +34,7 @@ struct Device {
 struct Link {
   EdgeId id = 0;
   LinkKind kind = LinkKind::NET;
-  double bw_gbps = 0;     // GB/s (1e9 bytes/s) in this direction
+  double bw_GBps = 0;     // GB/s (1e9 bytes/s) in this direction
   double latency_us = 0;  // one way, including propagation for DCI
   double length_km = 0;   // DCI only
 };
@@ -76,7 +76,7 @@ class Cluster {
   int add_host(Host host);
   Result<VertexId> add_device(Device device);
   // Adds a -> b (returned id, even) and b -> a (id + 1) with the same properties.
-  Result<EdgeId> add_link(VertexId a, VertexId b, LinkKind kind, double bw_gbps, double latency_us,
+  Result<EdgeId> add_link(VertexId a, VertexId b, LinkKind kind, double bw_GBps, double latency_us,
                           double length_km = 0);
   // Room for this many devices and physical links, so building a large cluster does not move
   // every device and link each time a vector grows.

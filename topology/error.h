@@ -33,7 +33,7 @@ class Result {
   std::variant<T, Error> v_;
 };
 
-// Prefixes an error with its context, e.g. "cluster.json: " + "links[3].bw_gbps: must be > 0".
+// Prefixes an error with its context, e.g. "cluster.json: " + "links[3].bw_GBps: must be > 0".
 inline Error error_in(const std::string& where, const std::string& what) {
   return Error{where.empty() ? what : where + ": " + what};
 }

@@ -61,7 +61,7 @@ Result<bool> spec_check(const ClusterSpec& s) {
     if (s.sites.size() > 1 && s.dci.links <= 0) return bad("dci.links", "several sites need at least one DCI link");
   }
   if (s.dci.links < 0) return bad("dci.links", "expected a non-negative integer");
-  const double dci_GBps = s.dci.link_gbps / 8;
+  const double dci_GBps = s.dci.link_GBps / 8;
   if (s.dci.links > 0 && !(dci_GBps >= limits::kMinLinkGBps && dci_GBps <= limits::kMaxLinkGBps))
     return bad("dci.link_rate", "expected a rate from 8 Mbps to 8 Pbps, got " + format_rate_gbit(dci_GBps));
   if (!(s.dci.length_km >= 0 && s.dci.length_km <= limits::kMaxLengthKm))
@@ -121,7 +121,7 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
 
   // Ports and capacity of one leaf and one spine, as cabled in fabric.cc.
   plan.rails = f.kind == FabricKind::rail ? type.nics : 1;
-  plan.port_GBps = type.nic_gbps / 8 / f.planes;
+  plan.port_GBps = type.nic_gbit_s / 8 / f.planes;
   plan.leaf_down_ports = f.kind == FabricKind::rail ? f.nodes_per_su : mul(f.nodes_per_su, type.nics);
   plan.leaf_up_ports = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(plan.leaf_down_ports / f.leaf_oversubscription)));
   plan.leaf_up_GBps = static_cast<double>(plan.leaf_down_ports) * plan.port_GBps / f.leaf_oversubscription;

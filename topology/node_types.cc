@@ -134,7 +134,7 @@ Result<bool> node_type_check(const NodeType& t) {
   else if (!grace && (t.gpus_per_pcie_switch < 1 || t.gpus % t.gpus_per_pcie_switch != 0))
     e = "gpus_per_pcie_switch: " + std::to_string(t.gpus) + " GPUs do not fill switches of " +
         std::to_string(t.gpus_per_pcie_switch);
-  if (e.empty()) e = rate("nic_rate", t.nic_gbps / 8, t.nics > 0);
+  if (e.empty()) e = rate("nic_rate", t.nic_gbit_s / 8, t.nics > 0);
   if (e.empty()) e = rate("pcie_rate", t.pcie_GBps, !grace || t.nics > 0);
   if (e.empty()) e = rate("nvlink_rate", t.nvlink_GBps, t.hosts_per_domain > 1);
   if (e.empty()) e = rate("cpu_link_rate", t.cpu_link_GBps, false);

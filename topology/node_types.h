@@ -19,7 +19,7 @@ struct NodeType {
   std::string gpu_model;   // "H100-SXM"
   int gpus = 8;            // per host
   int nics = 8;            // per host, NIC i serves GPU i (rail i) where nics == gpus
-  double nic_gbps = 400;   // line rate per NIC, Gbit/s (input edge: converted to GB/s once)
+  double nic_gbit_s = 400;   // line rate per NIC, Gbit/s (input edge: converted to GB/s once)
   double nvlink_GBps = 0;  // per GPU per direction, all its NVLinks; 0 = no NVLink
   double pcie_GBps = 0;    // per x16 link per direction
   int gpus_per_pcie_switch = 1;

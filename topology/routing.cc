@@ -125,7 +125,7 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
   auto better = [&](PathClass cls, double bw, size_t hops) {
     if (!best.found) return true;
     if (cls != best.path_class) return cls < best.path_class;
-    if (bw != best.bw_gbps) return bw > best.bw_gbps;
+    if (bw != best.bw_GBps) return bw > best.bw_GBps;
     return hops < best.edges.size();
   };
   bool done = false;
@@ -141,7 +141,7 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
       if (l.kind == LinkKind::C2C) next.c2c = true;
       if (l.kind == LinkKind::SYS) next.sys = true;
       if (l.kind == LinkKind::NET || l.kind == LinkKind::DCI) continue;
-      double nbw = std::min(bw, l.bw_gbps);
+      double nbw = std::min(bw, l.bw_GBps);
       double nlat = lat + l.latency_us;
       if (w == b) {
         if (db.kind == DeviceKind::nic && next.nvb) {
@@ -154,7 +154,7 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
         if (better(cls, nbw, stack.size() + 1)) {
           best.found = true;
           best.path_class = cls;
-          best.bw_gbps = nbw;
+          best.bw_GBps = nbw;
           best.latency_us = nlat;
           best.edges = stack;
           best.edges.push_back(e);
@@ -196,7 +196,7 @@ const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const 
       if (hop.found && hop.path_class == PathClass::NVL && out.found && out.path_class < PathClass::PXN) {
         p.edges = std::move(hop.edges);
         p.edges.insert(p.edges.end(), out.edges.begin(), out.edges.end());
-        p.bw_gbps = std::min(hop.bw_gbps, out.bw_gbps);
+        p.bw_GBps = std::min(hop.bw_GBps, out.bw_GBps);
         p.latency_us = hop.latency_us + out.latency_us;
       }
     }
@@ -258,8 +258,8 @@ VertexId Router::nic_for(VertexId gpu) const {
     if (!p.found || p.path_class >= PathClass::PXN) continue;  // PXN is a policy, not a default
     bool take = !best_path || p.path_class < best_path->path_class ||
                 (p.path_class == best_path->path_class &&
-                 (p.bw_gbps > best_path->bw_gbps ||
-                  (p.bw_gbps == best_path->bw_gbps && c_.device(nic).local_index == g.local_index &&
+                 (p.bw_GBps > best_path->bw_GBps ||
+                  (p.bw_GBps == best_path->bw_GBps && c_.device(nic).local_index == g.local_index &&
                    c_.device(best).local_index != g.local_index)));
     if (take) {
       best = nic;
@@ -597,12 +597,12 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
 
   r.latency_us = local_lat + fabric_lat + last_hop_lat;
   r.path_class = PathClass::NET;
-  r.bw_gbps = 1e300;
+  r.bw_GBps = 1e300;
   auto ceiling = [&](const Hop& h, double share) {
     const Link& l = c_.link(h.edge);
     if (l.kind == LinkKind::DCI) r.path_class = PathClass::DCI;
-    if (double cap = l.bw_gbps / (h.share * share); cap < r.bw_gbps) {
-      r.bw_gbps = cap;
+    if (double cap = l.bw_GBps / (h.share * share); cap < r.bw_GBps) {
+      r.bw_GBps = cap;
       r.bottleneck = h.edge;
     }
   };
@@ -623,7 +623,7 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
   r.src = a;
   r.dst = b;
   if (a == b) {
-    r.bw_gbps = 1e300;
+    r.bw_GBps = 1e300;
     return r;
   }
   bool near = da.host == db.host || (da.scaleup_domain >= 0 && da.scaleup_domain == db.scaleup_domain);
@@ -638,8 +638,8 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
           EdgeId down = Cluster::reverse(back);
           r.path_class = PathClass::NVL;
           r.latency_us = c_.link(up).latency_us + c_.link(down).latency_us;
-          r.bottleneck = c_.link(up).bw_gbps <= c_.link(down).bw_gbps ? up : down;
-          r.bw_gbps = c_.link(r.bottleneck).bw_gbps;
+          r.bottleneck = c_.link(up).bw_GBps <= c_.link(down).bw_GBps ? up : down;
+          r.bw_GBps = c_.link(r.bottleneck).bw_GBps;
           r.hops = {{up, 1.0}, {down, 1.0}};
           return r;
         }
@@ -656,11 +656,11 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
     if (p.found) {
       r.path_class = p.path_class;
       r.latency_us = p.latency_us;
-      r.bw_gbps = 1e300;
+      r.bw_GBps = 1e300;
       for (EdgeId e : p.edges) {
         r.hops.push_back({e, 1.0});
-        if (c_.link(e).bw_gbps < r.bw_gbps) {
-          r.bw_gbps = c_.link(e).bw_gbps;
+        if (c_.link(e).bw_GBps < r.bw_GBps) {
+          r.bw_GBps = c_.link(e).bw_GBps;
           r.bottleneck = e;
         }
       }

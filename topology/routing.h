@@ -25,15 +25,15 @@ struct Hop {
 struct Route {
   VertexId src = kNoVertex, dst = kNoVertex;
   PathClass path_class = PathClass::LOC;
-  double bw_gbps = 0;          // the flow's ceiling: min over hops of bw / share
-  EdgeId bottleneck = 0;       // the hop that sets bw_gbps (meaningless for LOC)
+  double bw_GBps = 0;          // the flow's ceiling: min over hops of bw / share
+  EdgeId bottleneck = 0;       // the hop that sets bw_GBps (meaningless for LOC)
   double latency_us = 0;       // the longest of the equal-cost paths
   double paths = 1;            // number of distinct equal-cost paths
   std::vector<Hop> hops;       // in path order; ECMP fans out into several hops per stage
   VertexId src_nic = kNoVertex, dst_nic = kNoVertex;  // set on NET/DCI routes
   // With RouteOptions::segments, the switch-to-switch part shared by every flow from one leaf
   // to one leaf set is left out of `hops` and named here (Router::segment), carrying
-  // `segment_share` of the bytes; bw_gbps, bottleneck and path_class still count it.
+  // `segment_share` of the bytes; bw_GBps, bottleneck and path_class still count it.
   uint32_t segment = kNoSegment;
   double segment_share = 0;
   static constexpr uint32_t kNoSegment = UINT32_MAX;
@@ -89,7 +89,7 @@ class Router {
   struct LocalPath {
     std::vector<EdgeId> edges;
     PathClass path_class = PathClass::LOC;
-    double bw_gbps = 0;
+    double bw_GBps = 0;
     double latency_us = 0;
     bool found = false;
   };

@@ -42,14 +42,14 @@ ClusterSummary cluster_summarize(const Cluster& c) {
       x.site_a = c.sites()[key.first];
       x.site_b = c.sites()[key.second];
       ++x.links;
-      x.GBps += l.bw_gbps;
+      x.GBps += l.bw_GBps;
       x.length_km = std::max(x.length_km, l.length_km);
       continue;
     }
     if (b.kind != DeviceKind::switch_) continue;
-    if (a.kind == DeviceKind::nic) s.injection_GBps += l.bw_gbps;
-    if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier)) tiers[b.tier].down_GBps += l.bw_gbps;
-    if (a.kind == DeviceKind::switch_ && a.tier < b.tier) tiers[a.tier].up_GBps += l.bw_gbps;
+    if (a.kind == DeviceKind::nic) s.injection_GBps += l.bw_GBps;
+    if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier)) tiers[b.tier].down_GBps += l.bw_GBps;
+    if (a.kind == DeviceKind::switch_ && a.tier < b.tier) tiers[a.tier].up_GBps += l.bw_GBps;
   }
   s.rails = static_cast<int>(rails.size());
   s.scaleup_domains = static_cast<int>(domain_gpus.size());
@@ -157,7 +157,7 @@ Result<SiteLink> site_link(const Cluster& c, const std::string& from, const std:
     const Link& l = c.link(e);
     if (l.kind != LinkKind::DCI) continue;
     if (c.device(c.source(e)).site == *a && c.device(c.target(e)).site == *b) {
-      out.GBps += l.bw_gbps;
+      out.GBps += l.bw_GBps;
       out.length_km = std::max(out.length_km, l.length_km);
       ++out.links;
     }

@@ -10,7 +10,7 @@ TransferEstimate transfer_estimate(double bytes, double rate_GBps, double effici
   return t;
 }
 
-double transfer_required_gbps(double bytes, double deadline_s, double efficiency, double length_km) {
+double transfer_required_gbit_s(double bytes, double deadline_s, double efficiency, double length_km) {
   double usable_s = deadline_s - length_km * kFibreUsPerKm * 1e-6;
   if (usable_s <= 0) return 0;  // the caller reports that the deadline is below the propagation delay
   return bytes * 8 / 1e9 / usable_s / efficiency;

@@ -13,6 +13,6 @@ struct TransferEstimate {
 
 TransferEstimate transfer_estimate(double bytes, double rate_GBps, double efficiency, double length_km);
 // Useful line rate (Gbit/s) needed to move `bytes` within `deadline_s`, at this efficiency.
-double transfer_required_gbps(double bytes, double deadline_s, double efficiency, double length_km);
+double transfer_required_gbit_s(double bytes, double deadline_s, double efficiency, double length_km);
 
 }  // namespace topoplan

@@ -41,7 +41,7 @@ struct ModelView {
   LinearFit fit;
   size_t cls = 0;           // bandwidth class
   LinkKind latency_kind{};  // whose latency_us the series' calls carry
-  double line_gbps = 0;
+  double line_GBps = 0;
   std::string algorithm;
   bool channel_bound = false;
 };
@@ -63,7 +63,7 @@ Result<ModelView> model_view(const Cluster& c, const Router& r, const NcclTuning
   v.channel_bound = big->channel_bound;
   v.latency_kind = big->bottleneck.kind;
   v.cls = calibration_class_of(c, big->bottleneck.edge, nvls_algorithm(big->algorithm));
-  v.line_gbps = c.link(big->bottleneck.edge).bw_gbps;
+  v.line_GBps = c.link(big->bottleneck.edge).bw_GBps;
   return v;
 }
 
@@ -231,7 +231,7 @@ Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTu
     cf.cls = after->cls;
     ++cf.series;
     if (informs_bandwidth(*after, used[k].measured)) ++cf.bandwidth_series;
-    cf.line_gbps = cf.line_gbps > 0 ? std::min(cf.line_gbps, after->line_gbps) : after->line_gbps;
+    cf.line_GBps = cf.line_GBps > 0 ? std::min(cf.line_GBps, after->line_GBps) : after->line_GBps;
     cf.latency_us = cal.launch_us + cal.latency_us[static_cast<size_t>(after->latency_kind)];
     alphas[after->cls].push_back(used[k].measured.alpha_us);
     if (used[k].measured.beta_GBps > 0) betas[after->cls].push_back(used[k].measured.beta_GBps);

@@ -65,7 +65,7 @@ struct ClassFit {
   size_t cls = 0;
   int series = 0, bandwidth_series = 0;
   double efficiency_before = 0, efficiency_after = 0;
-  double line_gbps = 0;  // the busiest link's rate (the slowest one if the series differ)
+  double line_GBps = 0;  // the busiest link's rate (the slowest one if the series differ)
   double latency_us = 0;  // launch + the class's latency, after
   double alpha_us = 0, beta_GBps = 0;  // the measured fits, medians over the class's series
   bool clamped = false;  // the measurements asked for more than line rate (or less than the floor)

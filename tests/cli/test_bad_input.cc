@@ -67,9 +67,9 @@ TEST_CASE("bad input: values that would overflow a duration") {
   RunResult graph = run_topoplan("topo export dgx-h100:1 --format json");
   REQUIRE(graph.exit_code == 0);
   auto doc = nlohmann::json::parse(graph.out);
-  doc["links"][0]["bw_gbps"] = 1e-300;
+  doc["links"][0]["bw_GBps"] = 1e-300;
   std::string slow = write("slow.json", doc.dump());
-  CHECK(has(refused("topo show " + slow), "links[0].bw_gbps: expected a number from 0.001 to 1000000, got 1e-300"));
+  CHECK(has(refused("topo show " + slow), "links[0].bw_GBps: expected a number from 0.001 to 1000000, got 1e-300"));
   CHECK(has(refused("transfer --size 1TB --rate 1Gbps --deadline 99999999999999999999h"),
             "out of range (durations go up to 1000 years)"));
   CHECK(has(refused("collective --cluster dgx-h100:1 --op all_reduce --sweep 1B:1e30B"), "sizes go up to 1 EB"));
@@ -111,7 +111,7 @@ TEST_CASE("transfer: a deadline alone gives the rate it needs") {
   r = run_topoplan("transfer --size 100TB --deadline 1h --json");
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
-  CHECK(j["required_gbps"].get<double>() == doctest::Approx(222.22).epsilon(1e-3));
+  CHECK(j["required_gbit_s"].get<double>() == doctest::Approx(222.22).epsilon(1e-3));
   CHECK_FALSE(j.contains("seconds"));
   CHECK(has(refused("transfer --size 100TB"), "--deadline D for the rate needed"));
   CHECK(has(refused("transfer --size 1TB --rate 1Gbps --cluster dgx-h100:2 --from a --to b"), "not both"));

@@ -13,7 +13,7 @@ TEST_CASE("collective: JSON carries the fields the issue names") {
   auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"op", "bytes", "ranks", "algorithm", "protocol", "time_us", "algbw_GBps", "busbw_GBps"})
     CHECK_MESSAGE(j.contains(key), key);
-  for (const char* key : {"link", "class", "bytes", "bw_gbps"}) CHECK_MESSAGE(j["bottleneck"].contains(key), key);
+  for (const char* key : {"link", "class", "bytes", "bw_GBps"}) CHECK_MESSAGE(j["bottleneck"].contains(key), key);
   CHECK(j["ranks"] == 16);
   CHECK(j["bytes"] == 1073741824.0);
   CHECK(j["op"] == "all_reduce");

@@ -72,7 +72,7 @@ TEST_CASE("observe: counters beside the predicted load, flagged links with their
   REQUIRE_FALSE(hot["groups"].empty());
   CHECK(hot["groups"][0]["group"].is_string());
   const auto& idle = by_link["h020/nic0 -> leaf0"];
-  CHECK(idle["predicted_gbps"].get<double>() == 0);
+  CHECK(idle["predicted_gbit_s"].get<double>() == 0);
   CHECK(idle["verdicts"] == nlohmann::json::array({"busy_not_predicted"}));
   REQUIRE(j["unmatched"].size() == 1);
   CHECK(j["unmatched"][0]["counter"] == "lid 7 port 1");

@@ -87,7 +87,7 @@ TEST_CASE("score: text output, --links CSV and --dot") {
   }
   CHECK(rows == 10);
   std::string links = topoplan::test::read_file(csv);
-  CHECK(links.starts_with("link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse,"
+  CHECK(links.starts_with("link,from,to,kind,tier,bw_GBps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse,"
                           "peak_utilization_forward,peak_utilization_reverse\n"));
   CHECK(links.find(",NET,leaf,") != std::string::npos);
   CHECK(links.find(",NVL,host,") != std::string::npos);
@@ -116,7 +116,7 @@ TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
   CHECK(f["index"] == 0);
   CHECK(f["ranks"] == nlohmann::json{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(f["hosts"] == nlohmann::json{"h001", "h002", "h003", "h004", "h005", "h006", "h007", "h008"});
-  CHECK(f["slowest_link"] == nlohmann::json{{"link", "h001/nic0 -> leaf0"}, {"kind", "NET"}, {"bw_gbps", 50.0}});
+  CHECK(f["slowest_link"] == nlohmann::json{{"link", "h001/nic0 -> leaf0"}, {"kind", "NET"}, {"bw_GBps", 50.0}});
   CHECK(f["cost_per_step_s"].get<double>() > 0);
   // A host list: the fix names the ranks to bring together and where to look.
   CHECK(f["fix"] == "put ranks 0-7 on one host; topoplan explain --group tp:0 shows the moves");

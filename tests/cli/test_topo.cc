@@ -29,7 +29,7 @@ TEST_CASE("topo path: class and bottleneck between two GPUs") {
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["class"] == "NET");
-  CHECK(j["bw_gbps"].get<double>() == doctest::Approx(50));
+  CHECK(j["bw_GBps"].get<double>() == doctest::Approx(50));
   CHECK(j["src_nic"] == "h001/nic0");
   r = run_topoplan("topo path dgx-h100:2 0 7");
   REQUIRE(r.exit_code == 0);

@@ -30,7 +30,7 @@ TEST_CASE("transfer: the facility-transfer table (100 TB)") {
   CHECK(text.out.find("2 h 13 min 20 s") != std::string::npos);
   auto r = run_topoplan("transfer --size 100TB --rate 100Gbps --deadline 1h --json");
   REQUIRE(r.exit_code == 0);
-  CHECK(nlohmann::json::parse(r.out)["required_gbps"].get<double>() == doctest::Approx(222.22).epsilon(1e-3));
+  CHECK(nlohmann::json::parse(r.out)["required_gbit_s"].get<double>() == doctest::Approx(222.22).epsilon(1e-3));
 }
 
 TEST_CASE("transfer: between two sites of a cluster, with propagation") {
@@ -39,7 +39,7 @@ TEST_CASE("transfer: between two sites of a cluster, with propagation") {
                         " --from siteA --to siteB --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   auto j = nlohmann::json::parse(r.out);
-  CHECK(j["rate_gbps"].get<double>() == doctest::Approx(3200));
+  CHECK(j["rate_gbit_s"].get<double>() == doctest::Approx(3200));
   CHECK(j["propagation_s"].get<double>() == doctest::Approx(100 * 4.9e-6));
   CHECK(j["seconds"].get<double>() == doctest::Approx(250 + 100 * 4.9e-6));
 }
@@ -94,7 +94,7 @@ TEST_CASE("transfer: beside a job that stays in one site, the DCI is the transfe
   const nlohmann::json j = beside_job("--fabric idle");
   for (const auto& d : j["directions"]) {
     CHECK(d["job_bytes_per_step"].get<double>() == 0);
-    CHECK(d["spare_avg_gbps"].get<double>() == doctest::Approx(3200));
+    CHECK(d["spare_avg_gbit_s"].get<double>() == doctest::Approx(3200));
     CHECK(d["job_peak_phase"].is_null());
   }
   CHECK(j["on_spare"]["seconds"].get<double>() == doctest::Approx(250 + 100 * 4.9e-6));
@@ -116,7 +116,7 @@ TEST_CASE("transfer: beside a job whose data parallelism crosses the sites") {
   double dci_bytes = 0;
   std::istringstream rows(topoplan::test::read_file(csv));
   for (std::string row; std::getline(rows, row);) {
-    // link,from,to,kind,tier,bw_gbps,bytes_forward,bytes_reverse,...
+    // link,from,to,kind,tier,bw_GBps,bytes_forward,bytes_reverse,...
     std::vector<std::string> f;
     std::istringstream cells(row);
     for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
@@ -127,12 +127,12 @@ TEST_CASE("transfer: beside a job whose data parallelism crosses the sites") {
   CHECK(ab["job_bytes_per_step"].get<double>() == doctest::Approx(dci_bytes));
   const double step_s = j["job"]["step_s"].get<double>();
   CHECK(step_s == doctest::Approx(score["step_s"].get<double>()));
-  CHECK(ab["job_avg_gbps"].get<double>() == doctest::Approx(dci_bytes * 8 / step_s / 1e9));
+  CHECK(ab["job_avg_gbit_s"].get<double>() == doctest::Approx(dci_bytes * 8 / step_s / 1e9));
   // Its busiest phase sends faster than its average, and leaves less.
-  CHECK(ab["job_peak_gbps"].get<double>() > ab["job_avg_gbps"].get<double>());
-  CHECK(ab["spare_peak_gbps"].get<double>() < ab["spare_avg_gbps"].get<double>());
-  const double spare_gbps = 3200 - ab["job_avg_gbps"].get<double>();
-  CHECK(j["on_spare"]["seconds"].get<double>() == doctest::Approx(100e12 * 8 / (spare_gbps * 1e9) + 100 * 4.9e-6));
+  CHECK(ab["job_peak_gbit_s"].get<double>() > ab["job_avg_gbit_s"].get<double>());
+  CHECK(ab["spare_peak_gbit_s"].get<double>() < ab["spare_avg_gbit_s"].get<double>());
+  const double spare_gbit_s = 3200 - ab["job_avg_gbit_s"].get<double>();
+  CHECK(j["on_spare"]["seconds"].get<double>() == doctest::Approx(100e12 * 8 / (spare_gbit_s * 1e9) + 100 * 4.9e-6));
   // Taking half of each link slows the job; the transfer, greedy, is done sooner; a larger share
   // slows the job more.
   const double half = j["taking_share"]["job_slowdown"].get<double>();
@@ -148,8 +148,8 @@ TEST_CASE("transfer: other traffic on the DCI (--background) and a recurring che
   std::ofstream(dir / "bg.json") << R"({"format": "topoplan-background", "tiers": {"dci": 0.25}})";
   const nlohmann::json j = beside_job("--fabric idle --background " + (dir / "bg.json").string() + " --every 10min");
   const auto& ab = j["directions"][0];
-  CHECK(ab["background_gbps"].get<double>() == doctest::Approx(800));
-  CHECK(ab["spare_avg_gbps"].get<double>() == doctest::Approx(2400));
+  CHECK(ab["background_gbit_s"].get<double>() == doctest::Approx(800));
+  CHECK(ab["spare_avg_gbit_s"].get<double>() == doctest::Approx(2400));
   CHECK(j["on_spare"]["seconds"].get<double>() == doctest::Approx(100e12 * 8 / 2400e9 + 100 * 4.9e-6));
   // 100 TB every 10 min needs 1333 Gbps of the 3.2 Tbps: 41.7%, and 333 s at 2.4 Tbps is done in time.
   CHECK(j["every"]["share_of_capacity"].get<double>() == doctest::Approx(100e12 * 8 / 600 / 3200e9));

@@ -56,21 +56,21 @@ TEST_CASE("collective: NCCL's channel search on common nodes") {
   // docs/nccl-model.md section 5: H100 6 x 60 -> 12 x 30, A100 6 x 40 -> 12 x 20, then doubled.
   NcclComm h100 = comm("dgx-h100:1");
   CHECK(h100.graphs[static_cast<size_t>(NcclAlgo::ring)].n_channels == 12);
-  CHECK(h100.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_gbps == 30);
+  CHECK(h100.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_GBps == 30);
   CHECK(h100.n_channels == 24);
   CHECK(h100.nvls_support);
   CHECK(h100.ll128_enabled);
   CHECK(h100.cpu == NcclCpu::intel_x86);
   NcclComm a100 = comm("dgx-a100:1");
   CHECK(a100.graphs[static_cast<size_t>(NcclAlgo::ring)].n_channels == 12);
-  CHECK(a100.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_gbps == 20);
+  CHECK(a100.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_GBps == 20);
   CHECK_FALSE(a100.nvls_support);
   CHECK(a100.cpu == NcclCpu::amd_x86);
   // Across nodes each of the 8 NICs carries a channel: 8 x 45 GB/s, no split below 50 on SM90.
   NcclComm two = comm("dgx-h100:2");
   CHECK(two.n_nodes == 2);
   CHECK(two.graphs[static_cast<size_t>(NcclAlgo::ring)].n_channels == 8);
-  CHECK(two.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_inter_gbps == 45);
+  CHECK(two.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_inter_GBps == 45);
   // NVL72: the rack is one node to NCCL.
   NcclComm rack = comm("gb200-nvl72:1");
   CHECK(rack.n_nodes == 1);
@@ -110,8 +110,8 @@ TEST_CASE("collective: the NVLS graph as NCCL's search builds it (heads, bwIntra
     const NcclGraph& g = comm.graphs[static_cast<size_t>(NcclAlgo::nvls)];
     CHECK(comm.nvls_support);
     CHECK(g.n_channels == k.heads);
-    CHECK(g.bw_intra_gbps == k.intra);
-    CHECK(g.bw_inter_gbps == k.inter);
+    CHECK(g.bw_intra_GBps == k.intra);
+    CHECK(g.bw_inter_GBps == k.inter);
   }
   // No NVLS on A100 (no multicast) nor on two Hopper GPUs (transport/nvls.cc).
   Cluster a100 = test::load_cluster("dgx-a100:1");
@@ -238,7 +238,7 @@ TEST_CASE("collective: the slowest hop decides; across nodes it is the NIC") {
   CollectivePrediction p = m.predict(r);
   CHECK(p.algorithm == "p2p");
   CHECK(p.bottleneck.kind == LinkKind::NET);
-  CHECK(p.bottleneck.bw_gbps == doctest::Approx(50 * 0.95));
+  CHECK(p.bottleneck.bw_GBps == doctest::Approx(50 * 0.95));
   // Within a node the same send/recv runs on NVLink, many times faster.
   CollectivePrediction local = m.predict(m.request(CollectiveOp::sendrecv, 1 << 30, {0, 1}));
   CHECK(local.bottleneck.kind == LinkKind::NVL);
@@ -317,7 +317,7 @@ TEST_CASE("collective: every candidate's terms add up to its time (collective --
           CHECK(c.transfer_us == doctest::Approx(std::max({c.link_us, c.cap_us, c.window_us}) + c.fill_us));
           CHECK(c.time_us == doctest::Approx(c.latency_us + c.transfer_us));
           CHECK(c.overhead_us >= cal.launch_us);
-          if (c.has_link) CHECK(c.link_gbps > 0);
+          if (c.has_link) CHECK(c.link_GBps > 0);
         }
         // The per-class latency lands on calls whose busiest link is a NIC.
         const CollectiveCandidate& best = p->candidates.front();

@@ -37,7 +37,7 @@ double share_capacity(const Cluster& c, const LinkShare& s, int level, bool up) 
   for (EdgeId e = 0; e < c.num_edges(); ++e) {
     if (link_level(c, e) != level) continue;
     const bool climbs = c.device(c.target(e)).tier > c.device(c.source(e)).tier;
-    if (climbs == up && s.at(e) < 1) total += c.link(e).bw_gbps * s.at(e);
+    if (climbs == up && s.at(e) < 1) total += c.link(e).bw_GBps * s.at(e);
   }
   return total;
 }

@@ -48,7 +48,7 @@ NodeType dgx1() {
   t.gpu_model = "V100-SXM2";
   t.gpus = 8;
   t.nics = 4;
-  t.nic_gbps = 100;
+  t.nic_gbit_s = 100;
   t.nvlink_GBps = 150;  // 6 NVLink2 links x 25 GB/s
   t.pcie_GBps = 15.75;
   t.gpus_per_pcie_switch = 2;
@@ -141,7 +141,7 @@ TEST_CASE("mesh: a DGX-1 node is built with direct bonds, routed over them, and 
   Router router(c);
   Route r03 = router.route(c.gpus()[0], c.gpus()[3]).value(), r05 = router.route(c.gpus()[0], c.gpus()[5]).value();
   CHECK(r03.path_class == PathClass::NVL);
-  CHECK(r03.bw_gbps == doctest::Approx(50));
+  CHECK(r03.bw_GBps == doctest::Approx(50));
   CHECK(r05.path_class == PathClass::NVB);  // through a peer that bonds to both
 
   const NcclTuning& t = nccl_tuning_default();
@@ -149,7 +149,7 @@ TEST_CASE("mesh: a DGX-1 node is built with direct bonds, routed over them, and 
   CHECK(g.mesh_rings == 6);
   const NcclComm comm = comm_group_nccl(t, c, g);
   CHECK(comm.graphs[static_cast<size_t>(NcclAlgo::ring)].n_channels == 6);
-  CHECK(comm.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_gbps == doctest::Approx(t.nvlink_bw_gbps(70)));
+  CHECK(comm.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_GBps == doctest::Approx(t.nvlink_bw_GBps(70)));
   CHECK(comm.n_channels == 12);
   CHECK_FALSE(comm.nvls_support);
 }

@@ -97,8 +97,8 @@ TEST_CASE("nccl_tuning: default table is sane") {
   for (const auto& hw : t.hw_latency_us)
     for (const auto& row : hw)
       for (double v : row) CHECK(finite_non_negative(v));
-  for (const auto* table : {&t.ll_max_bw_gbps, &t.per_channel_max_ring_ll128_bw_gbps,
-                            &t.per_channel_max_tree_ll128_bw_gbps, &t.per_channel_max_tree_bw_gbps})
+  for (const auto* table : {&t.ll_max_bw_GBps, &t.per_channel_max_ring_ll128_bw_GBps,
+                            &t.per_channel_max_tree_ll128_bw_GBps, &t.per_channel_max_tree_bw_GBps})
     for (const auto& row : *table)
       for (double v : row) CHECK((std::isfinite(v) && v > 0));
 
@@ -128,7 +128,7 @@ TEST_CASE("nccl_tuning: default table is sane") {
   for (const auto& row : t.tree_correction)
     for (double v : row) CHECK((v > 0 && v <= 1));
 
-  for (const auto* speeds : {&t.search_speeds_intra_gbps, &t.search_speeds_inter_gbps})
+  for (const auto* speeds : {&t.search_speeds_intra_GBps, &t.search_speeds_inter_GBps})
     for (const auto& s : *speeds) {
       REQUIRE_FALSE(s.empty());
       for (size_t i = 1; i < s.size(); ++i) CHECK(s[i] < s[i - 1]);
@@ -138,10 +138,10 @@ TEST_CASE("nccl_tuning: default table is sane") {
   CHECK(t.nvls_channels_sm100 == 32);
   CHECK(t.buffer_bytes[2] == 4 << 20);
 
-  CHECK(t.nvlink_bw_gbps(90) == doctest::Approx(20.6));
-  CHECK(t.nvlink_bw_gbps(86) == 12.0);
-  CHECK(t.nvlink_bw_gbps(80) == 20.0);
-  CHECK(t.nvlink_bw_gbps(100) == 40.0);
+  CHECK(t.nvlink_bw_GBps(90) == doctest::Approx(20.6));
+  CHECK(t.nvlink_bw_GBps(86) == 12.0);
+  CHECK(t.nvlink_bw_GBps(80) == 20.0);
+  CHECK(t.nvlink_bw_GBps(100) == 40.0);
   CHECK(t.pci_bw == 12.0);
   CHECK(t.net_bw == 12.0);
 }
@@ -178,21 +178,21 @@ TEST_CASE("nccl_tuning: one H100 node reproduces ring ~360 and NVLS ~470 GB/s bu
 
   NcclEstimate ring = nccl_estimate(t, c, ar, NcclAlgo::ring, NcclProto::simple);
   REQUIRE(ring.available);
-  CHECK(ring.bandwidth_gbps == doctest::Approx(360.0 * 8 / 14));
-  CHECK(ring.bandwidth_gbps * nccl_busbw_factor(ar, 8) == doctest::Approx(360.0));
+  CHECK(ring.bandwidth_GBps == doctest::Approx(360.0 * 8 / 14));
+  CHECK(ring.bandwidth_GBps * nccl_busbw_factor(ar, 8) == doctest::Approx(360.0));
   CHECK(ring.latency_us == doctest::Approx(8.4 + 14 * 3.4));
 
   NcclEstimate ll = nccl_estimate(t, c, ar, NcclAlgo::ring, NcclProto::ll);
   REQUIRE(ll.available);
   CHECK(ll.latency_us == doctest::Approx(6.6 + 14 * 0.6));
-  CHECK(ll.bandwidth_gbps == doctest::Approx(141.0 * 8 / 14));  // capped by llMaxBw (Hopper, 1 node)
+  CHECK(ll.bandwidth_GBps == doctest::Approx(141.0 * 8 / 14));  // capped by llMaxBw (Hopper, 1 node)
   CHECK(ll.latency_us < ring.latency_us);
 
   NcclEstimate nvls = nccl_estimate(t, c, ar, NcclAlgo::nvls, NcclProto::simple);
   REQUIRE(nvls.available);
   CHECK(nvls.latency_us == doctest::Approx(25.0));
-  CHECK(nvls.bandwidth_gbps == doctest::Approx(8 * 40.0 * 5 / 6));
-  double nvls_busbw = nvls.bandwidth_gbps * nccl_busbw_factor(ar, 8);
+  CHECK(nvls.bandwidth_GBps == doctest::Approx(8 * 40.0 * 5 / 6));
+  double nvls_busbw = nvls.bandwidth_GBps * nccl_busbw_factor(ar, 8);
   CHECK(nvls_busbw > 450);
   CHECK(nvls_busbw < 490);
   CHECK_FALSE(nccl_estimate(t, c, ar, NcclAlgo::nvls, NcclProto::ll).available);  // Simple only
@@ -205,7 +205,7 @@ TEST_CASE("nccl_tuning: one H100 node reproduces ring ~360 and NVLS ~470 GB/s bu
   // Ring all_gather: busbw is the graph bandwidth, 12 x 30.
   NcclEstimate ag = nccl_estimate(t, c, CollectiveOp::all_gather, NcclAlgo::ring, NcclProto::simple);
   REQUIRE(ag.available);
-  CHECK(ag.bandwidth_gbps * nccl_busbw_factor(CollectiveOp::all_gather, 8) == doctest::Approx(360.0));
+  CHECK(ag.bandwidth_GBps * nccl_busbw_factor(CollectiveOp::all_gather, 8) == doctest::Approx(360.0));
 
   // Small messages go LL, huge all_reduce goes NVLS.
   NcclChoice small = nccl_choose(t, c, ar, 1024);
@@ -251,7 +251,7 @@ TEST_CASE("nccl_tuning: multi-node rules (tree, PAT, NVLS tree, plateau)") {
   // Past the plateau the ring's latency grows by 1.4 on SM90.
   double bytes = 1e8;
   CHECK(nccl_time_us(t, c, ar, NcclAlgo::ring, NcclProto::simple, bytes) ==
-        doctest::Approx(ring.latency_us * 1.4 + bytes / (1000.0 * ring.bandwidth_gbps)));
+        doctest::Approx(ring.latency_us * 1.4 + bytes / (1000.0 * ring.bandwidth_GBps)));
 
   // PAT: one GPU per node, all_gather / reduce_scatter only.
   NcclComm one;
@@ -261,7 +261,7 @@ TEST_CASE("nccl_tuning: multi-node rules (tree, PAT, NVLS tree, plateau)") {
   NcclEstimate pat = nccl_estimate(t, one, CollectiveOp::all_gather, NcclAlgo::pat, NcclProto::simple);
   REQUIRE(pat.available);
   CHECK(pat.latency_us == doctest::Approx(8.0 + 4 * (14.0 / 3.5) + 16 * 2.8));
-  CHECK(pat.bandwidth_gbps == doctest::Approx(2 * 24.0 * 0.75));
+  CHECK(pat.bandwidth_GBps == doctest::Approx(2 * 24.0 * 0.75));
   CHECK_FALSE(nccl_estimate(t, one, ar, NcclAlgo::pat, NcclProto::simple).available);
   CHECK_FALSE(nccl_estimate(t, c, CollectiveOp::all_gather, NcclAlgo::pat, NcclProto::simple).available);
 }

@@ -30,7 +30,7 @@ TEST_CASE("cluster: links are two directed edges, GPUs ordered host-major") {
   CHECK(c.num_edges() == 4);
   CHECK(c.source(e) == a0);
   CHECK(c.target(Cluster::reverse(e)) == a0);
-  CHECK(c.link(Cluster::reverse(e)).bw_gbps == 100);
+  CHECK(c.link(Cluster::reverse(e)).bw_GBps == 100);
   CHECK(c.out_edges(b0).size() == 2);
   REQUIRE(c.gpus().size() == 3);
   CHECK(c.gpus()[0] == a0);
@@ -47,8 +47,8 @@ TEST_CASE("cluster: bad graphs are refused with the device named") {
   VertexId g0 = *c.add_device(gpu("a/gpu0", h, 0));
   VertexId g1 = *c.add_device(gpu("a/gpu1", h, 1));
   CHECK(c.add_device(gpu("a/gpu0", h, 2)).error() == "duplicate device name 'a/gpu0'");
-  CHECK(c.add_link(g0, g1, LinkKind::NVL, 0, 1).error().find("bw_gbps must be > 0") != std::string::npos);
-  CHECK(c.add_link(g0, g1, LinkKind::NVL, -5, 1).error().find("bw_gbps must be > 0") != std::string::npos);
+  CHECK(c.add_link(g0, g1, LinkKind::NVL, 0, 1).error().find("bw_GBps must be > 0") != std::string::npos);
+  CHECK(c.add_link(g0, g1, LinkKind::NVL, -5, 1).error().find("bw_GBps must be > 0") != std::string::npos);
   CHECK_FALSE(c.add_link(g0, g0, LinkKind::NVL, 5, 1));
   CHECK_FALSE(c.add_link(g0, 99, LinkKind::NVL, 5, 1));
   Result<bool> r = c.finalize();

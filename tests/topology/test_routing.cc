@@ -45,7 +45,7 @@ TEST_CASE("routing: path classes inside a DGX H100 follow NCCL") {
   Cluster c = build("dgx-h100:1");
   Router r(c);
   CHECK(route(c, r, "h001/gpu0", "h001/gpu5").path_class == PathClass::NVL);
-  CHECK(route(c, r, "h001/gpu0", "h001/gpu5").bw_gbps == doctest::Approx(450));
+  CHECK(route(c, r, "h001/gpu0", "h001/gpu5").bw_GBps == doctest::Approx(450));
   CHECK(route(c, r, "h001/gpu0", "h001/nic0").path_class == PathClass::PIX);
   // Other NICs are nearer through a peer GPU over NVLink (PXN) than through the CPU (PHB / SYS).
   CHECK(route(c, r, "h001/gpu0", "h001/nic1").path_class == PathClass::PXN);
@@ -93,7 +93,7 @@ TEST_CASE("routing: ECMP over a two-tier fat tree splits evenly over every spine
   REQUIRE(up.size() == 8);
   for (const Hop& h : up) CHECK(h.share == doctest::Approx(1.0 / 8));
   CHECK(share_sum(up) == doctest::Approx(1));
-  CHECK(cross_su.bw_gbps == doctest::Approx(50));
+  CHECK(cross_su.bw_GBps == doctest::Approx(50));
   CHECK(c.device(c.source(cross_su.bottleneck)).kind != DeviceKind::switch_);
 
   // Rail-aligned: GPU0 to GPU3 crosses from rail 0 to rail 3 through the spines.
@@ -160,7 +160,7 @@ TEST_CASE("routing: dual plane splits a flow over both planes") {
       CHECK(h.share == doctest::Approx(0.5));
     }
   CHECK(nic_up == 2);
-  CHECK(x.bw_gbps == doctest::Approx(50));  // 2 x 25 GB/s ports
+  CHECK(x.bw_GBps == doctest::Approx(50));  // 2 x 25 GB/s ports
 }
 
 TEST_CASE("routing: two sites cross a DCI link and pay the propagation") {
@@ -224,7 +224,7 @@ TEST_CASE("routing: hash puts each connection on one path, the same one every ti
   std::set<EdgeId> used;
   for (uint32_t flow = 0; flow < 16; ++flow) {
     Route x = connection(c, r, "h001/gpu0", "h002/gpu0", flow);
-    CHECK(x.bw_gbps == doctest::Approx(50));
+    CHECK(x.bw_GBps == doctest::Approx(50));
     for (const Hop& h : x.hops) CHECK(h.share == 1);
     used.insert(uplink(c, x));
     CHECK(uplink(c, connection(c, r, "h001/gpu0", "h002/gpu0", flow)) == uplink(c, x));

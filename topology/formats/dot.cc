@@ -108,8 +108,8 @@ std::string node_line(const Cluster& c, const DotNode& n, bool loaded) {
 std::string bundle_line(const DotGraph& g, const DotBundle& b, bool loaded, bool ratio) {
   // Links of one capacity as "8 x 50 GB/s"; of several, their count and sum.
   std::string label =
-      b.bw_gbps > 0 ? (b.links == 1 ? "" : std::to_string(b.links) + " x ") + format_number(b.bw_gbps, 2) + " GB/s"
-                    : std::to_string(b.links) + " links, " + format_number(b.total_bw_gbps, 2) + " GB/s";
+      b.bw_GBps > 0 ? (b.links == 1 ? "" : std::to_string(b.links) + " x ") + format_number(b.bw_GBps, 2) + " GB/s"
+                    : std::to_string(b.links) + " links, " + format_number(b.total_bw_GBps, 2) + " GB/s";
   if (b.length_km > 0) label += "\\n" + format_number(b.length_km) + " km";
   std::string style = kLinkStyle[static_cast<size_t>(b.kind)];
   if (loaded && ratio) {

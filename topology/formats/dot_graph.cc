@@ -174,11 +174,11 @@ class Builder {
       const bool flip = lb > la || (lb == la && b < a);
       const Link& l = c_.link(e);
       auto [it, fresh] = at.try_emplace({flip ? b : a, flip ? a : b}, g_.bundles.size());
-      if (fresh) g_.bundles.push_back({flip ? b : a, flip ? a : b, 0, l.kind, l.bw_gbps});
+      if (fresh) g_.bundles.push_back({flip ? b : a, flip ? a : b, 0, l.kind, l.bw_GBps});
       DotBundle& x = g_.bundles[it->second];
       ++x.links;
-      if (x.bw_gbps != l.bw_gbps) x.bw_gbps = 0;
-      x.total_bw_gbps += l.bw_gbps;
+      if (x.bw_GBps != l.bw_GBps) x.bw_GBps = 0;
+      x.total_bw_GBps += l.bw_GBps;
       x.length_km = std::max(x.length_km, l.length_km);
       x.down = std::max(x.down, flip ? back : forward);
       x.up = std::max(x.up, flip ? forward : back);

@@ -37,8 +37,8 @@ struct DotBundle {
   uint32_t upper = 0, lower = 0;  // node indexes; upper is drawn above (or first, on one rank)
   int links = 0;
   LinkKind kind = LinkKind::NET;  // of its first link
-  double bw_gbps = 0;             // per link and direction; 0 when its links differ
-  double total_bw_gbps = 0;       // per direction
+  double bw_GBps = 0;             // per link and direction; 0 when its links differ
+  double total_bw_GBps = 0;       // per direction
   double length_km = 0;           // DCI
   double down = 0, up = 0;        // its busiest link's utilization, upper to lower and back
   bool highlighted = false;

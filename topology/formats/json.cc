@@ -153,7 +153,7 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
       std::string rate = f.text("link_rate", kRequired);
       Result<double> GBps = parse_rate_GBps(rate);
       if (!GBps) f.fail(f.at("link_rate"), GBps.error());
-      else spec.dci.link_gbps = *GBps * 8;  // DciSpec keeps the input edge's Gbit/s
+      else spec.dci.link_GBps = *GBps * 8;  // DciSpec keeps the input edge's Gbit/s
     }
     spec.dci.length_km = f.number("length_km", spec.dci.length_km, 0, true, limits::kMaxLengthKm);
   }
@@ -220,15 +220,15 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
 
   if (const json* list = top.ok() ? link_list : nullptr)
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
-      Fields f((*list)[i], json_indexed("links", i), {"a", "b", "kind", "bw_gbps", "latency_us", "length_km"}, &error);
+      Fields f((*list)[i], json_indexed("links", i), {"a", "b", "kind", "bw_GBps", "latency_us", "length_km"}, &error);
       VertexId a = endpoint(f, "a", c);
       VertexId b = endpoint(f, "b", c);
       LinkKind kind = kind_read(f, link_kind_from, link_kind_names(), "link kind");
-      double bw_gbps = f.number("bw_gbps", kRequired, limits::kMinLinkGBps, true, limits::kMaxLinkGBps);
+      double bw_GBps = f.number("bw_GBps", kRequired, limits::kMinLinkGBps, true, limits::kMaxLinkGBps);
       double latency_us = f.number("latency_us", 0.0, 0, true, limits::kMaxLatencyUs);
       double length_km = f.number("length_km", 0.0, 0, true, limits::kMaxLengthKm);
       if (!f.ok()) break;
-      if (Result<EdgeId> e = c.add_link(a, b, kind, bw_gbps, latency_us, length_km); !e) f.fail(f.path(), e.error());
+      if (Result<EdgeId> e = c.add_link(a, b, kind, bw_GBps, latency_us, length_km); !e) f.fail(f.path(), e.error());
     }
   if (!error.empty()) return error_in(where, error);
   if (Result<bool> ok = c.finalize(); !ok) return error_in(where, ok.error());
@@ -290,7 +290,7 @@ std::string save_cluster_json(const Cluster& c) {
     ojson x = {{"a", c.device(c.source(e)).name},
                {"b", c.device(c.target(e)).name},
                {"kind", to_string(l.kind)},
-               {"bw_gbps", number_json(l.bw_gbps)}};
+               {"bw_GBps", number_json(l.bw_GBps)}};
     if (l.latency_us > 0) x["latency_us"] = number_json(l.latency_us);
     if (l.length_km > 0) x["length_km"] = number_json(l.length_km);
     links.push_back(std::move(x));

@@ -102,8 +102,8 @@ struct Reader {
   void nic(const pugi::xml_node& at, const pugi::xml_node& nic_node, int numa, int pcie_switch) {
     // A <nic> straight under a <cpu> has no bus ID of its own.
     const std::string busid = at.attribute("busid").value();
-    auto add = [&](const std::string& rdma, double gbps) {
-      facts.nics.push_back({.name = rdma.empty() ? busid : rdma, .busid = busid, .rdma = rdma, .numa = numa, .pcie_switch = pcie_switch, .gbps = gbps});
+    auto add = [&](const std::string& rdma, double gbit_s) {
+      facts.nics.push_back({.name = rdma.empty() ? busid : rdma, .busid = busid, .rdma = rdma, .numa = numa, .pcie_switch = pcie_switch, .gbit_s = gbit_s});
     };
     if (!nic_node) return add("", 0);
     bool any = false;

@@ -88,7 +88,7 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   t.gpus = static_cast<int>(f.gpus.size());
   t.hosts_per_domain = 1;
   note("hosts_per_domain", "one: the file describes one host");
-  t.nic_gbps = 0;
+  t.nic_gbit_s = 0;
   t.nvlink_GBps = 0;
   t.cpu_link_GBps = 0;
   t.c2c_GBps = 0;
@@ -213,12 +213,12 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   all_given(t.nic_names);
   if (t.nics > 0) note("nics", spread ? "file: spread evenly over the PCIe switches" : "file: placed by PCIe switch (nic_switch)");
 
-  double file_gbps = 0;
+  double file_gbit_s = 0;
   for (const NodeFacts::Nic& n : f.nics) {
-    if (n.gbps > 0 && file_gbps > 0 && n.gbps != file_gbps)
-      return fail("NICs run at different rates (" + format_number(file_gbps) + " and " + format_number(n.gbps) +
+    if (n.gbit_s > 0 && file_gbit_s > 0 && n.gbit_s != file_gbit_s)
+      return fail("NICs run at different rates (" + format_number(file_gbit_s) + " and " + format_number(n.gbit_s) +
                   " Gbit/s, " + n.name + "): a node type has one NIC rate; give --nic-rate to choose");
-    if (n.gbps > 0) file_gbps = n.gbps;
+    if (n.gbit_s > 0) file_gbit_s = n.gbit_s;
   }
   // Each rate from the first of option, file and base that gives one.
   using Sources = std::initializer_list<std::pair<double, std::string>>;
@@ -231,8 +231,8 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
       }
     return false;
   };
-  if (t.nics > 0 && !pick(&t.nic_gbps, "nic_rate",
-                          {{hints.nic_gbps, "--nic-rate"}, {file_gbps, "file"}, {base ? base->nic_gbps : 0, base_text + " (the file gives no NIC rate)"}}))
+  if (t.nics > 0 && !pick(&t.nic_gbit_s, "nic_rate",
+                          {{hints.nic_gbit_s, "--nic-rate"}, {file_gbit_s, "file"}, {base ? base->nic_gbit_s : 0, base_text + " (the file gives no NIC rate)"}}))
     return fail("the file gives no NIC rate: give --nic-rate (e.g. 400Gbps) or --base PRESET");
 
   double file_pcie = 0;

@@ -31,7 +31,7 @@ struct NodeFacts {
     std::string rdma;  // the RDMA device's name ("mlx5_0"), "" when the file does not give it
     int numa = -1;
     int pcie_switch = -1;
-    double gbps = 0;  // line rate, Gbit/s; 0 unknown
+    double gbit_s = 0;  // line rate, Gbit/s; 0 unknown
   };
   std::vector<Gpu> gpus;  // in CUDA order
   std::vector<Nic> nics;
@@ -46,7 +46,7 @@ struct NodeFacts {
 // What the file cannot say; zero or empty = not given. `base` fills anything still missing.
 struct NodeHints {
   std::string name, gpu_model, cpu_model;
-  double nic_gbps = 0, pcie_GBps = 0, cpu_link_GBps = 0, nvlink_lane_GBps = 0;
+  double nic_gbit_s = 0, pcie_GBps = 0, cpu_link_GBps = 0, nvlink_lane_GBps = 0;
   int nvlinks = -1;  // per GPU, for files that do not list them; -1 not given
   const NodeType* base = nullptr;
 };

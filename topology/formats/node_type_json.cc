@@ -33,7 +33,7 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
   t.gpu_model = f.name("gpu_model");
   t.gpus = f.integer("gpus", kRequired, 1, kMaxGpusPerHost);
   t.nics = f.integer("nics", 0, 0, kMaxGpusPerHost);
-  t.nic_gbps = rate_field(f, "nic_rate") * 8;
+  t.nic_gbit_s = rate_field(f, "nic_rate") * 8;
   t.nvlink_GBps = rate_field(f, "nvlink_rate");
   t.pcie_GBps = rate_field(f, "pcie_rate");
   t.gpus_per_pcie_switch = f.integer("gpus_per_pcie_switch", 1, 1, kMaxGpusPerHost);
@@ -79,7 +79,7 @@ nlohmann::ordered_json node_type_to_json(const NodeType& t) {
   auto GBps = [](double x) { return format_exact(x) + "GB/s"; };
   nlohmann::ordered_json j = {{"format", "topoplan-node-type"}, {"version", 1}, {"name", t.name}, {"gpu_model", t.gpu_model},
                               {"gpus", t.gpus}, {"nics", t.nics}};
-  if (t.nics > 0) j["nic_rate"] = format_exact(t.nic_gbps) + "Gbps";
+  if (t.nics > 0) j["nic_rate"] = format_exact(t.nic_gbit_s) + "Gbps";
   if (t.nvlink_GBps > 0) j["nvlink_rate"] = GBps(t.nvlink_GBps);
   if (t.pcie_GBps > 0) j["pcie_rate"] = GBps(t.pcie_GBps);
   j["gpus_per_pcie_switch"] = t.gpus_per_pcie_switch;

@@ -246,7 +246,7 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
     if (!v) return Error{where + ": switch " + switches[i].name + ": " + v.error()};
     vertex[i] = *v;
   }
-  const double nic_GBps = type.nic_gbps / 8;
+  const double nic_GBps = type.nic_gbit_s / 8;
   std::vector<double> down_GBps(switches.size(), 0);
   for (size_t h = 0; h < names.size(); ++h) {
     const std::vector<size_t>& leaves = leaves_of[names[h]];

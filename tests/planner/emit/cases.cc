@@ -78,20 +78,20 @@ std::string explicit_graph_json() {
     {"name": "HOST/mlx5_0", "kind": "nic", "host": "HOST", "index": 0},
     {"name": "HOST/mlx5_1", "kind": "nic", "host": "HOST", "index": 1})");
   return expand(text, "HOST_LINKS", R"(
-    {"a": "HOST/cpu0", "b": "HOST/cpu1", "kind": "SYS", "bw_gbps": 10},
-    {"a": "HOST/pcie0", "b": "HOST/cpu0", "kind": "PCI", "bw_gbps": 63},
-    {"a": "HOST/pcie1", "b": "HOST/cpu1", "kind": "PCI", "bw_gbps": 63},
-    {"a": "HOST/gpu0", "b": "HOST/pcie0", "kind": "PCI", "bw_gbps": 63},
-    {"a": "HOST/gpu1", "b": "HOST/pcie0", "kind": "PCI", "bw_gbps": 63},
-    {"a": "HOST/gpu2", "b": "HOST/pcie1", "kind": "PCI", "bw_gbps": 63},
-    {"a": "HOST/mlx5_0", "b": "HOST/pcie0", "kind": "PCI", "bw_gbps": 63},
-    {"a": "HOST/mlx5_1", "b": "HOST/pcie1", "kind": "PCI", "bw_gbps": 63},
-    {"a": "HOST/gpu0", "b": "HOST/nvswitch", "kind": "NVL", "bw_gbps": 450},
-    {"a": "HOST/gpu1", "b": "HOST/nvswitch", "kind": "NVL", "bw_gbps": 450},
-    {"a": "HOST/gpu2", "b": "HOST/nvswitch", "kind": "NVL", "bw_gbps": 450},
-    {"a": "HOST/gpu3", "b": "HOST/nvswitch", "kind": "NVL", "bw_gbps": 450},
-    {"a": "HOST/mlx5_0", "b": "leaf0", "kind": "NET", "bw_gbps": 50},
-    {"a": "HOST/mlx5_1", "b": "leaf0", "kind": "NET", "bw_gbps": 50})");
+    {"a": "HOST/cpu0", "b": "HOST/cpu1", "kind": "SYS", "bw_GBps": 10},
+    {"a": "HOST/pcie0", "b": "HOST/cpu0", "kind": "PCI", "bw_GBps": 63},
+    {"a": "HOST/pcie1", "b": "HOST/cpu1", "kind": "PCI", "bw_GBps": 63},
+    {"a": "HOST/gpu0", "b": "HOST/pcie0", "kind": "PCI", "bw_GBps": 63},
+    {"a": "HOST/gpu1", "b": "HOST/pcie0", "kind": "PCI", "bw_GBps": 63},
+    {"a": "HOST/gpu2", "b": "HOST/pcie1", "kind": "PCI", "bw_GBps": 63},
+    {"a": "HOST/mlx5_0", "b": "HOST/pcie0", "kind": "PCI", "bw_GBps": 63},
+    {"a": "HOST/mlx5_1", "b": "HOST/pcie1", "kind": "PCI", "bw_GBps": 63},
+    {"a": "HOST/gpu0", "b": "HOST/nvswitch", "kind": "NVL", "bw_GBps": 450},
+    {"a": "HOST/gpu1", "b": "HOST/nvswitch", "kind": "NVL", "bw_GBps": 450},
+    {"a": "HOST/gpu2", "b": "HOST/nvswitch", "kind": "NVL", "bw_GBps": 450},
+    {"a": "HOST/gpu3", "b": "HOST/nvswitch", "kind": "NVL", "bw_GBps": 450},
+    {"a": "HOST/mlx5_0", "b": "leaf0", "kind": "NET", "bw_GBps": 50},
+    {"a": "HOST/mlx5_1", "b": "leaf0", "kind": "NET", "bw_GBps": 50})");
 }
 
 // {"ranks": [...]} with the GPUs of `hosts` in turn, each host's GPUs in `gpu_order`.

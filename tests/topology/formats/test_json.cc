@@ -82,28 +82,28 @@ const char* const kTinyGraph = R"({
       "a": "h0/gpu0",
       "b": "h0/nic0",
       "kind": "PCI",
-      "bw_gbps": 63,
+      "bw_GBps": 63,
       "latency_us": 0.3
     },
     {
       "a": "h0/nic0",
       "b": "leaf0",
       "kind": "NET",
-      "bw_gbps": 50,
+      "bw_GBps": 50,
       "latency_us": 0.6
     },
     {
       "a": "h1/gpu0",
       "b": "h1/nic0",
       "kind": "PCI",
-      "bw_gbps": 63,
+      "bw_GBps": 63,
       "latency_us": 0.3
     },
     {
       "a": "h1/nic0",
       "b": "leaf0",
       "kind": "NET",
-      "bw_gbps": 50.5,
+      "bw_GBps": 50.5,
       "latency_us": 0.6,
       "length_km": 0.002
     }
@@ -182,7 +182,7 @@ TEST_CASE("recipe: keys fill the spec, missing ones take the node type's default
   CHECK(s->sites[1].name == "siteB");
   CHECK(s->sites[1].nodes == 64);
   CHECK(s->dci.links == 8);
-  CHECK(s->dci.link_gbps == doctest::Approx(1600));  // Gbit/s, as DciSpec keeps it
+  CHECK(s->dci.link_GBps == doctest::Approx(1600));  // Gbit/s, as DciSpec keeps it
   CHECK(s->dci.length_km == 100);
 
   Result<ClusterSpec> racks = recipe_from_json(json::parse(R"({"node": "gb200-nvl72", "racks": 2})"), "r.json");
@@ -208,7 +208,7 @@ TEST_CASE("json: the explicit graph format is what save_cluster_json writes") {
   Cluster c = loaded(write("tiny.json", kTinyGraph));
   CHECK(c.gpus().size() == 2);
   CHECK(c.num_edges() == 8);
-  CHECK(c.link(6).bw_gbps == 50.5);
+  CHECK(c.link(6).bw_GBps == 50.5);
   CHECK(c.link(7).length_km == 0.002);
   CHECK(c.hosts()[1].node_type == "custom");
   CHECK(save_cluster_json(c) == kTinyGraph);
@@ -292,15 +292,15 @@ TEST_CASE("json graph: a link to a device that does not exist") {
 }
 
 TEST_CASE("json graph: zero and negative bandwidth") {
-  std::string e = load_error("g.json", tiny_with([](json& d) { d["links"][1]["bw_gbps"] = 0; }));
-  CHECK_MESSAGE(e.find("g.json: links[1].bw_gbps: expected a number from 0.001 to 1000000, got 0") != std::string::npos, e);
-  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_gbps"] = -50; }));
-  CHECK_MESSAGE(e.find("g.json: links[2].bw_gbps: expected a number from 0.001 to 1000000, got -50") != std::string::npos, e);
-  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_gbps"] = "50GB/s"; }));
-  CHECK_MESSAGE(e.find(R"(g.json: links[2].bw_gbps: expected a number from 0.001 to 1000000, got "50GB/s")") != std::string::npos,
+  std::string e = load_error("g.json", tiny_with([](json& d) { d["links"][1]["bw_GBps"] = 0; }));
+  CHECK_MESSAGE(e.find("g.json: links[1].bw_GBps: expected a number from 0.001 to 1000000, got 0") != std::string::npos, e);
+  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_GBps"] = -50; }));
+  CHECK_MESSAGE(e.find("g.json: links[2].bw_GBps: expected a number from 0.001 to 1000000, got -50") != std::string::npos, e);
+  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_GBps"] = "50GB/s"; }));
+  CHECK_MESSAGE(e.find(R"(g.json: links[2].bw_GBps: expected a number from 0.001 to 1000000, got "50GB/s")") != std::string::npos,
                 e);
-  e = load_error("g.json", tiny_with([](json& d) { d["links"][2].erase("bw_gbps"); }));
-  CHECK_MESSAGE(e.find("g.json: links[2]: missing key 'bw_gbps'") != std::string::npos, e);
+  e = load_error("g.json", tiny_with([](json& d) { d["links"][2].erase("bw_GBps"); }));
+  CHECK_MESSAGE(e.find("g.json: links[2]: missing key 'bw_GBps'") != std::string::npos, e);
 }
 
 TEST_CASE("json graph: unknown kinds and keys get a did-you-mean") {

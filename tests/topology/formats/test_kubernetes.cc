@@ -43,8 +43,8 @@ TEST_CASE("kubernetes: numbered tiers go as high as the fabric, past topograph's
   REQUIRE(!spines.empty());
   doc["devices"].push_back({{"name", "core0"}, {"kind", "switch"}, {"site", "site0"}, {"tier", 3}});
   doc["devices"].push_back({{"name", "top0"}, {"kind", "switch"}, {"site", "site0"}, {"tier", 4}});
-  for (const std::string& s : spines) doc["links"].push_back({{"a", s}, {"b", "core0"}, {"kind", "NET"}, {"bw_gbps", 50}, {"latency_us", 0.6}});
-  doc["links"].push_back({{"a", "core0"}, {"b", "top0"}, {"kind", "NET"}, {"bw_gbps", 50}, {"latency_us", 0.6}});
+  for (const std::string& s : spines) doc["links"].push_back({{"a", s}, {"b", "core0"}, {"kind", "NET"}, {"bw_GBps", 50}, {"latency_us", 0.6}});
+  doc["links"].push_back({{"a", "core0"}, {"b", "top0"}, {"kind", "NET"}, {"bw_GBps", 50}, {"latency_us", 0.6}});
   Result<Cluster> c = cluster_from_document(doc, "four-tier");
   REQUIRE_MESSAGE(c, c.error());
 

@@ -25,12 +25,12 @@ TEST_CASE("nccl xml: IBM's full dump: NVSwitch links, NIC rates, CUDA order" * d
   CHECK(f.gpus[0].nvswitch_links == 18);  // 5 + 5 + 4 + 4 to four NVSwitches
   CHECK(f.gpus[0].sm == 90);
   CHECK(f.gpus[0].pcie_GBps == 0);  // link_width 0, as VMs write it
-  CHECK(f.nics[0].gbps == 200);     // speed="200000" Mbit/s
+  CHECK(f.nics[0].gbit_s == 200);     // speed="200000" Mbit/s
   CHECK(f.cpu_vendor == "Intel");
   Result<NodeTypeInference> t = test::infer_with_base(f, "dgx-h100");
   REQUIRE(t.ok());
   CHECK(t->type.nvlink_GBps == 450);
-  CHECK(t->type.nic_gbps == 200);
+  CHECK(t->type.nic_gbit_s == 200);
   CHECK(t->type.cpus == 2);
   CHECK(t->type.nic_switch.empty());
   CHECK(t->type.nic_names.front() == "mlx5_7");  // beside GPU 0 in the file

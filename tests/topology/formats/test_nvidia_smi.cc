@@ -84,7 +84,7 @@ TEST_CASE("nvidia-smi: DGX-1's hybrid cube mesh becomes a node type with its bon
   CHECK(f.peer_nvlinks[0][5] == 0);
   NodeHints hints;
   hints.gpu_model = "V100-SXM2";
-  hints.nic_gbps = 100;
+  hints.nic_gbit_s = 100;
   hints.pcie_GBps = 15.75;
   Result<NodeTypeInference> t = node_type_infer(f, hints);
   REQUIRE_MESSAGE(t.ok(), t.error());
@@ -155,7 +155,7 @@ TEST_CASE("nvidia-smi: what the file does not say must be given") {
   t = node_type_infer(*f, hints);
   REQUIRE_FALSE(t.ok());
   CHECK(t.error().find("--nic-rate") != std::string::npos);
-  hints.nic_gbps = 400;
+  hints.nic_gbit_s = 400;
   t = node_type_infer(*f, hints);
   REQUIRE_FALSE(t.ok());
   CHECK(t.error().find("--pcie-rate") != std::string::npos);

@@ -52,7 +52,7 @@ TEST_CASE("slurm topology: SchedMD's three-level tree" * doctest::skip(test::ref
   // Every leaf's uplink carries what its 20 hosts' 8 NICs inject: non-blocking by default.
   const VertexId leaf = *b.cluster.find("leaf100"), group = *b.cluster.find("grp10");
   for (EdgeId e : b.cluster.out_edges(leaf))
-    if (b.cluster.target(e) == group) CHECK(b.cluster.link(e).bw_gbps == doctest::Approx(20 * 8 * 50.0));
+    if (b.cluster.target(e) == group) CHECK(b.cluster.link(e).bw_GBps == doctest::Approx(20 * 8 * 50.0));
 }
 
 TEST_CASE("slurm topology: a SuperPOD's leaves without a spine line, one host twice" * doctest::skip(test::reference_absent())) {
