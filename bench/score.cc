@@ -1,9 +1,10 @@
 // Times `score`: a whole job's traffic routed and timed group by group, with contention. Default:
 // llama3-405b (TP8 PP16 DP128, 16,384 GPUs) on the three-tier cluster of data/clusters, then the
 // same model at DP 781 (99,968 GPUs) on a three-tier cluster of 12,496 DGX H100.
-// Usage: bench_score [LARGE_DP=781]
+// Usage: bench_score [LARGE_DP=781] [ROUTING=adaptive|hash|static, default the cluster file's]
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "bench/bench.h"
 #include "planner/score.h"
@@ -35,6 +36,8 @@ int run(const Cluster& c, Job job, double t_cluster) {
 
 int main(int argc, char** argv) {
   const int large_dp = argc > 1 ? std::atoi(argv[1]) : 781;
+  std::optional<Routing> routing;
+  if (argc > 2 && !(routing = routing_from(argv[2]))) return std::fprintf(stderr, "unknown routing '%s'\n", argv[2]), 2;
   const std::string src = TOPOPLAN_SOURCE_DIR;
   Result<Job> job = job_load(src + "/data/jobs/llama3-405b.json");
   if (!job) return std::fprintf(stderr, "%s\n", job.error().c_str()), 1;
@@ -42,6 +45,8 @@ int main(int argc, char** argv) {
   double t0 = now_s();
   Result<Cluster> c = cluster_load(src + "/data/clusters/threetier-h100.json");
   if (!c) return std::fprintf(stderr, "%s\n", c.error().c_str()), 1;
+  if (routing) c->routing = {*routing, "bench_score's argument"};
+  std::printf("routing: %s\n", routing_text(c->routing).c_str());
   int rc = run(*c, *job, now_s() - t0);
 
   Job big = *job;
@@ -53,6 +58,7 @@ int main(int argc, char** argv) {
   if (!spec) return std::fprintf(stderr, "%s\n", spec.error().c_str()), 1;
   spec->nodes = (job_ranks(big) + 7) / 8;
   spec->nodes = (spec->nodes + 127) / 128 * 128;  // whole pods
+  if (routing) spec->fabric.routing = {*routing, "bench_score's argument"};
   t0 = now_s();
   Result<Cluster> huge = cluster_build(*spec);
   if (!huge) return std::fprintf(stderr, "%s\n", huge.error().c_str()), 1;

@@ -14,6 +14,7 @@
 #include "topology/index_list.h"
 #include "topology/limits.h"
 #include "topology/load.h"
+#include "topology/summary.h"
 #include "topology/units.h"
 
 namespace topoplan::cli {
@@ -41,10 +42,12 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                       {"algbw_GBps", p.algbw_GBps},
                       {"busbw_GBps", p.busbw_GBps},
                       {"channel_bound", p.channel_bound}};
-  j["bottleneck"] = {{"link", p.bottleneck.link},
-                     {"class", std::string(to_string(p.bottleneck.kind))},
-                     {"bytes", p.bottleneck.bytes},
-                     {"bw_GBps", p.bottleneck.bw_GBps}};
+  auto bottleneck = [](const CollectivePrediction::Bottleneck& b) {
+    return nlohmann::json{{"link", b.link}, {"class", std::string(to_string(b.kind))}, {"bytes", b.bytes}, {"bw_GBps", b.bw_GBps}};
+  };
+  j["routing"] = routing_json(p.routing);
+  j["bottleneck"] = bottleneck(p.bottleneck);
+  if (p.even_bottleneck) j["even_split_bottleneck"] = bottleneck(*p.even_bottleneck);
   nlohmann::json cands = nlohmann::json::array();
   for (const CollectiveCandidate& c : p.candidates)
     cands.push_back({{"algorithm", c.algorithm},
@@ -63,7 +66,8 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
                        {"fill_us", c.fill_us},
                        {"nccl_time_us", c.nccl_time_us},
                        {"link_bytes", c.link_bytes},
-                       {"link_GBps", c.link_GBps}}}});
+                       {"link_GBps", c.link_GBps},
+                       {"even_link_us", c.even_link_us}}}});
   j["candidates"] = cands;
   return j;
 }
@@ -83,6 +87,11 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
     out << " (bound by what a connection holds in flight per DCI round trip)";
   out << "\n  busiest link " << p.bottleneck.link << " (" << to_string(p.bottleneck.kind) << "): "
       << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_GBps, 1) << " GB/s effective\n";
+  out << "  routing: " << routing_text(p.routing) << "\n";
+  if (p.even_bottleneck)
+    out << "  split evenly instead (what " << to_string(p.routing.mode) << " routing gives on average), the busiest link would be "
+        << p.even_bottleneck->link << ": " << format_bytes(p.even_bottleneck->bytes) << "; as routed the worst carries "
+        << format_number(p.bottleneck.bytes / p.even_bottleneck->bytes, 2) << "x that\n";
   out << "  candidates:";
   for (size_t i = 0; i < p.candidates.size() && i < 6; ++i)
     out << (i ? ", " : " ") << p.candidates[i].algorithm << "/" << to_string(p.candidates[i].proto) << " "
@@ -113,6 +122,8 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
   row("launch + per-class (calibration)", [&](const CollectiveCandidate& x) { return us(x.overhead_us); });
   row("DCI propagation", [&](const CollectiveCandidate& x) { return us(x.dci_us); });
   row("busiest link", [&](const CollectiveCandidate& x) { return us(x.link_us); });
+  if (p.even_bottleneck)
+    row("  the same split evenly (expected)", [&](const CollectiveCandidate& x) { return us(x.even_link_us); });
   row("channel cap", [&](const CollectiveCandidate& x) { return us(x.cap_us); });
   row("DCI window (in flight per round trip)", [&](const CollectiveCandidate& x) { return us(x.window_us); });
   row("pipeline fill", [&](const CollectiveCandidate& x) { return us(x.fill_us); });
@@ -151,6 +162,7 @@ void print_sweep(std::ostream& out, const std::string& cluster, const std::vecto
   const CollectivePrediction& first = rows.front();
   out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << first.ranks << " ranks, "
       << first.nodes << (first.nodes == 1 ? " node" : " nodes") << ", " << first.channels << " channels\n";
+  out << "# routing: " << routing_text(first.routing) << "\n";
   using A = TextTable::Align;
   TextTable table({A::right, A::right, A::right, A::right, A::left, A::left});
   table.add({"size", "time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol"}, "#");

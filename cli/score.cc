@@ -38,6 +38,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   const ComputeEstimate& ce = s.traffic.compute;
   out << s.job << " on " << cluster << ": " << s.ranks << " ranks, layout " << s.layout << ", " << to_string(s.fabric)
       << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
+  out << "routing: " << routing_text(c.routing) << "\n";
   out << "step " << time_text(s.step_s) << " = compute " << time_text(s.compute_s) << " (" << ce.gpu.model << " at "
       << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
       << " TFLOPS, " << ce.micro_batches << " micro-batches, pipeline bubble "

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -10,6 +11,7 @@
 #include "cli/dot_flags.h"
 #include "cli/route_text.h"
 #include "cli/tool.h"
+#include "cost/nccl_tuning.h"
 #include "topology/formats/dot.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/json.h"
@@ -61,6 +63,47 @@ int show(const Options& o, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
+// Under hash or static routing, the path each of the connections a send between the two GPUs
+// opens takes (NCCL gives a remote peer p2p_net_channels_per_peer of them).
+struct PeerConnections {
+  std::vector<Route> routes;
+  // The switch-to-switch link the most of the bytes cross, and that part (each connection 1/n);
+  // beside it the most any such link gets split evenly.
+  EdgeId busiest = 0;
+  double share = 0, even_share = 0;
+};
+
+bool switch_to_switch(const Cluster& c, EdgeId e) {
+  return is_fabric(c.device(c.source(e)).kind) && is_fabric(c.device(c.target(e)).kind);
+}
+
+Result<PeerConnections> connections_route(const Router& router, VertexId a, VertexId b, const Route& even, NicPolicy nic) {
+  const Cluster& c = router.cluster();
+  PeerConnections out;
+  if (c.routing.mode == Routing::adaptive || even.src_nic == kNoVertex) return out;
+  const int n = nccl_tuning_default().p2p_net_channels_per_peer;
+  std::map<EdgeId, double> share;
+  for (int k = 0; k < n; ++k) {
+    Result<Route> r = router.route(a, b, {nic, false, static_cast<uint32_t>(k)});
+    if (!r) return Error{r.error()};
+    for (const Hop& h : r->hops)
+      if (switch_to_switch(c, h.edge)) share[h.edge] += 1.0 / n;
+    out.routes.push_back(std::move(*r));
+  }
+  for (auto [e, x] : share)
+    if (x > out.share) out.busiest = e, out.share = x;
+  for (const Hop& h : even.hops)
+    if (switch_to_switch(c, h.edge)) out.even_share = std::max(out.even_share, h.share);
+  return out;
+}
+
+std::string chain_text(const Cluster& c, const Route& r) {
+  std::string s = r.src_nic == kNoVertex ? "" : c.device(r.src_nic).name;
+  for (const Hop& h : r.hops)
+    if (c.link(h.edge).kind == LinkKind::NET || c.link(h.edge).kind == LinkKind::DCI) s += " -> " + c.device(c.target(h.edge)).name;
+  return s;
+}
+
 nlohmann::json route_json(const Cluster& c, const Route& r) {
   nlohmann::json j;
   j["src"] = c.device(r.src).name;
@@ -92,10 +135,20 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
   if (!a) return fail(err, a.error());
   if (!b) return fail(err, b.error());
   Router router(*c);
-  Result<Route> r = router.route(*a, *b, {o.pxn ? NicPolicy::pxn : NicPolicy::rail_aligned});
+  const NicPolicy nic = o.pxn ? NicPolicy::pxn : NicPolicy::rail_aligned;
+  Result<Route> r = router.route(*a, *b, {nic});
   if (!r) return fail(err, r.error());
+  Result<PeerConnections> conns = connections_route(router, *a, *b, *r, nic);
+  if (!conns) return fail(err, conns.error());
   if (o.json) {
-    out << route_json(*c, *r).dump(2) << "\n";
+    nlohmann::json j = route_json(*c, *r);
+    j["routing"] = routing_json(c->routing);
+    if (!conns->routes.empty()) {
+      j["connections"] = nlohmann::json::array();
+      for (const Route& x : conns->routes) j["connections"].push_back(route_json(*c, x));
+      j["busiest_switch_link"] = {{"link", c->edge_name(conns->busiest)}, {"share", conns->share}, {"even_share", conns->even_share}};
+    }
+    out << j.dump(2) << "\n";
     return kExitOk;
   }
   out << c->device(*a).name << " -> " << c->device(*b).name << ": " << to_string(r->path_class);
@@ -103,7 +156,15 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
     out << ", bottleneck " << format_number(r->bw_GBps, 2) << " GB/s at " << c->edge_name(r->bottleneck);
   out << ", latency " << format_number(r->latency_us, 2) << " us";
   if (r->paths > 1) out << ", " << format_number(r->paths, 0) << " equal-cost paths";
-  out << "\n" << route_text(*c, *r, o.all);
+  out << "\nrouting: " << routing_text(c->routing) << "\n" << route_text(*c, *r, o.all);
+  if (conns->routes.empty()) return kExitOk;
+  out << "the " << conns->routes.size() << " connections NCCL opens to a remote peer, as " << to_string(c->routing.mode)
+      << " routing places them:\n";
+  for (size_t k = 0; k < conns->routes.size(); ++k)
+    out << "  connection " << k << ": " << chain_text(*c, conns->routes[k]) << "\n";
+  if (conns->share > 0)
+    out << "  busiest switch link " << c->edge_name(conns->busiest) << ": " << format_number(conns->share, 4)
+        << " of the bytes (split evenly, the most on any such link is " << format_number(conns->even_share, 4) << ")\n";
   return kExitOk;
 }
 

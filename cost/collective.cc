@@ -188,6 +188,7 @@ struct CollectiveModel::Profile {
   NcclAlgo algo = NcclAlgo::ring;
   std::string unavailable;  // why it cannot run, when it cannot
   LinkLoad::Peak peak;      // at 1 byte
+  LinkLoad::Peak even_peak;  // the same split evenly (hash or static routing only)
   double dci_latency_us = 0;
   PathClass worst = PathClass::LOC;
 };
@@ -203,7 +204,9 @@ struct CollectiveModel::Prepared {
 
 CollectiveModel::CollectiveModel(const Cluster& cluster, const Router& router, const NcclTuning& tuning,
                                  const Calibration& calibration, const LinkShare* share)
-    : cluster_(cluster), router_(router), tuning_(tuning), cal_(calibration), load_(router, calibration, share) {}
+    : cluster_(cluster), router_(router), tuning_(tuning), cal_(calibration), load_(router, calibration, share) {
+  if (cluster.routing.mode != Routing::adaptive) even_ = std::make_unique<LinkLoad>(router, calibration, share, Spread::even);
+}
 
 CollectiveModel::~CollectiveModel() = default;
 
@@ -226,7 +229,8 @@ Result<bool> CollectiveModel::prepare(const CollectiveRequest& req) {
   for (NcclAlgo a : algos) {
     Profile prof;
     prof.algo = a;
-    Result<std::vector<Transfer>> transfers = collective_transfers(p->group, req.op, a, 1.0);
+    Result<std::vector<Transfer>> transfers =
+        collective_transfers(p->group, req.op, a, 1.0, {p->comm.n_channels, tuning_.p2p_net_channels_per_peer});
     if (!transfers) {
       prof.unavailable = transfers.error();
       p->profiles.push_back(std::move(prof));
@@ -237,9 +241,15 @@ Result<bool> CollectiveModel::prepare(const CollectiveRequest& req) {
     prof.peak = load_.busiest();
     prof.dci_latency_us = load_.dci_latency_us();
     prof.worst = load_.worst_class();
+    if (even_) {
+      even_->clear();
+      if (Result<bool> ok = even_->add(*transfers); !ok) return Error{ok.error()};
+      prof.even_peak = even_->busiest();
+    }
     p->profiles.push_back(std::move(prof));
   }
   load_.clear();
+  if (even_) even_->clear();
   prepared_ = std::move(p);
   return true;
 }
@@ -308,11 +318,14 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         c.link_us = link_us;
         c.window_us = window_us(prof.algo, proto, 0);
         c.transfer_us = std::max(link_us, c.window_us);
+        c.even_link_us = prof.even_peak.busy_us * bytes;
       } else {
         double nccl_lat = nccl_latency_us(t, p.comm, req.op, prof.algo, proto, bytes);
         if (nccl_lat < 0) continue;  // NCCL does not run this pair here
         double correction = nccl_tree_correction(t, req.op, prof.algo, proto, bytes);
-        double bw_us = link_us / (protocol_factor(t, prof.algo, proto, nodes) * correction);
+        const double factor = protocol_factor(t, prof.algo, proto, nodes) * correction;
+        double bw_us = link_us / factor;
+        c.even_link_us = prof.even_peak.busy_us * bytes / factor;
         // Small calls run on fewer channels, and the caps NCCL gives per channel (LL128, trees)
         // shrink with them; LL's cap is NCCL's total for the protocol.
         const double channels = nccl_channels(t, p.comm, prof.algo, proto, bytes);
@@ -399,14 +412,13 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   out.channel_bound = best.channel_bound;
   out.algbw_GBps = bytes / (1000.0 * out.time_us);
   out.busbw_GBps = out.algbw_GBps * nccl_busbw_factor(req.op, g.size());
-  if (best.profile->peak.any) {
-    const LinkLoad::Peak& pk = best.profile->peak;
-    out.bottleneck.edge = pk.edge;
-    out.bottleneck.link = cluster_.edge_name(pk.edge);
-    out.bottleneck.kind = cluster_.link(pk.edge).kind;
-    out.bottleneck.bytes = pk.bytes * bytes;
-    out.bottleneck.bw_GBps = pk.effective_GBps;
-  }
+  out.routing = cluster_.routing;
+  auto bottleneck = [&](const LinkLoad::Peak& pk) {
+    return CollectivePrediction::Bottleneck{pk.edge, cluster_.edge_name(pk.edge), cluster_.link(pk.edge).kind, pk.bytes * bytes,
+                                            pk.effective_GBps};
+  };
+  if (best.profile->peak.any) out.bottleneck = bottleneck(best.profile->peak);
+  if (even_ && best.profile->even_peak.any) out.even_bottleneck = bottleneck(best.profile->even_peak);
   for (const Scored& s : scored) out.candidates.push_back(s.c);
   return out;
 }

@@ -47,6 +47,9 @@ struct CollectiveCandidate {
   bool has_link = false;
   EdgeId link_edge = 0;        // the busiest link
   double link_bytes = 0, link_GBps = 0;  // its bytes and effective bandwidth
+  // Under hash or static routing, link_us were every connection split evenly over the equal-cost
+  // paths (what hashing gives on average); 0 under adaptive routing, where that is link_us.
+  double even_link_us = 0;
 };
 
 struct CollectivePrediction {
@@ -65,13 +68,17 @@ struct CollectivePrediction {
   // The pair is the one NCCL's tuner picks; false where it picks one topoplan cannot expand
   // (CollNet), and then the fastest of topoplan's is taken.
   bool tuner_pick = true;
+  FabricRouting routing;  // the fabric's, which placed the bytes below
   struct Bottleneck {
     EdgeId edge = 0;
     std::string link;  // "h001/gpu0 -> h001/nvswitch"
     LinkKind kind = LinkKind::NVL;
     double bytes = 0;
     double bw_GBps = 0;  // effective, GB/s
-  } bottleneck;
+  } bottleneck;  // as routed: under hash routing the worst link the hash made
+  // Under hash or static routing, the busiest link were the bytes split evenly over the
+  // equal-cost paths: the expected one beside the routed worst. Empty under adaptive routing.
+  std::optional<Bottleneck> even_bottleneck;
   std::vector<CollectiveCandidate> candidates;  // every available pair, fastest first
 };
 
@@ -102,6 +109,7 @@ class CollectiveModel {
   const NcclTuning& tuning_;
   const Calibration& cal_;
   LinkLoad load_;
+  std::unique_ptr<LinkLoad> even_;  // hash or static routing: the same transfers split evenly
   std::unique_ptr<Prepared> prepared_;
 };
 

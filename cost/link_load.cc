@@ -4,8 +4,11 @@
 
 namespace topoplan {
 
-LinkLoad::LinkLoad(const Router& router, const Calibration& calibration, const LinkShare* share)
-    : router_(router), cal_(calibration), share_(share) {
+LinkLoad::LinkLoad(const Router& router, const Calibration& calibration, const LinkShare* share, Spread spread)
+    : router_(router),
+      cal_(calibration),
+      share_(share),
+      per_connection_(spread == Spread::routed && router.cluster().routing.mode != Routing::adaptive) {
   const size_t n = router.cluster().num_edges();
   bytes_.assign(n, 0);
   busy_us_.assign(n, 0);
@@ -47,11 +50,11 @@ double LinkLoad::efficiency(EdgeId e, FlowMode mode) const {
   return cache[e];
 }
 
-const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::string* error) {
-  uint64_t key = (static_cast<uint64_t>(a) << 32 | b) ^ (pxn ? uint64_t{1} << 63 : 0);
+const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::optional<uint32_t> flow, std::string* error) {
+  const RouteKey key{a, b, flow.value_or(UINT32_MAX), pxn};
   auto it = routes_.find(key);
   if (it != routes_.end()) return &it->second;
-  Result<Route> r = router_.route(a, b, {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned, true});
+  Result<Route> r = router_.route(a, b, {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned, true, flow});
   if (!r) {
     *error = r.error();
     return nullptr;
@@ -92,22 +95,32 @@ Result<bool> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
       }
     return Error{"no link from '" + c.device(t.src).name + "' to '" + c.device(t.dst).name + "' for NVLS"};
   }
-  std::string error;
-  const Route* r = route(t.src, t.dst, t.pxn, &error);
-  if (!r) return Error{error};
-  double dci = 0;
-  for (const Hop& h : r->hops) {
-    if (sign != 0) add_edge(h.edge, bytes * h.share, t.mode);
-    if (touched) touched->edges.push_back(h.edge);
-    if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
+  // Under hash routing every connection hashes onto a path of its own; under static routing they
+  // all follow their destination's, so one route carries them all.
+  const bool hash = per_connection_ && c.routing.mode == Routing::hash;
+  const uint32_t connections = hash ? std::max<uint32_t>(t.connections, 1) : 1;
+  for (uint32_t k = 0; k < connections; ++k) {
+    std::string error;
+    const Route* r = route(t.src, t.dst, t.pxn, per_connection_ ? std::optional(t.channel + k) : std::nullopt, &error);
+    if (!r) return Error{error};
+    // Inside a host or NVLink domain there is nothing to hash: the first route takes the bytes.
+    const bool local = r->src_nic == kNoVertex;
+    const double part = local ? bytes : bytes / connections;
+    double dci = 0;
+    for (const Hop& h : r->hops) {
+      if (sign != 0) add_edge(h.edge, part * h.share, t.mode);
+      if (touched) touched->edges.push_back(h.edge);
+      if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
+    }
+    if (r->segment != Route::kNoSegment) {
+      if (sign != 0) pending_[r->segment] += part * r->segment_share;
+      if (touched) touched->segments.push_back(r->segment);
+      dci += r->segment_share * router_.segment(r->segment).dci_latency_us;
+    }
+    dci_latency_us_ = std::max(dci_latency_us_, dci);
+    worst_class_ = std::max(worst_class_, r->path_class);
+    if (local) break;
   }
-  if (r->segment != Route::kNoSegment) {
-    if (sign != 0) pending_[r->segment] += bytes * r->segment_share;
-    if (touched) touched->segments.push_back(r->segment);
-    dci += r->segment_share * router_.segment(r->segment).dci_latency_us;
-  }
-  dci_latency_us_ = std::max(dci_latency_us_, dci);
-  worst_class_ = std::max(worst_class_, r->path_class);
   return true;
 }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -26,13 +27,20 @@ struct Touched {
   std::vector<uint32_t> segments;
 };
 
+// Where a transfer's connections go: as the fabric routes them (hash, static: each on one path), or
+// split evenly over the equal-cost paths whatever the routing, which is what hashing gives on
+// average (the expected load beside the hashed one).
+enum class Spread : uint8_t { routed, even };
+
 class LinkLoad {
  public:
   // `share`, when given, is the part of each link the job gets (a shared fabric); it must outlive
   // the load.
-  LinkLoad(const Router& router, const Calibration& calibration, const LinkShare* share = nullptr);
+  LinkLoad(const Router& router, const Calibration& calibration, const LinkShare* share = nullptr,
+           Spread spread = Spread::routed);
 
-  // Routes the transfer and adds its bytes to every hop (ECMP shares included). A GPU and its
+  // Routes the transfer and adds its bytes to every hop (ECMP shares included); under hash routing
+  // each of its connections is routed on its own with its part of the bytes. A GPU and its
   // NVSwitch (multimem) are one link.
   // `touched`, when given, gets what the bytes land on appended.
   Result<bool> add(const Transfer& t, Touched* touched = nullptr);
@@ -93,11 +101,14 @@ class LinkLoad {
     if (!pending_.empty()) spread();
   }
   void spread() const;
-  const Route* route(VertexId a, VertexId b, bool pxn, std::string* error);
+  const Route* route(VertexId a, VertexId b, bool pxn, std::optional<uint32_t> flow, std::string* error);
 
   const Router& router_;
   const Calibration& cal_;
   const LinkShare* share_;
+  // Connections take their own paths (hash or static routing, Spread::routed); else every route
+  // is the equal-cost set with its shares.
+  bool per_connection_ = false;
   mutable std::vector<double> bytes_, busy_us_;
   mutable std::vector<EdgeId> loaded_;
   mutable std::vector<bool> is_loaded_;
@@ -109,7 +120,18 @@ class LinkLoad {
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes
   double dci_latency_us_ = 0;
   PathClass worst_class_ = PathClass::LOC;
-  std::unordered_map<uint64_t, Route> routes_;
+  struct RouteKey {
+    VertexId a, b;
+    uint32_t flow;  // UINT32_MAX: the equal-cost set
+    bool pxn;
+    bool operator==(const RouteKey&) const = default;
+  };
+  struct RouteKeyHash {
+    size_t operator()(const RouteKey& k) const {
+      return std::hash<uint64_t>()((uint64_t{k.a} << 32 | k.b) ^ (uint64_t{k.flow} << 17) ^ (k.pxn ? uint64_t{1} << 63 : 0));
+    }
+  };
+  std::unordered_map<RouteKey, Route, RouteKeyHash> routes_;
   // Routes across a large fabric carry every ECMP hop; a job's traffic touches hundreds of
   // thousands of endpoint pairs, so the cache is dropped once it holds this many hops (64 MiB).
   static constexpr size_t kMaxCachedHops = size_t{1} << 22;

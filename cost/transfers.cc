@@ -43,7 +43,7 @@ int channel_groups(const CommGroup& g) {
 
 // Rings: inside a node a chain over its GPUs; across nodes, channel group j leaves every node
 // through its j-th NIC and enters the next node, in rank order, on the same rail.
-Transfers ring(const CommGroup& g, CollectiveOp op, double bytes) {
+Transfers ring(const CommGroup& g, CollectiveOp op, double bytes, int channels) {
   Transfers out;
   const bool chain = op == CollectiveOp::broadcast || op == CollectiveOp::reduce;  // root at rank 0, not closed
   const double per_hop = nccl_busbw_factor(op, g.size()) * bytes;
@@ -63,13 +63,15 @@ Transfers ring(const CommGroup& g, CollectiveOp op, double bytes) {
   }
   const int groups = channel_groups(g);
   const double share = per_hop / groups;
+  const auto per_group = static_cast<uint32_t>(std::max(1, channels / groups));
   for (int j = 0; j < groups; ++j)
     for (size_t k = 0; k < nodes; ++k) {
       const std::vector<VertexId> l = ring_chain(g.nodes[k], j);
       for (size_t t = 0; t + 1 < l.size(); ++t) out.push_back({l[t], l[t + 1], share});
       if (chain && k + 1 == nodes) continue;
       const CommNode& next = g.nodes[(k + 1) % nodes];
-      out.push_back({l.back(), next.gpus[entry_gpu(next, j)], share, FlowMode::copy, /*pxn=*/true});
+      out.push_back({l.back(), next.gpus[entry_gpu(next, j)], share, FlowMode::copy, /*pxn=*/true,
+                     static_cast<uint32_t>(j) * per_group, per_group});
     }
   return out;
 }
@@ -86,8 +88,10 @@ std::vector<size_t> tree_chain(const CommNode& node, int group) {
 }
 
 // One tree (parents by node position) carrying `bytes`: reduce up, broadcast down, between the
-// entry GPUs of the channel group, and along each node's chain both ways.
-void tree_into(Transfers& out, const CommGroup& g, const std::vector<int>& parent, int group, double bytes) {
+// entry GPUs of the channel group over `connections` connections from `channel` on, and along
+// each node's chain both ways.
+void tree_into(Transfers& out, const CommGroup& g, const std::vector<int>& parent, int group, double bytes,
+               uint32_t channel, uint32_t connections) {
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const std::vector<VertexId>& l = g.nodes[k].gpus;
     const size_t e = entry_gpu(g.nodes[k], group);
@@ -100,21 +104,24 @@ void tree_into(Transfers& out, const CommGroup& g, const std::vector<int>& paren
     if (parent[k] < 0) continue;
     const CommNode& up = g.nodes[static_cast<size_t>(parent[k])];
     VertexId child_head = l[e], parent_head = up.gpus[entry_gpu(up, group)];
-    out.push_back({child_head, parent_head, bytes});
-    out.push_back({parent_head, child_head, bytes});
+    out.push_back({child_head, parent_head, bytes, FlowMode::copy, false, channel, connections});
+    out.push_back({parent_head, child_head, bytes, FlowMode::copy, false, channel, connections});
   }
 }
 
-Transfers tree(const CommGroup& g, double bytes) {
+Transfers tree(const CommGroup& g, double bytes, int channels) {
   Transfers out;
   const int n = static_cast<int>(g.nodes.size());
   const std::vector<int> t0 = nccl_btree_parents(n), t1 = nccl_dtree_parents(n);
   // One node: a single chain in rank order; across nodes one chain per NIC.
   const int groups = n == 1 ? 1 : channel_groups(g);
-  // Each channel group splits its share between the two trees.
+  // Each channel group splits its share, and its channels, between the two trees.
+  const auto per_group = static_cast<uint32_t>(std::max(1, channels / groups));
+  const uint32_t per_tree = std::max<uint32_t>(1, per_group / 2);
   for (int j = 0; j < groups; ++j) {
-    tree_into(out, g, t0, j, bytes / groups / 2);
-    tree_into(out, g, t1, j, bytes / groups / 2);
+    const uint32_t first = static_cast<uint32_t>(j) * per_group;
+    tree_into(out, g, t0, j, bytes / groups / 2, first, per_tree);
+    tree_into(out, g, t1, j, bytes / groups / 2, first + per_tree, per_tree);
   }
   return out;
 }
@@ -139,17 +146,18 @@ void nvls_into(Transfers& out, const CommNode& node, CollectiveOp op, double byt
   }
 }
 
-Transfers pat(const CommGroup& g, CollectiveOp op, double bytes) {
+Transfers pat(const CommGroup& g, CollectiveOp op, double bytes, int channels) {
   // Parallel aggregated trees: log2(n) rounds, round k exchanging with the rank 2^k away, the data
   // doubling each round (all_gather; reduce_scatter runs the same rounds reversed).
   Transfers out;
   const int n = g.size();
+  const auto connections = static_cast<uint32_t>(std::max(1, channels));
   for (int d = 1; d < n; d *= 2) {
     const double chunk = std::min(d, n - d) * bytes / n;
     for (int r = 0; r < n; ++r) {
       int peer = (r + d) % n;
-      if (op == CollectiveOp::reduce_scatter) out.push_back({g.ranks[peer], g.ranks[r], chunk, FlowMode::copy, true});
-      else out.push_back({g.ranks[r], g.ranks[peer], chunk, FlowMode::copy, true});
+      if (op == CollectiveOp::reduce_scatter) out.push_back({g.ranks[peer], g.ranks[r], chunk, FlowMode::copy, true, 0, connections});
+      else out.push_back({g.ranks[r], g.ranks[peer], chunk, FlowMode::copy, true, 0, connections});
     }
   }
   return out;
@@ -157,11 +165,13 @@ Transfers pat(const CommGroup& g, CollectiveOp op, double bytes) {
 
 // Pairwise exchange: every rank sends bytes/n to every other. Across nodes NCCL's PXN sends
 // through the local NIC on the destination's rail, so the fabric only sees same-rail NIC pairs;
-// adding those up per (node, node, rail) keeps large groups cheap to route.
-Transfers alltoall(const CommGroup& g, double bytes) {
+// adding those up per (node, node, rail) keeps large groups cheap to route. Each pair of ranks
+// keeps its own connections, p2p_per_peer of them.
+Transfers alltoall(const CommGroup& g, double bytes, int p2p_per_peer) {
   Transfers out;
   const int n = g.size();
   const double each = bytes / n;
+  const auto per_peer = static_cast<uint32_t>(std::max(1, p2p_per_peer));
   bool railed = true;
   for (const CommNode& node : g.nodes) railed = railed && !node.rail_nics.empty();
   for (size_t a = 0; a < g.nodes.size(); ++a) {
@@ -173,7 +183,7 @@ Transfers alltoall(const CommGroup& g, double bytes) {
     for (size_t b = 0; b < g.nodes.size(); ++b)
       if (a != b)
         for (VertexId x : na.gpus)
-          for (VertexId y : g.nodes[b].gpus) out.push_back({x, y, each, FlowMode::copy, true});
+          for (VertexId y : g.nodes[b].gpus) out.push_back({x, y, each, FlowMode::copy, true, 0, per_peer});
   }
   if (!railed) return out;
   size_t rails = 0;
@@ -196,7 +206,8 @@ Transfers alltoall(const CommGroup& g, double bytes) {
       for (VertexId x : na.gpus) out.push_back({x, na.rail_nics[r], each * remote});
       for (size_t b = 0; b < g.nodes.size(); ++b)
         if (b != a && count[b][r] > 0)
-          out.push_back({na.rail_nics[r], g.nodes[b].rail_nics[r], each * pa * count[b][r]});
+          out.push_back({na.rail_nics[r], g.nodes[b].rail_nics[r], each * pa * count[b][r], FlowMode::copy, false, 0,
+                         per_peer * static_cast<uint32_t>(pa * count[b][r])});
     }
     // And from each GPU's own NIC to it, from every GPU of the other nodes.
     const double senders = n - pa;
@@ -223,8 +234,10 @@ Transfers nvls_tree(const CommGroup& g, double bytes) {
         if (up < 0) continue;
         const CommNode &child = g.nodes[static_cast<size_t>(k)], &top = g.nodes[static_cast<size_t>(up)];
         VertexId a = child.gpus[child.nvls_heads[i]], b = top.gpus[top.nvls_heads[i]];
-        out.push_back({a, b, slice});
-        out.push_back({b, a, slice});
+        // A connection per head and tree: the trees' NICs are the heads' own.
+        const uint32_t channel = parent == &t0 ? 0 : 1;
+        out.push_back({a, b, slice, FlowMode::copy, false, channel});
+        out.push_back({b, a, slice, FlowMode::copy, false, channel});
       }
   return out;
 }
@@ -235,26 +248,29 @@ std::string why_not(NcclAlgo algo, const std::string& reason) {
 
 }  // namespace
 
-std::vector<Transfer> ring_of_sends(const std::vector<VertexId>& ranks, double bytes) {
+std::vector<Transfer> ring_of_sends(const std::vector<VertexId>& ranks, double bytes, int p2p_per_peer) {
   std::vector<Transfer> out;
-  for (size_t r = 0; r < ranks.size(); ++r) out.push_back({ranks[r], ranks[(r + 1) % ranks.size()], bytes, FlowMode::copy, true});
+  const auto connections = static_cast<uint32_t>(std::max(1, p2p_per_peer));
+  for (size_t r = 0; r < ranks.size(); ++r)
+    out.push_back({ranks[r], ranks[(r + 1) % ranks.size()], bytes, FlowMode::copy, true, 0, connections});
   return out;
 }
 
-Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, CollectiveOp op, NcclAlgo algo, double bytes) {
+Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, CollectiveOp op, NcclAlgo algo, double bytes,
+                                                   Connections connections) {
   using A = NcclAlgo;
   if (g.size() < 2) return Error{"a collective needs at least 2 GPUs, the group has " + std::to_string(g.size())};
-  if (op == CollectiveOp::alltoall) return alltoall(g, bytes);
-  if (op == CollectiveOp::sendrecv) return ring_of_sends(g.ranks, bytes);
+  if (op == CollectiveOp::alltoall) return alltoall(g, bytes, connections.p2p_per_peer);
+  if (op == CollectiveOp::sendrecv) return ring_of_sends(g.ranks, bytes, connections.p2p_per_peer);
   const bool ag_rs = op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
   const bool one_node = g.nodes.size() == 1;
   bool uniform = true;
   for (const CommNode& n : g.nodes) uniform = uniform && n.gpus.size() == g.nodes[0].gpus.size();
   switch (algo) {
-    case A::ring: return ring(g, op, bytes);
+    case A::ring: return ring(g, op, bytes, connections.channels);
     case A::tree:
       if (op != CollectiveOp::all_reduce) return Error{why_not(algo, "NCCL's trees only run all_reduce")};
-      return tree(g, bytes);
+      return tree(g, bytes, connections.channels);
     case A::nvls:
       if (!g.nvswitch) return Error{why_not(algo, "NVLS needs every GPU on one NVSwitch")};
       if (!one_node) return Error{why_not(algo, "across nodes NVLS runs as nvls_tree")};
@@ -274,7 +290,7 @@ Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, Collectiv
     case A::pat:
       if (!ag_rs) return Error{why_not(algo, "PAT runs all_gather and reduce_scatter")};
       if (g.max_local() != 1) return Error{why_not(algo, "PAT needs one GPU per node")};
-      return pat(g, op, bytes);
+      return pat(g, op, bytes, connections.channels);
     case A::collnet_direct:
     case A::collnet_chain: return Error{why_not(algo, "CollNet needs a SHARP plugin, which topoplan does not model")};
   }

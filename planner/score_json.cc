@@ -1,6 +1,7 @@
 #include "planner/score_json.h"
 
 #include "topology/locality.h"
+#include "topology/summary.h"
 
 namespace topoplan {
 namespace {
@@ -67,6 +68,7 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                       {"cluster", cluster},
                       {"layout", s.layout},
                       {"fabric", std::string(to_string(s.fabric))},
+                      {"routing", routing_json(c.routing)},
                       {"background", s.background.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.background)},
                       {"ranks", s.ranks},
                       {"exposed_comm_s", s.exposed_comm_s},

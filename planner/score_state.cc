@@ -81,6 +81,7 @@ struct Shared {
   CollectiveOp op = CollectiveOp::all_reduce;
   bool ring_ag_rs = false;
   std::vector<NcclAlgo> algo;  // per group
+  std::vector<int> channels;   // per group: NCCL's, which set the connections hash routing spreads
   std::vector<size_t> items;
   Pattern pattern;
 };
@@ -186,7 +187,8 @@ struct ScoreState::Impl {
   Result<GroupSet*> set_for(const std::string& token, bool pairs, const std::vector<int>* stages);
   Result<bool> place(size_t item);
   Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
-  Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo) const;
+  Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo,
+                                         int channels) const;
   Result<bool> load_group(Shared& p, size_t group);
   Result<bool> assign_patterns(const std::vector<size_t>& items);
   void time_item(size_t index);
@@ -278,7 +280,7 @@ Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const 
   if (!p) return Error{p.error()};
   Alone a;
   a.prediction = std::move(*p);
-  Result<std::vector<Transfer>> t = transfers(item.op, gpus, a.prediction.algo);
+  Result<std::vector<Transfer>> t = transfers(item.op, gpus, a.prediction.algo, a.prediction.channels);
   if (!t) return Error{t.error()};
   scratch.clear();
   if (Result<bool> ok = scratch.add(*t); !ok) return Error{ok.error()};
@@ -287,15 +289,16 @@ Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const 
 }
 
 Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const std::vector<VertexId>& gpus,
-                                                          NcclAlgo algo) const {
-  if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0);  // PP: many pairs, no communicator
+                                                          NcclAlgo algo, int channels) const {
+  const int p2p = opt.tuning->p2p_net_channels_per_peer;
+  if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0, p2p);  // PP: many pairs, no communicator
   Result<CommGroup> g = comm_group_make(c, r, gpus);
   if (!g) return Error{g.error()};
-  return collective_transfers(*g, op, algo, 1.0);
+  return collective_transfers(*g, op, algo, 1.0, {channels, p2p});
 }
 
 Result<bool> ScoreState::Impl::load_group(Shared& p, size_t group) {
-  Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[group], p.algo[group]);
+  Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[group], p.algo[group], p.channels[group]);
   if (!t) return Error{t.error()};
   return p.pattern.load(group, std::move(*t));
 }
@@ -321,7 +324,10 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
       p->op = item.op;
       p->ring_ag_rs = ag_rs;
       p->pattern.total().count_levels(&levels);
-      for (const Alone* a : st.alone) p->algo.push_back(a->prediction.algo);
+      for (const Alone* a : st.alone) {
+        p->algo.push_back(a->prediction.algo);
+        p->channels.push_back(a->prediction.channels);
+      }
       for (size_t g = 0; g < st.alone.size(); ++g)
         if (Result<bool> ok = load_group(*p, g); !ok) return ok;
       p->pattern.refresh();
@@ -469,8 +475,10 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     }
     for (size_t k = 0; k < touched[s].size(); ++k) {
       const uint32_t g = touched[s][k];
-      p.algo[g] = items[p.items.front()].alone[g]->prediction.algo;
-      Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[g], p.algo[g]);
+      const CollectivePrediction& pred = items[p.items.front()].alone[g]->prediction;
+      p.algo[g] = pred.algo;
+      p.channels[g] = pred.channels;
+      Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[g], p.algo[g], p.channels[g]);
       if (!t) return Error{t.error()};
       if (Result<bool> ok = p.pattern.update(g, std::move(*t)); !ok) return ok;
     }

@@ -50,6 +50,13 @@ struct Host {
   std::vector<VertexId> cpus;  // NUMA nodes, in vertex order
 };
 
+// A fabric's routing and who said so, for the text that states it: the cluster file, a preset's
+// reason, or nobody (then adaptive is the default, and the text says so).
+struct FabricRouting {
+  Routing mode = Routing::adaptive;
+  std::string source;  // "" = the default
+};
+
 // Propagation in fibre, about 2/3 c: 4.9 us per km (ITU-T G.652 group index ~1.468).
 inline constexpr double kFibreUsPerKm = 4.9;
 
@@ -61,6 +68,7 @@ class Cluster {
   // How the fabric was built and why, for `topo show` ("rail-optimized, 3 tiers: pods of ...");
   // empty for explicit graphs.
   std::string fabric_note;
+  FabricRouting routing;
 
   // Building. Names must be unique; links need a positive bandwidth.
   int add_site(const std::string& site_name);

@@ -136,6 +136,12 @@ FabricSpec fabric_default(const NodeType& type) {
   // SU's racks meet at one leaf.
   constexpr int kRacksPerSu = 8;
   f.nodes_per_su = type.hosts_per_domain > 1 ? kRacksPerSu * type.hosts_per_domain : 32;
+  // DGX SuperPOD reference architectures cable these on InfiniBand (Quantum HDR, NDR, XDR), and
+  // NCCL turns adaptive routing on for every InfiniBand port (v2.25.1-1 net_ib.cc:631, "Enable
+  // ADAPTIVE_ROUTING by default on IB networks"). HGX and PCIe servers ship on InfiniBand or on
+  // RoCE, so their presets leave the default and the text says so.
+  for (const char* dgx : {"dgx-a100", "dgx-h100", "gb200-nvl72"})
+    if (type.name == dgx) f.routing = {Routing::adaptive, type.name + " preset: a DGX SuperPOD's InfiniBand, adaptive routing on"};
   return f;
 }
 
@@ -181,6 +187,7 @@ Result<Cluster> cluster_build(const ClusterSpec& spec) {
   Cluster c;
   c.name = spec.name;
   c.fabric_note = plan->note;
+  c.routing = spec.fabric.routing;
   c.reserve(static_cast<size_t>(plan->devices), static_cast<size_t>(plan->links));
   std::vector<SiteSpec> sites = spec.sites;
   if (sites.empty()) sites.push_back({"site0", spec.nodes});

@@ -30,6 +30,7 @@ struct FabricSpec {
   int switch_radix = 64;            // ports per switch, used to size spine and core counts
   int spines_per_pod = 0;           // 0 = derived from radix and capacity
   int cores = 0;                    // 0 = derived
+  FabricRouting routing;            // the preset's, with its reason; a recipe's "routing" replaces it
 };
 
 struct SiteSpec {
@@ -53,7 +54,8 @@ struct ClusterSpec {
 };
 
 // The default fabric for a node type: rail-optimized with 32-node scalable units (one rack for
-// rack-scale types), leaf/spine, and pods under a core tier when two tiers are too few.
+// rack-scale types), leaf/spine, and pods under a core tier when two tiers are too few; the
+// routing of the fabric the type ships with, where one is known (DGX SuperPODs), else the default.
 FabricSpec fabric_default(const NodeType& type);
 
 // Adds hosts named `names` of one type to `c` (rack-scale types: every hosts_per_domain of them

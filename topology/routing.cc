@@ -15,6 +15,14 @@ uint64_t pair_key(uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 
 
 int tier_of(const Device& d) { return is_fabric(d.kind) ? d.tier : 0; }
 
+// splitmix64's finalizer: a switch's hash of a flow's identity, the same on every platform.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 // What a local path has crossed so far; its class is derived from that, as NCCL's paths.cc does:
 // one PCIe switch is PIX, several PXB, a CPU PHB, the socket link SYS.
 struct LocalState {
@@ -73,6 +81,13 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   }
   up_begin_[n] = static_cast<uint32_t>(up_.size());
   hz_begin_[n] = static_cast<uint32_t>(hz_.size());
+  std::vector<uint32_t> next_lid(leafsets_.size() + 1, 0);
+  for (VertexId v = 0; v < n; ++v)
+    if (nic_leafset_[v] != kNoLeafset) ++next_lid[nic_leafset_[v] + 1];
+  for (size_t i = 1; i < next_lid.size(); ++i) next_lid[i] += next_lid[i - 1];
+  nic_lid_.assign(n, 0);
+  for (VertexId v = 0; v < n; ++v)
+    if (nic_leafset_[v] != kNoLeafset) nic_lid_[v] = next_lid[nic_leafset_[v]]++;
   // Fill the begin offsets of vertices skipped above (they have empty ranges).
   for (size_t v = n; v-- > 0;) {
     const Device& d = c_.device(static_cast<VertexId>(v));
@@ -370,7 +385,9 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
     out.latency_us = std::max(out.latency_us, lat);
   };
 
-  // Per-hop even split over every next hop on a shortest path, as ECMP switches hash flows.
+  // Per-hop even split over every next hop on a shortest path, each switch's next hops together
+  // in `hops`; hash and static routing walk them (fans), adaptive routing needs only the shares.
+  const bool walked = c_.routing.mode != Routing::adaptive;
   flow_up_[from] = 1;
   count_up_[from] = 1;
   std::vector<std::pair<EdgeId, bool>>& next = next_;  // edge, lands in the down phase
@@ -390,6 +407,7 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       if (int d = dist_b_[c_.target(hz_[k])]; d != kInf && d + 1 == rem_[s]) next.push_back({hz_[k], true});
     for (uint32_t k = up_begin_[s]; k < up_begin_[s + 1]; ++k)
       if (int d = rem_[c_.target(up_[k])]; d != kInf && d + 1 == rem_[s]) next.push_back({up_[k], false});
+    if (walked) out.fans.push_back({s << 1, static_cast<uint32_t>(hops.size()), static_cast<uint32_t>(hops.size() + next.size())});
     double share = flow_up_[s] / static_cast<double>(next.size());
     for (auto [e, down] : next) {
       VertexId w = c_.target(e);
@@ -410,6 +428,7 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
     }
     next.clear();
     for (EdgeId e : toward(s)) next.push_back({e, true});
+    if (walked) out.fans.push_back({s << 1 | 1, static_cast<uint32_t>(hops.size()), static_cast<uint32_t>(hops.size() + next.size())});
     double share = flow_down_[s] / static_cast<double>(next.size());
     for (auto [e, down] : next) {
       VertexId w = c_.target(e);
@@ -421,6 +440,7 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   }
   reset();
   out.hops.assign(hops.begin(), hops.end());  // one allocation of the final size
+  std::sort(out.fans.begin(), out.fans.end(), [](const Fan& x, const Fan& y) { return x.key < y.key; });
   for (const Hop& h : out.hops)
     if (const Link& l = c_.link(h.edge); l.kind == LinkKind::DCI) {
       out.crosses_dci = true;
@@ -429,12 +449,36 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   return out;
 }
 
+// hash: each switch hashes the connection's identity with a seed of its own, as RoCE switches hash
+// the 5-tuple whose UDP source port carries the queue pair's entropy (RoCEv2 source-port entropy,
+// linux-rdma "RoCE v2.0 UDP Source Port Entropy"). static: D-mod-k over the destination's index,
+// (d / n^(tier - 1)) mod n, so a switch sends everything for one destination out of one port, as
+// an InfiniBand linear forwarding table does (OpenSM doc/current-routing.txt: ftree, updn).
+size_t Router::next_hop(VertexId at, size_t n, uint64_t flow_hash, VertexId nic_b) const {
+  if (n <= 1) return 0;
+  if (c_.routing.mode == Routing::static_) {
+    uint64_t d = nic_lid_[nic_b];
+    for (int t = 1; t < tier_of(c_.device(at)) && d > 0; ++t) d /= n;
+    return static_cast<size_t>(d % n);
+  }
+  return static_cast<size_t>(mix(flow_hash ^ at) % n);
+}
+
+std::string routing_text(const FabricRouting& routing) {
+  static constexpr const char* kMeaning[kRoutings] = {
+      "InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost paths",
+      "RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple",
+      "InfiniBand forwarding tables: every flow to one destination on one path from each switch"};
+  return std::string(to_string(routing.mode)) + " (" + kMeaning[static_cast<size_t>(routing.mode)] + "; " +
+         (routing.source.empty() ? "the default: the cluster names no routing" : routing.source) + ")";
+}
+
 Segment Router::segment(uint32_t id) const {
   const SwitchPaths& sp = *segments_[id];
   return {&sp.hops, sp.dci_latency_us, sp.crosses_dci};
 }
 
-Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const {
+Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, const RouteOptions& options) const {
   Route r;
   r.src = src;
   r.dst = dst;
@@ -477,48 +521,77 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
     if (sp.reachable && sp.length == best) first.push_back(k);
   }
   const std::vector<VertexId>& leaves = leafsets_[target];
-  std::vector<double> exit(leaves.size(), 0);
   double fabric_lat = 0;
-  size_t fabric_begin = hops.size();
-  // One first hop (a NIC cabled to one leaf): its switch paths can stay a named segment.
-  const bool split = segments && first.size() == 1;
-  const SwitchPaths* named = nullptr;
-  for (uint32_t k : first) {
-    double share = 1.0 / static_cast<double>(first.size());
-    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
-    hops.push_back({up_[k], share});
-    if (split) {
-      named = &sp;
-      r.segment = sp.id;
-      r.segment_share = share;
-    } else {
-      for (const Hop& h : sp.hops) hops.push_back({h.edge, h.share * share});
-    }
-    for (size_t j = 0; j < leaves.size(); ++j) exit[j] += sp.exit_share[j] * share;
-    r.paths += sp.paths;
-    fabric_lat = std::max(fabric_lat, c_.link(up_[k]).latency_us + sp.latency_us);
-  }
-  // Several first hops may reach the same switches: merge repeated edges, keeping path order.
-  if (first.size() > 1) {
-    std::unordered_map<EdgeId, size_t> at;
-    size_t w = fabric_begin;
-    for (size_t i = fabric_begin; i < hops.size(); ++i) {
-      auto [it, inserted] = at.try_emplace(hops[i].edge, w);
-      if (inserted)
-        hops[w++] = hops[i];
-      else
-        hops[it->second].share += hops[i].share;
-    }
-    hops.resize(w);
-  }
   double last_hop_lat = 0;
-  for (size_t j = 0; j < leaves.size(); ++j) {
-    if (exit[j] == 0) continue;
-    for (uint32_t k = up_begin_[nic_b]; k < up_begin_[nic_b + 1]; ++k)
-      if (c_.target(up_[k]) == leaves[j]) {
-        hops.push_back({Cluster::reverse(up_[k]), exit[j]});
-        last_hop_lat = std::max(last_hop_lat, c_.link(up_[k]).latency_us);
+  const SwitchPaths* named = nullptr;
+  if (options.flow && c_.routing.mode != Routing::adaptive) {
+    // One connection: at the NIC and at every switch with several equal-cost next hops it takes
+    // one, so its bytes stay on a single path.
+    const uint64_t flow_hash = mix(mix(mix(nic_a) ^ nic_b) ^ *options.flow);
+    const uint32_t k = first[next_hop(nic_a, first.size(), flow_hash, nic_b)];
+    hops.push_back({up_[k], 1.0});
+    fabric_lat = c_.link(up_[k]).latency_us;
+    VertexId at = c_.target(up_[k]);
+    const SwitchPaths& sp = switch_paths(at, target);
+    r.paths = sp.paths;
+    for (bool down = false;;) {
+      const uint32_t key = at << 1 | (down ? 1 : 0);
+      auto fan = std::lower_bound(sp.fans.begin(), sp.fans.end(), key, [](const Fan& f, uint32_t x) { return f.key < x; });
+      if (fan == sp.fans.end() || fan->key != key) break;  // a leaf of the target set: the way out
+      const Hop& h = sp.hops[fan->begin + next_hop(at, fan->end - fan->begin, flow_hash, nic_b)];
+      hops.push_back({h.edge, 1.0});
+      fabric_lat += c_.link(h.edge).latency_us;
+      const VertexId next = c_.target(h.edge);
+      down = down || c_.device(next).tier <= c_.device(at).tier;
+      at = next;
+    }
+    for (uint32_t j = up_begin_[nic_b]; j < up_begin_[nic_b + 1]; ++j)
+      if (c_.target(up_[j]) == at) {
+        hops.push_back({Cluster::reverse(up_[j]), 1.0});
+        last_hop_lat = c_.link(up_[j]).latency_us;
+        break;
       }
+  } else {
+    std::vector<double> exit(leaves.size(), 0);
+    size_t fabric_begin = hops.size();
+    // One first hop (a NIC cabled to one leaf): its switch paths can stay a named segment.
+    const bool split = options.segments && first.size() == 1;
+    for (uint32_t k : first) {
+      double share = 1.0 / static_cast<double>(first.size());
+      const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
+      hops.push_back({up_[k], share});
+      if (split) {
+        named = &sp;
+        r.segment = sp.id;
+        r.segment_share = share;
+      } else {
+        for (const Hop& h : sp.hops) hops.push_back({h.edge, h.share * share});
+      }
+      for (size_t j = 0; j < leaves.size(); ++j) exit[j] += sp.exit_share[j] * share;
+      r.paths += sp.paths;
+      fabric_lat = std::max(fabric_lat, c_.link(up_[k]).latency_us + sp.latency_us);
+    }
+    // Several first hops may reach the same switches: merge repeated edges, keeping path order.
+    if (first.size() > 1) {
+      std::unordered_map<EdgeId, size_t> at;
+      size_t w = fabric_begin;
+      for (size_t i = fabric_begin; i < hops.size(); ++i) {
+        auto [it, inserted] = at.try_emplace(hops[i].edge, w);
+        if (inserted)
+          hops[w++] = hops[i];
+        else
+          hops[it->second].share += hops[i].share;
+      }
+      hops.resize(w);
+    }
+    for (size_t j = 0; j < leaves.size(); ++j) {
+      if (exit[j] == 0) continue;
+      for (uint32_t k = up_begin_[nic_b]; k < up_begin_[nic_b + 1]; ++k)
+        if (c_.target(up_[k]) == leaves[j]) {
+          hops.push_back({Cluster::reverse(up_[k]), exit[j]});
+          last_hop_lat = std::max(last_hop_lat, c_.link(up_[k]).latency_us);
+        }
+    }
   }
   if (dst != nic_b) add_local(gpu_nic_path(dst, nic_b).edges, true);
 
@@ -598,7 +671,7 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
   VertexId nic_a = options.nic == NicPolicy::pxn && da.kind == DeviceKind::gpu ? pxn_nic(a, nic_b) : nic_for(a);
   if (nic_a == kNoVertex || nic_b == kNoVertex)
     return Error{"no route from '" + da.name + "' to '" + db.name + "': a host has no NIC on the fabric"};
-  return fabric_route(a, nic_a, nic_b, b, options.segments);
+  return fabric_route(a, nic_a, nic_b, b, options);
 }
 
 }  // namespace topoplan

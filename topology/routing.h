@@ -1,11 +1,13 @@
 // Routes between GPUs (or NICs): inside a host or scale-up domain the best local path, NCCL-style;
-// between hosts up/down (valley-free) routing over the whole set of equal-cost paths, split per
-// hop the way ECMP switches hash flows. Fabric path sets are cached per (source switch, destination
-// leaf set), never per GPU pair, so routing a 100,000-GPU cluster stays cheap.
+// between hosts up/down (valley-free) routing over the whole set of equal-cost paths. How a flow
+// uses them is the fabric's routing (Cluster::routing): adaptive splits its bytes evenly per hop;
+// hash and static put each connection on one of them. Fabric path sets are cached per (source
+// switch, destination leaf set), never per GPU pair, so routing a 100,000-GPU cluster stays cheap.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -55,7 +57,16 @@ struct RouteOptions {
   // Name the fabric part instead of listing it: many flows between the same leaves then add
   // their bytes once per segment (LinkLoad), not once per ECMP hop.
   bool segments = false;
+  // One connection's path where the fabric's routing is hash or static: the index that tells the
+  // connections between the same two NICs apart (NCCL's channel, or a peer's queue pair), which
+  // hash routing hashes with the NICs. Without it, or under adaptive routing, the route is the
+  // whole equal-cost set with its even shares.
+  std::optional<uint32_t> flow;
 };
+
+// "hash (RoCE ECMP: ...; set by the cluster file)": the mode, what it means, and who said so or
+// that it is the default.
+std::string routing_text(const FabricRouting& routing);
 
 class Router {
  public:
@@ -82,11 +93,18 @@ class Router {
     double latency_us = 0;
     bool found = false;
   };
+  // A switch's equal-cost next hops toward the leaf set, hops[begin, end), by phase: climbing
+  // still, or on the way down (a switch may be both, from different sources).
+  struct Fan {
+    uint32_t key = 0;  // vertex << 1 | down (at most 2^23 devices, limits.h)
+    uint32_t begin = 0, end = 0;
+  };
   // Equal-cost paths from a switch to any switch of a NIC's leaf set.
   struct SwitchPaths {
     bool reachable = false;
     int length = 0;                 // switch hops
-    std::vector<Hop> hops;          // switch-to-switch edges
+    std::vector<Hop> hops;          // switch-to-switch edges, each switch's next hops together
+    std::vector<Fan> fans;          // by key; only under hash or static routing, which walk them
     std::vector<double> exit_share; // per leaf of the target leaf set
     double paths = 0;
     double latency_us = 0;
@@ -99,7 +117,10 @@ class Router {
   const LocalPath& gpu_nic_path(VertexId gpu, VertexId nic) const;
   VertexId pxn_relay(VertexId nic) const;
   const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
-  Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const;
+  Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, const RouteOptions& options) const;
+  // Which of n equal-cost next hops at `at` connection `flow` from nic_a to nic_b takes (hash or
+  // static routing).
+  size_t next_hop(VertexId at, size_t n, uint64_t flow_hash, VertexId nic_b) const;
   VertexId pxn_nic(VertexId gpu, VertexId dst_nic) const;
 
   const Cluster& c_;
@@ -108,6 +129,9 @@ class Router {
   std::vector<uint32_t> up_begin_, hz_begin_;
   std::vector<EdgeId> up_, hz_;
   std::vector<uint32_t> nic_leafset_;  // per vertex; UINT32_MAX for non-NICs
+  // Per NIC vertex: its index among the cabled NICs numbered leaf set by leaf set, as a subnet
+  // manager numbers the hosts under each leaf (static routing's destination index).
+  std::vector<uint32_t> nic_lid_;
   std::vector<std::vector<VertexId>> leafsets_;
 
   mutable std::vector<VertexId> nic_of_gpu_;  // lazily filled, kNoVertex = not yet

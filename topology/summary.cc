@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "topology/cpu_models.h"
+#include "topology/routing.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
 
@@ -33,6 +34,7 @@ ClusterSummary cluster_summarize(const Cluster& c) {
   ClusterSummary s;
   s.name = c.name;
   s.fabric = c.fabric_note;
+  s.routing = c.routing;
   s.hosts = static_cast<int>(c.hosts().size());
   s.sites = static_cast<int>(c.sites().size());
   std::set<int> rails;
@@ -110,6 +112,10 @@ ClusterSummary cluster_summarize(const Cluster& c) {
   return s;
 }
 
+nlohmann::json routing_json(const FabricRouting& routing) {
+  return {{"mode", std::string(to_string(routing.mode))}, {"source", routing.source.empty() ? "default" : routing.source}};
+}
+
 nlohmann::json summary_to_json(const ClusterSummary& s) {
   auto count = [&s](DeviceKind k) {
     auto it = s.devices.find(k);
@@ -118,6 +124,7 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   nlohmann::json j;
   j["name"] = s.name;
   if (!s.fabric.empty()) j["fabric"] = s.fabric;
+  j["routing"] = routing_json(s.routing);
   j["gpus"] = count(DeviceKind::gpu);
   j["hosts"] = s.hosts;
   j["nics"] = count(DeviceKind::nic);
@@ -173,6 +180,7 @@ std::string summary_to_text(const ClusterSummary& s) {
     << plural(s.scaleup_domains, "scale-up domain") << " (largest " << s.largest_domain_gpus << " GPUs), "
     << plural(s.sites, "site") << "\n";
   if (!s.fabric.empty()) o << "  fabric: " << s.fabric << "\n";
+  o << "  routing: " << routing_text(s.routing) << "\n";
   o << "  devices:";
   for (auto [k, n] : s.devices) o << " " << to_string(k) << " " << n;
   for (const CpuSummary& x : s.cpus) {

@@ -42,6 +42,7 @@ struct DciSummary {
 struct ClusterSummary {
   std::string name;
   std::string fabric;  // Cluster::fabric_note
+  FabricRouting routing;
   std::map<DeviceKind, int> devices;
   int hosts = 0, sites = 0, scaleup_domains = 0, rails = 0;
   int largest_domain_gpus = 0;
@@ -55,6 +56,8 @@ struct ClusterSummary {
 };
 
 ClusterSummary cluster_summarize(const Cluster& cluster);
+// {"mode": "hash", "source": "set by the cluster file"}; the source "default" when nothing named it.
+nlohmann::json routing_json(const FabricRouting& routing);
 nlohmann::json summary_to_json(const ClusterSummary& s);
 std::string summary_to_text(const ClusterSummary& s);
 

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -68,4 +69,24 @@ TEST_CASE("collective: bad input is exit code 2 with a reason") {
   CHECK(err("--cluster dgx-h100:1 --op all_reduce --size 1MiB --algo nvls_tree").find("more than one node") !=
         std::string::npos);
   CHECK(err("--cluster dgx-h10:1 --op all_reduce --size 1MiB").find("did you mean 'dgx-h100'") != std::string::npos);
+}
+
+TEST_CASE("collective: the text names the routing; under hash, the even split's busiest link beside the routed one") {
+  auto path = topoplan::test::temp_dir("collective-hash") / "cluster.json";
+  std::ofstream(path) << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1, "nodes_per_pod": 0,
+    "spines_per_pod": 2, "leaf_oversubscription": 4, "routing": "hash"}})";
+  const std::string args = "collective --cluster " + path.string() + " --op all_reduce --size 1GiB --why";
+  auto r = run_topoplan(args);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("\n  routing: hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by "
+                   "the cluster file)\n") != std::string::npos);
+  CHECK(r.out.find("  split evenly instead (what hash routing gives on average), the busiest link would be ") != std::string::npos);
+  CHECK(r.out.find("    the same split evenly (expected)") != std::string::npos);
+  CHECK(run_topoplan(args).out == r.out);  // the same inputs, the same bytes
+  auto j = nlohmann::json::parse(run_topoplan("collective --cluster " + path.string() + " --op all_reduce --size 1GiB --json").out);
+  CHECK(j["routing"]["mode"] == "hash");
+  CHECK(j["bottleneck"]["bytes"].get<double>() >= j["even_split_bottleneck"]["bytes"].get<double>());
+  auto preset = run_topoplan("collective --cluster dgx-a100:1 --op all_reduce --size 1MiB");
+  CHECK(preset.out.find("  routing: adaptive (InfiniBand adaptive routing") != std::string::npos);
+  CHECK(preset.out.find("split evenly instead") == std::string::npos);
 }

@@ -62,7 +62,10 @@ TEST_CASE("score: text output, --links CSV and --dot") {
   const std::string csv = (dir / "links.csv").string(), dot = (dir / "load.dot").string();
   auto r = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --links " + csv + " --dot " + dot);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default, shared fabric\nstep "));
+  CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default, shared fabric\nrouting: adaptive ("));
+  CHECK(r.out.find("; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)\nstep ") != std::string::npos);
+  CHECK(nlohmann::json::parse(run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --json").out)
+            ["routing"]["mode"] == "adaptive");
   CHECK(r.out.find("hottest links (busiest phase first; average over the step):") != std::string::npos);
   // The bubble as the idle share of the step: pp 4, 5 virtual stages and 32 micro-batches leave
   // 3 / (5 x 32 + 3) of it idle, not (pp - 1) / (v m) of the compute.

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -125,10 +126,12 @@ TEST_CASE("topo path: many equal-cost paths read as one line per stage, --all li
   CHECK(r.out.find("  spine[0-31] -> core[0-63]  NET 50 GB/s, 1024 links, share 0.001 each\n") != std::string::npos);
   CHECK(r.out.find("--all lists every hop") != std::string::npos);
   size_t lines = std::count(r.out.begin(), r.out.end(), '\n');
-  CHECK(lines == 12);
+  CHECK(lines == 13);
+  CHECK(r.out.find("\nrouting: adaptive (InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost "
+                   "paths; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)\n") != std::string::npos);
   auto all = run_topoplan("topo path dgx-h100:300 0 2000 --all");
   REQUIRE(all.exit_code == 0);
-  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 2119);
+  CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 2120);
   CHECK(all.out.find("  leaf0 -> spine17  NET 50 GB/s  share 0.0312\n") != std::string::npos);
   // One path: every hop, as before.
   auto one = run_topoplan("topo path dgx-h100:2 0 7");
@@ -145,4 +148,65 @@ TEST_CASE("topo show: the default fabric says when it adds pods and a core tier"
   auto one = run_topoplan("topo show dgx-h100:1");
   CHECK(one.out.find("0.03:1") == std::string::npos);
   CHECK(one.out.find("not oversubscribed (uplinks for full scalable units, 3.1% of them used)") != std::string::npos);
+}
+
+namespace {
+
+// A recipe of 8 DGX H100 on leaves of their own under 2 spines, with this "routing".
+std::filesystem::path routing_recipe(const std::string& routing) {
+  auto path = topoplan::test::temp_dir("routing-" + routing) / "cluster.json";
+  std::ofstream(path) << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1, "nodes_per_pod": 0,
+    "spines_per_pod": 2, "routing": ")" << routing << "\"}}";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("topo path: under hash routing, each of NCCL's connections to a peer on its own path") {
+  const std::string file = routing_recipe("hash").string();
+  auto r = run_topoplan("topo path " + file + " h001/gpu0 h002/gpu0");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("\nrouting: hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set "
+                   "by the cluster file)\n") != std::string::npos);
+  CHECK(r.out.find("the 2 connections NCCL opens to a remote peer, as hash routing places them:\n") != std::string::npos);
+  CHECK(r.out.find("  connection 0: h001/nic0 -> leaf0 -> spine") != std::string::npos);
+  CHECK(r.out.find("  connection 1: h001/nic0 -> leaf0 -> spine") != std::string::npos);
+  // Split evenly over the leaf's 8 uplink ports (4 to each spine), each would take an eighth.
+  CHECK(r.out.find("(split evenly, the most on any such link is 0.125)") != std::string::npos);
+  // The same inputs, the same bytes.
+  CHECK(run_topoplan("topo path " + file + " h001/gpu0 h002/gpu0").out == r.out);
+  auto j = nlohmann::json::parse(run_topoplan("topo path " + file + " h001/gpu0 h002/gpu0 --json").out);
+  CHECK(j["routing"]["mode"] == "hash");
+  CHECK(j["connections"].size() == 2);
+  CHECK(j["busiest_switch_link"]["even_share"] == 0.125);
+  // Adaptive: no connections, the equal-cost set alone.
+  auto fluid = run_topoplan("topo path " + routing_recipe("adaptive").string() + " h001/gpu0 h002/gpu0");
+  CHECK(fluid.out.find("connection 0") == std::string::npos);
+}
+
+TEST_CASE("topo show and export: the routing, and where it came from") {
+  auto j = nlohmann::json::parse(run_topoplan("topo show hgx-h200:1 --json").out);
+  CHECK(j["routing"] == nlohmann::json{{"mode", "adaptive"}, {"source", "default"}});
+  auto text = run_topoplan("topo show " + routing_recipe("static").string());
+  CHECK(text.out.find("  routing: static (InfiniBand forwarding tables") != std::string::npos);
+  // A graph keeps what was named and leaves a default unsaid.
+  CHECK(nlohmann::json::parse(run_topoplan("topo export dgx-h100:1 --format json").out)["routing"] == "adaptive");
+  CHECK(!nlohmann::json::parse(run_topoplan("topo export hgx-h200:1 --format json").out).contains("routing"));
+  auto dir = topoplan::test::temp_dir("routing-graph");
+  std::ofstream(dir / "g.json") << run_topoplan("topo export " + routing_recipe("hash").string() + " --format json").out;
+  CHECK(run_topoplan("topo show " + (dir / "g.json").string()).out.find("  routing: hash (") != std::string::npos);
+}
+
+TEST_CASE("topo show: a malformed routing names the field and the choices, exit 2") {
+  auto r = run_topoplan("topo show " + routing_recipe("hashed").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("fabric.routing: expected one of \"adaptive\", \"hash\", \"static\", got \"hashed\", did you mean "
+                   "'hash'?") != std::string::npos);
+  auto dir = topoplan::test::temp_dir("routing-bad-graph");
+  auto graph = nlohmann::json::parse(run_topoplan("topo export dgx-h100:1 --format json").out);
+  graph["routing"] = 7;
+  std::ofstream(dir / "g.json") << graph.dump();
+  r = run_topoplan("topo show " + (dir / "g.json").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("g.json: routing: ") != std::string::npos);
 }

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
@@ -130,7 +132,7 @@ TEST_CASE("collective: a rack's NVLS has 32 heads, and across racks only the hea
   Model two("gb200-nvl72:2");
   CommGroup g = comm_group_make(two.cluster, two.router, two.cluster.gpus()).value();
   CHECK(g.nvls_heads() == 32);
-  Result<std::vector<Transfer>> tr = collective_transfers(g, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1 << 30);
+  Result<std::vector<Transfer>> tr = collective_transfers(g, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1 << 30, {});
   REQUIRE(tr.ok());
   std::set<VertexId> senders;
   for (const Transfer& x : *tr)
@@ -417,6 +419,47 @@ TEST_CASE("collective: no bigger message finishes sooner, on any preset at any s
     }
   CHECK(sweeps == static_cast<int>(node_types().size()) * 16);
   CHECK(drops == 0);
+}
+
+}  // namespace topoplan
+
+namespace topoplan {
+namespace {
+
+// Eight DGX H100, each on a leaf of its own whose 8 NIC ports share 2 uplink ports (4:1), one to
+// each of two spines.
+std::string two_spine_recipe(const std::string& routing) {
+  const std::filesystem::path file = test::temp_dir("two-spine-" + routing) / "cluster.json";
+  std::ofstream(file) << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1,
+    "nodes_per_pod": 0, "spines_per_pod": 2, "leaf_oversubscription": 4, "routing": ")"
+                      << routing << "\"}}";
+  return file.string();
+}
+
+}  // namespace
+
+TEST_CASE("collective: hash routing can load one uplink port past its share, and the call is then slower") {
+  Model hash(two_spine_recipe("hash")), fluid(two_spine_recipe("adaptive"));
+  CHECK(hash.cluster.routing.mode == Routing::hash);
+  // Two hosts on leaves of their own, each leaf with 2 uplink ports (4:1), one to each spine:
+  // the connections between them hash onto the ports unevenly, where the even split halves.
+  std::vector<int> two_hosts(16);
+  std::iota(two_hosts.begin(), two_hosts.end(), 0);
+  const double size = 1 << 30;
+  CollectivePrediction p = hash.predict(hash.request(CollectiveOp::all_reduce, size, two_hosts));
+  CollectivePrediction q = fluid.predict(fluid.request(CollectiveOp::all_reduce, size, two_hosts));
+  REQUIRE(p.even_bottleneck);
+  CHECK(p.bottleneck.link.find("leaf") == 0);
+  CHECK(p.bottleneck.link.find("-> spine") != std::string::npos);
+  CHECK(p.bottleneck.bytes > p.even_bottleneck->bytes);
+  CHECK(p.even_bottleneck->bytes == doctest::Approx(q.bottleneck.bytes));
+  CHECK(!q.even_bottleneck);
+  CHECK(p.time_us > q.time_us);
+  CHECK(p.candidates.front().even_link_us == doctest::Approx(q.candidates.front().link_us));
+
+  // An all_reduce over all 64 GPUs runs on the hashed loads too, and never beats the even split.
+  CHECK(hash.predict(hash.request(CollectiveOp::all_reduce, size)).time_us >=
+        fluid.predict(fluid.request(CollectiveOp::all_reduce, size)).time_us);
 }
 
 }  // namespace topoplan

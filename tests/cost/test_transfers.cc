@@ -29,7 +29,7 @@ struct Fixture {
   }
   LinkLoad load(CollectiveOp op, NcclAlgo algo, double bytes) {
     LinkLoad l(router, calibration_default());
-    Result<std::vector<Transfer>> t = collective_transfers(group, op, algo, bytes);
+    Result<std::vector<Transfer>> t = collective_transfers(group, op, algo, bytes, {});
     REQUIRE_MESSAGE(t.ok(), t.error());
     REQUIRE(l.add(*t).ok());
     return l;
@@ -135,10 +135,10 @@ TEST_CASE("transfers: DGX A100 rings leave through the NIC's PCIe neighbour, not
 
 TEST_CASE("transfers: alltoall summed per rail moves the same bytes as every pair routed alone") {
   Fixture f("dgx-h100:4", {});
-  std::vector<Transfer> fast = *collective_transfers(f.group, CollectiveOp::alltoall, NcclAlgo::ring, 32e6);
+  std::vector<Transfer> fast = *collective_transfers(f.group, CollectiveOp::alltoall, NcclAlgo::ring, 32e6, {});
   CommGroup plain = f.group;
   for (CommNode& n : plain.nodes) n.rail_nics.clear();
-  std::vector<Transfer> slow = *collective_transfers(plain, CollectiveOp::alltoall, NcclAlgo::ring, 32e6);
+  std::vector<Transfer> slow = *collective_transfers(plain, CollectiveOp::alltoall, NcclAlgo::ring, 32e6, {});
   CHECK(slow.size() == 32 * 31);
   CHECK(fast.size() < slow.size());
   LinkLoad a(f.router, calibration_default()), b(f.router, calibration_default());
@@ -151,18 +151,18 @@ TEST_CASE("transfers: alltoall summed per rail moves the same bytes as every pai
 
 TEST_CASE("transfers: algorithms the group cannot run are refused with the reason") {
   Fixture one("dgx-h100:1", {});
-  CHECK(collective_transfers(one.group, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1).error() ==
+  CHECK(collective_transfers(one.group, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1, {}).error() ==
         "algorithm nvls_tree cannot run here: NVLS tree needs more than one node");
-  CHECK(collective_transfers(one.group, CollectiveOp::all_gather, NcclAlgo::tree, 1).error() ==
+  CHECK(collective_transfers(one.group, CollectiveOp::all_gather, NcclAlgo::tree, 1, {}).error() ==
         "algorithm tree cannot run here: NCCL's trees only run all_reduce");
-  CHECK(collective_transfers(one.group, CollectiveOp::all_gather, NcclAlgo::pat, 1).error() ==
+  CHECK(collective_transfers(one.group, CollectiveOp::all_gather, NcclAlgo::pat, 1, {}).error() ==
         "algorithm pat cannot run here: PAT needs one GPU per node");
   Fixture pcie("pcie-l40s:1", {});
-  CHECK(collective_transfers(pcie.group, CollectiveOp::all_reduce, NcclAlgo::nvls, 1).error() ==
+  CHECK(collective_transfers(pcie.group, CollectiveOp::all_reduce, NcclAlgo::nvls, 1, {}).error() ==
         "algorithm nvls cannot run here: NVLS needs every GPU on one NVSwitch");
   // PAT with one GPU per node: log2(n) rounds, (n-1)/n of the buffer per rank in all.
   Fixture spread("dgx-h100:4", {0, 8, 16, 24});
-  std::vector<Transfer> pat = *collective_transfers(spread.group, CollectiveOp::all_gather, NcclAlgo::pat, 400);
+  std::vector<Transfer> pat = *collective_transfers(spread.group, CollectiveOp::all_gather, NcclAlgo::pat, 400, {});
   CHECK(pat.size() == 8);
   CHECK(sum_bytes(pat) == doctest::Approx(4 * 300));
 }

@@ -199,3 +199,85 @@ TEST_CASE("routing: only GPUs and NICs are endpoints") {
   REQUIRE_FALSE(x);
   CHECK(x.error().find("'leaf0' is a switch") != std::string::npos);
 }
+
+namespace {
+
+// DGX H100 hosts, each on a leaf of its own with `spines` spines above: a fabric small enough to
+// follow every connection by hand.
+Cluster leaf_per_host(int hosts, int spines, Routing routing) {
+  ClusterSpec spec = *preset_spec_parse("dgx-h100:" + std::to_string(hosts));
+  spec.fabric.kind = FabricKind::tor;
+  spec.fabric.nodes_per_su = 1;
+  spec.fabric.nodes_per_pod = 0;
+  spec.fabric.spines_per_pod = spines;
+  spec.fabric.routing = {routing, "the test"};
+  Result<Cluster> c = cluster_build(spec);
+  REQUIRE_MESSAGE(c, (c ? "" : c.error()));
+  return std::move(*c);
+}
+
+// The one switch-to-switch hop a connection takes from a leaf up.
+EdgeId uplink(const Cluster& c, const Route& r) {
+  std::vector<Hop> up = hops_from_tier(c, r, 1);
+  REQUIRE(up.size() == 1);
+  CHECK(up[0].share == 1);
+  return up[0].edge;
+}
+
+Route connection(const Cluster& c, const Router& r, const std::string& a, const std::string& b, uint32_t flow) {
+  Result<Route> x = r.route(*c.find(a), *c.find(b), {NicPolicy::rail_aligned, false, flow});
+  REQUIRE_MESSAGE(x, (x ? "" : x.error()));
+  return *x;
+}
+
+}  // namespace
+
+TEST_CASE("routing: hash puts each connection on one path, the same one every time") {
+  Cluster c = leaf_per_host(8, 4, Routing::hash);
+  Router r(c);
+  std::set<VertexId> used;  // spines
+  for (uint32_t flow = 0; flow < 16; ++flow) {
+    Route x = connection(c, r, "h001/gpu0", "h002/gpu0", flow);
+    CHECK(x.bw_GBps == doctest::Approx(50));
+    for (const Hop& h : x.hops) CHECK(h.share == 1);
+    used.insert(c.target(uplink(c, x)));
+    CHECK(uplink(c, connection(c, r, "h001/gpu0", "h002/gpu0", flow)) == uplink(c, x));
+  }
+  CHECK(used.size() == 4);  // sixteen connections find every spine
+  // Without a connection, or under adaptive routing, the route is the equal-cost set: the
+  // leaf's 8 uplink ports, 2 to each spine.
+  CHECK(hops_from_tier(c, route(c, r, "h001/gpu0", "h002/gpu0"), 1).size() == 8);
+  Cluster fluid = leaf_per_host(8, 4, Routing::adaptive);
+  Router rf(fluid);
+  CHECK(hops_from_tier(fluid, connection(fluid, rf, "h001/gpu0", "h002/gpu0", 0), 1).size() == 8);
+}
+
+TEST_CASE("routing: static sends every flow to one destination the same way from each switch (D-mod-k)") {
+  Cluster c = leaf_per_host(8, 4, Routing::static_);
+  Router r(c);
+  // From two sources on different leaves to h001/gpu1 (the 2nd NIC by index: up port 1 of the
+  // leaf's 8), every connection climbs to the same spine and comes down the same link.
+  std::set<std::string> spines;
+  std::set<EdgeId> down;
+  for (const std::string src : {"h002/gpu0", "h005/gpu3"})
+    for (uint32_t flow = 0; flow < 4; ++flow) {
+      Route x = connection(c, r, src, "h001/gpu1", flow);
+      spines.insert(c.device(c.target(uplink(c, x))).name);
+      for (const Hop& h : x.hops)
+        if (c.device(c.source(h.edge)).tier == 2) down.insert(h.edge);
+    }
+  CHECK(spines.size() == 1);
+  CHECK(down.size() == 1);
+  // Another destination index, another port.
+  CHECK(uplink(c, connection(c, r, "h002/gpu0", "h001/gpu2", 0)) != uplink(c, connection(c, r, "h002/gpu0", "h001/gpu1", 0)));
+}
+
+TEST_CASE("routing: the text names the mode and who chose it") {
+  CHECK(routing_text(test::load_cluster("hgx-h200:2").routing) ==
+        "adaptive (InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost paths; the default: "
+        "the cluster names no routing)");
+  CHECK(routing_text(test::load_cluster("dgx-h100:2").routing).ends_with(
+      "; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)"));
+  CHECK(routing_text({Routing::hash, "set by the cluster file"}) ==
+        "hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by the cluster file)");
+}

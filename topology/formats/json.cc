@@ -83,6 +83,12 @@ nlohmann::ordered_json number_json(double x) {
   return x;
 }
 
+// "routing": one of adaptive, hash, static; the file is then who said so.
+FabricRouting routing_read(Fields& f, const std::string& key) {
+  const std::string name = f.choice(key, kRequired, routing_names());
+  return {routing_from(name).value_or(Routing::adaptive), "set by the cluster file"};
+}
+
 }  // namespace
 
 Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) {
@@ -121,7 +127,7 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
   if (const json* value = top.get("fabric", false)) {
     Fields f(*value, "fabric",
              {"kind", "nodes_per_su", "leaf_oversubscription", "nodes_per_pod", "pod_oversubscription", "planes",
-              "switch_radix", "spines_per_pod", "cores"},
+              "switch_radix", "spines_per_pod", "cores", "routing"},
              &error);
     std::string kind = f.text("kind", fabric.kind == FabricKind::rail ? "rail" : "tor");
     if (kind == "rail" || kind == "tor")
@@ -136,6 +142,7 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
     fabric.switch_radix = f.integer("switch_radix", fabric.switch_radix, 1);
     fabric.spines_per_pod = f.integer("spines_per_pod", fabric.spines_per_pod, 0);
     fabric.cores = f.integer("cores", fabric.cores, 0);
+    if (f.has("routing")) fabric.routing = routing_read(f, "routing");
   }
   if (const json* list = top.list("sites", false))
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
@@ -159,13 +166,14 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
 
 Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
   std::string error;
-  Fields top(doc, "", {"format", "version", "name", "sites", "domains", "hosts", "devices", "links"}, &error);
+  Fields top(doc, "", {"format", "version", "name", "routing", "sites", "domains", "hosts", "devices", "links"}, &error);
   if (top.has("format") && top.text("format", kRequired) != "topoplan-cluster")
     top.fail("format", "expected \"topoplan-cluster\", got " + json_shown(doc.at("format")));
   if (top.has("version") && top.integer("version", kRequired, 0) != 1)
     top.fail("version", "expected 1, got " + json_shown(doc.at("version")));
   Cluster c;
   c.name = top.text("name", "");
+  if (top.has("routing")) c.routing = routing_read(top, "routing");
   Names sites = names_read(top, "sites", "site");
   Names domains = names_read(top, "domains", "scale-up domain");
   for (const std::string& s : sites.list) c.add_site(s);
@@ -254,8 +262,11 @@ Result<Cluster> cluster_from_document(const json& doc, const std::string& path) 
 
 std::string save_cluster_json(const Cluster& c) {
   using ojson = nlohmann::ordered_json;  // keys in the documented order, not sorted
-  ojson doc = {{"format", "topoplan-cluster"}, {"version", 1}, {"name", c.name},
-               {"sites", c.sites()},           {"domains", c.domains()}};
+  ojson doc = {{"format", "topoplan-cluster"}, {"version", 1}, {"name", c.name}};
+  // A default stays unsaid, so that loading the file again says "default" again.
+  if (!c.routing.source.empty()) doc["routing"] = to_string(c.routing.mode);
+  doc["sites"] = c.sites();
+  doc["domains"] = c.domains();
   ojson hosts = ojson::array();
   for (const Host& h : c.hosts()) {
     ojson x = {{"name", h.name}};
