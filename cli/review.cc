@@ -1,8 +1,11 @@
 // topoplan review: a layout scored beside the planner's best on the same hosts, with a verdict and
 // an exit code a scheduler can gate on (planner/review.h).
+#include <charconv>
+#include <cmath>
 #include <iomanip>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -20,7 +23,7 @@ namespace {
 
 struct Options {
   std::string cluster, job, layout, max_exposed, html;
-  double max_slowdown = 0;
+  std::optional<std::string> max_slowdown;  // none given keeps ReviewLimits' default
   ModelFlags model;
   bool json = false;
 };
@@ -59,7 +62,17 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!d) return fail(err, "--max-exposed: " + d.error());
     limits.max_exposed_s = *d;
   }
-  if (o.max_slowdown != 0) limits.max_slowdown = o.max_slowdown;
+  if (o.max_slowdown == "none") {
+    limits.max_slowdown.reset();
+  } else if (o.max_slowdown) {
+    const std::string& text = *o.max_slowdown;
+    double x = 0;
+    const char* end = text.data() + text.size();
+    if (std::from_chars(text.data(), end, x).ptr != end || !(x >= 1) || !std::isfinite(x))
+      return fail(err, "--max-slowdown: expected a multiple of the planner's best of at least 1 (1.25: at most 25% more) "
+                       "or 'none', got '" + text + "'");
+    limits.max_slowdown = x;
+  }
   Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
   if (!in) return fail(err, in.error());
   JobInputs& i = **in;
@@ -99,12 +112,10 @@ Run setup(CLI::App& app) {
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
   app.add_option("--job", o->job, "job file (docs/job-format.md)")->required();
   app.add_option("--layout", o->layout, std::string("the layout under review, ") + kLayoutHelp)->required();
-  CLI::Option* exposed =
-      app.add_option("--max-exposed", o->max_exposed, "fail above this exposed communication per step (e.g. 2s)");
+  app.add_option("--max-exposed", o->max_exposed, "also fail above this exposed communication per step (e.g. 2s)");
   app.add_option("--max-slowdown", o->max_slowdown,
-                 "fail above this multiple of the planner's best on the same hosts (1.2: at most 20% more)")
-      ->check(CLI::Range(1.0, 1e6))
-      ->excludes(exposed);
+                 "fail above this multiple of the planner's best exposed communication on the same hosts "
+                 "(default " + format_number(*ReviewLimits{}.max_slowdown, 2) + ": at most 25% more; 'none': no such gate)");
   model_flags_add(app, o->model);
   app.add_option("--html", o->html, "write a self-contained HTML report: the layout and the planner's side by side as heat maps, this text");
   app.add_flag("--json", o->json, "machine-readable output");

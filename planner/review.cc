@@ -50,9 +50,10 @@ Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, 
   std::string why;
   for (const std::string& reason : out.reasons) why += (why.empty() ? ": " : "; ") + reason;
   out.verdict = std::string(out.pass ? "PASS" : "FAIL") + " " + job.name + ", layout " + layout.source + ": " +
-                format_duration(mine) + " exposed communication per step, " + ratio(out.slowdown) +
-                " the planner's best on the same hosts (" + format_duration(theirs) + ", order " +
-                out.best.job.parallel.order + ")" + why;
+                format_duration(mine) + " exposed communication per step (step " + format_duration(out.score.step_s) +
+                "), " + ratio(out.slowdown) + " the planner's best on the same hosts (" + format_duration(theirs) +
+                ", step " + format_duration(out.best.score.step_s) + ", order " + out.best.job.parallel.order + ")" +
+                (limits.max_slowdown ? ", limit " + format_number(*limits.max_slowdown, 2) + "x" : ", no slowdown limit") + why;
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/support.h"
 
@@ -32,6 +33,14 @@ TEST_CASE("review: pass, fail on the threshold or a critical finding, bad input"
   auto pass = run_topoplan(base + " --layout " + layout_file(dir, "grouped", grouped) + " --max-slowdown 1.2");
   CHECK_MESSAGE(pass.exit_code == 0, pass.err);
   CHECK(pass.out.starts_with("PASS llama3-70b, layout "));
+  // The default gate (1.25x) fails the interleaved order, 1.41x the best; 'none' lifts it.
+  auto gated = run_topoplan(base + " --layout " + layout_file(dir, "interleaved", interleaved));
+  CHECK(gated.exit_code == 1);
+  CHECK(gated.out.find("1.41x the planner's best") != std::string::npos);
+  CHECK(gated.out.find(", limit 1.25x: over --max-slowdown 1.25\n") != std::string::npos);
+  auto ungated = run_topoplan(base + " --layout " + layout_file(dir, "interleaved", interleaved) + " --max-slowdown none");
+  CHECK(ungated.exit_code == 0);
+  CHECK(ungated.out.find(", no slowdown limit\n") != std::string::npos);
   auto slow = run_topoplan(base + " --layout " + layout_file(dir, "interleaved", interleaved) + " --max-slowdown 1.05 --json");
   CHECK_MESSAGE(slow.exit_code == 1, slow.err);
   auto j = nlohmann::json::parse(slow.out);
@@ -52,10 +61,50 @@ TEST_CASE("review: pass, fail on the threshold or a critical finding, bad input"
   CHECK(tp.out.find("critical finding") != std::string::npos);
   // Bad input: exit 2.
   CHECK(run_topoplan(base).exit_code == 2);  // --layout is required
-  CHECK(run_topoplan(base + " --layout " + (dir / "grouped").string() + " --max-slowdown 0.5").exit_code == 2);
-  CHECK(run_topoplan(base + " --layout " + (dir / "grouped").string() + " --max-exposed 2s --max-slowdown 1.1").exit_code == 2);
+  for (const char* bad : {"0.5", "abc", "1.2x", "inf", ""}) {
+    auto r = run_topoplan(base + " --layout " + (dir / "grouped").string() + " --max-slowdown '" + bad + "'");
+    CAPTURE(bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.starts_with("topoplan: error: --max-slowdown: expected a multiple of the planner's best"));
+  }
+  // Both gates at once: the exposed time's fails, the slowdown's passes.
+  auto both = run_topoplan(base + " --layout " + (dir / "grouped").string() + " --max-exposed 1s --max-slowdown 1.1 --json");
+  CHECK(both.exit_code == 1);
+  CHECK(nlohmann::json::parse(both.out)["reasons"] == nlohmann::json::array({"over --max-exposed 1 s"}));
   auto missing = run_topoplan(base + " --layout /nonexistent/layout");
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.starts_with("topoplan: error: /nonexistent/layout: cannot read"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("review: the default gate fails a pod-interleaved allocation on threetier-h100 and passes its plan") {
+  const auto dir = topoplan::test::temp_dir("review-threetier");
+  const std::string common = "--cluster " + (topoplan::test::data_dir() / "clusters" / "threetier-h100.json").string() +
+                             " --job " + (topoplan::test::data_dir() / "jobs" / "llama3-70b.json").string();
+  // Four hosts from each of four pods of 128, one pod after another in turn.
+  std::vector<int> hosts;
+  for (int i = 0; i < 4; ++i)
+    for (int p = 0; p < 4; ++p) hosts.push_back(128 * p + i + 1);
+  const auto path = dir / "interleaved";
+  std::string nodes;
+  {
+    std::ofstream f(path);
+    for (int h : hosts) {
+      std::ostringstream name;
+      name << "h" << std::setw(4) << std::setfill('0') << h;
+      nodes += (nodes.empty() ? "" : ",") + name.str();
+      for (int k = 0; k < 8; ++k) f << name.str() << "\n";
+    }
+  }
+  auto r = run_topoplan("review " + common + " --layout " + path.string() + " --json");
+  CHECK(r.exit_code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["slowdown"].get<double>() > 1.25);
+  CHECK(j["max_slowdown"] == 1.25);
+  auto plan = run_topoplan("plan " + common + " --nodes " + nodes + " --emit json -o " + (dir / "out").string());
+  REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+  auto ok = run_topoplan("review " + common + " --layout " + (dir / "out" / "plan.json").string());
+  CHECK_MESSAGE(ok.exit_code == 0, ok.out);
+  CHECK(ok.out.starts_with("PASS "));
   std::filesystem::remove_all(dir);
 }
