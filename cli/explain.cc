@@ -77,8 +77,12 @@ nlohmann::json group_json(const Cluster& c, const GroupExplanation& g) {
                       {"why_not", u.why_not}});
   j["inside"] = std::move(inside);
   nlohmann::json moves = nlohmann::json::array();
-  for (const Move& m : g.moves)
-    moves.push_back({{"move", m.what}, {"order", m.order}, {"exchange", m.exchange}, {"exposed_comm_s", m.exposed_s}});
+  for (const Move& m : g.moves) {
+    nlohmann::json moved = nlohmann::json::array();
+    for (const auto& [rank, gpu] : m.moves_to) moved.push_back({{"rank", rank}, {"gpu", c.device(gpu).name}});
+    moves.push_back({{"move", m.what}, {"order", m.order}, {"exchange", m.exchange}, {"moves_to", std::move(moved)},
+                     {"exposed_comm_s", m.exposed_s}});
+  }
   j["moves"] = std::move(moves);
   return j;
 }
@@ -131,6 +135,7 @@ void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g,
   for (const Move& m : g.moves)
     out << "  move: " << m.what << ": the job's exposed communication " << format_duration(exposed_s) << " -> "
         << format_duration(m.exposed_s) << "\n";
+  if (g.moves.empty()) out << "  move: none on these hosts lowers the job's exposed communication\n";
 }
 
 // The job's load with what was explained in blue: the links of the groups' paths and their hosts,

@@ -75,6 +75,7 @@ struct Explainer::Impl {
   Result<bool> fill(GroupExplanation& g, bool full);
   std::string why(const GroupExplanation& g) const;
   void inside(GroupExplanation& g);
+  std::optional<Layout> packed(const GroupList& list) const;
   Result<bool> moves(GroupExplanation& g);
 };
 
@@ -172,22 +173,55 @@ void Explainer::Impl::inside(GroupExplanation& g) {
   }
 }
 
+// Every group of `list` on one host of the layout's: a group goes to the host holding most of its
+// members that still has room, members already there keep their GPUs. The same GPUs as the layout,
+// or none when some group finds no host with room.
+std::optional<Layout> Explainer::Impl::packed(const GroupList& list) const {
+  std::map<int, std::vector<VertexId>> room;  // host -> its layout GPUs not yet taken
+  for (VertexId v : layout.gpu_of_rank) room[c.device(v).host].push_back(v);
+  Layout out = layout;
+  for (const std::vector<int>& group : list) {
+    std::map<int, int> members;
+    for (int rank : group) ++members[c.device(layout.gpu_of_rank[static_cast<size_t>(rank)]).host];
+    int target = -1;
+    for (const auto& [h, free] : room)
+      if (free.size() >= group.size() && (target < 0 || members[h] > members[target])) target = h;
+    if (target < 0) return std::nullopt;
+    std::vector<VertexId>& free = room[target];
+    std::vector<int> newcomers;
+    for (int rank : group) {
+      auto it = std::find(free.begin(), free.end(), layout.gpu_of_rank[static_cast<size_t>(rank)]);
+      if (it == free.end()) {
+        newcomers.push_back(rank);
+        continue;
+      }
+      free.erase(it);
+    }
+    for (int rank : newcomers) {
+      out.gpu_of_rank[static_cast<size_t>(rank)] = free.front();
+      free.erase(free.begin());
+    }
+  }
+  return out;
+}
+
 Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
+  std::vector<Move> found;
   // Another order string on the same GPUs.
   if (!best_order) {
     std::vector<std::string> tokens;
     for (const TrafficItem& it : state->traffic().items) tokens.push_back(it.group);
     Result<std::vector<std::string>> orders = orders_distinct(job, tokens);
     if (!orders) return Error{orders.error()};
-    Move m{"", job.parallel.order, {}, score.exposed_comm_s};
+    Move m{"", job.parallel.order, {}, {}, score.exposed_comm_s};
     for (const std::string& o : *orders) {
       if (o == job.parallel.order) continue;
       Result<double> e = exposed_with_order(o);
-      if (e && *e < m.exposed_s * (1 - 1e-9)) m = {"order string " + o + " on the same GPUs", o, {}, *e};
+      if (e && *e < m.exposed_s) m = {"order string " + o + " on the same GPUs", o, {}, {}, *e};
     }
     best_order = m;
   }
-  if (!best_order->what.empty()) g.moves.push_back(*best_order);
+  if (!best_order->what.empty()) found.push_back(*best_order);
 
   // Swap the members outside the host holding most of them for non-members on it.
   const std::vector<int> hosts = c.hosts_of(g.gpus);
@@ -218,7 +252,32 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
       m.what = "swap ranks " + format_index_list(from) + " with ranks " + format_index_list(to) + ": the whole group on " +
                c.hosts()[static_cast<size_t>(target)].name;
       m.order = job.parallel.order;
-      g.moves.push_back(std::move(m));
+      found.push_back(std::move(m));
+    }
+    // One of many alike: every group of its kind on one host at once, where one swap alone
+    // would only split another.
+    Result<GroupList> list = groups.groups(g.token);
+    if (!list) return Error{list.error()};
+    int split = 0;
+    for (const std::vector<int>& members_of : *list) {
+      std::vector<VertexId> gpus;
+      for (int rank : members_of) gpus.push_back(layout.gpu_of_rank[static_cast<size_t>(rank)]);
+      split += c.hosts_of(gpus).size() > 1;
+    }
+    if (split > 1) {
+      if (std::optional<Layout> l = packed(*list)) {
+        Result<std::unique_ptr<ScoreState>> other = state->remake(*l);
+        if (!other) return Error{other.error()};
+        Move m;
+        m.what = "every " + g.ref.kind + " group on one host (" + std::to_string(split) + " of the " +
+                 std::to_string(list->size()) + " span hosts)";
+        m.order = job.parallel.order;
+        for (int rank = 0; rank < layout.world_size(); ++rank)
+          if (l->gpu_of_rank[static_cast<size_t>(rank)] != layout.gpu_of_rank[static_cast<size_t>(rank)])
+            m.moves_to.emplace_back(rank, l->gpu_of_rank[static_cast<size_t>(rank)]);
+        m.exposed_s = (*other)->exposed_us() / 1e6;
+        found.push_back(std::move(m));
+      }
     }
   }
   // The planner on the same hosts.
@@ -233,9 +292,12 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
     if (!p) return Error{"the planner on the same hosts: " + p.error()};
     planned = Move{"topoplan plan on the same hosts (order " + p->job.parallel.order + ", hosts in rank order " +
                        host_names(c, p->host_order) + ")",
-                   p->job.parallel.order, {}, p->score.exposed_comm_s};
+                   p->job.parallel.order, {}, {}, p->score.exposed_comm_s};
   }
-  g.moves.push_back(*planned);
+  found.push_back(*planned);
+  // A move that leaves the step as it is or makes it worse is no advice.
+  for (Move& m : found)
+    if (m.exposed_s < score.exposed_comm_s * (1 - 1e-6)) g.moves.push_back(std::move(m));
   return true;
 }
 

@@ -29,11 +29,13 @@ struct InsideUnit {
   double alone_us = 0;  // the group's heaviest collective there, alone
 };
 
+// A change to the layout, scored: only moves that lower the job's exposed communication are offered.
 struct Move {
   std::string what;
-  std::string order;                          // the order string after the move
-  std::vector<std::pair<int, int>> exchange;  // ranks whose GPUs trade places
-  double exposed_s = 0;                       // the job's exposed communication after it
+  std::string order;                              // the order string after the move
+  std::vector<std::pair<int, int>> exchange;      // ranks whose GPUs trade places
+  std::vector<std::pair<int, VertexId>> moves_to;  // ranks that move, and the GPU each moves to
+  double exposed_s = 0;                           // the job's exposed communication after it
 };
 
 struct GroupExplanation {
@@ -53,7 +55,7 @@ struct GroupExplanation {
   double behind_share = 0;  // of a call's time spent draining the slowest link
   std::string why;
   std::vector<InsideUnit> inside;
-  std::vector<Move> moves;
+  std::vector<Move> moves;  // each lowers the job's exposed communication, best last
   std::string summary;  // one line
 };
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "tests/support.h"
 
@@ -55,20 +56,21 @@ TEST_CASE("explain: a TP group the order string splits over hosts") {
   CHECK(g->inside[0].level == Level::domain);
   CHECK(g->inside[0].possible);
   CHECK(g->inside[0].alone_us < 0.5 * g->alone_us);
-  // The moves: another order string, a swap that brings it onto one host, the planner.
+  // The moves: another order string, every TP group on one host (all 16 are split alike; a swap
+  // for this group alone would split another and is not offered), the planner.
   REQUIRE(g->moves.size() == 3);
   CHECK(g->moves[0].order.starts_with("tp"));
   CHECK(g->moves[0].exposed_s < ex->score().exposed_comm_s);
-  const Move& swap = g->moves[1];
-  REQUIRE_FALSE(swap.exchange.empty());
-  // The job's exposed time after the swap is what score gives for the moved layout.
+  const Move& every = g->moves[1];
+  CHECK(every.what == "every tp group on one host (16 of the 16 span hosts)");
+  REQUIRE_FALSE(every.moves_to.empty());
+  // The job's exposed time after the move is what score gives for the moved layout.
   Layout moved = s.layout;
-  for (const auto& [a, b] : swap.exchange)
-    std::swap(moved.gpu_of_rank[static_cast<size_t>(a)], moved.gpu_of_rank[static_cast<size_t>(b)]);
+  for (const auto& [rank, gpu] : every.moves_to) moved.gpu_of_rank[static_cast<size_t>(rank)] = gpu;
   Router router(s.cluster);
   Result<JobScore> after = score_job(s.cluster, router, s.job, moved);
   REQUIRE(after.ok());
-  CHECK(swap.exposed_s == doctest::Approx(after->exposed_comm_s).epsilon(1e-9));
+  CHECK(every.exposed_s == doctest::Approx(after->exposed_comm_s).epsilon(1e-9));
   std::vector<int> hosts;
   for (int r : g->ranks) hosts.push_back(s.cluster.device(moved.gpu_of_rank[static_cast<size_t>(r)]).host);
   CHECK(std::count(hosts.begin(), hosts.end(), hosts.front()) == 8);
@@ -114,4 +116,68 @@ TEST_CASE("explain: a host-list layout names each line once, however many ranks 
   Result<GroupExplanation> last = s.explainer()->group({"tp", 15});
   REQUIRE(last.ok());
   CHECK(last->why == "the layout hosts.txt puts ranks 120-123 on h015 (line 2), ranks 124-127 on h016 (line 2)");
+}
+
+namespace {
+
+// Every move offered lowers the job's exposed communication, and a kind-wide move's figure is
+// what score gives for the layout it describes.
+void check_moves(const Cluster& c, const Job& job, const Layout& layout, size_t groups) {
+  Router router(c);
+  Result<std::unique_ptr<Explainer>> ex = Explainer::make(c, router, job, layout, {}, {});
+  REQUIRE_MESSAGE(ex.ok(), (ex ? "" : ex.error()));
+  const double now = (*ex)->score().exposed_comm_s;
+  Result<std::vector<GroupExplanation>> top = (*ex)->costliest(groups);
+  REQUIRE_MESSAGE(top.ok(), (top ? "" : top.error()));
+  for (const GroupExplanation& g : *top)
+    for (const Move& m : g.moves) {
+      CAPTURE(g.summary);
+      CAPTURE(m.what);
+      CHECK(m.exposed_s < now);
+      if (m.moves_to.empty()) continue;
+      Layout moved = layout;
+      for (const auto& [rank, gpu] : m.moves_to) moved.gpu_of_rank[static_cast<size_t>(rank)] = gpu;
+      Result<JobScore> after = score_job(c, router, job, moved);
+      REQUIRE(after.ok());
+      CHECK(m.exposed_s == doctest::Approx(after->exposed_comm_s).epsilon(1e-9));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("explain: no move offered makes the step worse (a split TP, DP across pods, the bundled jobs)") {
+  const Cluster pods = test::load_cluster((test::data_dir() / "clusters" / "pods-16-h100.json").string());
+  Result<Job> job = job_load((test::data_dir() / "jobs" / "llama3-70b.json").string());
+  REQUIRE(job.ok());
+  for (const char* name : {"tp-split.hosts", "pod-interleaved.hosts"}) {
+    CAPTURE(name);
+    const std::string text = test::read_file(test::source_dir() / "tests" / "golden" / "layouts" / name);
+    Result<Layout> l = layout_parse(text, name, pods, job_ranks(*job));
+    REQUIRE_MESSAGE(l.ok(), (l ? "" : l.error()));
+    check_moves(pods, *job, *l, 3);
+  }
+  // The split TP: one swap only splits another group; every TP group on one host is the fix.
+  {
+    const std::string text = test::read_file(test::source_dir() / "tests" / "golden" / "layouts" / "tp-split.hosts");
+    Layout l = *layout_parse(text, "tp-split.hosts", pods, job_ranks(*job));
+    Router router(pods);
+    Result<GroupExplanation> g = (*Explainer::make(pods, router, *job, l, {}, {}))->group({"tp", 1});
+    REQUIRE(g.ok());
+    REQUIRE_FALSE(g->moves.empty());
+    CHECK(g->moves.front().what == "every tp group on one host (16 of the 16 span hosts)");
+  }
+  // Each bundled job with its axes reversed (data parallelism innermost, pipeline last as Megatron needs for MoE) on the ranks in order.
+  for (const auto& entry : std::filesystem::directory_iterator(test::data_dir() / "jobs")) {
+    Result<Job> j = job_load(entry.path().string());
+    REQUIRE(j.ok());
+    // The big ones at 1024 ranks, fewer data-parallel replicas of the same model and stages.
+    while (job_ranks(*j) > 1024) j->parallel.dp /= 2;
+    const int world = job_ranks(*j);
+    CAPTURE(entry.path().filename().string());
+    const Cluster c = test::load_cluster("dgx-h100:" + std::to_string(std::max(1, world / 8)));
+    j->parallel.order = "dp-ep-cp-tp-pp";
+    Result<Layout> l = layout_default(c, world);
+    REQUIRE(l.ok());
+    check_moves(c, *j, *l, 3);
+  }
 }
