@@ -146,7 +146,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   out << "\nsearch: " << p.stats.orders << " distinct order strings, local search on " << p.stats.searched << ", "
       << p.stats.moves << " moves (" << p.stats.improved << " kept)"
       << (p.stats.hit_time_limit ? "; stopped at --time-limit, so another run may differ" : "") << "\n";
-  out << "\nfindings:\n" << findings_text(p.findings);
+  out << "\nfindings:\n" << findings_text(p.findings, p.score);
   if (!written.empty()) {
     out << "\nwrote:";
     for (const std::string& w : written) out << " " << w;

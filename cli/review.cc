@@ -50,7 +50,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& order, c
   }
   row("step", format_duration(a.step_s), format_duration(b.step_s));
   row("MFU", format_number(100 * a.mfu, 1) + "%", format_number(100 * b.mfu, 1) + "%");
-  out << "\nfindings of this layout:\n" << findings_text(a.findings);
+  out << "\nfindings of this layout:\n" << findings_text(a.findings, a);
   out << "\nthe planner's best: order " << r.best.job.parallel.order << ", hosts in rank order "
       << host_order(c, r.best.host_order) << "\n";
 }

@@ -61,7 +61,7 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   TextTable links({A::left, A::left, A::left, A::right, A::right, A::left, A::right});
   for (std::vector<std::string>& row : link_rows(c, s, kHottest)) links.add(std::move(row), "  ");
   out << links.str();
-  out << "\nfindings:\n" << findings_text(s.findings);
+  out << "\nfindings:\n" << findings_text(s.findings, s);
 }
 
 // The traffic NCCL's log shows (a `traffic --json` file) as the job's items.

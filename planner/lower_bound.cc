@@ -25,7 +25,8 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
 
   Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);
   if (!compute) return Error{compute.error()};
-  Result<StepTraffic> traffic = step_traffic(job, *compute);
+  // The collectives the score times: the model's, or those NCCL's log showed (score --traffic).
+  Result<StepTraffic> traffic = opt.traffic ? Result<StepTraffic>(*opt.traffic) : step_traffic(job, *compute);
   if (!traffic) return Error{traffic.error()};
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
   if (!groups) return Error{groups.error()};

@@ -223,7 +223,9 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   plan.job = won.job;
   plan.layout = placement_layout(won.placement, ranks, "plan");
   plan.host_order = won.placement.hosts;
-  Result<JobScore> score = score_job(c, r, plan.job, plan.layout, req.score);
+  ScoreOptions planned = req.score;
+  planned.planned = true;
+  Result<JobScore> score = score_job(c, r, plan.job, plan.layout, planned);
   if (!score) return Error{score.error()};
   plan.score = std::move(*score);
   plan.violations = KeepCheck(won.groups, plan.rules).violations(c, plan.layout);

@@ -38,9 +38,16 @@ Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, 
 
   const double mine = out.score.exposed_comm_s, theirs = out.best.score.exposed_comm_s;
   out.slowdown = theirs > 0 ? mine / theirs : (mine > 0 ? INFINITY : 1);
-  int errors = 0;
-  for (const Finding& f : out.score.findings) errors += f.severity == "critical";
-  if (errors) out.reasons.push_back(std::to_string(errors) + (errors == 1 ? " critical finding" : " critical findings"));
+  // Counted by the groups they are about: one finding can stand for every TP group of the job.
+  int critical = 0, groups = 0;
+  for (const Finding& f : out.score.findings)
+    if (f.severity == "critical") {
+      ++critical;
+      groups += std::max<int>(1, static_cast<int>(f.groups.size()));
+    }
+  if (critical)
+    out.reasons.push_back(std::to_string(groups) + (groups == 1 ? " group" : " groups") + " in " + std::to_string(critical) +
+                          (critical == 1 ? " critical finding" : " critical findings"));
   if (limits.max_exposed_s && mine > *limits.max_exposed_s)
     out.reasons.push_back("over --max-exposed " + format_duration(*limits.max_exposed_s));
   if (limits.max_slowdown && out.slowdown > *limits.max_slowdown)

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "planner/group_ref.h"
@@ -93,12 +94,22 @@ class Reporter {
   Result<JobScore> run();
 
  private:
+  // An item's time per call once a finding's cause is gone: `time_us`, or with `best` its best
+  // case (lower_bound's item_us).
+  struct Fix {
+    size_t item = 0;
+    double time_us = 0;
+    bool best = false;
+  };
   Result<ItemScore> score_item(size_t index);
   void find(size_t index, const ItemScore& s);
-  // A finding about one group of an item, with its list index, ranks, hosts and cost.
+  // A finding about one group of an item, with its list index, ranks and hosts.
   Finding about(const char* severity, size_t item, size_t group) const;
-  void tp_span(size_t index, size_t group);
+  void add(Finding f, std::vector<Fix> fixes);
+  void tp_span(size_t index, const std::vector<size_t>& spanning);
   std::string order_fix(const std::string& token) const;
+  std::string tier_fix(size_t index, size_t group, EdgeId hot) const;
+  Result<bool> cost_findings(JobScore& out);
 
   const Cluster& c_;
   const Router& r_;
@@ -107,16 +118,16 @@ class Reporter {
   const ScoreOptions& opt_;
   LinkLoad scratch_;
   const std::vector<double>* best_item_us_;
-  // Findings about a group whose cost is its collectives over their best case: costed once all
-  // are made, so a layout without them never computes the lower bound.
-  std::vector<size_t> over_best_case_;
   std::vector<Finding> findings_;
-  std::map<std::string, int> span_reported_;  // group token -> findings made
+  std::vector<std::vector<Fix>> fixes_;  // parallel to findings_: what fixing each cause changes
+  std::set<std::string> span_reported_;  // group tokens
   struct Dci {
     int groups = 0, of = 0;
     double per_call_us = 0, per_step_us = 0;
     std::string sites;
     EdgeId link = 0;
+    std::vector<int> indices;  // the crossing groups' list indices, of the first item found
+    std::vector<Fix> fixes;    // each crossing item without its propagation
   };
   std::array<Dci, kTrafficKinds> dci_{};
 };
@@ -128,6 +139,7 @@ Finding Reporter::about(const char* severity, size_t item, size_t group) const {
   f.kind = std::string(to_string(it.kind));
   f.group = it.group;
   f.index = state_.list_index(item, group);
+  f.groups = {f.index};
   f.ranks = state_.group_ranks(item, group);
   f.hosts = c_.hosts_of(state_.item_groups(item)[group]);
   return f;
@@ -146,16 +158,30 @@ std::string Reporter::order_fix(const std::string& token) const {
   return "order " + order + " keeps each " + token + " group on consecutive ranks";
 }
 
-// TP belongs inside one NVLink domain: name the hop where the group's ring leaves it.
-void Reporter::tp_span(size_t index, size_t i) {
+void Reporter::add(Finding f, std::vector<Fix> fixes) {
+  findings_.push_back(std::move(f));
+  fixes_.push_back(std::move(fixes));
+}
+
+// TP belongs inside one NVLink domain: one finding for every group of the kind that leaves it,
+// naming the hop where the first group's ring leaves it.
+void Reporter::tp_span(size_t index, const std::vector<size_t>& spanning) {
   const TrafficItem& item = state_.traffic().items[index];
+  const size_t i = spanning.front();
   const std::vector<VertexId>& g = state_.item_groups(index)[i];
   Finding f = about("critical", index, i);
+  f.groups.clear();
+  for (size_t k : spanning) f.groups.push_back(state_.list_index(index, k));
+  const size_t of = state_.item_groups(index).size();
   const std::string selector = std::string(group_kind(item.group)) + ":" + std::to_string(f.index);
   const int domain = domain_gpus(c_, g.front());
   const std::string axis = item.group == "tp" ? "TP" : "expert TP";
-  f.message = axis + " group " + std::to_string(f.index) + " (ranks " + format_index_list(f.ranks) + ") spans " +
-              hosts_text(c_, f.hosts) + ": its " + plural_op(item.op) + " cross ";
+  const std::string first = axis + " group " + std::to_string(f.index) + " (ranks " + format_index_list(f.ranks) +
+                            ") spans " + hosts_text(c_, f.hosts);
+  f.message = spanning.size() == 1 ? first + ": its " + plural_op(item.op) + " cross "
+                                   : std::to_string(spanning.size()) + " of the " + std::to_string(of) + " " + axis +
+                                         " groups span NVLink domains (groups " + format_index_list(f.groups) +
+                                         "); " + first + ": its " + plural_op(item.op) + " cross ";
   for (size_t k = 0; k < g.size(); ++k) {
     const VertexId a = g[k], b = g[(k + 1) % g.size()];
     if (same_domain(c_, a, b)) continue;
@@ -174,11 +200,15 @@ void Reporter::tp_span(size_t index, size_t i) {
             ", or hosts with larger NVLink domains";
   } else {
     const std::string order = order_fix(item.group);
-    f.fix = (order.empty() ? "put ranks " + format_index_list(f.ranks) + " on one host" : order) +
-            "; topoplan explain --group " + selector + " shows the moves";
+    const std::string put = spanning.size() == 1 ? "put ranks " + format_index_list(f.ranks) + " on one host"
+                                                 : "put each " + axis + " group on one host";
+    f.fix = (order.empty() ? put : order) + "; topoplan explain --group " + selector + " shows the moves";
   }
-  over_best_case_.push_back(findings_.size());
-  findings_.push_back(std::move(f));
+  // Fixed, every collective of the kind runs at its best case.
+  std::vector<Fix> fixes;
+  for (size_t k = 0; k < state_.item_count(); ++k)
+    if (state_.traffic().items[k].group == item.group && !state_.item_groups(k).empty()) fixes.push_back({k, 0, true});
+  add(std::move(f), std::move(fixes));
 }
 
 Result<ItemScore> Reporter::score_item(size_t index) {
@@ -218,22 +248,11 @@ void Reporter::find(size_t index, const ItemScore& s) {
   const std::string what = std::string(to_string(item.op)) + " (" + item.what + ")";
 
   // Tensor parallelism belongs inside one NVLink domain.
-  if ((item.group == "tp" || item.group == "expert.tp") && !span_reported_.count(item.group)) {
-    int spanning = 0;
-    for (size_t i = 0; i < gpus.size(); ++i) {
-      if (one_domain(c_, gpus[i])) continue;
-      if (++spanning <= opt_.findings_per_kind) tp_span(index, i);
-    }
-    if (spanning > opt_.findings_per_kind) {
-      Finding f;
-      f.severity = "critical";
-      f.kind = kind;
-      f.group = item.group;
-      f.message = std::to_string(spanning - opt_.findings_per_kind) + " more of the " + std::to_string(gpus.size()) +
-                  " " + item.group + " groups span NVLink domains";
-      findings_.push_back(std::move(f));
-    }
-    span_reported_[item.group] = spanning;
+  if ((item.group == "tp" || item.group == "expert.tp") && span_reported_.insert(item.group).second) {
+    std::vector<size_t> spanning;
+    for (size_t i = 0; i < gpus.size(); ++i)
+      if (!one_domain(c_, gpus[i])) spanning.push_back(i);
+    if (!spanning.empty()) tp_span(index, spanning);
   }
 
   // Where the slowest group's traffic waits.
@@ -268,8 +287,7 @@ void Reporter::find(size_t index, const ItemScore& s) {
                         " inside one NVLink domain, where the all-to-all stays off the NICs"
                   : "a group of " + std::to_string(g.size()) + " spans NVLink domains of " + std::to_string(domain) +
                         " GPUs in any layout: ep <= " + std::to_string(domain) + " keeps the all-to-all on NVLink";
-      over_best_case_.push_back(findings_.size());
-      findings_.push_back(std::move(f));
+      add(std::move(f), {{index, 0, true}});
     } else if (slowdown >= 1.25) {
       Finding f = about("warning", index, slowest);
       f.has_link = true;
@@ -278,7 +296,6 @@ void Reporter::find(size_t index, const ItemScore& s) {
       // (a gradient reduction hidden under the backward, or a stage class that finishes early,
       // costs the step nothing however slow the link makes it).
       const double exposed_share = s.time_us > 0 ? std::min(1.0, s.exposed_us / s.time_us) : 0;
-      f.cost_per_step_s = item.calls * (s.contended_us - s.alone_us) * exposed_share / 1e6;
       f.message = kind + " " + what + ": " + c_.edge_name(s.hot_edge) + " carries " +
                   std::to_string(s.hot_edge_groups) + (item.stage_pairs ? " stage pairs" : " groups") + " at once; a call takes " +
                   format_duration(s.contended_us * 1e-6) + " instead of " + format_duration(s.alone_us * 1e-6) +
@@ -286,10 +303,7 @@ void Reporter::find(size_t index, const ItemScore& s) {
       const VertexId nic = c_.device(c_.source(s.hot_edge)).kind == DeviceKind::nic ? c_.source(s.hot_edge)
                                                                                      : c_.target(s.hot_edge);
       if (c_.device(nic).kind != DeviceKind::nic) {
-        const std::string tier = link_tier(c_, s.hot_edge);
-        f.fix = "keep each " + item.group + " group " +
-                (tier == "dci" || tier == "site" ? "inside one site" : "below the " + tier + " tier") +
-                "; topoplan plan on the same hosts finds such a layout";
+        f.fix = tier_fix(index, slowest, s.hot_edge);
       } else {
         // Several GPUs behind one NIC can be kept apart; one GPU's own groups (a pipeline stage
         // sending to both neighbours) cannot.
@@ -299,7 +313,7 @@ void Reporter::find(size_t index, const ItemScore& s) {
           f.fix = std::to_string(behind) + " GPUs share " + c_.device(nic).name +
                   ": keep these groups inside hosts, or use hosts with a NIC per GPU";
       }
-      findings_.push_back(std::move(f));
+      add(std::move(f), {{index, s.alone_us, false}});
     }
   }
 
@@ -308,6 +322,7 @@ void Reporter::find(size_t index, const ItemScore& s) {
     Dci& d = dci_[static_cast<size_t>(item.kind)];
     int crossing = 0;
     double per_call = 0;
+    std::vector<int> indices;
     for (size_t i = 0; i < gpus.size(); ++i) {
       const Touched& own = state_.item_touched(index, i);
       bool crosses = std::any_of(own.edges.begin(), own.edges.end(),
@@ -324,15 +339,115 @@ void Reporter::find(size_t index, const ItemScore& s) {
           }
         });
       ++crossing;
+      indices.push_back(state_.list_index(index, i));
       per_call = std::max(per_call, state_.item_alone(index, i).dci_us);
     }
     if (crossing) {
+      if (d.indices.empty()) d.indices = std::move(indices);
+      d.fixes.push_back({index, std::max(0.0, state_.item_time(index).contended_us - per_call), false});
       d.groups = std::max(d.groups, crossing);
       d.of = std::max(d.of, static_cast<int>(gpus.size()));
       d.per_call_us = std::max(d.per_call_us, per_call);
       d.per_step_us += per_call * item.calls;
     }
   }
+}
+
+// What fixing each finding's cause would save: the exposure with the items it names at their
+// time without it, every other item as it stands. The lower bound gives the best cases, and the
+// floor the summary line measures the layout against.
+Result<bool> Reporter::cost_findings(JobScore& out) {
+  if (std::all_of(findings_.begin(), findings_.end(), [](const Finding& f) { return f.severity == "info"; })) return true;
+  std::optional<LowerBound> computed;
+  if (!best_item_us_) {
+    Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_);
+    if (!bound) return Error{bound.error()};
+    computed = std::move(*bound);
+  }
+  const std::vector<double>& best = best_item_us_ ? *best_item_us_ : computed->item_us;
+  if (best.size() != state_.item_count()) return Error{"the lower bound's collectives are not the score's"};
+  out.lower_bound_s = exposure_us(state_.traffic(), best) / 1e6;
+  std::vector<double> now(state_.item_count(), 0);
+  for (size_t i = 0; i < now.size(); ++i)
+    if (!state_.item_groups(i).empty()) now[i] = state_.item_time(i).contended_us;
+  const double exposed = exposure_us(state_.traffic(), now);
+  for (size_t k = 0; k < findings_.size(); ++k) {
+    if (fixes_[k].empty()) continue;
+    std::vector<double> fixed = now;
+    for (const Fix& x : fixes_[k]) fixed[x.item] = std::min(fixed[x.item], x.best ? best[x.item] : x.time_us);
+    findings_[k].cost_per_step_s = std::max(0.0, exposed - exposure_us(state_.traffic(), fixed)) / 1e6;
+  }
+  return true;
+}
+
+// How to keep an item's groups below the tier its busiest link climbs to, on these hosts: a group
+// that needs more hosts than any unit under that tier holds of the allocation cannot be; in a plan,
+// the units hold other groups instead, and hosts enough for both would be needed.
+std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) const {
+  const TrafficItem& item = state_.traffic().items[index];
+  const std::string tier = link_tier(c_, hot);
+  const int climbs = link_level(c_, hot);
+  const Level level = climbs >= kDciLevel || tier == "site" ? Level::site : climbs <= 2 ? Level::leaf_group : Level::pod;
+  const std::string unit(to_string(level));
+  const Locality loc = locality_of(c_);
+  // Hosts per unit, of the allocation and of the whole cluster.
+  std::map<int, int> mine, all;
+  std::set<int> hosts;
+  for (VertexId v : state_.layout().gpu_of_rank) hosts.insert(c_.device(v).host);
+  for (int h : hosts) ++mine[loc.unit(h, level)];
+  for (int h = 0; h < static_cast<int>(c_.hosts().size()); ++h) ++all[loc.unit(h, level)];
+  int most = 0, largest = 0;
+  for (const auto& [u, n] : mine) most = std::max(most, n);
+  for (const auto& [u, n] : all) largest = std::max(largest, n);
+  // Per group list, the most hosts one group spans and whether every group stays in one unit; a
+  // pipeline's stage pairs make up its groups.
+  struct Span {
+    std::map<int, std::set<int>> hosts;  // list index -> hosts
+  };
+  std::map<std::string, Span> spans;
+  for (size_t i = 0; i < state_.item_count(); ++i) {
+    Span& sp = spans[state_.traffic().items[i].group];
+    for (size_t k = 0; k < state_.item_groups(i).size(); ++k)
+      for (VertexId v : state_.item_groups(i)[k]) sp.hosts[state_.list_index(i, static_cast<size_t>(k))].insert(c_.device(v).host);
+  }
+  auto widest = [&](const Span& sp, bool* inside) {
+    size_t n = 0;
+    for (const auto& [idx, hs] : sp.hosts) {
+      n = std::max(n, hs.size());
+      for (int h : hs) *inside = *inside && loc.unit(h, level) == loc.unit(*hs.begin(), level);
+    }
+    return static_cast<int>(n);
+  };
+  const int need = static_cast<int>(spans[item.group].hosts[state_.list_index(index, group)].size());
+  auto count = [](int n) { return std::to_string(n) + (n == 1 ? " host" : " hosts"); };
+  auto elsewhere = [&](int n, const std::string& what) {
+    return largest >= n ? count(n) + " in one " + unit + " would " + what + " (this cluster's " + unit + "s have up to " +
+                              std::to_string(largest) + ")"
+                        : "no " + unit + " of this cluster has the " + count(n) + " to " + what + " (the largest has " +
+                              std::to_string(largest) + ")";
+  };
+  if (most < need)
+    return "unavoidable on these hosts: a " + item.group + " group spans " + count(need) + " and no " + unit +
+           " holds more than " + std::to_string(most) + " of the allocation; " + elsewhere(need, "keep it there");
+  if (!opt_.planned)
+    return "keep each " + item.group + " group " + (level == Level::site ? "inside one site" : "below the " + tier + " tier") +
+           "; topoplan plan on the same hosts weighs it against the other groups";
+  // The plan's choice: which groups it kept inside the units instead.
+  std::string kept;
+  int other = 1;
+  for (const auto& [token, sp] : spans) {
+    bool inside = true;
+    const int n = widest(sp, &inside);
+    if (token == item.group || !inside || n < 2) continue;
+    kept += (kept.empty() ? "" : ", ") + token + " groups (" + count(n) + " each)";
+    other = std::max(other, n);
+  }
+  if (kept.empty())
+    return "the plan found no layout of these hosts that keeps each " + item.group + " group inside one " + unit +
+           " and exposes less";
+  return "the plan keeps " + kept + " inside each " + unit + " instead, and the fullest " + unit + " of the allocation has " +
+         count(most) + ": room for one " + item.group + " group of " + std::to_string(need) + " or the other, not both; " +
+         elsewhere(need * other, "hold both");
 }
 
 Result<JobScore> Reporter::run() {
@@ -401,17 +516,6 @@ Result<JobScore> Reporter::run() {
     if (a.peak != b.peak) return a.peak > b.peak;
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
   });
-  if (!over_best_case_.empty()) {
-    std::optional<LowerBound> computed;
-    if (!best_item_us_) {
-      Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_);
-      if (!bound) return Error{bound.error()};
-      computed = std::move(*bound);
-    }
-    const std::vector<double>& best = best_item_us_ ? *best_item_us_ : computed->item_us;
-    for (size_t k : over_best_case_)
-      findings_[k].cost_per_step_s = group_cost(state_, best, findings_[k].group, findings_[k].index).excess_s;
-  }
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const Dci& d = dci_[k];
     if (d.groups == 0) continue;
@@ -421,13 +525,13 @@ Result<JobScore> Reporter::run() {
     f.kind = kind;
     f.has_link = true;
     f.link = d.link;
-    f.cost_per_step_s = d.per_step_us / 1e6;
+    f.groups = d.indices;
     f.message = kind + " traffic of " + std::to_string(d.groups) + " of " + std::to_string(d.of) +
                 " groups crosses the DCI between " + d.sites + ": +" + format_duration(d.per_call_us * 1e-6) +
                 " propagation per call, +" + format_duration(d.per_step_us * 1e-6) + " per step";
     f.fix = "topoplan plan --keep " + std::string(kKeepDpOnlyAcrossSites) + " keeps every " + kind +
             " group inside one site";
-    findings_.push_back(std::move(f));
+    add(std::move(f), d.fixes);
   }
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const double exposed = out.by_kind[k].exposed_s;
@@ -438,8 +542,9 @@ Result<JobScore> Reporter::run() {
     f.cost_per_step_s = exposed;
     f.message = format_duration(exposed) + " of " + f.kind + " communication per step is exposed (" +
                 fmt("%.0f", 100 * exposed / out.step_s) + "% of the step)";
-    findings_.push_back(std::move(f));
+    add(std::move(f), {});
   }
+  if (Result<bool> ok = cost_findings(out); !ok) return Error{ok.error()};
   std::stable_sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) {
     return severity_rank(a.severity) < severity_rank(b.severity);
   });
@@ -449,18 +554,34 @@ Result<JobScore> Reporter::run() {
 
 }  // namespace
 
-std::string findings_text(const std::vector<Finding>& findings) {
+std::string findings_text(const std::vector<Finding>& findings, const JobScore& score) {
   if (findings.empty()) return "  none\n";
   std::string out;
   for (const Finding& f : findings) {
     const std::string cost = finding_cost_text(f);
     out += "  [" + f.severity + "] " + f.message + (cost.empty() ? "" : " (" + cost + ")") + (f.fix.empty() ? "" : "; fix: " + f.fix) + "\n";
   }
+  if (score.lower_bound_s) {
+    int groups = 0, critical = 0;
+    for (const Finding& f : findings)
+      if (f.severity == "critical") {
+        ++critical;
+        groups += std::max<int>(1, static_cast<int>(f.groups.size()));
+      }
+    out += "  in all: " + format_duration(score.exposed_comm_s) + " exposed per step, " +
+           format_duration(std::max(0.0, score.exposed_comm_s - *score.lower_bound_s)) + " over the lower bound (" +
+           format_duration(*score.lower_bound_s) + ": every group alone at its best placement on these hosts)" +
+           (critical ? "; " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " in " +
+                           std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings")
+                     : "") +
+           "\n";
+  }
   return out;
 }
 
 std::string finding_cost_text(const Finding& f) {
-  return f.index >= 0 && f.cost_per_step_s > 0 ? "+" + format_duration(f.cost_per_step_s) + " per step" : "";
+  return f.severity != "info" && f.cost_per_step_s > 0 ? "-" + format_duration(f.cost_per_step_s) + " per step if fixed"
+                                                       : "";
 }
 
 GroupCost group_cost(const ScoreState& state, const std::vector<double>& best_item_us, const std::string& token,

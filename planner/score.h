@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,23 +54,20 @@ struct Finding {
   std::string severity;  // "critical", "warning", "info"
   std::string kind;      // "tp", "cp", "pp", "dp", "ep"
   std::string group;     // the group list ("tp", "dp-cp", "expert.ep"), "" for the kind as a whole
-  int index = -1;        // the group's index in that list (explain --group), -1 for none
-  std::vector<int> ranks;
-  std::vector<int> hosts;  // host ordinals, in order of first appearance
+  int index = -1;        // the first group's index in that list (explain --group), -1 for none
+  std::vector<int> groups;  // every group of that list the finding is about, the first at `index`
+  std::vector<int> ranks;   // of the first group
+  std::vector<int> hosts;   // host ordinals of the first group, in order of first appearance
   bool has_link = false;
   EdgeId link = 0;             // the slowest link, when the finding has one
-  // Communication time it adds per step, before overlap with compute: a group's collectives over
-  // their best case (lower_bound), a contended item's calls over their time alone, a site link's
-  // propagation; for the exposure findings, the exposed time itself.
+  // What the step would gain if this one cause were fixed: the job's exposed communication now
+  // less what it would be with the items it names at their time without the cause (at their best
+  // case, alone, or without the site link's propagation), every other item as it is. For the
+  // exposure findings ("info"), the exposed time itself.
   double cost_per_step_s = 0;
   std::string message;
   std::string fix;  // what to change, "" when there is nothing to suggest
 };
-// A line per finding, indented: "[critical] message (+1.2 s per step); fix: ...", or "  none".
-std::string findings_text(const std::vector<Finding>& findings);
-// "+1.2 s per step" for a finding about a group with a cost, else "".
-std::string finding_cost_text(const Finding& finding);
-
 struct JobScore {
   std::string job, layout;
   FabricMode fabric = FabricMode::shared;
@@ -86,9 +84,18 @@ struct JobScore {
   double model_tflops_per_gpu = 0, mfu = 0;
   std::vector<LinkUse> links;  // every loaded direction, highest utilization first
   std::vector<Finding> findings;  // most severe first
+  // Every group alone at its best placement on the layout's hosts (lower_bound), when a finding
+  // needed it: the floor the findings' costs are measured against.
+  std::optional<double> lower_bound_s;
   LevelBytes level_bytes{};       // per step, by the highest fabric level crossed
   std::vector<VertexId> gpu_of_rank;  // the placement scored
 };
+
+// A line per finding, indented: "[critical] message (fixed: -1.2 s per step); fix: ...", or
+// "  none"; then, when something is wrong, the layout's exposed communication over its lower bound.
+std::string findings_text(const std::vector<Finding>& findings, const JobScore& score);
+// "fixed: -1.2 s per step" for a finding with a cost, else "".
+std::string finding_cost_text(const Finding& finding);
 
 // One group's collectives per step, contended, and their excess over each item's best case
 // (best_item_us: lower_bound's item_us); `heaviest` the item that costs it most per step.

@@ -41,6 +41,7 @@ nlohmann::json finding_json(const Cluster& c, const Finding& f) {
           {"kind", f.kind},
           {"group", f.group.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.group)},
           {"index", f.index >= 0 ? nlohmann::json(f.index) : nlohmann::json(nullptr)},
+          {"groups", f.groups},
           {"ranks", f.ranks},
           {"hosts", std::move(hosts)},
           {"slowest_link", link},

@@ -26,7 +26,9 @@ struct ScoreOptions {
   const Calibration* calibration = &calibration_default();
   FabricMode fabric = FabricMode::shared;
   const Background* background = nullptr;  // replaces the fabric mode's assumption where it says
-  int findings_per_kind = 8;  // per-group findings of one kind before they are summed up
+  // The layout is the planner's best on its hosts: findings say what the hosts force rather
+  // than send the user to the planner.
+  bool planned = false;
   // The collectives to score instead of the model's (score --traffic: what NCCL's log saw), with
   // the model's compute and overlap windows.
   const StepTraffic* traffic = nullptr;

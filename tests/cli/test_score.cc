@@ -110,16 +110,18 @@ TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
   auto j = nlohmann::json::parse(scattered.out);
   CHECK(j["findings"][0]["severity"] == "critical");
   const auto& f = j["findings"][0];
-  CHECK(f["message"].get<std::string>().starts_with("TP group 0 (ranks 0-7) spans h001, h002, h003, h004 and 4 more hosts: "
-                                                    "its all-gathers cross NET, slowest at h001/nic0 -> leaf0 (50 GB/s), instead of NVLink"));
+  CHECK(f["message"].get<std::string>().starts_with("16 of the 16 TP groups span NVLink domains (groups 0-15); TP group 0 "
+                                                    "(ranks 0-7) spans h001, h002, h003, h004 and 4 more hosts: its all-gathers "
+                                                    "cross NET, slowest at h001/nic0 -> leaf0 (50 GB/s), instead of NVLink"));
+  CHECK(f["groups"].size() == 16);
   CHECK(f["group"] == "tp");
   CHECK(f["index"] == 0);
   CHECK(f["ranks"] == nlohmann::json{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(f["hosts"] == nlohmann::json{"h001", "h002", "h003", "h004", "h005", "h006", "h007", "h008"});
   CHECK(f["slowest_link"] == nlohmann::json{{"link", "h001/nic0 -> leaf0"}, {"kind", "NET"}, {"bw_GBps", 50.0}});
   CHECK(f["cost_per_step_s"].get<double>() > 0);
-  // A host list: the fix names the ranks to bring together and where to look.
-  CHECK(f["fix"] == "put ranks 0-7 on one host; topoplan explain --group tp:0 shows the moves");
+  // A host list: the fix says what to bring together and where to look.
+  CHECK(f["fix"] == "put each TP group on one host; topoplan explain --group tp:0 shows the moves");
 
   auto small = run_topoplan("score --cluster dgx-h100:8 --job " + job_path("llama3-70b"));
   CHECK(small.exit_code == 2);

@@ -91,21 +91,26 @@ TEST_CASE("score: a TP group split over two hosts is a critical finding and cost
   std::string layout;
   for (int r = 0; r < 16; ++r) layout += (r % 2 ? "h002\n" : "h001\n");
   Scored bad = score_of("dgx-h100:2", job, layout);
+  // One finding for both split groups, counted by the groups it is about.
   std::vector<const Finding*> crit = findings(bad.score, "critical");
-  REQUIRE(crit.size() == 2);
+  REQUIRE(crit.size() == 1);
   CHECK(crit[0]->kind == "tp");
   CHECK(crit[0]->group == "tp");
   CHECK(crit[0]->index == 0);
+  CHECK(crit[0]->groups == std::vector<int>{0, 1});
   CHECK(crit[0]->ranks == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(crit[0]->hosts == std::vector<int>{0, 1});
   CHECK(crit[0]->message ==
-        "TP group 0 (ranks 0-7) spans h001 and h002: its all-gathers cross NET, slowest at h001/nic0 -> leaf0 "
-        "(50 GB/s), instead of NVLink (450 GB/s)");
+        "2 of the 2 TP groups span NVLink domains (groups 0-1); TP group 0 (ranks 0-7) spans h001 and h002: its "
+        "all-gathers cross NET, slowest at h001/nic0 -> leaf0 (50 GB/s), instead of NVLink (450 GB/s)");
   REQUIRE(crit[0]->has_link);
   CHECK(bad.cluster.link(crit[0]->link).kind == LinkKind::NET);
-  // What the split costs: the group's collectives over their best case, one host.
+  // What fixing it saves: the TP collectives at their best case, the rest as they are; no more
+  // than the layout's excess over its lower bound, and about what the good layout saves.
+  REQUIRE(bad.score.lower_bound_s);
   CHECK(crit[0]->cost_per_step_s > 0);
-  CHECK(crit[0]->cost_per_step_s < bad.score.by_kind[0].time_s);
+  CHECK(crit[0]->cost_per_step_s <= bad.score.exposed_comm_s - *bad.score.lower_bound_s + 1e-9);
+  CHECK(crit[0]->cost_per_step_s == doctest::Approx(bad.score.exposed_comm_s - good.score.exposed_comm_s).epsilon(0.05));
   // Four GPUs a host send through four 400G NICs (4 x 47.5 GB/s) instead of NVLink (360 GB/s each).
   CHECK(bad.score.by_kind[0].time_s > 1.5 * good.score.by_kind[0].time_s);
   CHECK(bad.score.exposed_comm_s > good.score.exposed_comm_s);
@@ -286,7 +291,7 @@ TEST_CASE("score: on every preset a split TP group names the hop that leaves its
     CHECK(f.message.find(nvlink ? "instead of NVLink (" : "instead of the host's PCIe") != std::string::npos);
     REQUIRE(f.has_link);
     CHECK(c.link(f.link).kind == LinkKind::NET);
-    CHECK(f.fix == "put ranks 0-1 on one host; topoplan explain --group tp:0 shows the moves");
+    CHECK(f.fix == "put each TP group on one host; topoplan explain --group tp:0 shows the moves");
   }
 }
 
@@ -309,6 +314,27 @@ TEST_CASE("score: TP larger than the NVLink domain says so, and the fix is a sma
   Scored o = score_of("dgx-h100:2", d);
   REQUIRE_FALSE(o.score.findings.empty());
   CHECK(o.score.findings.front().fix.starts_with("order tp-dp-cp-ep-pp keeps each tp group on consecutive ranks"));
+}
+
+TEST_CASE("score: no finding claims more than the layout's excess over its lower bound") {
+  const Cluster c = test::load_cluster((test::data_dir() / "clusters" / "pods-16-h100.json").string());
+  Router router(c);
+  Result<Job> job = job_load((test::data_dir() / "jobs" / "llama3-70b.json").string());
+  REQUIRE(job.ok());
+  for (const char* name : {"tp-split.hosts", "pod-interleaved.hosts"}) {
+    CAPTURE(name);
+    const std::string text = test::read_file(test::source_dir() / "tests" / "golden" / "layouts" / name);
+    Result<Layout> l = layout_parse(text, name, c, job_ranks(*job));
+    REQUIRE(l.ok());
+    Result<JobScore> s = score_job(c, router, *job, *l);
+    REQUIRE(s.ok());
+    REQUIRE(s->lower_bound_s);
+    const double excess = s->exposed_comm_s - *s->lower_bound_s;
+    for (const Finding& f : s->findings) {
+      CAPTURE(f.message);
+      if (f.severity != "info") CHECK(f.cost_per_step_s <= excess + 1e-9);
+    }
+  }
 }
 
 }  // namespace topoplan
