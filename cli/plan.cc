@@ -90,15 +90,33 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   const JobScore& s = p.score;
   const PlanBaseline& input = p.baselines.front();
   out << "plan: " << p.job.name << " on " << cluster << ", " << s.ranks << " ranks on " << p.host_order.size()
-      << " hosts, order " << p.job.parallel.order << ": exposed communication " << format_duration(s.exposed_comm_s)
-      << " per step";
-  if (!input.scored)
-    out << " (the input order cannot be scored)";
-  else if (input.exposed_s > 0 && s.exposed_comm_s > 0 && input.exposed_s > s.exposed_comm_s * 1.005)
-    out << ", " << format_number(input.exposed_s / s.exposed_comm_s, 2) << "x less than the input order ("
-        << format_duration(input.exposed_s) << ")";
+      << (p.host_order.size() == 1 ? " host" : " hosts") << ", order " << p.job.parallel.order << ": step "
+      << format_duration(s.step_s) << ", exposed communication " << format_duration(s.exposed_comm_s);
+  if (!input.scored) {
+    out << " (the input order cannot be scored)\n";
+  } else {
+    // The step both ways: the share of the step a scheduler gains, beside the exposed time it comes from.
+    const double before = s.compute_s + input.exposed_s;
+    out << "; the input order's: step " << format_duration(before) << ", exposed " << format_duration(input.exposed_s);
+    if (before > s.step_s * 1.0005)
+      out << " (the plan's step is " << format_number(100 * (before - s.step_s) / before, 1) << "% shorter)";
+    out << "\n";
+  }
+  out << "fabric: " << to_string(s.fabric);
+  if (!s.background.empty())
+    out << ", background " << s.background;
+  else if (s.fabric == FabricMode::shared)
+    out << " (every other port of every tier busy, the job gets its fair share: a worst case)";
   else
-    out << " (the input order: " << format_duration(input.exposed_s) << ")";
+    out << " (the job alone on the cluster)";
+  if (p.idle) {
+    const double before = s.compute_s + p.idle->input_exposed_s, after = s.compute_s + p.idle->exposed_s;
+    out << "; with the job alone (--fabric idle): step " << format_duration(before) << " in the input order, "
+        << format_duration(after) << " in the plan";
+    if (input.scored && input.exposed_s > s.exposed_comm_s * 1.0005)
+      out << (before <= after * 1.0005 ? ", so the shared fabric's worst case makes the whole difference"
+                                       : ", " + format_number(100 * (before - after) / before, 1) + "% shorter without it");
+  }
   out << "\n\n";
 
   std::vector<std::string> names;

@@ -255,6 +255,15 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   if (!lb) return Error{lb.error()};
   plan.lower_bound_s = lb->exposed_s;
   plan.lower_bound_how = lb->how;
+  if (req.score.fabric == FabricMode::shared && !req.score.background && plan.input_layout) {
+    ScoreOptions idle = req.score;
+    idle.fabric = FabricMode::idle;
+    Result<std::unique_ptr<ScoreState>> in = ScoreState::make(c, r, job, *plan.input_layout, idle);
+    Result<std::unique_ptr<ScoreState>> out = ScoreState::make(c, r, plan.job, plan.layout, idle);
+    if (!in) return Error{"the input order on an idle fabric: " + in.error()};
+    if (!out) return Error{"the plan on an idle fabric: " + out.error()};
+    plan.idle = Plan::Idle{(*in)->exposed_us() / 1e6, (*out)->exposed_us() / 1e6};
+  }
   plan.stats.seconds = wall_seconds() - start;
   return plan;
 }

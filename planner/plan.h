@@ -63,6 +63,12 @@ struct Plan {
   std::vector<PlanCandidate> candidates;  // every distinct order string, best first
   std::optional<double> lower_bound_s;
   std::string lower_bound_how;
+  // On a shared fabric (the other ports of every tier busy, a worst case), the input order and the
+  // plan scored again with the job alone on the cluster: how much of the gain the assumption makes.
+  struct Idle {
+    double input_exposed_s = 0, exposed_s = 0;
+  };
+  std::optional<Idle> idle;
   KeepRules rules;  // in force
   int violations = 0;
   std::vector<Finding> findings;  // rules the plan could not keep, ahead of the score's

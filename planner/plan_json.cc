@@ -19,7 +19,7 @@ const std::vector<std::string>& plan_json_keys() {
   static const std::vector<std::string> keys = {"format",     "cluster",   "job",      "order",   "fabric",
                                                 "background", "exclude",   "keep",     "seed",    "hosts",
                                                 "ranks",      "groups",    "score",    "baselines", "candidates",
-                                                "lower_bound", "findings", "search"};
+                                                "lower_bound", "idle_fabric", "findings", "search"};
   return keys;
 }
 
@@ -65,6 +65,7 @@ nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string
                          {"what", b.what},
                          {"scored", b.scored},
                          {"exposed_comm_s", b.scored ? nlohmann::json(b.exposed_s) : nlohmann::json(nullptr)},
+                         {"step_s", b.scored ? nlohmann::json(plan.score.compute_s + b.exposed_s) : nlohmann::json(nullptr)},
                          {"rule_violations", b.violations},
                          {"ratio", b.scored && plan.score.exposed_comm_s > 0 ? nlohmann::json(b.exposed_s / plan.score.exposed_comm_s)
                                                                  : nlohmann::json(nullptr)}});
@@ -75,6 +76,9 @@ nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string
   j["candidates"] = std::move(candidates);
   j["lower_bound"] = plan.lower_bound_s ? nlohmann::json{{"exposed_comm_s", *plan.lower_bound_s}, {"how", plan.lower_bound_how}}
                                         : nlohmann::json(nullptr);
+  j["idle_fabric"] = plan.idle ? nlohmann::json{{"input_exposed_comm_s", plan.idle->input_exposed_s},
+                                                 {"exposed_comm_s", plan.idle->exposed_s}}
+                               : nlohmann::json(nullptr);
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : plan.findings) findings.push_back(finding_json(c, f));
   j["findings"] = std::move(findings);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
+#include "topology/units.h"
 
 using topoplan::test::run_topoplan;
 
@@ -64,6 +65,15 @@ TEST_CASE("plan: files for the launcher, and score reads the plan back to the sa
   CHECK(score["exposed_comm_s"].get<double>() == doctest::Approx(plan["score"]["exposed_comm_s"].get<double>()).epsilon(1e-12));
   // The input order scores worse than the plan.
   CHECK(plan["baselines"][0]["exposed_comm_s"].get<double>() > plan["score"]["exposed_comm_s"].get<double>());
+  // The headline: both steps, and what the shared fabric's worst case makes of the difference.
+  CHECK(plan["baselines"][0]["step_s"].get<double>() ==
+        doctest::Approx(plan["score"]["compute_s"].get<double>() + plan["baselines"][0]["exposed_comm_s"].get<double>()));
+  REQUIRE(plan["idle_fabric"].is_object());
+  CHECK(plan["idle_fabric"]["exposed_comm_s"].get<double>() <= plan["score"]["exposed_comm_s"].get<double>() + 1e-12);
+  const std::string head = r.out.substr(0, r.out.find("\n\n"));
+  CHECK(head.find(", exposed communication " + topoplan::format_duration(plan["score"]["exposed_comm_s"].get<double>()) + "; the input order's: step ") != std::string::npos);
+  CHECK(head.find("% shorter)\nfabric: shared (every other port of every tier busy") != std::string::npos);
+  CHECK(head.find("with the job alone (--fabric idle): step ") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
