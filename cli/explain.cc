@@ -156,7 +156,8 @@ Result<bool> write_dot(const Options& o, DotHosts hosts, const Cluster& c, const
 
 ReportFocus focus_of(const std::vector<GroupExplanation>& groups) {
   if (groups.empty()) return {};
-  return {groups.front().ref.kind, groups.front().ref.index, std::nullopt};
+  const GroupExplanation& g = groups.front();
+  return {g.ref.kind, g.ref.index, std::nullopt, g.has_slowest ? std::optional<EdgeId>(g.slowest) : std::nullopt, g.summary};
 }
 
 int run(const Options& o, std::ostream& printed, std::ostream& err) {

@@ -37,6 +37,10 @@ std::string html_report(const nlohmann::json& data) {
   std::string page;
   page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escaped(title) + "</title>\n";
   page += "<style>\n" + std::string(kReportStyle) + "</style>\n</head>\n<body>\n";
+  // The verdict first: PASS or FAIL and the ratio are what a reader needs before the map.
+  const std::string verdict = data.value("verdict", "");
+  const std::string status = verdict.starts_with("PASS ") ? " pass" : verdict.starts_with("FAIL ") ? " fail" : "";
+  page += "<p class=\"verdict" + status + "\">" + escaped(verdict) + "</p>\n";
   page += "<h1>" + escaped(title) + "</h1>\n<div id=\"app\"></div>\n";
   page += "<h2>What the command printed</h2>\n<pre class=\"text\">" + escaped(data.value("text", "")) + "</pre>\n";
   page += "<script type=\"application/json\" id=\"topoplan-data\">" + script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script>\n";

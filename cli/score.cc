@@ -136,9 +136,18 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     print_text(text, c, o.cluster, *s);
     if (observed) print_observed(text, o.traffic, *observed);
   }
-  if (!o.html.empty())
-    if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster, text.str()); !ok)
+  if (!o.html.empty()) {
+    int critical = 0;
+    for (const Finding& f : s->findings) critical += f.severity == "critical";
+    ReportFocus focus;
+    focus.verdict = s->job + ", layout " + s->layout + ": step " + format_duration(s->step_s) + ", exposed communication " +
+                    format_duration(s->exposed_comm_s) + " per step, MFU " + format_number(100 * s->mfu, 1) + "%" +
+                    (critical ? ", " + std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings") : "");
+    if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster,
+                                            text.str(), focus);
+        !ok)
       return fail(err, ok.error());
+  }
   if (o.json) {
     nlohmann::json j = score_to_json(c, *i.router, o.cluster, *s);
     if (observed)

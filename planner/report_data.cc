@@ -1,9 +1,11 @@
 #include "planner/report_data.h"
 
 #include <cmath>
+#include <map>
 
 #include "planner/group_ref.h"
 #include "planner/rank_groups.h"
+#include "topology/units.h"
 
 namespace topoplan {
 namespace {
@@ -57,6 +59,30 @@ nlohmann::json load_json(const JobScore& s) {
   return {{"edge", edge}, {"avg", avg}, {"peak", peak}, {"phase", phase}};
 }
 
+// The critical findings' links, each as the physical link's index and the direction it is loaded
+// in, with the finding's text: drawn on the map before anything is clicked.
+nlohmann::json critical_json(const JobScore& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Finding& f : s.findings)
+    if (f.severity == "critical" && f.has_link) out.push_back({{"link", f.link / 2}, {"dir", f.link % 2}, {"message", f.message}});
+  return out;
+}
+
+// What each link costs the step: every item's exposed time, on the link that bounds its slowest
+// group under contention (NVLink for TP inside a host, a NIC's cable for a split one).
+nlohmann::json exposed_json(const JobScore& s) {
+  std::map<EdgeId, double> behind;
+  for (const ItemScore& it : s.items)
+    if (it.has_hot_edge && it.exposed_us > 0) behind[it.hot_edge] += it.exposed_us / 1e6;
+  nlohmann::json edge = nlohmann::json::array(), seconds = nlohmann::json::array(), text = nlohmann::json::array();
+  for (const auto& [e, x] : behind) {
+    edge.push_back(e);
+    seconds.push_back(x);
+    text.push_back(format_duration(x));
+  }
+  return {{"edge", edge}, {"s", seconds}, {"text", text}};
+}
+
 // Every group list of two or more ranks, by selector kind, as GPU devices in Megatron's order.
 Result<nlohmann::json> groups_json(const Job& job, const JobScore& s) {
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
@@ -89,6 +115,10 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
     nlohmann::json layout = {{"label", part.label},
                              {"step_s", part.score->step_s},
                              {"exposed_s", part.score->exposed_comm_s},
+                             {"step_text", format_duration(part.score->step_s)},
+                             {"exposed_text", format_duration(part.score->exposed_comm_s)},
+                             {"critical", critical_json(*part.score)},
+                             {"exposed", exposed_json(*part.score)},
                              {"load", load_json(*part.score)},
                              {"tables", part.tables},
                              {"groups", std::move(*groups)}};
@@ -110,10 +140,12 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
   nlohmann::json open = nlohmann::json::object();
   if (!focus.kind.empty()) open["group"] = {{"kind", focus.kind}, {"index", focus.index}};
   if (focus.link) open["link"] = *focus.link / 2;
+  if (focus.slowest) open["slowest"] = {{"link", *focus.slowest / 2}, {"dir", *focus.slowest % 2}};
   return nlohmann::json{{"format", "topoplan-report"},
                         {"version", 1},
                         {"title", title},
                         {"text", text},
+                        {"verdict", focus.verdict.empty() ? text.substr(0, text.find('\n')) : focus.verdict},
                         {"cluster", c.name},
                         {"phases", phases},
                         {"sites", sites},

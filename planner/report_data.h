@@ -24,11 +24,14 @@ struct ReportPart {
   const std::vector<double>* observed_ratio = nullptr;
 };
 
-// What the page opens with: a group selected, a link marked (explain --group, --link).
+// What the page opens with: the verdict on top, a group selected with its hosts open and the link
+// the text names as its slowest, a link marked (explain --group, --link).
 struct ReportFocus {
   std::string kind;  // a group_kinds() kind, "" for none
   int index = 0;
   std::optional<EdgeId> link;
+  std::optional<EdgeId> slowest;  // the selected group's slowest link, as the text names it
+  std::string verdict;  // the page's first line; "" takes the text's first line
 };
 
 // `text` is what the command prints, shown as it is. Each part is one scored layout of the same

@@ -46,11 +46,35 @@
     }
     const ratio = new Float32Array(2 * nLink);
     if (lay.observed) for (let i = 0; i < lay.observed.edge.length; i++) ratio[lay.observed.edge[i]] = lay.observed.ratio[i];
-    return { avg, peak, phase, ratio };
+    // Exposed seconds per step of the collectives each direction bounds, and their text.
+    const exposed = new Float32Array(2 * nLink), exposedText = new Map();
+    if (lay.exposed) for (let i = 0; i < lay.exposed.edge.length; i++) {
+      exposed[lay.exposed.edge[i]] = lay.exposed.s[i]; exposedText.set(lay.exposed.edge[i], lay.exposed.text[i]);
+    }
+    return { avg, peak, phase, ratio, exposed, exposedText };
   });
   const observed = data.layouts.some((lay) => lay.observed);
+  // Two layouts (review, plan) open coloured by what each link costs the step: the exposed time of
+  // the collectives it bounds, on one scale for both, so the better plan does not look the hotter
+  // (its links run fuller in a shorter phase).
+  const compared = data.layouts.length === 2;
   if (observed) mode = 'ratio';
-  const util = (p, l, dir) => (mode === 'ratio' ? loads[p].ratio : mode === 'peak' ? loads[p].peak : loads[p].avg)[2 * l + dir];
+  else if (compared) mode = 'exposed';
+  const mostExposed = data.layouts.reduce((m, lay) => Math.max(m, ...(lay.exposed ? lay.exposed.s : [])), 1e-12);
+  const util = (p, l, dir) => {
+    const k = 2 * l + dir;
+    if (mode === 'exposed') return loads[p].exposed[k] / mostExposed;
+    return (mode === 'ratio' ? loads[p].ratio : mode === 'peak' ? loads[p].peak : loads[p].avg)[k];
+  };
+  const hotter = (a, b) => Math.max(a, b);
+  // A directed link as the text names it: "h001/nic3 -> leaf3".
+  const linkName = (l, dir) => (dir ? `${D.name[L.b[l]]} -> ${D.name[L.a[l]]}` : `${D.name[L.a[l]]} -> ${D.name[L.b[l]]}`);
+  // The links critical findings name, per layout: drawn in their own colour from the first view.
+  const critical = data.layouts.map((lay) => {
+    const m = new Map();
+    for (const c of lay.critical || []) if (!m.has(c.link)) m.set(c.link, linkName(c.link, c.dir) + ': ' + c.message);
+    return m;
+  });
 
   // Utilisation to colour: idle grey-blue, half yellow, full red, past full dark red.
   function colour(u) {
@@ -67,7 +91,10 @@
     return r <= 1.25 ? '#1a9641' : r <= 2 ? '#e6b800' : r <= 4 ? '#f07c00' : '#d7191c';
   }
   const paint = (v) => (mode === 'ratio' ? ratioColour(v) : colour(v));
-  const shown = (v) => (mode === 'ratio' ? (v >= BUSY ? 'busy, none predicted' : v > 0 ? 'x' + v.toFixed(2) : 'no counter') : pct(v));
+  const shown = (v) => (mode === 'ratio' ? (v >= BUSY ? 'busy, none predicted' : v > 0 ? 'x' + v.toFixed(2) : 'no counter')
+    : mode === 'exposed' ? (v > 0 ? pct(v) + ' of the most' : 'none') : pct(v));
+  const CRITICAL = '#c2185b';
+  const MODES = { ratio: 'observed / predicted', exposed: 'exposed time of the collectives it bounds', peak: 'in its busiest phase', avg: 'step average' };
   const widthOf = (GBps) => Math.max(1, Math.min(8, Math.log2(1 + GBps / 12.5)));
   const pct = (u) => (100 * u).toFixed(u < 0.1 ? 1 : 0) + '%';
   const rate = (GBps) => (GBps >= 1000 ? (GBps / 1000).toFixed(1) + ' TB/s' : GBps.toFixed(GBps < 10 ? 1 : 0) + ' GB/s');
@@ -163,10 +190,11 @@
       const [lo, hi, down] = ua.row < ub.row ? [ua, ub, 1] : [ub, ua, 0];  // down: a is the upper end
       const key = lo.key + '>' + hi.key;
       let e = m.get(key);
-      if (!e) { e = { lo, hi, links: [], GBps: 0, up: 0, dn: 0 }; m.set(key, e); }
+      if (!e) { e = { lo, hi, links: [], GBps: 0, up: 0, dn: 0, critical: [] }; m.set(key, e); }
       e.links.push(l); e.GBps += L.bw_GBps[l];
+      if (critical[p].has(l)) e.critical.push(critical[p].get(l));
       const uUp = util(p, l, down ? 1 : 0), uDn = util(p, l, down ? 0 : 1);  // lower-to-upper, upper-to-lower
-      e.up = Math.max(e.up, uUp); e.dn = Math.max(e.dn, uDn);
+      e.up = hotter(e.up, uUp); e.dn = hotter(e.dn, uDn);
     }
     return [...m.values()];
   }
@@ -224,9 +252,16 @@
     if (!list || !list[selected.index]) return null;
     const members = list[selected.index], links = new Set();
     for (const [a, b] of exchanges(selected.kind, members)) if (D.host[a] !== D.host[b]) pathLinks(a, b, links);
-    let slowest = -1, worst = -1;
-    for (const l of links) { const u = Math.max(util(p, l, 0), util(p, l, 1)); if (u > worst) { worst = u; slowest = l; } }
-    return { members: new Set(members), hosts: new Set(members.map((g) => D.host[g])), links, slowest, worst };
+    // The busiest direction in its busiest phase; for the group explain opened on, the link its
+    // text names, so page and text agree.
+    const peak = loads[p].peak;
+    let slowest = -1, dir = 0, worst = -1;
+    for (const l of links) for (const d of [0, 1]) if (peak[2 * l + d] > worst) { worst = peak[2 * l + d]; slowest = l; dir = d; }
+    const o = data.open || {};
+    if (o.slowest && o.group && o.group.kind === selected.kind && o.group.index === selected.index && p === 0) {
+      slowest = o.slowest.link; dir = o.slowest.dir; worst = peak[2 * slowest + dir]; links.add(slowest);
+    }
+    return { members: new Set(members), hosts: new Set(members.map((g) => D.host[g])), links, slowest, dir, worst };
   }
 
   // ---- Drawing.
@@ -265,17 +300,22 @@
       for (let i = at.length - 1; i >= 0; i--) at[i] = Math.min(at[i], i + 1 < at.length ? at[i + 1] - slot : width - margin - slot / 2);
       row.forEach((u, i) => x.set(u, at[i]));
     }
-    const gLinks = el('g', { class: 'links' }, svg);
+    const gLinks = el('g', { class: 'links' }, svg), gCritical = el('g', { class: 'links critical' }, svg);
     for (const e of links) {
       const x1 = x.get(e.lo), y1 = yOf(e.lo.row), x2 = x.get(e.hi), y2 = yOf(e.hi.row) + boxH;
-      const hot = Math.max(e.up, e.dn);
+      const hot = hotter(e.up, e.dn);
       let inGroup = false;
       if (info) for (const l of e.links) if (info.links.has(l)) { inGroup = true; break; }
-      const line = el('line', { x1, y1, x2, y2, stroke: paint(hot), 'stroke-width': widthOf(e.GBps / e.links.length) * (e.links.length > 1 ? 1.5 : 1),
-        class: 'link' + (inGroup ? ' in-group' : '') + (info && e.links.includes(info.slowest) ? ' slowest' : '') +
-          (e.links.includes(focusLink) ? ' focus' : '') }, gLinks);
-      el('title', {}, line).textContent = `${e.links.length} link${e.links.length > 1 ? 's' : ''}, ${rate(e.GBps)} in all; ` +
-        `hottest up ${shown(e.up)}, down ${shown(e.dn)} (${mode === 'ratio' ? 'observed / predicted' : mode === 'peak' ? 'in its busiest phase' : 'step average'})`;
+      const crit = e.critical.length > 0;
+      const line = el('line', { x1, y1, x2, y2, stroke: crit ? CRITICAL : paint(hot),
+        'stroke-width': widthOf(e.GBps / e.links.length) * (e.links.length > 1 ? 1.5 : 1) + (crit ? 2 : 0),
+        class: 'link' + (crit ? ' critical' : '') + (inGroup ? ' in-group' : '') + (info && e.links.includes(info.slowest) ? ' slowest' : '') +
+          (e.links.includes(focusLink) ? ' focus' : '') }, crit ? gCritical : gLinks);
+      const behind = e.links.flatMap((l) => [0, 1].filter((d) => loads[p].exposedText.has(2 * l + d))
+        .map((d) => `${linkName(l, d)} bounds ${loads[p].exposedText.get(2 * l + d)} of exposed communication per step`));
+      el('title', {}, line).textContent = (crit ? 'critical: ' + e.critical[0] + '\n' : '') + (behind.length ? behind.join('\n') + '\n' : '') +
+        `${e.links.length} link${e.links.length > 1 ? 's' : ''}, ${rate(e.GBps)} in all; ` +
+        `hottest up ${shown(e.up)}, down ${shown(e.dn)} (${MODES[mode]})`;
     }
     const gUnits = el('g', { class: 'units' }, svg);
     rows.forEach((row, r) => {
@@ -306,7 +346,7 @@
       const e = links.find((k) => k.links.includes(info.slowest));
       if (e) {
         const t = el('text', { x: (x.get(e.lo) + x.get(e.hi)) / 2 + 4, y: (yOf(e.lo.row) + yOf(e.hi.row) + boxH) / 2, class: 'slowest-label' }, svg);
-        t.textContent = `slowest: ${D.name[L.a[info.slowest]]} – ${D.name[L.b[info.slowest]]} ${pct(info.worst)}`;
+        t.textContent = `slowest: ${linkName(info.slowest, info.dir)} ${pct(info.worst)}`;
       }
     }
     return svg;
@@ -328,8 +368,11 @@
       const w = other(l, v);
       if (v > w || !pos.has(w)) continue;
       const [x1, y1] = pos.get(v), [x2, y2] = pos.get(w);
-      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: paint(Math.max(util(p, l, 0), util(p, l, 1))), 'stroke-width': widthOf(L.bw_GBps[l]), class: 'link' }, g);
-      el('title', {}, line).textContent = `${D.name[L.a[l]]} – ${D.name[L.b[l]]} ${L.kinds[L.kind[l]]} ${rate(L.bw_GBps[l])}: ${shown(util(p, l, 0))} / ${shown(util(p, l, 1))}`;
+      const crit = critical[p].has(l);
+      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: crit ? CRITICAL : paint(hotter(util(p, l, 0), util(p, l, 1))),
+        'stroke-width': widthOf(L.bw_GBps[l]) + (crit ? 2 : 0), class: 'link' + (crit ? ' critical' : '') }, g);
+      el('title', {}, line).textContent = (crit ? 'critical: ' + critical[p].get(l) + '\n' : '') +
+        `${linkName(l, 0)} ${L.kinds[L.kind[l]]} ${rate(L.bw_GBps[l])}: ${shown(util(p, l, 0))}, back ${shown(util(p, l, 1))}`;
     }
     for (const [v, [cx, cy]] of pos) {
       const member = info && info.members.has(v);
@@ -364,7 +407,7 @@
   }
 
   // ---- Controls and state.
-  let openHost = -1;
+  const openHosts = new Set();  // hosts whose devices are drawn
   const app = document.getElementById('app');
   const kinds = [...new Set(data.layouts.flatMap((l) => Object.keys(l.groups)))];
 
@@ -377,7 +420,7 @@
   }
   function onUnit(u) {
     if (u.members.length > 1) { expanded.add(u.expand || u.key); render(); return; }
-    if (u.hosts) { openHost = openHost === u.hosts[0] ? -1 : u.hosts[0]; render(); }
+    if (u.hosts) { const h = u.hosts[0]; if (openHosts.has(h)) openHosts.delete(h); else openHosts.add(h); render(); }
   }
   function selectGroup(kind, index) {
     selected = kind ? { kind, index } : null;
@@ -396,13 +439,15 @@
   const controls = document.createElement('div');
   controls.className = 'controls';
   controls.innerHTML =
-    '<label>colour by <select id="mode">' + (observed ? '<option value="ratio">observed / predicted</option>' : '') +
-    '<option value="peak">busiest phase</option><option value="avg">step average</option></select></label>' +
+    '<label>colour by <select id="mode">' + Object.entries(MODES).filter(([k]) => (k !== 'ratio' || observed) && (k !== 'exposed' || compared))
+      .map(([k, v]) => `<option value="${k}"${k === mode ? ' selected' : ''}>${v}</option>`).join('') + '</select></label>' +
     (data.layouts.length > 1 ? '' : '') +
     '<label>group <select id="kind"><option value="">none</option>' + kinds.map((k) => `<option>${k}</option>`).join('') + '</select></label>' +
     '<label>index <input id="index" type="number" min="0" value="0"></label>' +
     '<button id="collapse" type="button">collapse all</button>' +
     '<span class="legend">utilisation <span class="scale"></span> 0% · 50% · 100% · over</span>' +
+
+    `<span class="legend">critical finding <i class="swatch" style="background:${CRITICAL}"></i></span>` +
     (observed ? '<span class="legend ratio">observed / predicted <span class="scale"></span> ≤x0.5 · x0.8 · x1 · x2 · x4 · more</span>' : '') +
     '<span class="legend widths">per link <svg width="210" height="14"></svg></span>';
   app.appendChild(controls);
@@ -419,7 +464,7 @@
   const pick = () => selectGroup(kindSel.value, Math.max(0, parseInt(indexIn.value, 10) || 0));
   kindSel.addEventListener('change', pick);
   indexIn.addEventListener('change', pick);
-  controls.querySelector('#collapse').addEventListener('click', () => { expanded.clear(); openHost = -1; render(); });
+  controls.querySelector('#collapse').addEventListener('click', () => { expanded.clear(); openHosts.clear(); render(); });
   const status = document.createElement('div');
   status.className = 'status';
   app.appendChild(status);
@@ -434,13 +479,13 @@
       const col = document.createElement('section');
       col.className = 'view';
       const h = document.createElement('h2');
-      h.textContent = `${lay.label}: exposed communication ${lay.exposed_s.toPrecision(3)} s per step (step ${lay.step_s.toPrecision(3)} s)`;
+      h.textContent = `${lay.label}: step ${lay.step_text}, exposed communication ${lay.exposed_text} per step`;
       col.appendChild(h);
       const scroll = document.createElement('div');
       scroll.className = 'scroll';
       col.appendChild(scroll);
       drawFabric(p, scroll);
-      if (openHost >= 0) drawHost(p, openHost, col);
+      for (const h of openHosts) drawHost(p, h, col);
       drawTables(lay, col);
       views.appendChild(col);
     });
@@ -449,15 +494,20 @@
     if (selected) indexIn.value = selected.index;
     status.textContent = info
       ? `${selected.kind} group ${selected.index}: ${info.members.size} GPUs on ${info.hosts.size} host${info.hosts.size > 1 ? 's' : ''}, ` +
-        (info.links.size ? `${info.links.size} fabric links, the busiest ${D.name[L.a[info.slowest]]} – ${D.name[L.b[info.slowest]]} at ${pct(info.worst)}` : 'inside its host')
+        (info.links.size ? `${info.links.size} fabric links, the busiest ${linkName(info.slowest, info.dir)} at ${pct(info.worst)}` : 'inside its host')
       : selected ? `no ${selected.kind} group ${selected.index}`
-      : focusLink >= 0 ? `explained: ${D.name[L.a[focusLink]]} – ${D.name[L.b[focusLink]]} (outlined)` : 'pick a group, or hover a GPU of an opened host';
+      : focusLink >= 0 ? `explained: ${linkName(focusLink, 0)} (outlined)` : 'pick a group, or hover a GPU of an opened host';
   }
 
   // explain --group or --link: open on what was explained.
   const focusLink = data.open && data.open.link !== undefined ? data.open.link : -1;
-  if (data.open && data.open.group) selectGroup(data.open.group.kind, data.open.group.index);
-  else render();
+  if (data.open && data.open.group) {
+    // explain opens the group's hosts too, so its GPUs show without a click (the first 8).
+    selected = { kind: data.open.group.kind, index: data.open.group.index };
+    const info = groupInfo(part);
+    if (info) [...info.hosts].slice(0, 8).forEach((h) => openHosts.add(h));
+    selectGroup(data.open.group.kind, data.open.group.index);
+  } else render();
   // For tests and the curious: the state and the selection, from the console.
   window.topoplanReport = { data, selectGroup, groupInfo: () => groupInfo(part), renderMs: performance.now() - t0, units: () => units };
 })();

@@ -237,7 +237,22 @@ def check_opened(page, binary, root, out, failures):
              ("explain-link", ["explain", *base, "--link", "spine0 -> core0"],
               "document.querySelectorAll('svg.fabric .link.focus').length === 1", "explain --link outlines the line that holds spine0 -> core0"),
              ("review", ["review", *base, "--layout", hosts],
-              "document.querySelectorAll('svg.fabric').length === 2", "review draws the layout and the planner's side by side")]
+              "document.querySelectorAll('svg.fabric').length === 2 && document.querySelector('#mode').value === 'exposed'",
+              "review draws the layout and the planner's side by side, coloured by what each link costs the step"),
+             ("review-tp-split", ["review", *base, "--layout", "tests/golden/layouts/tp-split.hosts"],
+              "document.body.innerText.split('\\n')[0] === window.topoplanReport.data.text.split('\\n')[0] && "
+              "document.body.innerText.startsWith('FAIL ') && document.querySelector('p.verdict.fail') !== null",
+              "review's page opens with its verdict line, FAIL and the ratio, as the text's first line"),
+             ("review-tp-split-critical", ["review", *base, "--layout", "tests/golden/layouts/tp-split.hosts"],
+              "[...document.querySelectorAll('svg.fabric')[0].querySelectorAll('line.link.critical')].some((l) => "
+              "l.getAttribute('stroke') === '#c2185b' && l.querySelector('title').textContent.startsWith('critical: h001/nic3 -> leaf3: '))",
+              "the split TP group's NIC hop (h001/nic3 -> leaf3, as the finding names it) is drawn in the critical colour on first load"),
+             ("explain-tp-split", ["explain", *base, "--layout", "tests/golden/layouts/tp-split.hosts", "--group", "tp:1"],
+              "document.querySelectorAll('svg.host-detail').length === 2 && "
+              "document.querySelector('svg.fabric .slowest-label').textContent.startsWith('slowest: h002/nic0 -> leaf0 ') && "
+              "document.querySelector('.status').textContent.includes('h002/nic0 -> leaf0') && "
+              "/step [0-9.]+ (s|ms), exposed communication [0-9.]+ (s|ms|us) per step/.test(document.querySelector('section.view h2').textContent)",
+              "explain --group tp:1 opens its two hosts and names the slowest link as its text does, durations in the text's units")]
     for name, args, test, what in pages:
         path = os.path.join(out, name + ".html")
         r = subprocess.run([binary, *args, "--html", path], cwd=root, capture_output=True, text=True)
