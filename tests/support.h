@@ -10,7 +10,7 @@
 
 namespace topoplan::test {
 
-inline std::filesystem::path source_dir() { return TOPOPLAN_SOURCE_DIR; }
+std::filesystem::path source_dir();
 inline std::filesystem::path data_dir() { return source_dir() / "data"; }
 
 // ../shared/reference, or nullopt (print a skip message) when the project is built alone.
@@ -28,6 +28,10 @@ struct RunResult {
   std::string out, err;
 };
 RunResult run_topoplan(const std::string& args, const std::filesystem::path& cwd = {});
+#ifdef TOPOPLAN_TEST_MPI
+// `mpiexec` for `ranks` ranks of topoplan-validate with `args`, as one shell command.
+std::string mpirun_validate(int ranks, const std::string& args);
+#endif
 
 std::string read_file(const std::filesystem::path& path);
 // A cluster from a preset spec or file; the test stops with the loader's message if it fails.

@@ -251,7 +251,7 @@ TEST_CASE("collective: the slowest hop decides; across nodes it is the NIC") {
 }
 
 TEST_CASE("collective: a ring pays a DCI hop's propagation once per lap, and its window per round trip") {
-  Model m((std::string(TOPOPLAN_SOURCE_DIR) + "/data/clusters/two-site-h100.json"));
+  Model m(((test::source_dir() / "data/clusters/two-site-h100.json").string()));
   const int across = static_cast<int>(m.cluster.gpus().size() / 2);
   CollectivePrediction far = m.predict(m.request(CollectiveOp::all_reduce, 4096, {0, across}));
   CollectivePrediction near = m.predict(m.request(CollectiveOp::all_reduce, 4096, {0, 8}));

@@ -77,7 +77,7 @@ TEST_CASE("hwloc: a truncated or foreign XML file is refused with its name") {
 }
 
 TEST_CASE("hwloc: the fuzz seed: a GPU and an RDMA NIC under one switch, hwloc's float link speed kept to 10 MB/s") {
-  const std::string text = test::read_file(std::filesystem::path(TOPOPLAN_SOURCE_DIR) / "fuzz/corpus/hwloc/one-gpu-one-nic.xml");
+  const std::string text = test::read_file(test::source_dir() / "fuzz/corpus/hwloc/one-gpu-one-nic.xml");
   Result<HwlocHost> h = hwloc_xml(text, "seed.xml");
   REQUIRE_MESSAGE(h.ok(), (h ? "" : h.error()));
   const NodeFacts& f = h->facts;
