@@ -145,7 +145,8 @@ std::string stage_kind(const std::string& stage) { return stage.substr(0, stage.
 // the kind the others are running. Printed, and written as the JSON's "failure".
 nlohmann::json failure_report(const ValidatePlan& plan, const std::vector<Progress::Where>& where, const std::string& reason,
                               double timeout_s, const std::string& mine) {
-  const std::vector<int> behind = Progress::behind(where);
+  const bool stopped = reason == "stopped";
+  const std::vector<int> behind = stopped ? Progress::stopped(where) : Progress::behind(where);
   nlohmann::json ranks = nlohmann::json::array(), failed = nlohmann::json::array();
   for (size_t r = 0; r < where.size(); ++r)
     ranks.push_back({{"rank", r}, {"stage", where[r].seq < 0 ? "no report" : where[r].stage}});
@@ -156,6 +157,7 @@ nlohmann::json failure_report(const ValidatePlan& plan, const std::vector<Progre
   std::string text;
   for (int r : behind) {
     nlohmann::json f = {{"rank", r}, {"last_stage", where[static_cast<size_t>(r)].stage}};
+    if (!where[static_cast<size_t>(r)].exited.empty()) f["exited"] = where[static_cast<size_t>(r)].exited;
     for (const ValidateKind& k : plan.kinds)
       if (k.kind == stage_kind(ahead))
         for (size_t g = 0; g < k.groups.size(); ++g)
@@ -165,12 +167,15 @@ nlohmann::json failure_report(const ValidatePlan& plan, const std::vector<Progre
       text += " (" + f["group"]["kind"].get<std::string>() + " group " + std::to_string(f["group"]["index"].get<size_t>()) + ")";
     failed.push_back(std::move(f));
   }
-  const bool stopped = reason == "stopped";
+  const bool exited = !behind.empty() && !where[static_cast<size_t>(behind.front())].exited.empty();
   const std::string message =
       (stopped ? "the launcher stopped the job (a rank exited, or the job was cancelled): " : "") +
       (behind.empty() ? "every rank is in '" + ahead + "': " +
                             (stopped ? "no rank fell behind" : "a collective did not finish on any rank (a rank inside it stopped, or a link stalled)")
-                      : std::string(behind.size() == 1 ? "rank " : "ranks ") + text + (stopped ? " last reported '" : " stopped answering after '") +
+                      : std::string(behind.size() == 1 ? "rank " : "ranks ") + text +
+                            (exited ? " exited (" + where[static_cast<size_t>(behind.front())].exited + ") after '"
+                             : stopped ? " last reported '"
+                                       : " stopped answering after '") +
                             where[static_cast<size_t>(behind.front())].stage + "' while the others wait in '" + ahead + "'");
   nlohmann::json out = {{"reason", reason}, {"message", message}, {"waiting_in", ahead}, {"failed", std::move(failed)},
                         {"ranks", std::move(ranks)}};
@@ -322,7 +327,10 @@ int run(int argc, char** argv, int rank, bool threaded) {
     // --inject-stall: as a rank whose process hangs between steps (a stopped or swapped-out host).
     if ((rank == stall || rank == die) && !stalled && s.find(" of ") != std::string::npos) {
       stalled = true;
-      if (rank == die) std::_Exit(9);  // as a rank that crashes between steps
+      if (rank == die) {  // as a rank that gives up between steps
+        progress.exiting("--inject-exit");
+        std::_Exit(9);
+      }
       std::raise(SIGSTOP);
     }
     progress.enter(s);

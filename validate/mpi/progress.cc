@@ -8,6 +8,7 @@ namespace {
 
 constexpr int kTag = 7;
 const std::string kDone = "done";  // a report has a sequence number first
+const std::string kExit = "exit ";
 
 }  // namespace
 
@@ -58,6 +59,18 @@ void Progress::enter(const std::string& stage) {
   MPI_Isend(s.text.data(), static_cast<int>(s.text.size()), MPI_CHAR, 0, kTag, comm_, &s.request);
 }
 
+void Progress::exiting(const std::string& why) {
+  std::lock_guard<std::mutex> lock(m_);
+  if (rank_ == 0) {
+    where_[0].exited = why;
+    return;
+  }
+  if (!threaded_) return;
+  // Blocking: a small message leaves eagerly, so it is rank 0's before this process is gone.
+  std::string text = kExit + why;
+  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kTag, comm_);
+}
+
 bool Progress::receive(bool wait) {
   MPI_Status st;
   if (wait) {
@@ -75,10 +88,17 @@ bool Progress::receive(bool wait) {
     ++finished_;
     return true;
   }
+  if (text.starts_with(kExit)) {
+    where_[static_cast<size_t>(st.MPI_SOURCE)].exited = text.substr(kExit.size());
+    return true;
+  }
   const size_t space = text.find(' ');
   Where w{std::strtol(text.c_str(), nullptr, 10), space == std::string::npos ? "" : text.substr(space + 1)};
   Where& at = where_[static_cast<size_t>(st.MPI_SOURCE)];
-  if (w.seq > at.seq) at = std::move(w);
+  if (w.seq > at.seq) {
+    at.seq = w.seq;
+    at.stage = std::move(w.stage);
+  }
   return true;
 }
 
@@ -100,6 +120,17 @@ std::vector<int> Progress::behind(const std::vector<Where>& where) {
   if (lo->seq == hi->seq) return out;
   for (size_t r = 0; r < where.size(); ++r)
     if (where[r].seq == lo->seq) out.push_back(static_cast<int>(r));
+  return out;
+}
+
+std::vector<int> Progress::stopped(const std::vector<Where>& where) {
+  std::vector<int> out;
+  for (size_t r = 0; r < where.size(); ++r)
+    if (!where[r].exited.empty()) out.push_back(static_cast<int>(r));
+  if (!out.empty() || where.empty()) return out;
+  const long furthest = std::max_element(where.begin(), where.end(), [](const Where& a, const Where& b) { return a.seq < b.seq; })->seq;
+  for (size_t r = 0; r < where.size(); ++r)
+    if (where[r].seq < furthest) out.push_back(static_cast<int>(r));
   return out;
 }
 

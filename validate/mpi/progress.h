@@ -18,6 +18,7 @@ class Progress {
   struct Where {
     long seq = -1;  // stages entered so far, the same sequence on every rank; -1: none reported
     std::string stage;
+    std::string exited;  // why the rank said it exits, "" while it has not
   };
 
   // Collective over the world. `threaded`: MPI gave MPI_THREAD_MULTIPLE (else reports stay local).
@@ -28,12 +29,17 @@ class Progress {
 
   // This rank enters `stage` (main thread).
   void enter(const std::string& stage);
+  // This rank is about to exit on its own: rank 0 learns it before the launcher stops the job.
+  void exiting(const std::string& why);
   // Rank 0: every rank's last report (any thread).
   std::vector<Where> where();
 
   // The ranks that fell behind: those at the lowest sequence when some are further; empty when
   // every rank is at the same stage (a collective that never finished on any of them).
   static std::vector<int> behind(const std::vector<Where>& where);
+  // After the launcher stopped the job: the ranks that said they exit, in rank order; else every
+  // rank short of the furthest stage (one of them exited, or was the last to be stopped).
+  static std::vector<int> stopped(const std::vector<Where>& where);
 
  private:
   // Rank 0, under m_: one report, waiting for it or not; whether there was one.
