@@ -231,7 +231,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (shown) err << "\n";
   if (!plan) return fail(err, o.job + ": " + plan.error());
 
-  std::vector<std::string> written;
+  std::vector<std::string> written, notes;
   if (!o.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
@@ -247,13 +247,17 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     for (const std::string& format : formats) {
       Result<std::vector<EmittedFile>> files = emit(format, {*c, router, plan->job, plan->layout});
       if (!files) return fail(err, "--emit " + format + ": " + files.error());
-      for (const EmittedFile& f : *files)
+      for (const EmittedFile& f : *files) {
         if (!write(f.name, f.text)) return fail(err, o.out_dir + "/" + f.name + ": cannot write");
+        for (const std::string& note : f.notes) notes.push_back(f.name + ": " + note);
+      }
     }
   }
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
   if (!o.json || !o.html.empty()) print_text(text, *c, o.cluster, *plan, written);
+  // What a file left out: in the text, or beside the JSON on stderr.
+  for (const std::string& note : notes) (o.json ? err : text) << "note: " << note << "\n";
   if (!o.html.empty()) {
     // The input order beside the plan, scored as `score --layout` would.
     std::vector<ReportPart> parts;
