@@ -21,8 +21,8 @@ struct JobInputs {
 
 // What --layout takes, for every command that reads a layout.
 inline constexpr const char* kLayoutHelp =
-    "rank -> GPU map (docs/layout-formats.md): a plan file (plan.json), JSON, or a host list in rank order (h001 per "
-    "rank as in SLURM_HOSTFILE, h[001-004], h001 slots=8)";
+    "rank -> GPU map (docs/layout-formats.md): a plan file (plan.json), JSON, a host list in rank order (h001 per "
+    "rank as in SLURM_HOSTFILE, h[001-004], h001 slots=8), an Open MPI rankfile, or plan's ranks.env or torchrun.txt";
 
 // `layout` empty: the default layout (docs/layout-formats.md). Errors name the file and what was
 // expected.
