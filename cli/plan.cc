@@ -155,10 +155,20 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  Result<Job> job = job_load(o.job);
-  if (!job) return fail(err, job.error());
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
+  // Megatron-LM arguments without a world size fill the allocation: --nodes, else the cluster.
+  Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> {
+    if (o.nodes.empty()) return WorldHint{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
+    Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
+    if (!names) return Error{names.error()};
+    Result<std::vector<int>> hosts = hosts_of(*c, *names);
+    if (!hosts) return Error{hosts.error()};
+    int gpus = 0;
+    for (int h : *hosts) gpus += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
+    return WorldHint{gpus, "the GPUs of the " + std::to_string(hosts->size()) + " hosts of --nodes"};
+  });
+  if (!job) return fail(err, job.error());
 
   // Emitters: "json" is the plan file, the rest planner/emit's formats.
   bool emit_json = false;
@@ -279,7 +289,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--job", o->job, "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json")->required();
+  app.add_option("--job", o->job,
+                 "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json, or Megatron-LM arguments or launch line")
+      ->required();
   app.add_option("--nodes", o->nodes,
                  "the allocation: a Slurm hostlist (h[0001-0016,0033]) or @FILE with one host per line; "
                  "default every host, and the planner picks which");

@@ -96,3 +96,30 @@ TEST_CASE("plan: bad input is one clear line and exit 2") {
   auto tp16 = run_topoplan("plan --cluster dgx-h100:4 --job " + job_path("llama3-70b") + " --keep tp-in-domain --nodes h[001-004]");
   CHECK(tp16.exit_code == 2);
 }
+
+TEST_CASE("plan: a Megatron-LM launch line as the job, bad flags exit 2 naming the line") {
+  const auto dir = topoplan::test::temp_dir("plan-launch-line");
+  const auto line = dir / "train.sh";
+  std::ofstream(line) << "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py \\\n"
+                         "  --num-layers 4 --hidden-size 512 --num-attention-heads 8 --vocab-size 1024 \\\n"
+                         "  --seq-length 256 --micro-batch-size 1 --global-batch-size 8 --bf16 \\\n"
+                         "  --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel \\\n"
+                         "  --use-distributed-optimizer --lr 1e-4 --save /ckpt\n";
+  auto r = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string() + " --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(nlohmann::json::parse(r.out)["job"]["parallel"]["dp"] == 2);
+  std::ofstream(line, std::ios::app) << "--mtp-num-layers 1\n";
+  auto bad = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "topoplan: error: " + line.string() +
+                       ":6: '--mtp-num-layers' starts a second command after the launch line of line 1 (a line that goes "
+                       "on ends with a backslash)\n");
+  std::ofstream(line) << "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 512 \\\n"
+                         "  --mtp-num-layers 1\n";
+  bad = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "topoplan: error: " + line.string() +
+                       ":2: --mtp-num-layers: multi-token prediction layers beyond --num-layers; the model does not "
+                       "follow it, so topoplan cannot score this job\n");
+  std::filesystem::remove_all(dir);
+}
