@@ -8,20 +8,13 @@
 
 namespace topoplan::cli {
 
-Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_arg, const std::string& job_path,
-                                                   const std::string& layout_path, const ModelFlags& flags) {
-  Result<Job> job = job_load(job_path);
-  if (!job) return Error{job.error()};
-  return job_inputs_make(cluster_arg, std::move(*job), job_path, layout_path, flags);
-}
+namespace {
 
-Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_arg, Job job, const std::string& job_path,
-                                                   const std::string& layout_path, const ModelFlags& flags) {
+Result<std::unique_ptr<JobInputs>> make(Cluster cluster, Job job, const std::string& job_path, const std::string& layout_path,
+                                        const ModelFlags& flags) {
   auto in = std::make_unique<JobInputs>();
   in->job = std::move(job);
-  Result<Cluster> c = cluster_load(cluster_arg);
-  if (!c) return Error{c.error()};
-  in->cluster = std::move(*c);
+  in->cluster = std::move(cluster);
   const Cluster& cl = in->cluster;
   if (Result<bool> ok = model_flags_load(flags, cl, in->model); !ok) return Error{ok.error()};
   const int ranks = job_ranks(in->job);
@@ -43,6 +36,34 @@ Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_ar
   }
   in->router = std::make_unique<Router>(cl, in->down);
   return in;
+}
+
+}  // namespace
+
+Result<WorldHint> world_from_layout_or_cluster(const Cluster& cluster, const std::string& cluster_arg,
+                                               const std::string& layout_path) {
+  if (layout_path.empty())
+    return WorldHint{static_cast<int>(cluster.gpus().size()),
+                     "the " + std::to_string(cluster.gpus().size()) + " GPUs of cluster " + cluster_arg};
+  Result<Layout> layout = layout_load(layout_path, cluster, 0);
+  if (!layout) return Error{layout.error()};
+  return WorldHint{layout->world_size(), "the " + std::to_string(layout->world_size()) + " ranks of --layout " + layout_path};
+}
+
+Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_arg, const std::string& job_path,
+                                                   const std::string& layout_path, const ModelFlags& flags) {
+  Result<Cluster> c = cluster_load(cluster_arg);
+  if (!c) return Error{c.error()};
+  Result<Job> job = job_load(job_path, [&] { return world_from_layout_or_cluster(*c, cluster_arg, layout_path); });
+  if (!job) return Error{job.error()};
+  return make(std::move(*c), std::move(*job), job_path, layout_path, flags);
+}
+
+Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_arg, Job job, const std::string& job_path,
+                                                   const std::string& layout_path, const ModelFlags& flags) {
+  Result<Cluster> c = cluster_load(cluster_arg);
+  if (!c) return Error{c.error()};
+  return make(std::move(*c), std::move(job), job_path, layout_path, flags);
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_path, const std::string& cluster_arg,

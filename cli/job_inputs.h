@@ -21,13 +21,18 @@ struct JobInputs {
 
 // What --layout takes, for every command that reads a layout.
 inline constexpr const char* kLayoutHelp =
-    "rank -> GPU map (docs/layout-formats.md): a plan file (plan.json), JSON, or a host list in rank order (h001 per "
-    "rank as in SLURM_HOSTFILE, h[001-004], h001 slots=8)";
+    "rank -> GPU map (docs/layout-formats.md): a plan file (plan.json), JSON, a host list in rank order (h001 per "
+    "rank as in SLURM_HOSTFILE, h[001-004], h001 slots=8), an Open MPI rankfile, or plan's ranks.env or torchrun.txt";
 
 // `layout` empty: the default layout (docs/layout-formats.md). Errors name the file and what was
-// expected.
+// expected. A job given as Megatron-LM arguments without a world size takes the layout's ranks,
+// else the cluster's GPUs.
 Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster, const std::string& job,
                                                    const std::string& layout, const ModelFlags& flags);
+// The world size of a Megatron-LM argument list that does not give it: the ranks of the layout
+// file when there is one, else every GPU of the cluster (docs/job-format.md).
+Result<WorldHint> world_from_layout_or_cluster(const Cluster& cluster, const std::string& cluster_arg,
+                                               const std::string& layout_path);
 // The same for a job already read (a plan file's); `job_where` names it in errors.
 Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster, Job job, const std::string& job_where,
                                                    const std::string& layout, const ModelFlags& flags);

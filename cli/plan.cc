@@ -173,10 +173,20 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  Result<Job> job = job_load(o.job);
-  if (!job) return fail(err, job.error());
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
+  // Megatron-LM arguments without a world size fill the allocation: --nodes, else the cluster.
+  Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> {
+    if (o.nodes.empty()) return WorldHint{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
+    Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
+    if (!names) return Error{names.error()};
+    Result<std::vector<int>> hosts = hosts_of(*c, *names);
+    if (!hosts) return Error{hosts.error()};
+    int gpus = 0;
+    for (int h : *hosts) gpus += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
+    return WorldHint{gpus, "the GPUs of the " + std::to_string(hosts->size()) + " hosts of --nodes"};
+  });
+  if (!job) return fail(err, job.error());
 
   // Emitters: "json" is the plan file, the rest planner/emit's formats.
   bool emit_json = false;
@@ -249,7 +259,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (shown) err << "\n";
   if (!plan) return fail(err, o.job + ": " + plan.error());
 
-  std::vector<std::string> written;
+  std::vector<std::string> written, notes;
   if (!o.out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
@@ -265,13 +275,17 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     for (const std::string& format : formats) {
       Result<std::vector<EmittedFile>> files = emit(format, {*c, router, plan->job, plan->layout});
       if (!files) return fail(err, "--emit " + format + ": " + files.error());
-      for (const EmittedFile& f : *files)
+      for (const EmittedFile& f : *files) {
         if (!write(f.name, f.text)) return fail(err, o.out_dir + "/" + f.name + ": cannot write");
+        for (const std::string& note : f.notes) notes.push_back(f.name + ": " + note);
+      }
     }
   }
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
   if (!o.json || !o.html.empty()) print_text(text, *c, o.cluster, *plan, written);
+  // What a file left out: in the text, or beside the JSON on stderr.
+  for (const std::string& note : notes) (o.json ? err : text) << "note: " << note << "\n";
   if (!o.html.empty()) {
     // The input order beside the plan, scored as `score --layout` would.
     std::vector<ReportPart> parts;
@@ -293,7 +307,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--job", o->job, "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json")->required();
+  app.add_option("--job", o->job,
+                 "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json, or Megatron-LM arguments or launch line")
+      ->required();
   app.add_option("--nodes", o->nodes,
                  "the allocation: a Slurm hostlist (h[0001-0016,0033]) or @FILE with one host per line; "
                  "default every host, and the planner picks which");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "planner/megatron_args.h"
 #include "topology/enum_names.h"
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
@@ -382,8 +383,19 @@ Result<Job> job_from_json(const json& doc, const std::string& where) {
   return job;
 }
 
-Result<Job> job_load(const std::string& path) {
-  Result<json> doc = json_read_file(path);
+Result<Job> job_load(const std::string& path, const WorldHintSource& world) {
+  Result<std::string> text = text_read_file(path);
+  if (!text) return Error{text.error()};
+  if (megatron_args_detect(*text)) {
+    WorldHint hint;
+    if (world) {
+      Result<WorldHint> h = world();
+      if (!h) return Error{h.error()};
+      hint = *h;
+    }
+    return job_from_megatron_args(*text, path, hint);
+  }
+  Result<json> doc = json_parse_text(*text, path);
   if (!doc) return Error{doc.error()};
   return job_from_json(*doc, path);
 }

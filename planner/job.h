@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -109,9 +110,21 @@ struct Job {
   ComputeOverrides compute;
 };
 
-// Reads and validates a job file; errors name the file and the field:
+// Where the world size comes from when a job file does not give it (Megatron-LM arguments with no
+// torchrun --nnodes and --nproc-per-node and no WORLD_SIZE=N): the ranks a command has at hand and
+// what gave them ("the 128 ranks of --layout hosts.txt"); ranks 0 = nothing, which is an error
+// that says what to add.
+struct WorldHint {
+  int ranks = 0;
+  std::string from;
+};
+// Asked only for such a file, since working it out may read other files.
+using WorldHintSource = std::function<Result<WorldHint>()>;
+
+// Reads and validates a job file: JSON, or Megatron-LM arguments (planner/megatron_args.h), told
+// by its content. Errors name the file and the field or flag:
 // "llama.json: parallel.tp: 64 heads are not divisible by tp 3".
-Result<Job> job_load(const std::string& path);
+Result<Job> job_load(const std::string& path, const WorldHintSource& world = nullptr);
 // The same for a parsed document; `where` (usually the file name) prefixes every error and gives
 // the default name.
 Result<Job> job_from_json(const nlohmann::json& doc, const std::string& where);

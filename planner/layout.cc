@@ -1,36 +1,25 @@
 #include "planner/layout.h"
 
 #include <algorithm>
-#include <charconv>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "planner/layout_formats/formats.h"
 #include "planner/plan_json.h"
 #include "topology/formats/json_fields.h"
-#include "topology/hostlist.h"
 #include "topology/suggest.h"
 
 namespace topoplan {
 namespace {
 
-std::vector<std::string> host_names(const Cluster& c) {
-  std::vector<std::string> names;
-  for (const Host& h : c.hosts()) names.push_back(h.name);
-  return names;
-}
-
-std::string no_host(const Cluster& c, const std::string& name) {
-  return "no host '" + name + "'" + did_you_mean(name, host_names(c));
-}
-
 // Checks and completes a rank -> GPU assignment; `where_of(rank)` says where the rank was given.
 template <typename Where>
 Result<Layout> finish(std::vector<VertexId> gpus, const Cluster& c, int world, const std::string& source, Where where_of) {
-  if (static_cast<int>(gpus.size()) != world)
+  if (world > 0 && static_cast<int>(gpus.size()) != world)
     return Error{source + ": the job has " + std::to_string(world) + " ranks, the layout places " +
                  std::to_string(gpus.size())};
+  if (gpus.empty()) return Error{source + ": the layout places no rank"};
   std::vector<int> owner(c.num_devices(), -1);
-  for (int r = 0; r < world; ++r) {
+  for (int r = 0; r < static_cast<int>(gpus.size()); ++r) {
     VertexId v = gpus[static_cast<size_t>(r)];
     if (v == kNoVertex) return Error{source + ": rank " + std::to_string(r) + " is not placed"};
     if (owner[v] >= 0)
@@ -84,7 +73,7 @@ Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, co
     if (!f.ok()) break;
     std::optional<int> h = c.host_index(host);
     if (!h) {
-      f.fail(f.at("host"), no_host(c, host));
+      f.fail(f.at("host"), layout_no_host(c, host));
       break;
     }
     const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
@@ -109,90 +98,37 @@ Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, co
   return out;
 }
 
-// A word of a host-list line and where it starts, so that errors can name the column.
-struct Word {
-  std::string_view text;
-  size_t column;  // 1-based
+// The text forms, told apart by their first line; a host list is what is left.
+struct TextForm {
+  const char* name;
+  bool (*detect)(const std::vector<LayoutWord>& first);
+  LayoutTextParse parse;
+};
+constexpr TextForm kTextForms[] = {
+    {"ompi-rankfile", ompi_rankfile_detect, ompi_rankfile_parse},
+    {"ranks-env", ranks_env_detect, ranks_env_parse},
+    {"torchrun", torchrun_detect, torchrun_parse},
 };
 
-std::vector<Word> words_of(std::string_view line) {
-  std::vector<Word> words;
-  for (size_t b = line.find_first_not_of(" \t\r"); b != std::string_view::npos; b = line.find_first_not_of(" \t\r", b)) {
-    const size_t e = std::min(line.find_first_of(" \t\r", b), line.size());
-    words.push_back({line.substr(b, e - b), b + 1});
-    b = e;
-  }
-  return words;
-}
-
-// slots=N from the words after the hosts: N, or 0 when the line has none (one rank per name).
-Result<int> slots_of(const std::vector<Word>& words, const std::string& at) {
-  int slots = 0;
-  for (size_t i = 1; i < words.size(); ++i) {
-    const std::string_view w = words[i].text;
-    const std::string here = at + ":" + std::to_string(words[i].column) + ": ";
-    const size_t eq = w.find('=');
-    const std::string key(w.substr(0, eq));
-    if (eq == std::string_view::npos)
-      return Error{here + "expected slots=N after the hosts, got '" + key +
-                   "' (a line is HOSTS [slots=N]; hosts on one line are separated by commas)"};
-    if (key != "slots")
-      return Error{here + "unknown key '" + key + "'" + did_you_mean(key, {"slots"}) + " (a line is HOSTS [slots=N])"};
-    if (slots > 0) return Error{here + "slots is given twice"};
-    const std::string_view value = w.substr(eq + 1);
-    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), slots);
-    if (ec != std::errc() || end != value.data() + value.size() || slots <= 0)
-      return Error{at + ":" + std::to_string(words[i].column + eq + 1) + ": slots: expected a positive integer, got '" +
-                   std::string(value) + "'"};
-  }
-  return slots;
-}
-
-// Lines `HOSTS [slots=N]` as layout.h describes them; each rank keeps its line for explain.
-Result<Layout> from_host_list(const std::string& text, const std::string& where, const Cluster& c, int world) {
-  std::vector<VertexId> gpus;
-  std::vector<int> used(c.hosts().size(), 0), line_of;
-  std::istringstream in(text);
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    const std::vector<Word> words = words_of(line);
-    if (words.empty()) continue;
-    const std::string at = where + ":" + std::to_string(n);
-    Result<int> slots = slots_of(words, at);
-    if (!slots) return Error{slots.error()};
-    // Expanded from the line's start, so the hostlist's columns are the line's.
-    Result<std::vector<std::string>> names =
-        hostlist_expand(std::string_view(line).substr(0, words[0].column - 1 + words[0].text.size()));
-    if (!names) return Error{at + ": " + names.error()};
-    const int per_name = std::max(*slots, 1);
-    // Checked before placing, so a long expansion or a large slots= fails without building ranks.
-    const int64_t first = static_cast<int64_t>(gpus.size()), last = first + static_cast<int64_t>(names->size()) * per_name - 1;
-    if (last >= world)
-      return Error{at + ": the line places " +
-                   (first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last)) +
-                   ", the job has " + std::to_string(world) + " ranks (0-" + std::to_string(world - 1) + ")"};
-    for (const std::string& host : *names) {
-      std::optional<int> h = c.host_index(host);
-      if (!h) return Error{at + ": " + no_host(c, host)};
-      const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
-      int& k = used[static_cast<size_t>(*h)];
-      const int total = static_cast<int>(hg.size());
-      if (*slots == 0 && k == total)
-        return Error{at + ": " + host + " is listed more often than it has GPUs (" + std::to_string(total) + ")"};
-      if (k + per_name > total)
-        return Error{at + ": slots=" + std::to_string(*slots) + " is more than the " +
-                     (k == 0 ? std::to_string(total) + " GPUs of " + host
-                             : std::to_string(total - k) + " GPUs " + host + " has left (of " + std::to_string(total) + ")")};
-      for (int j = 0; j < per_name; ++j) {
-        gpus.push_back(hg[static_cast<size_t>(k++)]);
-        line_of.push_back(n);
-      }
-    }
-  }
-  Result<Layout> out =
-      finish(std::move(gpus), c, world, where, [&](int r) { return where + ":" + std::to_string(line_of[static_cast<size_t>(r)]); });
-  if (out) out->line_of_rank = std::move(line_of);
+Result<Layout> from_text(const std::string& text, const std::string& where, const Cluster& c, int world) {
+  LayoutTextParse parse = host_list_parse;
+  std::string flag;  // the first word when it is a command-line flag
+  lines_each(text, [&](int, std::string_view, const std::vector<LayoutWord>& first) {
+    if (first[0].text.starts_with("--")) flag = first[0].text;
+    for (const TextForm& form : kTextForms)
+      if (form.detect(first)) parse = form.parse;
+    return std::string("the first line decides");
+  });
+  if (!flag.empty())
+    return Error{where + ": this is a Megatron-LM argument list (it starts with " + flag +
+                 "): give it to --job; a layout places ranks on GPUs (docs/layout-formats.md)"};
+  const RankCap cap = world > 0 ? RankCap{world, true} : RankCap{static_cast<int>(c.gpus().size()), false};
+  Result<LayoutLines> placed = parse(text, where, c, cap);
+  if (!placed) return Error{placed.error()};
+  std::vector<int> lines = std::move(placed->lines);
+  Result<Layout> out = finish(std::move(placed->gpus), c, world, where,
+                              [&](int r) { return where + ":" + std::to_string(lines[static_cast<size_t>(r)]); });
+  if (out) out->line_of_rank = std::move(lines);
   return out;
 }
 
@@ -216,7 +152,7 @@ Result<Layout> layout_parse(const std::string& text, const std::string& where, c
     if (doc.is_array()) doc = {{"ranks", doc}};
     return from_json(doc, where, c, world);
   }
-  return from_host_list(text, where, c, world);
+  return from_text(text, where, c, world);
 }
 
 Result<Layout> layout_load(const std::string& path, const Cluster& c, int world) {

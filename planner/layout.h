@@ -33,9 +33,14 @@ Result<Layout> layout_default(const Cluster& cluster, int world);
 //  - a host list in rank order, a line `HOSTS [slots=N]` with HOSTS a hostlist expression
 //    (topology/hostlist.h): each name one rank, as in SLURM_HOSTFILE for --distribution=arbitrary,
 //    or with slots=N, N consecutive ranks on each name in turn, as Open MPI maps a hostfile by
-//    slot. A host's ranks take its GPUs in order, across lines; '#' starts a comment.
+//    slot. A host's ranks take its GPUs in order, across lines; '#' starts a comment, or
+//  - what `plan --emit` writes besides: Open MPI's rankfile (`rank N=HOST slot=LIST`, the k-th rank
+//    of a host on its GPU k), ranks.env (`RANK HOST CUDA_VISIBLE_DEVICES=N ...`) and torchrun.txt
+//    (`HOST: CUDA_VISIBLE_DEVICES=LIST torchrun --nnodes ... --node-rank ... --nproc-per-node ...`),
+//    told apart by their first line (planner/layout_formats/).
 // Every rank 0..world-1 exactly once, every GPU at most once; errors name the file and line, and
-// a host list that places more than `world` ranks fails at the line that does.
+// a file that places more than `world` ranks fails at the line that does. `world` 0: as many
+// ranks as the file places (at most the cluster's GPUs).
 Result<Layout> layout_load(const std::string& path, const Cluster& cluster, int world);
 Result<Layout> layout_parse(const std::string& text, const std::string& where, const Cluster& cluster, int world);
 

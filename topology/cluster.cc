@@ -94,6 +94,9 @@ Result<bool> Cluster::finalize() {
     std::stable_sort(h.nics.begin(), h.nics.end(), by_local);
     gpus_.insert(gpus_.end(), h.gpus.begin(), h.gpus.end());
     if (static_cast<int>(h.gpus.size()) != gpus_per_host_) gpus_per_host_ = 0;
+    if (!h.nic_names.empty() && h.nic_names.size() != h.nics.size())
+      return Error{"host '" + h.name + "' names " + std::to_string(h.nic_names.size()) + " NICs in nic_names, it has " +
+                   std::to_string(h.nics.size())};
   }
   if (gpus_.empty()) return Error{"the cluster has no GPU"};
   if (gpus_.size() > static_cast<size_t>(limits::kMaxGpus))
@@ -121,6 +124,15 @@ std::vector<int> Cluster::hosts_of(std::span<const VertexId> devices) const {
   for (VertexId v : devices)
     if (std::find(out.begin(), out.end(), device(v).host) == out.end()) out.push_back(device(v).host);
   return out;
+}
+
+std::string_view Cluster::hca_name(VertexId nic) const {
+  const Device& d = g_[nic];
+  if (d.kind != DeviceKind::nic || d.host < 0) return {};
+  const Host& h = hosts_[static_cast<size_t>(d.host)];
+  if (h.nic_names.empty()) return {};
+  auto at = std::find(h.nics.begin(), h.nics.end(), nic);
+  return at == h.nics.end() ? std::string_view() : std::string_view(h.nic_names[static_cast<size_t>(at - h.nics.begin())]);
 }
 
 std::optional<int> Cluster::host_index(const std::string& host_name) const {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct Host {
   std::vector<VertexId> gpus;  // by local_index
   std::vector<VertexId> nics;  // by local_index
   std::vector<VertexId> cpus;  // NUMA nodes, in vertex order
+  // Each NIC's RDMA device name as NCCL_IB_HCA takes it ("mlx5_0"), by position in `nics`; empty
+  // when unknown (the device name "h001/nic0" is the model's, not the server's).
+  std::vector<std::string> nic_names;
 };
 
 // A fabric's routing and who said so, for the text that states it: the cluster file, a preset's
@@ -107,6 +111,8 @@ class Cluster {
   // GPUs per host when every host has the same count, else 0.
   int gpus_per_host() const { return gpus_per_host_; }
   std::optional<int> host_index(const std::string& host_name) const;
+  // A NIC's RDMA device name from its host's nic_names ("mlx5_0"), "" when the cluster does not know it.
+  std::string_view hca_name(VertexId nic) const;
   // The hosts of these devices, in order of first appearance.
   std::vector<int> hosts_of(std::span<const VertexId> devices) const;
   const Graph& graph() const { return g_; }

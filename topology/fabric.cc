@@ -157,6 +157,7 @@ std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector
     h.site = site;
     h.node_type = type.name;
     h.cores_per_cpu = type.cores_per_cpu;
+    h.nic_names = type.nic_names;
     if (type.hosts_per_domain > 1) {
       // Trays of one rack share its NVLink domain and a single NVSwitch vertex.
       if (index % type.hosts_per_domain == 0) {

@@ -35,6 +35,10 @@ std::vector<NodeType> make_presets() {
   // 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5 switch
   // (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
   t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8480C", kXeon8480cCores});
+  // The compute ports' default RDMA names, GPU 0 to 7 (DGX H100 User Guide, section 1.2.3 "Network
+  // Modules", table 6: OSFP4P2 mlx5_0 for GPU 0 ... OSFP1P1 mlx5_11 for GPU 7). NIC i serves GPU i,
+  // so ranks.env can pin each rank to its GPU's own port by name.
+  t.back().nic_names = {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
   // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
   t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8480C", kXeon8480cCores});
   // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.

@@ -25,6 +25,9 @@ struct EmitInput {
 struct EmittedFile {
   std::string name;  // a file name such as "slurm.hostfile" or "ompi.rankfile"
   std::string text;
+  // What the file had to leave out and why, for the command to print beside it (the file says so
+  // too, in a comment).
+  std::vector<std::string> notes;
 };
 
 // Names in the order `--emit` lists them: slurm-hostfile, ompi-rankfile, torchrun, megatron, env.

@@ -1,28 +1,47 @@
+#include <algorithm>
 #include <string>
 
 #include "planner/emit/formats.h"
 #include "planner/emit/preamble.h"
+#include "topology/hostlist.h"
 
 namespace topoplan {
 
-// One line per rank: its host, then the variables that pin it to the planned GPU and NIC. The
-// cluster model has no HCA field, so the NIC's name within its host stands for it: presets call
-// NICs nic0..nicN, a cluster file can name them after their HCA ("h001/mlx5_0").
-// NCCL_IB_HCA: a leading '=' makes the names exact rather than prefixes (src/transport/net_ib.cc,
-// searchExact), so "mlx5_1" does not also select mlx5_10.
+// One line per rank: its host, then the variables that pin it to the planned GPU and NIC.
+// NCCL_IB_HCA takes the NIC's RDMA device name, which the cluster knows where an import kept it
+// or a preset documents it (Cluster::hca_name); "nic0", the model's own name, matches no device,
+// and a variable that matches none is worse than none, so such ranks go without it.
+// A leading '=' makes the names exact rather than prefixes (src/transport/net_ib.cc, searchExact),
+// so "mlx5_1" does not also select mlx5_10.
 EmitResult emit_env(const EmitInput& in, const RankPlacement& placement) {
   const Cluster& c = in.cluster;
-  std::string text = emit_preamble("env", in, placement);
-  text += "# RANK HOST VARIABLES...: each rank sees only its planned GPU (as CUDA device 0) and uses one NIC\n";
+  std::string lines;
+  std::vector<std::string> unnamed;  // hosts with a rank whose NIC has no known name
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
     const RankPlace& place = placement.ranks[r];
-    text += std::to_string(r) + " " + c.hosts()[static_cast<size_t>(place.host)].name +
-            " CUDA_VISIBLE_DEVICES=" + std::to_string(place.cuda_ordinal);
-    VertexId nic = in.router.nic_for(place.gpu);
-    if (nic != kNoVertex) text += " NCCL_IB_HCA==" + std::string(local_name(c.device(nic)));
-    text += "\n";
+    const std::string& host = c.hosts()[static_cast<size_t>(place.host)].name;
+    lines += std::to_string(r) + " " + host + " CUDA_VISIBLE_DEVICES=" + std::to_string(place.cuda_ordinal);
+    const VertexId nic = in.router.nic_for(place.gpu);
+    const std::string_view hca = nic == kNoVertex ? std::string_view() : c.hca_name(nic);
+    if (!hca.empty())
+      lines += " NCCL_IB_HCA==" + std::string(hca);
+    else if (nic != kNoVertex && (unnamed.empty() || unnamed.back() != host))
+      unnamed.push_back(host);
+    lines += "\n";
   }
-  return std::vector<EmittedFile>{{"ranks.env", std::move(text)}};
+  EmittedFile file{"ranks.env", emit_preamble("env", in, placement)};
+  file.text += "# RANK HOST VARIABLES...: each rank sees only its planned GPU (as CUDA device 0) and uses one NIC\n";
+  if (!unnamed.empty()) {
+    std::sort(unnamed.begin(), unnamed.end());
+    unnamed.erase(std::unique(unnamed.begin(), unnamed.end()), unnamed.end());
+    const std::string note = "NCCL_IB_HCA left out on " + hostlist_compress(unnamed) +
+                             ": the cluster does not know the RDMA device names of their NICs (import the server's NCCL "
+                             "topology or hwloc XML, or give the hosts' nic_names in the cluster file)";
+    file.text += "# " + note + "\n";
+    file.notes.push_back(note);
+  }
+  file.text += lines;
+  return std::vector<EmittedFile>{std::move(file)};
 }
 
 }  // namespace topoplan

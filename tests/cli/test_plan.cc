@@ -106,3 +106,65 @@ TEST_CASE("plan: bad input is one clear line and exit 2") {
   auto tp16 = run_topoplan("plan --cluster dgx-h100:4 --job " + job_path("llama3-70b") + " --keep tp-in-domain --nodes h[001-004]");
   CHECK(tp16.exit_code == 2);
 }
+
+TEST_CASE("plan: every file it writes reads back to the plan's score, megatron.args as the job") {
+  const auto dir = topoplan::test::temp_dir("plan-read-back");
+  const std::string out = (dir / "out").string();
+  const std::string cluster = "--cluster " + cluster_path("threetier-h100");
+  auto r = run_topoplan("plan " + cluster + " --job " + job_path("llama3-70b") +
+                        " --nodes h[0001-0004,0129-0132,0257-0260,0385-0388] --emit json,slurm-hostfile,ompi-rankfile,"
+                        "torchrun,megatron,env -o " + out);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("note:") == std::string::npos);  // the DGX H100 preset names its NICs
+  auto plan = nlohmann::json::parse(topoplan::test::read_file(dir / "out" / "plan.json"));
+  const double exposed = plan["score"]["exposed_comm_s"].get<double>();
+  auto score = [&](const std::string& args) {
+    auto s = run_topoplan("score " + cluster + " " + args + " --json");
+    REQUIRE_MESSAGE(s.exit_code == 0, args << ": " << s.err);
+    return nlohmann::json::parse(s.out)["exposed_comm_s"].get<double>();
+  };
+  for (const char* f : {"plan.json", "slurm.hostfile", "ompi.rankfile", "ompi.hostfile", "torchrun.txt", "ranks.env"}) {
+    CAPTURE(f);
+    CHECK(score("--job " + job_path("llama3-70b") + " --layout " + out + "/" + f) == doctest::Approx(exposed).epsilon(1e-12));
+  }
+  // The job from megatron.args, its world size from the layout beside it.
+  CHECK(score("--job " + out + "/megatron.args --layout " + out + "/plan.json") == doctest::Approx(exposed).epsilon(1e-12));
+  CHECK(score("--job " + out + "/megatron.args --layout " + out + "/ranks.env") == doctest::Approx(exposed).epsilon(1e-12));
+  auto bad = run_topoplan("score " + cluster + " --job " + job_path("llama3-70b") + " --layout " + out + "/megatron.args");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("this is a Megatron-LM argument list") != std::string::npos);
+
+  // A preset that does not name its NICs: ranks.env leaves NCCL_IB_HCA out and plan says why.
+  auto l40s = run_topoplan("plan --cluster pcie-l40s:2 --job " + job_path("tiny-8") + " --emit env -o " + out + "/l40s");
+  REQUIRE_MESSAGE(l40s.exit_code == 0, l40s.err);
+  CHECK(l40s.out.find("note: ranks.env: NCCL_IB_HCA left out on h001: the cluster does not know the RDMA device names") !=
+        std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("plan: a Megatron-LM launch line as the job, bad flags exit 2 naming the line") {
+  const auto dir = topoplan::test::temp_dir("plan-launch-line");
+  const auto line = dir / "train.sh";
+  std::ofstream(line) << "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py \\\n"
+                         "  --num-layers 4 --hidden-size 512 --num-attention-heads 8 --vocab-size 1024 \\\n"
+                         "  --seq-length 256 --micro-batch-size 1 --global-batch-size 8 --bf16 \\\n"
+                         "  --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --sequence-parallel \\\n"
+                         "  --use-distributed-optimizer --lr 1e-4 --save /ckpt\n";
+  auto r = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string() + " --json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(nlohmann::json::parse(r.out)["job"]["parallel"]["dp"] == 2);
+  std::ofstream(line, std::ios::app) << "--mtp-num-layers 1\n";
+  auto bad = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "topoplan: error: " + line.string() +
+                       ":6: '--mtp-num-layers' starts a second command after the launch line of line 1 (a line that goes "
+                       "on ends with a backslash)\n");
+  std::ofstream(line) << "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 512 \\\n"
+                         "  --mtp-num-layers 1\n";
+  bad = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "topoplan: error: " + line.string() +
+                       ":2: --mtp-num-layers: multi-token prediction layers beyond --num-layers; the model does not "
+                       "follow it, so topoplan cannot score this job\n");
+  std::filesystem::remove_all(dir);
+}

@@ -182,13 +182,22 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
   Names hosts;
   if (const json* list = top.list("hosts", false))
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
-      Fields f((*list)[i], json_indexed("hosts", i), {"name", "site", "scaleup_domain", "node_type", "cores_per_cpu"}, &error);
+      Fields f((*list)[i], json_indexed("hosts", i), {"name", "site", "scaleup_domain", "node_type", "cores_per_cpu", "nic_names"},
+               &error);
       Host h;
       h.name = f.name("name");
       h.site = ref(f, "site", sites, "site");
       h.scaleup_domain = ref(f, "scaleup_domain", domains, "scale-up domain");
       h.node_type = f.text("node_type", "");
       h.cores_per_cpu = f.integer("cores_per_cpu", 0, 0, 1 << 20);
+      if (const json* names = f.list("nic_names", false))
+        for (size_t k = 0; k < names->size() && f.ok(); ++k) {
+          if ((*names)[k].is_string() && !(*names)[k].get<std::string>().empty())
+            h.nic_names.push_back((*names)[k].get<std::string>());
+          else
+            f.fail(json_indexed(f.at("nic_names"), k), "expected an RDMA device name such as \"mlx5_0\", got " +
+                                                           json_shown((*names)[k]));
+        }
       if (f.ok() && !hosts.add(h.name)) f.fail(f.at("name"), "duplicate host '" + h.name + "'");
       c.add_host(std::move(h));
     }
@@ -274,6 +283,7 @@ std::string save_cluster_json(const Cluster& c) {
     if (h.scaleup_domain >= 0) x["scaleup_domain"] = c.domains()[h.scaleup_domain];
     if (!h.node_type.empty()) x["node_type"] = h.node_type;
     if (h.cores_per_cpu > 0) x["cores_per_cpu"] = h.cores_per_cpu;
+    if (!h.nic_names.empty()) x["nic_names"] = h.nic_names;
     hosts.push_back(std::move(x));
   }
   doc["hosts"] = std::move(hosts);

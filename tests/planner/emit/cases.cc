@@ -45,11 +45,11 @@ Job moe32(const std::string& order) {
   return j;
 }
 
-// Two hosts of four GPUs, NICs named after their HCA, no node type (so no core counts): GPUs 0-1
+// Two hosts of four GPUs, NICs with their RDMA names (nic_names), no node type (so no core counts): GPUs 0-1
 // hang off socket 0, GPU 2 off socket 1, GPU 3 only on NVLink (no CPU reachable).
 constexpr const char* kExplicitGraph = R"({
   "name": "explicit-lab",
-  "hosts": [{"name": "n1"}, {"name": "n2"}],
+  "hosts": [{"name": "n1", "nic_names": ["mlx5_0", "mlx5_1"]}, {"name": "n2", "nic_names": ["mlx5_0", "mlx5_1"]}],
   "devices": [
     {"name": "leaf0", "kind": "switch", "tier": 1},
     HOST_DEVICES(n1), HOST_DEVICES(n2)

@@ -27,7 +27,10 @@ const char* const kTinyGraph = R"({
     {
       "name": "h0",
       "site": "s0",
-      "scaleup_domain": "h0"
+      "scaleup_domain": "h0",
+      "nic_names": [
+        "mlx5_0"
+      ]
     },
     {
       "name": "h1",
@@ -211,7 +214,31 @@ TEST_CASE("json: the explicit graph format is what save_cluster_json writes") {
   CHECK(c.link(6).bw_GBps == 50.5);
   CHECK(c.link(7).length_km == 0.002);
   CHECK(c.hosts()[1].node_type == "custom");
+  // NIC names: h0 gives its NIC's RDMA name, h1 none.
+  CHECK(c.hca_name(*c.find("h0/nic0")) == "mlx5_0");
+  CHECK(c.hca_name(*c.find("h1/nic0")).empty());
+  CHECK(c.hca_name(*c.find("h0/gpu0")).empty());
   CHECK(save_cluster_json(c) == kTinyGraph);
+}
+
+TEST_CASE("json graph: nic_names give one RDMA name per NIC of the host") {
+  std::string e = load_error("g.json", tiny_with([](json& d) { d["hosts"][0]["nic_names"] = json::array({"mlx5_0", "mlx5_1"}); }));
+  CHECK_MESSAGE(e.find("g.json: host 'h0' names 2 NICs in nic_names, it has 1") != std::string::npos, e);
+  e = load_error("g.json", tiny_with([](json& d) { d["hosts"][0]["nic_names"] = json::array({3}); }));
+  CHECK_MESSAGE(e.find("g.json: hosts[0].nic_names[0]: expected an RDMA device name such as \"mlx5_0\", got 3") !=
+                    std::string::npos,
+                e);
+  e = load_error("g.json", tiny_with([](json& d) { d["hosts"][0]["nic_names"] = "mlx5_0"; }));
+  CHECK_MESSAGE(e.find("g.json: hosts[0].nic_names: ") != std::string::npos, e);
+}
+
+TEST_CASE("json recipe: a DGX H100 names its compute NICs as NVIDIA's user guide does; other presets do not") {
+  Cluster dgx = loaded(write("dgx.json", R"({"node": "dgx-h100", "nodes": 2})"));
+  CHECK(dgx.hosts()[1].nic_names ==
+        std::vector<std::string>{"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"});
+  CHECK(dgx.hca_name(*dgx.find("h002/nic7")) == "mlx5_11");
+  Cluster a100 = loaded(write("a100.json", R"({"node": "dgx-a100", "nodes": 2})"));
+  CHECK(a100.hosts()[0].nic_names.empty());
 }
 
 TEST_CASE("json: malformed JSON reports file:line:col") {
