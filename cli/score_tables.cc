@@ -5,6 +5,7 @@
 
 #include "topology/locality.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 
@@ -25,7 +26,7 @@ Rows item_rows(const JobScore& s) {
     rows.push_back({std::string(to_string(t.kind)), std::string(to_string(t.phase)), std::string(to_string(t.op)),
                     format_bytes(t.bytes), "x " + format_number(t.calls, 0), i.algorithm + "/" + std::string(to_string(i.proto)),
                     format_duration(i.alone_us / 1e6) + " alone,",
-                    format_duration(i.contended_us / 1e6) + " with " + std::to_string(i.groups_running) + " groups;",
+                    format_duration(i.contended_us / 1e6) + " with " + counted(i.groups_running, "group") + ";",
                     "exposed " + format_duration(i.exposed_us / 1e6) + "  (" + t.what + ")"});
   }
   return rows;

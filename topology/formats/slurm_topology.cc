@@ -13,6 +13,7 @@
 #include "topology/fabric_plan.h"
 #include "topology/hostlist.h"
 #include "topology/union_find.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -215,7 +216,7 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
     if (leaves_of[h].size() > 1 && multi++ == 0) first_multi = h;
   }
   if (multi)
-    out.notes.push_back(std::to_string(multi) + " host(s) under several switches (" + first_multi + ", ...): NIC i goes to the i-th of them, as on a rail-optimized fabric");
+    out.notes.push_back(counted(multi, "host") + " under several switches (" + first_multi + ", ...): NIC i goes to the i-th of them, as on a rail-optimized fabric");
 
   Cluster& c = out.cluster;
   c.name = name;
