@@ -108,12 +108,18 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     out << "\nbeside " << job_name << "'s model (matched by group size and operation; per group and step):\n";
     TextTable m({A::right, A::left, A::left, A::right, A::right, A::right, A::right, A::left});
     m.add({"ranks", "op", "model kinds", "model", "calls", "observed", "calls", "verdict"}, "  ");
+    std::vector<double> sizes;
+    for (const TrafficRow& r : *rows) {
+      if (r.model_groups) sizes.push_back(r.model_bytes);
+      if (r.observed_comms) sizes.push_back(r.observed_bytes);
+    }
+    const SizeUnits units = size_units_of(sizes);
     for (const TrafficRow& r : *rows) {
       std::string kinds;
       for (const std::string& k : r.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
       m.add({std::to_string(r.group_size), r.op, kinds.empty() ? "-" : kinds,
-             r.model_groups ? format_bytes(r.model_bytes) : "-", r.model_groups ? format_number(r.model_calls, 1) : "-",
-             r.observed_comms ? format_bytes(r.observed_bytes) : "-", r.observed_comms ? format_number(r.observed_calls, 1) : "-",
+             r.model_groups ? format_bytes(r.model_bytes, units) : "-", r.model_groups ? format_number(r.model_calls, 1) : "-",
+             r.observed_comms ? format_bytes(r.observed_bytes, units) : "-", r.observed_comms ? format_number(r.observed_calls, 1) : "-",
              std::string(to_string(r.verdict))},
             "  ");
     }
