@@ -78,6 +78,8 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
       }
       t.blocks.push_back(std::move(b));
     } else if (head == "blocksizes") {
+      if (t.block_sizes_line) return fail("BlockSizes: already given on line " + std::to_string(t.block_sizes_line));
+      t.block_sizes_line = line_no;
       std::istringstream sizes(pairs[0].second);
       for (std::string item; std::getline(sizes, item, ',');) {
         int n = 0;
@@ -138,6 +140,30 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
     if (b.nodes.empty()) return fail(b.line, block_label(b.name) + ": gives no " + (yaml ? "nodes" : "Nodes"));
     if (!block_line.emplace(b.name, b.line).second)
       return fail(b.line, block_label(b.name) + ": already defined on line " + std::to_string(block_line[b.name]));
+  }
+  // What Slurm's block plugin refuses to start on (src/plugins/topology/block/block_record.c): a
+  // block size that is not the base block's node count (the first size) times a power of two up
+  // to 2^15, and a block with fewer nodes than the base (the first block's count without sizes).
+  const std::string sizes_key = yaml ? "block_sizes" : "BlockSizes";
+  if (!t.block_sizes.empty() && t.blocks.empty())
+    return fail(t.block_sizes_line,
+                sizes_key + ": only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree plugin's");
+  if (!t.blocks.empty()) {
+    const size_t base = t.block_sizes.empty() ? t.blocks.front().nodes.size() : static_cast<size_t>(t.block_sizes.front());
+    for (int size : t.block_sizes) {
+      const size_t times = static_cast<size_t>(size) / base;
+      if (static_cast<size_t>(size) % base != 0 || (times & (times - 1)) != 0 || times > (size_t{1} << 15))
+        return fail(t.block_sizes_line, sizes_key + ": " + std::to_string(size) + " is not " + std::to_string(base) +
+                                            " (the base block size, the first) times a power of two up to 32768: Slurm's block plugin "
+                                            "joins 2, 4, 8 ... base blocks into larger ones");
+    }
+    const std::string base_from =
+        t.block_sizes.empty() ? " (the first block's, as no " + sizes_key + " are given)" : " (" + sizes_key + "' first)";
+    for (const SlurmTopology::Block& b : t.blocks)
+      if (b.nodes.size() < base)
+        return fail(b.line, block_label(b.name) + ": " + counted(static_cast<int64_t>(b.nodes.size()), "host") +
+                                ", fewer than the base block size " + std::to_string(base) + base_from +
+                                ": Slurm's block plugin refuses a smaller block");
   }
   // Every child switch is defined, and no switch is its own ancestor.
   for (const SlurmTopology::Switch& s : t.switches)

@@ -25,6 +25,7 @@ struct SlurmTopology {
   std::vector<Switch> switches;  // tree plugin, in file order
   std::vector<Block> blocks;     // block plugin, in file order
   std::vector<int> block_sizes;
+  int block_sizes_line = 0;
   bool yaml = false;  // read from topology.yaml: messages use its keys
 };
 
@@ -33,7 +34,8 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
 
 // What either file must obey, each error with its entry's line: names Slurm can write back, no
 // switch or block defined twice, every switch with hosts or children, every child defined, no
-// switch below itself, not both plugins' entries.
+// switch below itself, not both plugins' entries; and what Slurm's block plugin refuses to start
+// on: block sizes that are not the base block's times a power of two, a block below the base size.
 Result<SlurmTopology> slurm_topology_check(SlurmTopology topo, const std::string& where);
 
 // A running count of the names host lists expand to, so that many entries of a million names each

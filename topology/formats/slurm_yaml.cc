@@ -98,13 +98,15 @@ SlurmTopology blocks_of(const YAML::Node& block, const std::string& name) {
     t.blocks.push_back(std::move(out));
   }
   if (t.blocks.empty()) bad(block, what + ": gives no blocks");
-  if (const YAML::Node sizes = block["block_sizes"])
+  if (const YAML::Node sizes = block["block_sizes"]) {
+    t.block_sizes_line = line_of(sizes);
     for (const YAML::Node& s : list_of(sizes, what + ": block_sizes")) {
       int n = 0;
       if (!s.IsScalar() || !YAML::convert<int>::decode(s, n) || n <= 0)
         bad(s, what + ": block_sizes: '" + (s.IsScalar() ? s.Scalar() : "?") + "' is not a positive number of nodes");
       t.block_sizes.push_back(n);
     }
+  }
   return t;
 }
 

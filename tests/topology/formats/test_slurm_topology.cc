@@ -79,6 +79,25 @@ TEST_CASE("slurm topology: blocks become leaves under one root" * doctest::skip(
   CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 8}, {2, 1}});
 }
 
+TEST_CASE("slurm topology: block sizes Slurm's block plugin refuses are refused, with the line") {
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,12\n") ==
+        "topology.conf:3: BlockSizes: 12 is not 4 (the base block size, the first) times a power of two up to 32768: Slurm's block "
+        "plugin joins 2, 4, 8 ... base blocks into larger ones");
+  CHECK(parse_error("BlockSizes=4,6\nBlockName=b1 Nodes=n[1-4]\n").starts_with("topology.conf:1: BlockSizes: 6 is not 4 "));
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,262144\n").starts_with("topology.conf:2: BlockSizes: 262144 is not 4 "));
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-6]\nBlockSizes=4,8\n") ==
+        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (BlockSizes' first): Slurm's block plugin refuses a "
+        "smaller block");
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-6]\n") ==
+        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (the first block's, as no BlockSizes are given): "
+        "Slurm's block plugin refuses a smaller block");
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4\nBlockSizes=4,8\n") == "topology.conf:3: BlockSizes: already given on line 2");
+  CHECK(parse_error("SwitchName=s0 Nodes=n[1-4]\nBlockSizes=4\n") ==
+        "topology.conf:2: BlockSizes: only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree plugin's");
+  // A block larger than the base is Slurm's to use in part.
+  CHECK(parsed("BlockName=b1 Nodes=n[1-6]\nBlockName=b2 Nodes=n[7-10]\nBlockSizes=4,16\n", "t").blocks.size() == 2);
+}
+
 TEST_CASE("slurm topology: a preset's tree written and read back scores the same fabric") {
   const Cluster preset = test::load_cluster("dgx-h100:64");
   const std::string tree = slurm_tree_write(preset);

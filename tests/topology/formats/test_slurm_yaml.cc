@@ -120,6 +120,12 @@ TEST_CASE("slurm yaml: malformed files get one clear error each") {
   CHECK(parse_error(block + "    block_sizes: [4, x]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n") ==
         "topology.yaml:3: topology b: block: block_sizes: 'x' is not a positive number of nodes");
   CHECK(parse_error(block + "    blocks:\n      - block: b1\n") == "topology.yaml:4: block b1: gives no nodes");
+  CHECK(parse_error(block + "    block_sizes: [4, 6]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n") ==
+        "topology.yaml:3: block_sizes: 6 is not 4 (the base block size, the first) times a power of two up to 32768: Slurm's block "
+        "plugin joins 2, 4, 8 ... base blocks into larger ones");
+  CHECK(parse_error(block + "    block_sizes: [4]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n      - block: b2\n        nodes: h5\n") ==
+        "topology.yaml:7: block b2: 1 host, fewer than the base block size 4 (block_sizes' first): Slurm's block plugin refuses a "
+        "smaller block");
   CHECK(parse_error(block + "    block_sizes: [4]\n") == "topology.yaml:3: topology b: block: gives no blocks");
   // Aliases cannot multiply a host list past the limit on names.
   std::string many = "- topology: t\n  tree:\n    switches:\n      - switch: s\n        nodes: [&h 'h[1-900000]'";
