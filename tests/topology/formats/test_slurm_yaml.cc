@@ -88,6 +88,33 @@ TEST_CASE("slurm yaml: written from a cluster, read back to the same fabric") {
   CHECK(racks.topology.blocks[0].name == "r001");
 }
 
+TEST_CASE("slurm yaml: a tree with blocks beside it: the tree's fabric, the blocks' NVLink domains") {
+  const SlurmYaml tree = parsed(kExample);
+  REQUIRE(tree.topology.domain_blocks.size() == 2);
+  CHECK(tree.topology.domain_blocks_from == "racks");
+  Result<SlurmImport> b = slurm_topology_build(tree.topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
+  const Cluster& c = b->cluster;
+  CHECK(c.domains() == std::vector<std::string>{"b1", "b2"});
+  CHECK(c.domains()[static_cast<size_t>(c.hosts()[*c.host_index("node05")].scaleup_domain)] == "b2");
+  CHECK(c.find("leaf2").has_value());  // the tree's switches
+  CHECK(b->notes.front() == "NVLink domains from the blocks of topology racks, beside the tree");
+  // The blocks must hold the tree's hosts, each once.
+  std::string missing = kExample;
+  missing.replace(missing.find("nodes: node[05-08]\n- topology: none"), 18, "nodes: node[05-07],node09");
+  Result<SlurmYaml> y = slurm_yaml_parse(missing, "topology.yaml", "");
+  REQUIRE(y.ok());
+  Result<SlurmImport> bad = slurm_topology_build(y->topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "topology.yaml: host node08 is in no block of topology racks, which gives the NVLink domains of the tree's "
+                       "gb200-nvl72 hosts: a host is in one");
+  // Topoplan's own export of NVL72 racks reads back with its racks.
+  const Cluster preset = test::load_cluster("gb200-nvl72:2");
+  Result<SlurmImport> back = slurm_topology_build(parsed(slurm_yaml_write(preset)).topology, *node_type_named("gb200-nvl72"), "t", 1, "t.yaml");
+  REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
+  CHECK(back->cluster.domains() == preset.domains());
+}
+
 TEST_CASE("slurm yaml: malformed files get one clear error each") {
   CHECK(parse_error("- topology: a\n  tree: [unclosed\n").find("topology.yaml:") == 0);
   CHECK(parse_error("- topology: a\n  tree: [unclosed\n").find("not YAML") != std::string::npos);
