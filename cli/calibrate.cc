@@ -84,7 +84,10 @@ void print_text(std::ostream& out, const Options& o, const std::vector<Calibrati
     out << "\nheld out (predicted with the result; error = predicted / measured - 1):\n";
     TextTable h({A::right, A::right, A::right});
     h.add({"size", "series", "median error"}, "  ");
-    for (const HeldSize& s : held) h.add({format_bytes(s.bytes), std::to_string(s.series), percent(s.median_error)}, "  ");
+    std::vector<double> sizes;
+    for (const HeldSize& s : held) sizes.push_back(s.bytes);
+    const SizeUnits units = size_units_of(sizes);
+    for (const HeldSize& s : held) h.add({format_bytes(s.bytes, units), std::to_string(s.series), percent(s.median_error)}, "  ");
     out << h.str() << (failed ? "FAILED" : "OK") << ": tolerance " << format_number(100 * o.tolerance, 0) << "%\n";
   }
   for (const std::string& n : fit.notes) out << "note: " << n << "\n";

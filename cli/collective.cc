@@ -16,6 +16,7 @@
 #include "topology/load.h"
 #include "topology/summary.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -75,8 +76,8 @@ nlohmann::json prediction_json(const CollectivePrediction& p) {
 std::string time_text(double us) { return format_duration(us * 1e-6); }
 
 void print_one(std::ostream& out, const CollectivePrediction& p) {
-  out << to_string(p.op) << " " << format_bytes(p.bytes) << " on " << p.ranks << " GPUs (" << p.nodes
-      << (p.nodes == 1 ? " node" : " nodes") << ", " << p.channels << " channels): " << p.algorithm << "/"
+  out << to_string(p.op) << " " << format_bytes(p.bytes) << " on " << counted(p.ranks, "GPU") << " (" << counted(p.nodes, "node") << ", "
+      << counted(p.channels, "channel") << "): " << p.algorithm << "/"
       << to_string(p.proto) << "\n";
   out << "  time " << time_text(p.time_us) << "   algbw " << format_number(p.algbw_GBps, 1) << " GB/s   busbw "
       << format_number(p.busbw_GBps, 1) << " GB/s\n";
@@ -160,8 +161,8 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
 // nccl-tests' layout: '#' comment lines, then one row per size; columns as wide as their values.
 void print_sweep(std::ostream& out, const std::string& cluster, const std::vector<CollectivePrediction>& rows) {
   const CollectivePrediction& first = rows.front();
-  out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << first.ranks << " ranks, "
-      << first.nodes << (first.nodes == 1 ? " node" : " nodes") << ", " << first.channels << " channels\n";
+  out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << counted(first.ranks, "rank") << ", "
+      << counted(first.nodes, "node") << ", " << counted(first.channels, "channel") << "\n";
   out << "# routing: " << routing_text(first.routing) << "\n";
   using A = TextTable::Align;
   TextTable table({A::right, A::right, A::right, A::right, A::left, A::left});

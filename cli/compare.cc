@@ -1,6 +1,7 @@
 // topoplan compare: topoplan-validate's measurements beside the model's prediction for the same
-// plan (validate/compare.h). Exit 0 when no group is slower than predicted by more than the
-// threshold, 1 when one is, 2 on bad input.
+// plan (validate/compare.h). Exit 0 when the values were right and no group is slower than
+// predicted by more than the threshold (a host-memory run is not timed against the GPU model), 1
+// when one is or a value was wrong, 2 on bad input.
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,32 +25,59 @@ struct Options {
   bool json = false;
 };
 
-void print_text(std::ostream& out, const Cluster& c, const Options& o, const Comparison& cmp) {
-  out << o.measured << " beside " << o.plan << ": " << cmp.rows.size() << " results, " << cmp.slow
-      << (cmp.slow == 1 ? " group" : " groups") << " slower than predicted by more than "
-      << format_number(100 * cmp.threshold, 0) << "%\n\n";
+// What a run in host memory checked, and why its times are not set beside the GPU model's.
+constexpr const char* kHostMemoryNote = "host-memory run: values checked, timing not compared with the GPU model";
+
+std::string wrong_text(int wrong) {
+  return wrong == 0 ? "values right" : std::to_string(wrong) + (wrong == 1 ? " result" : " results") + " with wrong values";
+}
+
+void print_text(std::ostream& out, const Cluster& c, const Options& o, const Measured& m, const Comparison& cmp) {
+  out << o.measured << " beside " << o.plan << ": ";
+  if (cmp.timed)
+    out << cmp.rows.size() << " results, " << cmp.slow << (cmp.slow == 1 ? " group" : " groups") << " slower than predicted by more than "
+        << format_number(100 * cmp.threshold, 0) << "%" << (cmp.wrong ? ", " + wrong_text(cmp.wrong) : "") << "\n\n";
+  else
+    out << kHostMemoryNote << " (" << m.backend << " backend: the CPUs' memory and MPI's transport, not the NVLink, PCIe and "
+        << "NICs the model prices); " << cmp.rows.size() << " results, every group with the plan's ranks, " << wrong_text(cmp.wrong)
+        << "\n\n";
   using A = TextTable::Align;
   // The slowdown of running beside the kind's other groups, where the run measured it (--alone).
   const bool slowdown = std::any_of(cmp.rows.begin(), cmp.rows.end(), [](const CompareRow& r) { return r.measured_slowdown > 0; });
   auto factor = [](double x) { return x > 0 ? format_number(x, 2) + "x" : std::string("-"); };
-  std::vector<A> align = {A::left, A::right, A::left, A::right, A::right, A::right, A::right, A::right, A::right};
-  std::vector<std::string> head = {"kind", "group", "op", "size", "predicted", "measured", "ratio", "busbw pred", "busbw meas"};
+  std::vector<A> align = {A::left, A::right, A::left, A::right};
+  std::vector<std::string> head = {"kind", "group", "op", "size"};
+  if (cmp.timed) {
+    align.insert(align.end(), {A::right, A::right, A::right, A::right, A::right});
+    head.insert(head.end(), {"predicted", "measured", "ratio", "busbw pred", "busbw meas"});
+  } else {
+    align.insert(align.end(), {A::right, A::right});
+    head.insert(head.end(), {"measured", "busbw meas"});
+  }
   if (slowdown) {
     align.insert(align.end(), {A::right, A::right});
     head.insert(head.end(), {"together/alone meas", "pred"});
   }
   align.push_back(A::left);
   head.push_back("");
+  std::vector<double> sizes;
+  for (const CompareRow& r : cmp.rows) sizes.push_back(r.measured.bytes);
+  const SizeUnits units = size_units_of(sizes);
   TextTable t(align);
   t.add(head, "  ");
   for (const CompareRow& r : cmp.rows) {
-    std::vector<std::string> row = {
-        r.measured.kind, std::to_string(r.measured.index), std::string(to_string(r.measured.op)), format_bytes(r.measured.bytes),
-        format_duration(r.predicted_us * 1e-6) + (r.contended ? "" : " (alone)"), format_duration(r.measured.time_us * 1e-6),
-        format_number(r.ratio, 2) + "x", format_number(r.predicted_busbw_GBps, 2) + " GB/s",
-        format_number(r.measured.busbw_GBps, 2) + " GB/s"};
-    if (slowdown) row.insert(row.end(), {factor(r.measured_slowdown), factor(r.predicted_slowdown)});
-    row.push_back(r.slow ? "SLOW" + (r.has_hot_edge ? " (bound by " + c.edge_name(r.hot_edge) + ")" : std::string()) : "");
+    std::vector<std::string> row = {r.measured.kind, std::to_string(r.measured.index), std::string(to_string(r.measured.op)),
+                                    format_bytes(r.measured.bytes, units)};
+    if (cmp.timed)
+      row.insert(row.end(), {format_duration(r.predicted_us * 1e-6) + (r.contended ? "" : " (alone)"), format_duration(r.measured.time_us * 1e-6),
+                             format_number(r.ratio, 2) + "x", format_number(r.predicted_busbw_GBps, 2) + " GB/s",
+                             format_number(r.measured.busbw_GBps, 2) + " GB/s"});
+    else
+      row.insert(row.end(), {format_duration(r.measured.time_us * 1e-6), format_number(r.measured.busbw_GBps, 2) + " GB/s"});
+    if (slowdown) row.insert(row.end(), {factor(r.measured_slowdown), cmp.timed ? factor(r.predicted_slowdown) : "-"});
+    std::string verdict = r.slow ? "SLOW" + (r.has_hot_edge ? " (bound by " + c.edge_name(r.hot_edge) + ")" : std::string()) : "";
+    if (r.measured.wrong > 0) verdict = "WRONG (" + std::to_string(r.measured.wrong) + " values)" + (verdict.empty() ? "" : ", " + verdict);
+    row.push_back(verdict);
     t.add(row, "  ");
   }
   out << t.str();
@@ -57,11 +85,13 @@ void print_text(std::ostream& out, const Cluster& c, const Options& o, const Com
     out << "\nsuspects (links the slow groups cross):\n";
     for (const Suspect& s : cmp.suspects)
       out << "  " << c.edge_name(s.edge) << " (" << to_string(c.link(s.edge).kind) << ", "
-          << format_number(c.link(s.edge).bw_GBps, 1) << " GB/s): " << s.slow_groups << " slow groups\n";
+          << format_number(c.link(s.edge).bw_GBps, 1) << " GB/s): " << s.slow_groups << (s.slow_groups == 1 ? " slow group\n" : " slow groups\n");
   }
+  if (!cmp.timed) out << "\n(for the GPUs' timing, run topoplan-validate with --backend nccl)\n";
 }
 
-nlohmann::json to_json(const Cluster& c, const Options& o, const Comparison& cmp) {
+nlohmann::json to_json(const Cluster& c, const Options& o, const Measured& m, const Comparison& cmp) {
+  auto or_null = [](bool known, const nlohmann::json& v) { return known ? v : nlohmann::json(nullptr); };
   nlohmann::json rows = nlohmann::json::array();
   for (const CompareRow& r : cmp.rows)
     rows.push_back({{"kind", r.measured.kind},
@@ -69,24 +99,33 @@ nlohmann::json to_json(const Cluster& c, const Options& o, const Comparison& cmp
                     {"ranks", r.measured.ranks},
                     {"op", std::string(to_string(r.measured.op))},
                     {"bytes", r.measured.bytes},
-                    {"predicted_us", r.predicted_us},
+                    {"predicted_us", or_null(cmp.timed, r.predicted_us)},
                     {"measured_us", r.measured.time_us},
-                    {"ratio", r.ratio},
-                    {"predicted_busbw_GBps", r.predicted_busbw_GBps},
+                    {"ratio", or_null(cmp.timed, r.ratio)},
+                    {"predicted_busbw_GBps", or_null(cmp.timed, r.predicted_busbw_GBps)},
                     {"measured_busbw_GBps", r.measured.busbw_GBps},
-                    {"predicted_with", r.contended ? "every group of the item" : "the group alone"},
-                    {"measured_slowdown", r.measured_slowdown > 0 ? nlohmann::json(r.measured_slowdown) : nlohmann::json(nullptr)},
-                    {"predicted_slowdown", r.predicted_slowdown > 0 ? nlohmann::json(r.predicted_slowdown) : nlohmann::json(nullptr)},
-                    {"bound_by", r.has_hot_edge ? nlohmann::json(c.edge_name(r.hot_edge)) : nlohmann::json(nullptr)},
-                    {"slow", r.slow}});
+                    {"predicted_with", or_null(cmp.timed, r.contended ? "every group of the item" : "the group alone")},
+                    {"measured_slowdown", or_null(r.measured_slowdown > 0, r.measured_slowdown)},
+                    {"predicted_slowdown", or_null(r.predicted_slowdown > 0, r.predicted_slowdown)},
+                    {"bound_by", or_null(r.has_hot_edge, r.has_hot_edge ? c.edge_name(r.hot_edge) : "")},
+                    {"slow", r.slow},
+                    {"wrong", r.measured.wrong}});
   nlohmann::json suspects = nlohmann::json::array();
   for (const Suspect& s : cmp.suspects) {
     nlohmann::json j = edge_json(c, s.edge);
     j["slow_groups"] = s.slow_groups;
     suspects.push_back(std::move(j));
   }
-  return {{"plan", o.plan},          {"measured", o.measured}, {"threshold", cmp.threshold},
-          {"slow_groups", cmp.slow}, {"rows", std::move(rows)}, {"suspects", std::move(suspects)}};
+  return {{"plan", o.plan},
+          {"measured", o.measured},
+          {"backend", m.backend},
+          {"timing_compared", cmp.timed},
+          {"note", or_null(!cmp.timed, kHostMemoryNote)},
+          {"threshold", cmp.threshold},
+          {"slow_groups", cmp.slow},
+          {"wrong_results", cmp.wrong},
+          {"rows", std::move(rows)},
+          {"suspects", std::move(suspects)}};
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
@@ -98,10 +137,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Comparison> cmp = compare_measured(i.cluster, *i.router, i.job, i.layout, i.model.options, *measured, o.threshold);
   if (!cmp) return fail(err, cmp.error());
   if (o.json)
-    out << to_json(i.cluster, o, *cmp).dump(2) << "\n";
+    out << to_json(i.cluster, o, *measured, *cmp).dump(2) << "\n";
   else
-    print_text(out, i.cluster, o, *cmp);
-  return cmp->slow ? kExitCheckFailed : kExitOk;
+    print_text(out, i.cluster, o, *measured, *cmp);
+  return cmp->slow || cmp->wrong ? kExitCheckFailed : kExitOk;
 }
 
 Run setup(CLI::App& app) {

@@ -16,6 +16,7 @@
 #include "planner/score_json.h"
 #include "topology/index_list.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -101,7 +102,7 @@ std::string placement_text(const Cluster& c, const GroupExplanation& g) {
     out += (k ? ", " : "") + c.hosts()[static_cast<size_t>(hosts[k])].name + " gpu" + format_index_list(gpus) +
            (ranks.size() == 1 ? " (rank " : " (ranks ") + format_index_list(ranks) + ")";
   }
-  if (hosts.size() > 8) out += " and " + std::to_string(hosts.size() - 8) + " more hosts";
+  if (hosts.size() > 8) out += " and " + counted(static_cast<int64_t>(hosts.size() - 8), "more host");
   return out;
 }
 
@@ -251,7 +252,9 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
   out << i.job.name << ", layout " << i.layout.source << ", order " << i.job.parallel.order << ": exposed communication "
       << format_duration(exposed) << " per step\n";
   if (o.rank >= 0) out << "rank " << o.rank << " is in:\n";
-  if (!ref && o.rank < 0) out << "the " << groups.size() << " groups that cost the most over their best case:\n";
+  if (!ref && o.rank < 0)
+    out << (groups.size() == 1 ? "the group that costs the most over its best case:\n"
+                               : "the " + std::to_string(groups.size()) + " groups that cost the most over their best case:\n");
   for (const GroupExplanation& g : groups) {
     out << "\n";
     if (o.rank >= 0)

@@ -18,6 +18,7 @@
 #include "topology/limits.h"
 #include "topology/load.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -84,7 +85,8 @@ int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
     out << j.dump(2) << "\n";
     return kExitOk;
   }
-  out << o.file << " (" << o.format << "): " << c.hosts().size() << " hosts of " << type->name << " (" << c.gpus().size() << " GPUs), switches";
+  out << o.file << " (" << o.format << "): " << counted(static_cast<int64_t>(c.hosts().size()), "host") << " of " << type->name << " ("
+      << counted(static_cast<int64_t>(c.gpus().size()), "GPU") << "), switches";
   for (const auto& [tier, n] : per_tier) out << " " << n << " at tier " << tier << (tier == per_tier.rbegin()->first ? "" : ",");
   out << "\n";
   for (const std::string& n : built->notes) out << "  note: " << n << "\n";
@@ -150,8 +152,8 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
     out << extra.dump(2) << "\n";
     return kExitOk;
   }
-  out << label << ": node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model << ", " << type.nics << " NICs, "
-      << type.cpus << (type.cpus == 1 ? " CPU" : " CPUs") << "\n";
+  out << label << ": node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model << ", " << counted(type.nics, "NIC") << ", "
+      << counted(type.cpus, "CPU") << "\n";
   TextTable table({TextTable::left, TextTable::left, TextTable::left});
   table.add({"field", "value", "from"}, "  ");
   for (const auto& [key, value] : node.items()) {
@@ -219,9 +221,9 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
   nlohmann::ordered_json found = {{"numa_nodes", host->numa_nodes}, {"cores", f.cores},   {"cpu_model", host->cpu_model},
                                   {"gpus", f.gpus.size()},          {"rdma_nics", nics}, {"other_nics", host->other_nics}};
   if (!o.json) {
-    out << label << ": " << host->numa_nodes << " NUMA node" << (host->numa_nodes == 1 ? "" : "s") << ", " << f.cores << " cores"
-        << (host->cpu_model.empty() ? "" : " (" + host->cpu_model + ")") << ", " << f.gpus.size() << " NVIDIA GPUs, "
-        << f.nics.size() << " RDMA NICs";
+    out << label << ": " << counted(host->numa_nodes, "NUMA node") << ", " << counted(f.cores, "core")
+        << (host->cpu_model.empty() ? "" : " (" + host->cpu_model + ")") << ", " << counted(static_cast<int64_t>(f.gpus.size()), "NVIDIA GPU") << ", "
+        << counted(static_cast<int64_t>(f.nics.size()), "RDMA NIC");
     for (const NodeFacts::Nic& n : f.nics) out << " " << n.name;
     if (!host->other_nics.empty()) out << "; other network devices, which NCCL's IB transport does not use:";
     for (const std::string& n : host->other_nics) out << " " << n;

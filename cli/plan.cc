@@ -314,8 +314,8 @@ Run setup(CLI::App& app) {
                  "the allocation: a Slurm hostlist (h[0001-0016,0033]) or @FILE with one host per line; "
                  "default every host, and the planner picks which");
   app.add_option("--exclude", o->exclude,
-                 "GPUs, NICs, hosts or links that are down: names as topo show prints them, comma-separated "
-                 "(links as 'leaf0<->spine3'), or @FILE");
+                 "GPUs, NICs, switches, hosts or links that are down, comma-separated (links as 'leaf0<->spine3'), or @FILE; "
+                 "`topoplan topo show CLUSTER --names` lists every name it takes");
   app.add_option("--keep", o->keep,
                  "rules that must hold: tp-in-domain, dp-only-across-sites (both kept where they can be by "
                  "default), or none");

@@ -19,6 +19,7 @@
 #include "topology/load.h"
 #include "topology/locality.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -36,7 +37,7 @@ std::string time_text(double seconds) { return format_duration(seconds); }
 
 void print_text(std::ostream& out, const Cluster& c, const std::string& cluster, const JobScore& s) {
   const ComputeEstimate& ce = s.traffic.compute;
-  out << s.job << " on " << cluster << ": " << s.ranks << " ranks, layout " << s.layout << ", " << to_string(s.fabric)
+  out << s.job << " on " << cluster << ": " << counted(s.ranks, "rank") << ", layout " << s.layout << ", " << to_string(s.fabric)
       << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
   out << "routing: " << routing_text(c.routing) << "\n";
   out << "step " << time_text(s.step_s) << " = compute " << time_text(s.compute_s) << " (" << ce.gpu.model << " at "

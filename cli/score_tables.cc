@@ -5,6 +5,7 @@
 
 #include "topology/locality.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 
@@ -20,12 +21,15 @@ Rows kind_rows(const JobScore& s) {
 
 Rows item_rows(const JobScore& s) {
   Rows rows;
+  std::vector<double> sizes;
+  for (const ItemScore& i : s.items) sizes.push_back(i.item.bytes);
+  const SizeUnits units = size_units_of(sizes);
   for (const ItemScore& i : s.items) {
     const TrafficItem& t = i.item;
     rows.push_back({std::string(to_string(t.kind)), std::string(to_string(t.phase)), std::string(to_string(t.op)),
-                    format_bytes(t.bytes), "x " + format_number(t.calls, 0), i.algorithm + "/" + std::string(to_string(i.proto)),
+                    format_bytes(t.bytes, units), "x " + format_number(t.calls, 0), i.algorithm + "/" + std::string(to_string(i.proto)),
                     format_duration(i.alone_us / 1e6) + " alone,",
-                    format_duration(i.contended_us / 1e6) + " with " + std::to_string(i.groups_running) + " groups;",
+                    format_duration(i.contended_us / 1e6) + " with " + counted(i.groups_running, "group") + ";",
                     "exposed " + format_duration(i.exposed_us / 1e6) + "  (" + t.what + ")"});
   }
   return rows;
@@ -51,11 +55,14 @@ Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
     bundles[it->second].bytes += u.bytes;
   }
   Rows rows{{"link", "class", "tier", "bytes/step", "peak", "in", "step avg"}};
+  std::vector<double> sizes;
+  for (size_t i = 0; i < bundles.size() && i < n; ++i) sizes.push_back(bundles[i].bytes);
+  const SizeUnits units = size_units_of(sizes);
   for (size_t i = 0; i < bundles.size() && i < n; ++i) {
     const LinkUse& u = *bundles[i].hottest;
     const size_t ports = bundle_ports(c, u.edge);
     rows.push_back({c.edge_name(u.edge) + (ports > 1 ? " (" + std::to_string(ports) + " ports)" : ""),
-                    std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge), format_bytes(bundles[i].bytes),
+                    std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge), format_bytes(bundles[i].bytes, units),
                     format_number(100 * u.peak, 1) + "%", std::string(phase_window_name(u.peak_phase)),
                     format_number(100 * u.utilization, 1) + "%"});
   }

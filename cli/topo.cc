@@ -12,6 +12,7 @@
 #include "cli/route_text.h"
 #include "cli/tool.h"
 #include "cost/nccl_tuning.h"
+#include "topology/down.h"
 #include "topology/formats/dot.h"
 #include "topology/formats/json_fields.h"
 #include "topology/formats/json.h"
@@ -35,6 +36,7 @@ struct Options {
   bool json = false;
   bool pxn = false;
   bool all = false;
+  bool names = false;
 };
 
 // A GPU by name ("h001/gpu3") or by global index ("11").
@@ -52,9 +54,28 @@ Result<VertexId> gpu_arg(const Cluster& c, const std::string& text) {
   return Error{"no GPU '" + text + "'" + did_you_mean(text, names)};
 }
 
+// The names --exclude (and the plan file's "exclude") take, one a line after its kind, so a grep
+// finds them: "host h001", "gpu h001/gpu3", "link leaf0<->spine2".
+int show_names(const Cluster& c, const Options& o, std::ostream& out) {
+  const DownNames n = down_names(c);
+  if (o.json) {
+    nlohmann::ordered_json devices = nlohmann::ordered_json::object();
+    for (const auto& [kind, name] : n.devices) devices[std::string(to_string(kind))].push_back(name);
+    out << nlohmann::ordered_json{{"hosts", n.hosts}, {"devices", devices}, {"links", n.links}}.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "# names plan --exclude takes: hosts (their GPUs and NICs), devices by kind, and links A<->B (every port "
+         "between the two)\n";
+  for (const std::string& h : n.hosts) out << "host " << h << "\n";
+  for (const auto& [kind, name] : n.devices) out << to_string(kind) << " " << name << "\n";
+  for (const std::string& l : n.links) out << "link " << l << "\n";
+  return kExitOk;
+}
+
 int show(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
+  if (o.names) return show_names(*c, o, out);
   ClusterSummary s = cluster_summarize(*c);
   if (o.json)
     out << summary_to_json(s).dump(2) << "\n";
@@ -236,6 +257,7 @@ Run setup(CLI::App& app) {
   const char* cluster_help = "preset spec (dgx-h100:32, gb200-nvl72:2) or cluster file (recipe or graph JSON)";
   CLI::App* s = app.add_subcommand("show", "counts, tiers, capacity and DCI links of a cluster");
   s->add_option("cluster", o->cluster, cluster_help)->required();
+  s->add_flag("--names", o->names, "list every host, device (by kind) and link by the name plan --exclude takes, one a line");
   s->add_flag("--json", o->json, "machine-readable output");
   CLI::App* p = app.add_subcommand("path", "hop-by-hop path(s) between two GPUs, class and bottleneck");
   p->add_option("cluster", o->cluster, cluster_help)->required();

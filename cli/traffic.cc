@@ -12,6 +12,7 @@
 #include "planner/score_state.h"
 #include "topology/hostlist.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -30,7 +31,7 @@ std::string members_text(const ObservedComm& c) {
   std::vector<std::string> hosts;
   for (const NcclLogRank& m : c.members)
     if (std::find(hosts.begin(), hosts.end(), m.host) == hosts.end()) hosts.push_back(m.host);
-  std::string s = hostlist_compress(hosts) + ": " + std::to_string(c.members.size()) + " of " + std::to_string(c.nranks) + " ranks";
+  std::string s = hostlist_compress(hosts) + ": " + std::to_string(c.members.size()) + " of " + counted(c.nranks, "rank");
   return s;
 }
 
@@ -73,9 +74,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     out << j.dump(2) << "\n";
     return kExitOk;
   }
-  out << "NCCL " << (t->version.empty() ? "version unknown" : t->version) << ": " << t->comms.size()
-      << " communicators; " << format_number(t->steps, 2) << " step" << (t->steps == 1 ? "" : "s") << " (" << t->steps_from
-      << ")\n\n";
+  out << "NCCL " << (t->version.empty() ? "version unknown" : t->version) << ": "
+      << counted(static_cast<int64_t>(t->comms.size()), "communicator") << "; " << format_number(t->steps, 2) << " step"
+      << (t->steps == 1 ? "" : "s") << " (" << t->steps_from << ")\n\n";
   // Communicators that issue the same calls per step are one row.
   std::map<std::pair<int, std::string>, std::vector<const ObservedComm*>> classes;
   std::vector<std::pair<int, std::string>> order;
@@ -102,17 +103,23 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     }
   if (!setup_order.empty()) out << "\nbefore the first step (setup), per communicator:\n";
   for (const auto& key : setup_order)
-    out << "  " << setups[key] << " of " << key.first << " ranks: " << key.second << "\n";
+    out << "  " << setups[key] << " of " << counted(key.first, "rank") << ": " << key.second << "\n";
   if (rows) {
     out << "\nbeside " << job_name << "'s model (matched by group size and operation; per group and step):\n";
     TextTable m({A::right, A::left, A::left, A::right, A::right, A::right, A::right, A::left});
     m.add({"ranks", "op", "model kinds", "model", "calls", "observed", "calls", "verdict"}, "  ");
+    std::vector<double> sizes;
+    for (const TrafficRow& r : *rows) {
+      if (r.model_groups) sizes.push_back(r.model_bytes);
+      if (r.observed_comms) sizes.push_back(r.observed_bytes);
+    }
+    const SizeUnits units = size_units_of(sizes);
     for (const TrafficRow& r : *rows) {
       std::string kinds;
       for (const std::string& k : r.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
       m.add({std::to_string(r.group_size), r.op, kinds.empty() ? "-" : kinds,
-             r.model_groups ? format_bytes(r.model_bytes) : "-", r.model_groups ? format_number(r.model_calls, 1) : "-",
-             r.observed_comms ? format_bytes(r.observed_bytes) : "-", r.observed_comms ? format_number(r.observed_calls, 1) : "-",
+             r.model_groups ? format_bytes(r.model_bytes, units) : "-", r.model_groups ? format_number(r.model_calls, 1) : "-",
+             r.observed_comms ? format_bytes(r.observed_bytes, units) : "-", r.observed_comms ? format_number(r.observed_calls, 1) : "-",
              std::string(to_string(r.verdict))},
             "  ");
     }

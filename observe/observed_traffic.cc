@@ -9,6 +9,7 @@
 #include "topology/formats/json_fields.h"
 #include "topology/limits.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 
@@ -75,7 +76,7 @@ Result<ObservedTraffic> observed_traffic(const NcclLog& log, std::optional<doubl
   } else if (fewest) {
     // A log that ends inside a step counts the whole steps it holds.
     out.steps = std::max(1.0, std::floor(fewest_pattern.repeats));
-    out.steps_from = "communicator " + fewest->comm_id + " (" + std::to_string(fewest->nranks) + " ranks): " +
+    out.steps_from = "communicator " + fewest->comm_id + " (" + counted(fewest->nranks, "rank") + "): " +
                      format_number(fewest_pattern.repeats, 2) + " repeats of " + std::to_string(fewest_pattern.period) +
                      " calls";
   } else {

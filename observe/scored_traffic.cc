@@ -8,6 +8,7 @@
 #include "planner/group_ref.h"
 #include "planner/rank_groups.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -22,7 +23,7 @@ Phase default_phase(TrafficKind k) {
   }
 }
 
-std::string comm_text(const ObservedComm& c) { return c.comm_id + " (" + std::to_string(c.nranks) + " ranks)"; }
+std::string comm_text(const ObservedComm& c) { return c.comm_id + " (" + counted(c.nranks, "rank") + ")"; }
 
 }  // namespace
 

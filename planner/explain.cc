@@ -13,6 +13,7 @@
 #include "topology/hostlist.h"
 #include "topology/index_list.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -98,10 +99,10 @@ std::string Explainer::Impl::why(const GroupExplanation& g) const {
     const std::string head = "a host holds " + std::to_string(per_host) + " consecutive ranks";
     if (stride == 1)
       return "the group's " + std::to_string(g.ranks.size()) + " ranks are consecutive and " + head + ", so it spans " +
-             std::to_string(hosts.size()) + " hosts";
+             counted(static_cast<int64_t>(hosts.size()), "host");
     return "order " + groups.dense().order() + " puts " + (before.empty() ? "other axes" : before) + " before " + kind +
            ": the group's ranks are " + std::to_string(stride) + " apart (" + format_index_list({sorted.begin(), sorted.begin() + std::min<size_t>(sorted.size(), 4)}) +
-           (sorted.size() > 4 ? ", ..." : "") + ") and " + head + ", so it spans " + std::to_string(hosts.size()) + " hosts";
+           (sorted.size() > 4 ? ", ..." : "") + ") and " + head + ", so it spans " + counted(static_cast<int64_t>(hosts.size()), "host");
   }
   // A layout file: name the lines that put the ranks on different hosts.
   std::string out = "the layout " + layout.source + " puts ";

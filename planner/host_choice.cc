@@ -1,4 +1,5 @@
 #include "planner/host_choice.h"
+#include "topology/words.h"
 
 #include <algorithm>
 #include <map>
@@ -55,10 +56,6 @@ struct Picker {
   }
 };
 
-std::string plural(int n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 }  // namespace
 
 void hosts_sort(const Locality& loc, std::vector<int>& hosts) {
@@ -87,7 +84,7 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
     }
   }
   if (all_gpus < gpus)
-    return Error{"the job needs " + std::to_string(gpus) + " GPUs; the " + plural(static_cast<int>(free.size()), "free host", "free hosts") +
+    return Error{"the job needs " + std::to_string(gpus) + " GPUs; the " + counted(static_cast<int64_t>(free.size()), "free host") +
                  " have " + std::to_string(all_gpus) + " up"};
   hosts_sort(loc, whole);
   hosts_sort(loc, partial);
@@ -119,8 +116,8 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
   }
   const int n = static_cast<int>(out.hosts.size());
   auto span = [&](Level l) { return out.spans[static_cast<size_t>(l)]; };
-  out.why = plural(n, "host", "hosts") + " in " + plural(span(Level::leaf_group), "leaf group", "leaf groups") + ", " +
-            plural(span(Level::pod), "pod", "pods") + ", " + plural(span(Level::site), "site", "sites");
+  out.why = counted(n, "host") + " in " + counted(span(Level::leaf_group), "leaf group") + ", " + counted(span(Level::pod), "pod") + ", " +
+            counted(span(Level::site), "site");
   if (static_cast<int>(free.size()) == n)
     out.why += ": every host offered";
   else if (out.partial_hosts)

@@ -9,6 +9,7 @@
 #include "planner/orders.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -239,7 +240,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
                              .fix = "offer more whole hosts in --nodes"});
   plan.findings.insert(plan.findings.end(), plan.score.findings.begin(), plan.score.findings.end());
 
-  const std::string in_hosts = std::to_string(input_hosts.size()) + " hosts in the order offered";
+  const std::string in_hosts = counted(static_cast<int64_t>(input_hosts.size()), "host") + " in the order offered";
   auto baseline = [&](const std::string& name, const std::optional<Scored>& s, const std::string& what) {
     if (s)
       plan.baselines.push_back({name, s->order, what, s->objective.exposed_us / 1e6, s->objective.violations});

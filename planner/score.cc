@@ -15,6 +15,7 @@
 #include "topology/index_list.h"
 #include "topology/locality.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -33,7 +34,7 @@ std::string hosts_text(const Cluster& c, const std::vector<int>& hosts) {
     out += (i == 0 ? "" : i + 1 == hosts.size() ? " and " : ", ");
     out += c.hosts()[static_cast<size_t>(hosts[i])].name;
   }
-  if (hosts.size() > shown) out += " and " + std::to_string(hosts.size() - shown) + " more hosts";
+  if (hosts.size() > shown) out += " and " + counted(static_cast<int64_t>(hosts.size() - shown), "more host");
   return out;
 }
 

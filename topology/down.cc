@@ -1,5 +1,7 @@
 #include "topology/down.h"
 
+#include <algorithm>
+
 #include "topology/suggest.h"
 
 namespace topoplan {
@@ -79,6 +81,20 @@ Result<DownSet> down_parse(const Cluster& c, const std::vector<std::string>& ent
   }
   if (d.names.empty()) return DownSet{};
   return d;
+}
+
+DownNames down_names(const Cluster& c) {
+  DownNames out;
+  for (const Host& h : c.hosts()) out.hosts.push_back(h.name);
+  for (VertexId v = 0; v < c.num_devices(); ++v) {
+    out.devices.emplace_back(c.device(v).kind, c.device(v).name);
+    // Each cable once, from its lower vertex; a bundle's parallel ports are one entry.
+    std::vector<VertexId> peers;
+    for (EdgeId e : c.out_edges(v))
+      if (const VertexId t = c.target(e); t > v && std::find(peers.begin(), peers.end(), t) == peers.end()) peers.push_back(t);
+    for (VertexId t : peers) out.links.push_back(c.device(v).name + "<->" + c.device(t).name);
+  }
+  return out;
 }
 
 }  // namespace topoplan

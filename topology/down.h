@@ -28,4 +28,14 @@ struct DownSet {
 // or "leaf4 -> spine2", both meaning the cable). Errors name the entry and suggest a close name.
 Result<DownSet> down_parse(const Cluster& cluster, const std::vector<std::string>& names);
 
+// Every name down_parse takes, for `topo show --names`: hosts, devices with their kind, and each
+// pair of linked devices once ("leaf4<->spine2", however many ports the bundle has), in the
+// cluster's order.
+struct DownNames {
+  std::vector<std::string> hosts;
+  std::vector<std::pair<DeviceKind, std::string>> devices;
+  std::vector<std::string> links;
+};
+DownNames down_names(const Cluster& cluster);
+
 }  // namespace topoplan

@@ -145,40 +145,59 @@ FabricSpec fabric_default(const NodeType& type) {
   return f;
 }
 
+namespace {
+
+// One host of `type` in NVLink domain `domain` (its NVSwitch `domain_nvswitch` where hosts share
+// one), its first NIC appended to *first_nic.
+int host_add(Cluster& c, const NodeType& type, const std::string& name, int site, int domain, VertexId domain_nvswitch,
+             std::vector<VertexId>* first_nic) {
+  Host h;
+  h.name = name;
+  h.site = site;
+  h.node_type = type.name;
+  h.cores_per_cpu = type.cores_per_cpu;
+  h.nic_names = type.nic_names;
+  h.scaleup_domain = domain;
+  const int host = c.add_host(std::move(h));
+  first_nic->push_back(node_type_build(type, c, host, domain, domain_nvswitch));
+  return host;
+}
+
+}  // namespace
+
+Result<std::vector<int>> rack_build(Cluster& c, const NodeType& type, const std::vector<std::string>& names, int site,
+                                    const std::string& domain_name, std::vector<VertexId>* first_nic) {
+  // Trays of one rack share its NVLink domain and a single NVSwitch vertex.
+  const int domain = c.add_domain(domain_name);
+  Device nvs;
+  nvs.name = domain_name + "/nvswitch";
+  nvs.kind = DeviceKind::nvswitch;
+  nvs.site = site;
+  nvs.scaleup_domain = domain;
+  Result<VertexId> nvswitch = c.add_device(std::move(nvs));
+  if (!nvswitch) return Error{"NVLink domain " + domain_name + ": " + nvswitch.error()};
+  std::vector<int> hosts;
+  for (const std::string& name : names) hosts.push_back(host_add(c, type, name, site, domain, *nvswitch, first_nic));
+  return hosts;
+}
+
 std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector<std::string>& names, int site,
                              int first_index, int total, std::vector<VertexId>* first_nic) {
   std::vector<int> hosts;
-  int domain = -1;
-  VertexId rack_nvswitch = kNoVertex;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const int index = first_index + static_cast<int>(i);
-    Host h;
-    h.name = names[i];
-    h.site = site;
-    h.node_type = type.name;
-    h.cores_per_cpu = type.cores_per_cpu;
-    h.nic_names = type.nic_names;
-    if (type.hosts_per_domain > 1) {
-      // Trays of one rack share its NVLink domain and a single NVSwitch vertex.
-      if (index % type.hosts_per_domain == 0) {
-        std::string rack = "r" + host_name(index / type.hosts_per_domain, total).substr(1);
-        domain = c.add_domain(rack);
-        Device nvs;
-        nvs.name = rack + "/nvswitch";
-        nvs.kind = DeviceKind::nvswitch;
-        nvs.site = site;
-        nvs.scaleup_domain = domain;
-        rack_nvswitch = c.add_device(std::move(nvs)).value();
-      }
-    } else {
-      domain = c.add_domain(h.name);
-      rack_nvswitch = kNoVertex;
+  if (type.hosts_per_domain > 1) {
+    const auto per_rack = static_cast<size_t>(type.hosts_per_domain);
+    for (size_t i = 0; i < names.size(); i += per_rack) {
+      const int index = first_index + static_cast<int>(i);
+      const std::vector<std::string> trays(names.begin() + static_cast<std::ptrdiff_t>(i),
+                                           names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), i + per_rack)));
+      const std::string rack = "r" + host_name(index / type.hosts_per_domain, total).substr(1);
+      // Rack names are made here, one per index: they cannot collide.
+      const std::vector<int> built = rack_build(c, type, trays, site, rack, first_nic).value();
+      hosts.insert(hosts.end(), built.begin(), built.end());
     }
-    h.scaleup_domain = domain;
-    int host = c.add_host(std::move(h));
-    first_nic->push_back(node_type_build(type, c, host, domain, rack_nvswitch));
-    hosts.push_back(host);
+    return hosts;
   }
+  for (const std::string& name : names) hosts.push_back(host_add(c, type, name, site, c.add_domain(name), kNoVertex, first_nic));
   return hosts;
 }
 

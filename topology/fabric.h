@@ -65,6 +65,12 @@ FabricSpec fabric_default(const NodeType& type);
 std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector<std::string>& names, int site,
                              int first_index, int total, std::vector<VertexId>* first_nic);
 
+// Adds hosts `names` of a rack-scale type as one NVLink domain named `domain_name` (a whole rack
+// or, where a scheduler sees only some of its trays, part of one), with its NVSwitch
+// `domain_name/nvswitch`; otherwise as hosts_build.
+Result<std::vector<int>> rack_build(Cluster& c, const NodeType& type, const std::vector<std::string>& names, int site,
+                                    const std::string& domain_name, std::vector<VertexId>* first_nic);
+
 // Plans the fabric (fabric_plan.h: values checked, counts within limits.h), then builds exactly
 // that plan and finalizes.
 Result<Cluster> cluster_build(const ClusterSpec& spec);

@@ -90,7 +90,7 @@ Result<NodeType> node_type_in(const std::string& path, const Sniffed& file, bool
     hints.name = file_stem(path);
     Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
     if (!inferred)
-      return Error{inferred.error() + " (the options are `topoplan import " + import_format_name(file.format) + " " + path +
+      return Error{inferred.error() + "\n(the options are `topoplan import " + import_format_name(file.format) + " " + path +
                    " ... -o node.json`'s; give the node.json it writes)"};
     return inferred->type;
   }

@@ -11,6 +11,7 @@
 #include "topology/routing.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 
@@ -175,24 +176,23 @@ std::string summary_to_text(const ClusterSummary& s) {
     return it == s.devices.end() ? 0 : it->second;
   };
   o << "cluster " << s.name << "\n";
-  auto plural = [](int n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); };
-  o << "  " << count(DeviceKind::gpu) << " GPUs on " << plural(s.hosts, "host") << ", "
-    << plural(s.scaleup_domains, "scale-up domain") << " (largest " << s.largest_domain_gpus << " GPUs), "
-    << plural(s.sites, "site") << "\n";
+  o << "  " << counted(count(DeviceKind::gpu), "GPU") << " on " << counted(s.hosts, "host") << ", "
+    << counted(s.scaleup_domains, "scale-up domain") << " (largest " << counted(s.largest_domain_gpus, "GPU") << "), "
+    << counted(s.sites, "site") << "\n";
   if (!s.fabric.empty()) o << "  fabric: " << s.fabric << "\n";
   o << "  routing: " << routing_text(s.routing) << "\n";
   o << "  devices:";
   for (auto [k, n] : s.devices) o << " " << to_string(k) << " " << n;
   for (const CpuSummary& x : s.cpus) {
     o << "\n  CPUs: " << x.per_host << " x " << (x.model.empty() ? "model not given" : x.model) << " per host ("
-      << x.hosts << (x.hosts == 1 ? " host)" : " hosts)");
+      << counted(x.hosts, "host") << ")";
     if (x.per_host > 1) o << ", socket link " << format_number(x.socket_GBps, 2) << " GB/s: " << x.socket_source;
   }
-  o << "\n  " << count(DeviceKind::nic) << " NICs on " << s.rails << " rails, injection "
+  o << "\n  " << counted(count(DeviceKind::nic), "NIC") << " on " << counted(s.rails, "rail") << ", injection "
     << format_number(s.injection_GBps, 1) << " GB/s\n";
   for (const TierSummary& t : s.tiers) {
     o << "  tier " << t.tier << " (" << (t.tier >= 1 && t.tier <= 3 ? tier_names[t.tier] : "switch") << "): "
-      << t.switches << " switches, down " << format_number(t.down_GBps, 1) << " GB/s";
+      << counted(t.switches, "switch", "switches") << ", down " << format_number(t.down_GBps, 1) << " GB/s";
     // Leaves and spines are provisioned for whole scalable units, so a partly filled one has more
     // capacity up than down: say so rather than print a ratio below 1:1.
     if (t.up_GBps > 0 && t.down_GBps >= t.up_GBps)
@@ -205,16 +205,16 @@ std::string summary_to_text(const ClusterSummary& s) {
     if (t.up_ports > 0) {
       // Uplinks are whole ports; where they do not divide evenly among the switches above, some
       // pairs get one port more.
-      o << "    uplinks: " << format_count(t.up_ports) << " ports"
+      o << "    uplinks: " << format_count(t.up_ports) << (t.up_ports == 1 ? " port" : " ports")
         << (t.up_port_GBps > 0 ? " of " + format_rate_gbit(t.up_port_GBps) : std::string(" of mixed rates")) << " in "
-        << format_count(t.up_bundles) << " bundles of "
+        << format_count(t.up_bundles) << (t.up_bundles == 1 ? " bundle of " : " bundles of ")
         << (t.bundle_min_ports == t.bundle_max_ports ? std::to_string(t.bundle_min_ports)
                                                      : std::to_string(t.bundle_min_ports) + " to " + std::to_string(t.bundle_max_ports))
         << (t.bundle_max_ports == 1 ? " port" : " ports") << " (one per switch pair)\n";
     }
   }
   for (const DciSummary& d : s.dci)
-    o << "  DCI " << d.site_a << " <-> " << d.site_b << ": " << d.links << " links, " << format_number(d.GBps, 1)
+    o << "  DCI " << d.site_a << " <-> " << d.site_b << ": " << counted(d.links, "link") << ", " << format_number(d.GBps, 1)
       << " GB/s (" << format_rate_gbit(d.GBps) << ") each way, " << format_number(d.length_km, 1) << " km\n";
   if (s.bisection_GBps) o << "  bisection " << format_number(*s.bisection_GBps, 1) << " GB/s\n";
   return o.str();

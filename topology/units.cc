@@ -267,36 +267,57 @@ std::string format_duration(double seconds) {
   return out;
 }
 
-std::string format_bytes(double bytes) {
-  if (!std::isfinite(bytes) || bytes < 0) return format_number(bytes) + " B";
-  struct Scale {
-    const char* name;
-    double factor;
-  };
-  static constexpr Scale decimal[] = {{"EB", 1e18}, {"PB", 1e15}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}};
-  static constexpr Scale binary[] = {{"EiB", 1152921504606846976.0}, {"PiB", 1125899906842624.0}, {"TiB", 1099511627776.0},
-                                     {"GiB", 1073741824.0},          {"MiB", 1048576.0},          {"KiB", 1024.0}};
-  // The largest unit that leaves a number of at least 1, shown with 3-4 significant digits:
-  // 1.61 GB, 12.35 MB, 241.5 MiB. Exact values win: 100 TB, then 16 GiB; else decimal, rounded.
-  auto shown = [bytes](const auto& scales) -> std::pair<std::string, bool> {
-    for (const Scale& u : scales) {
-      const double q = bytes / u.factor;
-      if (q < 1) continue;
-      const int decimals = q < 100 ? 2 : 1;
-      std::string text = format_number(q, decimals);
-      if (std::stod(text) >= 1000 && &u != &scales[0]) {  // 999.96 MB is 1 GB
-        const Scale& up = *(&u - 1);
-        return {format_number(bytes / up.factor, 2) + " " + up.name, false};
-      }
-      const double back = std::stod(text);
-      return {text + " " + u.name, back == q};
+namespace {
+
+struct Scale {
+  const char* name;
+  double factor;
+};
+constexpr Scale kDecimal[] = {{"EB", 1e18}, {"PB", 1e15}, {"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}};
+constexpr Scale kBinary[] = {{"EiB", 1152921504606846976.0}, {"PiB", 1125899906842624.0}, {"TiB", 1099511627776.0},
+                             {"GiB", 1073741824.0},          {"MiB", 1048576.0},          {"KiB", 1024.0}};
+
+// The largest unit of `scales` that leaves a number of at least 1, shown with 3-4 significant
+// digits (1.61 GB, 12.35 MB, 241.5 MiB), and whether the text is exact.
+template <size_t N>
+std::pair<std::string, bool> bytes_in(double bytes, const Scale (&scales)[N]) {
+  for (const Scale& u : scales) {
+    const double q = bytes / u.factor;
+    if (q < 1) continue;
+    const int decimals = q < 100 ? 2 : 1;
+    std::string text = format_number(q, decimals);
+    if (std::stod(text) >= 1000 && &u != &scales[0]) {  // 999.96 MB is 1 GB
+      const Scale& up = *(&u - 1);
+      return {format_number(bytes / up.factor, 2) + " " + up.name, false};
     }
-    return {format_number(bytes) + " B", true};
-  };
-  auto [dec, dec_exact] = shown(decimal);
+    const double back = std::stod(text);
+    return {text + " " + u.name, back == q};
+  }
+  return {format_number(bytes) + " B", true};
+}
+
+bool bytes_shown(double bytes) { return std::isfinite(bytes) && bytes >= 0; }
+
+}  // namespace
+
+std::string format_bytes(double bytes) {
+  if (!bytes_shown(bytes)) return format_number(bytes) + " B";
+  // Exact values win: 100 TB, then 16 GiB; else decimal, rounded.
+  auto [dec, dec_exact] = bytes_in(bytes, kDecimal);
   if (dec_exact) return dec;
-  auto [bin, bin_exact] = shown(binary);
+  auto [bin, bin_exact] = bytes_in(bytes, kBinary);
   return bin_exact ? bin : dec;
+}
+
+SizeUnits size_units_of(const std::vector<double>& sizes) {
+  for (double b : sizes)
+    if (!bytes_shown(b) || !bytes_in(b, kBinary).second) return SizeUnits::decimal;
+  return SizeUnits::binary;
+}
+
+std::string format_bytes(double bytes, SizeUnits units) {
+  if (!bytes_shown(bytes)) return format_number(bytes) + " B";
+  return units == SizeUnits::binary ? bytes_in(bytes, kBinary).first : bytes_in(bytes, kDecimal).first;
 }
 
 std::string format_rate_gbit(double GBps) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "topology/error.h"
 
@@ -25,6 +26,12 @@ std::string format_duration(double seconds);
 // The largest unit that keeps 3-4 significant digits: 1e14 -> "100 TB", 17179869184 -> "16 GiB",
 // 253231104 -> "241.5 MiB", 1610612737 -> "1.61 GB" (exact values first, decimal, then binary).
 std::string format_bytes(double bytes);
+// One convention for a column of sizes, so a table does not put 256 KiB above 100 MB: binary where
+// every size is a whole number of binary units (sizes in powers of two), else decimal.
+enum class SizeUnits { decimal, binary };
+SizeUnits size_units_of(const std::vector<double>& sizes);
+// `bytes` in that convention, 3-4 significant digits as above: 262144 -> "262.14 KB" or "256 KiB".
+std::string format_bytes(double bytes, SizeUnits units);
 // The shortest text that reads back as the same double: 1e-300, 0.1, 1048576. For quoting a
 // value a person gave in an error, where format_number would round 1e-300 to "0".
 std::string format_exact(double value);

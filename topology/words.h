@@ -1,8 +1,11 @@
 // Words of a line of another tool's text output (NCCL's log, nccl-tests' tables, port counters):
 // spaces, tabs and every other control character (a CR, a NUL in a damaged file) separate them,
-// so no word holds one and what is printed back reads as the same words.
+// so no word holds one and what is printed back reads as the same words. And words of topoplan's
+// own text: a count with its noun.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +31,14 @@ inline std::string_view trim(std::string_view s) {
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
+}
+
+// "1 host", "2 hosts", "0 hosts"; `many` where adding an s is wrong ("1 series", "2 series").
+inline std::string counted(int64_t n, std::string_view one, std::string_view many = {}) {
+  std::string out = std::to_string(n) + " ";
+  if (n == 1) return out.append(one);
+  if (!many.empty()) return out.append(many);
+  return out.append(one).append("s");
 }
 
 }  // namespace topoplan

@@ -13,6 +13,7 @@
 #include "validate/median.h"
 #include "validate/nccl_tests_format.h"
 #include "validate/plan_file.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -315,7 +316,7 @@ Result<CalibrationSeries> calibration_series(const NcclTestsRun& run, const Clus
   for (const NcclTestsRank* rk : by_rank)
     if (std::find(log_hosts.begin(), log_hosts.end(), rk->host) == log_hosts.end()) log_hosts.push_back(rk->host);
   if (!nodes.empty() && nodes.size() != log_hosts.size())
-    return Error{where + ": the log has " + std::to_string(log_hosts.size()) + " hosts, --nodes names " + std::to_string(nodes.size())};
+    return Error{where + ": the log has " + counted(static_cast<int64_t>(log_hosts.size()), "host") + ", --nodes names " + std::to_string(nodes.size())};
   CalibrationSeries s;
   s.label = where + " " + (run.program.empty() ? std::string(to_string(run.op)) : run.program);
   s.op = run.op;

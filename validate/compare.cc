@@ -25,6 +25,8 @@ std::optional<size_t> item_of(const ScoreState& st, const std::string& token, co
 
 }  // namespace
 
+bool backend_in_host_memory(const std::string& backend) { return backend == "mpi"; }
+
 Result<Measured> measured_parse(const std::string& text, const std::string& source) {
   Result<nlohmann::json> doc = json_parse_document(text, source, "topoplan-validate", "topoplan-validate's results",
                                                    "topoplan-validate --json");
@@ -102,6 +104,7 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
 
   Comparison out;
   out.threshold = threshold;
+  out.timed = !backend_in_host_memory(m.backend);
   std::map<EdgeId, int> crossed;  // edge -> slow groups crossing it
   std::map<std::string, bool> slow_counted;
   std::vector<int> world(static_cast<size_t>(m.world));  // the group of --nccl-tests on every rank
@@ -115,6 +118,12 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
                    " does not hold the plan's ranks: the results come from another plan"};
     CompareRow row;
     row.measured = mr;
+    if (mr.wrong > 0) ++out.wrong;
+    if (mr.alone_us > 0) row.measured_slowdown = mr.time_us / mr.alone_us;
+    if (!out.timed) {
+      out.rows.push_back(std::move(row));
+      continue;
+    }
     std::vector<size_t> item_groups;
     if (std::optional<size_t> i = item_of(st, token, mr)) {
       row.contended = true;
@@ -162,7 +171,6 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
     row.predicted_busbw_GBps = row.predicted_us > 0 ? mr.bytes / (row.predicted_us * 1e3) * nccl_busbw_factor(mr.op, n) : 0;
     row.ratio = row.predicted_us > 0 ? mr.time_us / row.predicted_us : 0;
     row.slow = row.ratio > 1 + threshold;
-    if (mr.alone_us > 0) row.measured_slowdown = mr.time_us / mr.alone_us;
     const std::string key = mr.kind + " " + std::to_string(mr.index);
     if (row.slow && !slow_counted[key]) {
       slow_counted[key] = true;

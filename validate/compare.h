@@ -52,12 +52,20 @@ struct Suspect {
 
 struct Comparison {
   double threshold = 0;
+  // False for a run in host memory (MPI backend): its times are the CPUs' and MPI's, which the GPU
+  // model does not describe, so rows hold no prediction and no group is slow.
+  bool timed = true;
   std::vector<CompareRow> rows;
   int slow = 0;
+  int wrong = 0;  // results with wrong values
   std::vector<Suspect> suspects;  // most slow groups first
 };
 
+// Whether a backend runs its collectives in host memory rather than on the GPUs (validate/mpi).
+bool backend_in_host_memory(const std::string& backend);
+
 // The results must come from this plan: the same world and, for each group, the plan's ranks.
+// The values are checked in every run; the times only where the run used the GPUs.
 Result<Comparison> compare_measured(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
                                     const ScoreOptions& options, const Measured& measured, double threshold);
 

@@ -10,6 +10,7 @@
 
 #include "topology/units.h"
 #include "validate/median.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -169,7 +170,7 @@ Result<bool> check_world(ValidateBackend& b, const ValidatePlan& plan, const std
   for (double x : h) run_hosts.push_back(std::to_string(static_cast<unsigned long long>(x)));
   if (host_partition(run_hosts) != host_partition(plan.host_of_rank))
     return Error{"the ranks do not share hosts as " + plan.source + " places them: the plan has " +
-                 std::to_string(host_partition(plan.host_of_rank).size()) + " hosts, this run " +
+                 counted(static_cast<int64_t>(host_partition(plan.host_of_rank).size()), "host") + ", this run " +
                  std::to_string(host_partition(run_hosts).size()) +
                  " (launch the ranks in the plan's order, e.g. with its hostfile or rankfile)"};
   return true;

@@ -11,6 +11,7 @@
 #include "topology/limits.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -72,7 +73,7 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
         ranks.push_back(rank);
       }
       if (ranks.size() != list[0].size())
-        return bad(json_indexed(at, g), "has " + std::to_string(ranks.size()) + " ranks, group 0 has " + std::to_string(list[0].size()));
+        return bad(json_indexed(at, g), "has " + counted(static_cast<int64_t>(ranks.size()), "rank") + ", group 0 has " + std::to_string(list[0].size()));
       vk.groups.push_back(std::move(ranks));
     }
     if (std::find(seen.begin(), seen.end(), 0) != seen.end())

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -124,8 +126,9 @@ TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, to
   CHECK(r.err.find("describes one server (nvidia-smi topo -m): give ") != std::string::npos);
   r = run_topoplan("topo show " + sample("nvsmi-topo-a100-nv12-8nic.txt") + ":4");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("the file does not name the GPU model: give --gpu-model") != std::string::npos);
-  CHECK(r.err.find("topoplan import nvidia-smi ") != std::string::npos);
+  CHECK(r.err.find("\n  the GPU model: --gpu-model M") != std::string::npos);
+  CHECK(r.err.find("\n  the NIC rate: --nic-rate R") != std::string::npos);
+  CHECK(r.err.find("\n(the options are `topoplan import nvidia-smi ") != std::string::npos);
   r = run_topoplan("topo show " + yaml);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("(Slurm topology.yaml) names hosts, not what is in them: give ") != std::string::npos);
@@ -212,4 +215,74 @@ TEST_CASE("import: DGX-1's NVLink mesh from nvidia-smi, scored on the rings NCCL
   r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt") + " --gpu-model V100-SXM2 --nvlinks 6");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--nvlinks: the file bonds GPUs to each other point to point") != std::string::npos);
+}
+
+namespace {
+
+// The options an "asks once" message lists, one a line: "  the NIC rate: --nic-rate R, ...".
+std::vector<std::string> options_asked(const std::string& err) {
+  std::vector<std::string> out;
+  for (size_t at = err.find("\n  "); at != std::string::npos; at = err.find("\n  ", at + 1)) {
+    const size_t flag = err.find(": --", at);
+    const size_t end = err.find_first_of(" ,", flag + 2);
+    if (flag != std::string::npos && flag < err.find('\n', at + 1)) out.push_back(err.substr(flag + 2, end - flag - 2));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("import asks once: every sample's missing values in one message; given them, it imports" *
+          doctest::skip(topoplan::test::reference_absent())) {
+  // A value for each option a message may ask for; the GPU model the sample's source names.
+  const std::map<std::string, std::string> value = {{"--nic-rate", "200Gbps"},   {"--pcie-rate", "31.5GB/s"},
+                                                    {"--cpu-model", "Xeon-8480C"}, {"--nvlinks", "12"},
+                                                    {"--nvlink-rate", "25GB/s"}};
+  struct Sample {
+    const char* format;
+    const char* file;
+    const char* gpu_model;
+    std::vector<std::string> asked;  // what the file alone leaves out
+  };
+  const Sample samples[] = {
+      {"nvidia-smi", "nvsmi-topo-pcie-rtx6000ada-4nic.txt", "RTX-6000-Ada", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nvidia-smi", "nvsmi-topo-h100-nv18-8nic.txt", "H100-SXM5", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nvidia-smi", "nvsmi-topo-a100-nv12-8nic.txt", "A100-SXM4", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nvidia-smi", "nvsmi-topo-dgx1-v100-hybridcube-4nic.txt", "V100-SXM2", {"--gpu-model", "--nic-rate", "--pcie-rate"}},
+      {"nvidia-smi", "nvsmi-topo-k40m-soc-legacy.txt", "K40m", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nccl-xml", "nccl-azure-ndv5-h100-topo.xml", "H100-SXM5", {"--gpu-model", "--nvlinks", "--nic-rate"}},
+      {"nccl-xml", "nccl-azure-ndv4-a100-topo.xml", "A100-SXM4", {"--gpu-model", "--nvlinks", "--nic-rate"}},
+      {"nccl-xml", "nccl-aws-p4d-24xl-a100-topo.xml", "A100-SXM4", {"--nvlinks", "--nic-rate"}},
+      {"nccl-xml", "nccl-ibm-gx3d-h100-dump.xml", "H100-SXM5", {"--pcie-rate"}},
+      {"hwloc", "hwloc-nvidia-dgx2h-v100-nvswitch.xml", "V100-SXM3", {}},
+  };
+  for (const Sample& s : samples) {
+    CAPTURE(s.file);
+    const std::string base = std::string("import ") + s.format + " " + sample(s.file);
+    auto first = run_topoplan(base);
+    if (s.asked.empty()) {
+      CHECK_MESSAGE(first.exit_code == 0, first.err);
+      continue;
+    }
+    REQUIRE(first.exit_code == 2);
+    const std::vector<std::string> asked = options_asked(first.err);
+    CHECK_MESSAGE(asked == s.asked, first.err);
+    // Given what it asked for, the import succeeds: nothing is asked on a second run.
+    std::string args = base;
+    for (const std::string& flag : asked) args += " " + flag + " " + (flag == "--gpu-model" ? s.gpu_model : value.at(flag));
+    auto second = run_topoplan(args);
+    const std::string said = args + "\n" + second.err;
+    CHECK_MESSAGE(second.exit_code == 0, said);
+  }
+  // What a node type cannot express is refused with its reason, not asked for.
+  auto refused = run_topoplan("import hwloc " + sample("hwloc-2socket-tesla-mlx4-ib.xml"));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("out of step with the GPUs before it") != std::string::npos);
+  CHECK(options_asked(refused.err).empty());
+  // Slurm's import with a server file for --node-type asks the same way, naming the import to run.
+  auto slurm = run_topoplan("import slurm-topology " + sample("slurm-topology-block.conf") + " --node-type " +
+                            sample("nvsmi-topo-pcie-rtx6000ada-4nic.txt"));
+  CHECK(slurm.exit_code == 2);
+  CHECK(options_asked(slurm.err) == std::vector<std::string>{"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"});
+  CHECK(slurm.err.find("(the options are `topoplan import nvidia-smi ") != std::string::npos);
 }

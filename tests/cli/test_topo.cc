@@ -24,6 +24,23 @@ TEST_CASE("topo show: counts in JSON") {
   CHECK(text.out.find("32 GPUs on 4 hosts") != std::string::npos);
 }
 
+TEST_CASE("topo show --names: the names plan --exclude takes, one a line; a name from it excludes") {
+  auto r = run_topoplan("topo show dgx-h100:2 --names");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.starts_with("# names plan --exclude takes: "));
+  for (const char* line : {"\nhost h002\n", "\ngpu h001/gpu3\n", "\nnic h002/nic7\n", "\nswitch spine0\n", "\nlink h001/nic0<->leaf0\n"})
+    CHECK_MESSAGE(r.out.find(line) != std::string::npos, line);
+  auto j = run_topoplan("topo show dgx-h100:2 --names --json");
+  REQUIRE(j.exit_code == 0);
+  const nlohmann::json names = nlohmann::json::parse(j.out);
+  CHECK(names["hosts"].size() == 2);
+  CHECK(names["devices"]["gpu"].size() == 16);
+  CHECK(names["devices"]["gpu"][0] == "h001/gpu0");
+  auto plan = run_topoplan("plan --cluster dgx-h100:2 --job " + (topoplan::test::data_dir() / "jobs" / "tiny-8.json").string() +
+                           " --exclude 'h001/gpu3,h001/nic0<->leaf0'");
+  CHECK_MESSAGE(plan.exit_code == 0, plan.err);
+}
+
 TEST_CASE("topo show: one host has no fabric to split, so no bisection") {
   auto r = run_topoplan("topo show dgx-a100:1");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "tests/support.h"
 #include "topology/routing.h"
 
@@ -75,4 +77,21 @@ TEST_CASE("down: routes avoid what is down") {
   Result<Route> around = avoiding.route(a, b, {NicPolicy::rail_aligned, true});
   REQUIRE(around.ok());
   for (EdgeId e : c.out_edges(*c.find("h001/nic0"))) CHECK_FALSE(uses(*around, avoiding, e));
+}
+
+TEST_CASE("down: every name topo show --names lists is one --exclude takes") {
+  const Cluster c = test::load_cluster("dgx-h100:2");
+  const DownNames names = down_names(c);
+  CHECK(names.hosts == std::vector<std::string>{"h001", "h002"});
+  CHECK(names.devices.size() == c.num_devices());
+  // Each cable once, however many ports: leaf0 reaches every spine by one bundle, so one entry.
+  CHECK(std::count(names.links.begin(), names.links.end(), "h001/nic0<->leaf0") == 1);
+  for (const std::string& link : names.links) CHECK(link.find("<->") != std::string::npos);
+  std::vector<std::string> all = names.hosts;
+  for (const auto& [kind, name] : names.devices) all.push_back(name);
+  all.insert(all.end(), names.links.begin(), names.links.end());
+  for (const std::string& name : all) {
+    Result<DownSet> d = down_parse(c, {name});
+    CHECK_MESSAGE(d.ok(), name);
+  }
 }

@@ -87,6 +87,22 @@ TEST_CASE("units: case does not matter in a unit, except bits against bytes") {
   CHECK(*parse_duration_s("1H30MIN") == 5400);
 }
 
+TEST_CASE("units: a column of sizes in one convention") {
+  // Powers of two, as a sweep: binary throughout.
+  const std::vector<double> sweep = {8, 1024, 262144, 6815744};
+  CHECK(size_units_of(sweep) == SizeUnits::binary);
+  CHECK(format_bytes(262144, SizeUnits::binary) == "256 KiB");
+  CHECK(format_bytes(8, SizeUnits::binary) == "8 B");
+  // One size that is not a whole number of binary units makes the column decimal, rounded.
+  const std::vector<double> mixed = {134217728, 159.3e6};
+  CHECK(size_units_of(mixed) == SizeUnits::decimal);
+  CHECK(format_bytes(134217728, SizeUnits::decimal) == "134.2 MB");
+  CHECK(format_bytes(999999999, SizeUnits::decimal) == "1 GB");
+  CHECK(format_bytes(1000, SizeUnits::binary) == "1000 B");
+  CHECK(size_units_of({}) == SizeUnits::binary);
+  CHECK(format_bytes(-1, SizeUnits::binary) == "-1 B");
+}
+
 TEST_CASE("units: sizes in the largest unit with 3-4 significant digits") {
   CHECK(format_bytes(1610612737) == "1.61 GB");
   CHECK(format_bytes(253231104) == "241.5 MiB");  // exactly 241.5 MiB

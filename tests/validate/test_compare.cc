@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -18,9 +19,9 @@ struct Case {
   Layout layout = *layout_default(c, job_ranks(job));
 };
 
-Measured measure(const Case& k, double time_us) {
+Measured measure(const Case& k, double time_us, const std::string& backend = "nccl") {
   RankGroups groups = *RankGroups::make(job_parallel_sizes(k.job), k.job.parallel.order);
-  Measured m{"results.json", "mpi", "plan.json", 8, {}};
+  Measured m{"results.json", backend, "plan.json", 8, {}};
   const std::pair<const char*, const char*> kinds[] = {{"tp", "tp"}, {"dp", "dp-cp"}, {"pp", "pp"}};
   const std::tuple<const char*, CollectiveOp, double> runs[] = {{"tp", CollectiveOp::all_gather, 262144},
                                                                 {"dp", CollectiveOp::all_gather, 6815744},
@@ -59,6 +60,13 @@ TEST_CASE("compare: measured as predicted passes; a slow group is flagged with t
   CHECK(slow->rows[5].ratio == doctest::Approx(3));
   REQUIRE_FALSE(slow->suspects.empty());
   CHECK(slow->suspects.front().slow_groups == 1);
+  // Measured alone too (--alone): the slowdown of running together beside the model's.
+  Measured alone = measure(k, 2);
+  for (MeasuredResult& r : alone.results) r.alone_us = 1;
+  for (const CompareRow& row : compare_measured(k.c, k.r, k.job, k.layout, {}, alone, 0.25)->rows) {
+    CHECK(row.measured_slowdown == 2);
+    CHECK(row.predicted_slowdown >= 1);
+  }
   // A size the plan does not issue is predicted for the group alone.
   Measured sweep = measure(k, 1);
   sweep.results[0].bytes = 1 << 20;
@@ -71,6 +79,86 @@ TEST_CASE("compare: measured as predicted passes; a slow group is flagged with t
   other = measure(k, 1);
   other.world = 16;
   CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, other, 0.25).error() == "results.json: 16 ranks, the plan places 8");
+}
+
+TEST_CASE("compare: a host-memory run checks values and groups, and is not timed against the GPU model") {
+  Case k;
+  CHECK(backend_in_host_memory("mpi"));
+  CHECK_FALSE(backend_in_host_memory("nccl"));
+  // 1000 times slower than the H100s it was planned for: CPUs and MPI, not NVLink.
+  Measured host = measure(k, 1e6, "mpi");
+  Result<Comparison> cmp = compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25);
+  REQUIRE_MESSAGE(cmp.ok(), (cmp ? "" : cmp.error()));
+  CHECK_FALSE(cmp->timed);
+  CHECK(cmp->rows.size() == 12);
+  CHECK(cmp->slow == 0);
+  CHECK(cmp->wrong == 0);
+  CHECK(cmp->suspects.empty());
+  for (const CompareRow& row : cmp->rows) {
+    CHECK(row.predicted_us == 0);
+    CHECK_FALSE(row.slow);
+  }
+  // Wrong values count in any run; group membership is checked as for a GPU run.
+  host.results[3].wrong = 5;
+  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25)->wrong == 1);
+  host.results[3].ranks = {0, 2};
+  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25).error().ends_with("the results come from another plan"));
+  Measured gpu = measure(k, 1e6);
+  gpu.results[0].wrong = 1;
+  Result<Comparison> timed = compare_measured(k.c, k.r, k.job, k.layout, {}, gpu, 0.25);
+  CHECK(timed->timed);
+  CHECK(timed->slow == 12);
+  CHECK(timed->wrong == 1);
+}
+
+TEST_CASE("compare: the command on a host-memory run says what it checked, exit 0; wrong values exit 1") {
+  using topoplan::test::run_topoplan;
+  const auto dir = topoplan::test::temp_dir("compare-host");
+  const std::string cluster = (test::data_dir() / "clusters" / "lab-h100.json").string();
+  auto plan = run_topoplan("plan --cluster " + cluster + " --job " + (test::data_dir() / "jobs" / "tiny-8.json").string() +
+                           " --nodes h001 --emit json -o " + (dir / "plan").string());
+  REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+  const std::string plan_file = (dir / "plan" / "plan.json").string();
+  const nlohmann::json p = nlohmann::json::parse(test::read_file(plan_file));
+  // Results as topoplan-validate --backend mpi writes them: the TP groups, far slower than NVLink.
+  auto results = [&](const std::string& backend, long wrong) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (size_t g = 0; g < p["groups"]["tp"].size(); ++g)
+      groups.push_back({{"kind", "tp"},
+                        {"index", g},
+                        {"ranks", p["groups"]["tp"][g]},
+                        {"results",
+                         {{{"op", "all_gather"}, {"bytes", 262144}, {"time_us", 5000}, {"busbw_GBps", 0.03}, {"wrong", g == 1 ? wrong : 0}}}}});
+    const std::string path = (dir / (backend + std::to_string(wrong) + ".json")).string();
+    std::ofstream(path) << nlohmann::json{{"format", "topoplan-validate"}, {"backend", backend}, {"plan", plan_file}, {"world", 8},
+                                          {"groups", groups}}
+                               .dump();
+    return path;
+  };
+  auto host = run_topoplan("compare --plan " + plan_file + " --measured " + results("mpi", 0));
+  CHECK_MESSAGE(host.exit_code == 0, host.err);
+  CHECK(host.out.find(": host-memory run: values checked, timing not compared with the GPU model (mpi backend: ") != std::string::npos);
+  CHECK(host.out.find("4 results, every group with the plan's ranks, values right\n") != std::string::npos);
+  CHECK(host.out.find("SLOW") == std::string::npos);
+  CHECK(host.out.find("suspects") == std::string::npos);
+  CHECK(host.out.find("predicted") == std::string::npos);
+  auto json = run_topoplan("compare --plan " + plan_file + " --measured " + results("mpi", 0) + " --json");
+  REQUIRE(json.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  CHECK(j["timing_compared"] == false);
+  CHECK(j["note"] == "host-memory run: values checked, timing not compared with the GPU model");
+  CHECK(j["rows"][0]["predicted_us"].is_null());
+  CHECK(j["rows"][0]["measured_us"] == 5000);
+  CHECK(j["suspects"].empty());
+  auto wrong = run_topoplan("compare --plan " + plan_file + " --measured " + results("mpi", 3));
+  CHECK(wrong.exit_code == 1);
+  CHECK(wrong.out.find("1 result with wrong values") != std::string::npos);
+  CHECK(wrong.out.find("WRONG (3 values)") != std::string::npos);
+  // The same times from the GPUs are slow, with the links the slow groups cross.
+  auto gpu = run_topoplan("compare --plan " + plan_file + " --measured " + results("nccl", 0));
+  CHECK(gpu.exit_code == 1);
+  CHECK(gpu.out.find("4 groups slower than predicted") != std::string::npos);
+  CHECK(gpu.out.find("SLOW") != std::string::npos);
 }
 
 TEST_CASE("compare: malformed results name the file and the field") {

@@ -73,10 +73,11 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
         CHECK(x["busbw_GBps"].get<double>() > 0);
       }
     }
-    // compare reads the run beside the plan: exit 0 or 1 (slower than the H100s it was planned for),
-    // never bad input, one row per result.
+    // compare reads the run beside the plan: a host-memory run, its values and groups checked and
+    // its times not set beside the H100s it was planned for: exit 0, one row per result.
     auto cmp = run_topoplan("compare --plan " + plan + " --measured " + json + " --json", topoplan::test::source_dir());
-    CHECK_MESSAGE((cmp.exit_code == 0 || cmp.exit_code == 1), cmp.err);
+    CHECK_MESSAGE(cmp.exit_code == 0, cmp.err);
+    CHECK(nlohmann::json::parse(cmp.out)["timing_compared"] == false);
     size_t results = 0;
     for (const auto& g : res["groups"]) results += g["results"].size();
     CHECK(nlohmann::json::parse(cmp.out)["rows"].size() == results);
@@ -117,12 +118,12 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     Shell w = shell(mpirun(8, "--plan " + t + " --nccl-tests all_reduce -b 4K -e 16K -n 2 -w 1 --json " + world), dir);
     REQUIRE_MESSAGE(w.exit_code == 0, w.err);
     auto wc = run_topoplan("compare --plan " + t + " --measured " + world + " --json", topoplan::test::source_dir());
-    REQUIRE_MESSAGE((wc.exit_code == 0 || wc.exit_code == 1), wc.err);
+    REQUIRE_MESSAGE(wc.exit_code == 0, wc.err);
     const nlohmann::json rows = nlohmann::json::parse(wc.out)["rows"];
     REQUIRE(rows.size() == 3);  // 4K, 8K, 16K
     CHECK(rows[0]["kind"] == "world");
     CHECK(rows[0]["ranks"].size() == 8);
-    CHECK(rows[0]["predicted_with"] == "the group alone");
+    CHECK(rows[0]["predicted_with"].is_null());  // host memory: not timed against the model
     // A kind of one-rank groups (tiny-8 has CP 1): NCCL's or MPI's one-rank communicators.
     Shell one = shell(mpirun(8, "--plan " + t + " --nccl-tests all_reduce --group cp:3 -b 4K -e 4K -n 2 -w 1"), dir);
     REQUIRE_MESSAGE(one.exit_code == 0, one.err);
@@ -153,19 +154,20 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     CHECK(c["held_out"]["sizes"].size() == 2);
     // The overlay applies: compare with it.
     auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --calibration " + overlay, topoplan::test::source_dir());
-    CHECK_MESSAGE((cmp.exit_code == 0 || cmp.exit_code == 1), cmp.err);
+    CHECK_MESSAGE(cmp.exit_code == 0, cmp.err);
   }
-  // --alone: each group by itself too; compare sets the slowdown beside the model's.
+  // --alone: each group by itself too; compare shows the measured slowdown (the model's is for GPU
+  // runs).
   {
     const std::string results = (dir / "alone.json").string();
     Shell al = shell(mpirun(8, "--plan " + plan + " --kinds pp --alone --iters 3 --warmup 1 --json " + results), dir);
     REQUIRE_MESSAGE(al.exit_code == 0, al.err);
     auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --json", topoplan::test::source_dir());
-    REQUIRE_MESSAGE((cmp.exit_code == 0 || cmp.exit_code == 1), cmp.err);
+    REQUIRE_MESSAGE(cmp.exit_code == 0, cmp.err);
     const nlohmann::json compared = nlohmann::json::parse(cmp.out);  // kept: a loop over a temporary's member dangles
     for (const auto& row : compared["rows"]) {
       CHECK(row["measured_slowdown"].get<double>() > 0);
-      CHECK(row["predicted_slowdown"].get<double>() >= 1);
+      CHECK(row["predicted_slowdown"].is_null());
     }
   }
   // A sweep of one kind; then bad input: the wrong world, an unknown kind, NCCL without it.

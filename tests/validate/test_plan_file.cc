@@ -66,7 +66,7 @@ TEST_CASE("validate plan: malformed input names the file and the field") {
   CHECK(error_of(j) == "plan.json: groups.tp[1]: rank 1 is in two groups");
   j = plan4();
   j["groups"]["tp"] = {{0, 1, 2}, {3}};
-  CHECK(error_of(j) == "plan.json: groups.tp[1]: has 1 ranks, group 0 has 3");
+  CHECK(error_of(j) == "plan.json: groups.tp[1]: has 1 rank, group 0 has 3");
   j = plan4();
   j["score"]["items"][0]["op"] = "broadcast";
   CHECK(error_of(j).starts_with("plan.json: score.items[0].op: expected all_reduce, all_gather"));

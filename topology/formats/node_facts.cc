@@ -30,8 +30,9 @@ struct Nvlinks {
 };
 
 // `cc` tells a mesh of direct bonds from the NVSwitch case, where nvidia-smi shows every pair as
-// the GPU's whole bond (NV18 on H100).
-Result<Nvlinks> nvlinks_of(const NodeFacts& f, int cc) {
+// the GPU's whole bond (NV18 on H100). Without a GPU model (`model_given` false) an even matrix is
+// taken as a switch: the model, asked for with the rest, settles it on the next run.
+Result<Nvlinks> nvlinks_of(const NodeFacts& f, int cc, bool model_given) {
   const size_t n = f.gpus.size();
   bool any_peer = false;
   for (const auto& row : f.peer_nvlinks)
@@ -43,7 +44,7 @@ Result<Nvlinks> nvlinks_of(const NodeFacts& f, int cc) {
       for (size_t b = 0; b < n; ++b) even &= a == b || f.peer_nvlinks[a][b] == k;
     const int most = nvlinks_per_gpu(cc);
     if (even && (n <= 2 || k * static_cast<int>(n - 1) > most)) {
-      if (n > 2 && most == 0)
+      if (n > 2 && most == 0 && model_given)
         return Error{"every GPU pair has " + std::to_string(k) + " NVLinks, and the NVLink count of this GPU model is unknown: "
                      "that may be an NVSwitch or a mesh of direct bonds; give --gpu-model"};
       return Nvlinks{k, {}};
@@ -67,6 +68,21 @@ Result<Nvlinks> nvlinks_of(const NodeFacts& f, int cc) {
   return Nvlinks{k, {}};
 }
 
+struct Missing {
+  std::string what, how;  // "the NIC rate", "--nic-rate R, e.g. 400Gbps"
+};
+
+std::string missing_text(const std::vector<Missing>& missing) {
+  std::string presets;
+  for (const NodeType& p : node_types()) presets += (presets.empty() ? "" : ", ") + p.name;
+  const bool one = missing.size() == 1;
+  std::string text = "the file leaves out " + std::string(one ? "a value" : std::to_string(missing.size()) + " values") +
+                     " a node type needs; give " + (one ? "it" : "each") + " with its option (or --base PRESET to take " +
+                     (one ? "it" : "what the options leave out") + " from one of " + presets + "):";
+  for (const Missing& m : missing) text += "\n  " + m.what + ": " + m.how;
+  return text;
+}
+
 }  // namespace
 
 std::vector<size_t> cuda_order(const std::vector<int>& index, const std::vector<std::string>& busids) {
@@ -85,6 +101,9 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   NodeTypeInference out;
   NodeType& t = out.type;
   auto note = [&](const char* field, const std::string& from) { out.sources.emplace_back(field, from); };
+  // Values neither the file, an option nor --base gave: all of them in one message, not one a run.
+  std::vector<Missing> missing;
+  auto lacks = [&](std::string what, std::string how) { missing.push_back({std::move(what), std::move(how)}); };
   t.name = hints.name.empty() ? "imported" : hints.name;
   t.gpus = static_cast<int>(f.gpus.size());
   t.hosts_per_domain = 1;
@@ -106,11 +125,12 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   else if (!file_model.empty()) t.gpu_model = file_model, note("gpu_model", std::string("file: PCI device ") + device);
   else if (base) t.gpu_model = base->gpu_model, note("gpu_model", base_text);
   else
-    return fail(std::string("the file does not name the GPU model") + (f.gpus[0].pci_device ? std::string(" (PCI device ") + device + " is not one topoplan knows)" : "") +
-                ": give --gpu-model (e.g. H100-SXM5) or --base PRESET");
+    lacks(std::string("the GPU model") + (f.gpus[0].pci_device ? std::string(" (PCI device ") + device + " is not one topoplan knows)" : ""),
+          "--gpu-model M, e.g. H100-SXM5, A100-SXM4, L40S");
+  const bool model_given = !t.gpu_model.empty();
 
   const int cc = f.gpus[0].sm ? f.gpus[0].sm : gpu_compute_capability(t.gpu_model);
-  Result<Nvlinks> nvlinks = nvlinks_of(f, cc);
+  Result<Nvlinks> nvlinks = nvlinks_of(f, cc, model_given);
   if (!nvlinks) return fail(nvlinks.error());
   int links = nvlinks->per_gpu;
   if (hints.nvlinks >= 0 && !nvlinks->bonds.empty()) {
@@ -121,7 +141,7 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
     t.nvlink_GBps = base->nvlink_GBps;
     note("nvlink_rate", base_text + " (the file leaves NVLinks for NCCL to find)");
   } else if (!f.nvlinks_listed) {
-    return fail("the file leaves NVLinks for NCCL to find at run time: give --nvlinks N (per GPU; 0 for none) or --base PRESET");
+    lacks("the NVLinks per GPU (the file leaves them for NCCL to find at run time)", "--nvlinks N, e.g. 12 on A100, 18 on H100 and B200, 0 for none");
   }
   if (hints.nvlinks < 0 && f.gpus[0].nvswitch_GBps > 0) {
     for (const NodeFacts::Gpu& g : f.gpus)
@@ -134,9 +154,9 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   } else if (links > 0) {
     double lane = hints.nvlink_lane_GBps;
     std::string from = "--nvlink-rate per link";
-    if (lane == 0 && cc == 0)
-      return fail(std::to_string(links) + " NVLinks per GPU, but the NVLink generation of '" + t.gpu_model +
-                  "' is unknown: give --nvlink-rate (one link, one direction, e.g. 25GB/s)");
+    if (lane == 0 && cc == 0 && model_given)
+      lacks("one NVLink's rate (" + std::to_string(links) + " NVLinks per GPU, and the NVLink generation of '" + t.gpu_model + "' is unknown)",
+            "--nvlink-rate R, one link in one direction: 25GB/s for NVLink 2 to 4 (V100 to H200), 50GB/s for NVLink 5 (B200)");
     if (lane == 0) lane = nvlink_lane_GBps(cc), from = rate_text(lane) + " per link (sm " + std::to_string(cc) + ")";
     t.nvlink_GBps = links * lane;
     note("nvlink_rate", (hints.nvlinks >= 0 ? "--nvlinks: " : "file: ") + std::to_string(links) + " NVLinks per GPU x " + from);
@@ -234,7 +254,7 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   };
   if (t.nics > 0 && !pick(&t.nic_gbit_s, "nic_rate",
                           {{hints.nic_gbit_s, "--nic-rate"}, {file_gbit_s, "file"}, {base ? base->nic_gbit_s : 0, base_text + " (the file gives no NIC rate)"}}))
-    return fail("the file gives no NIC rate: give --nic-rate (e.g. 400Gbps) or --base PRESET");
+    lacks("the NIC rate", "--nic-rate R, e.g. 100Gbps, 200Gbps (HDR), 400Gbps (NDR)");
 
   double file_pcie = 0;
   for (const NodeFacts::Gpu& g : f.gpus)
@@ -242,7 +262,7 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   if (!pick(&t.pcie_GBps, "pcie_rate",
             {{hints.pcie_GBps, "--pcie-rate"}, {file_pcie, "file: the GPUs' link speed and width"},
              {base ? base->pcie_GBps : 0, base_text + " (the file gives no PCIe link speed)"}}))
-    return fail("the file gives no PCIe link speed: give --pcie-rate (e.g. 63GB/s for Gen5 x16) or --base PRESET");
+    lacks("the PCIe rate (the file gives no link speed)", "--pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), 63GB/s (Gen5 x16)");
 
   const std::string vendor_model = f.cpu_vendor == "AMD" ? "EPYC" : f.cpu_vendor == "Intel" ? "Xeon" : "";
   const bool base_cpu_fits = base && (vendor_model.empty() || base->cpu_model.starts_with(vendor_model));
@@ -258,12 +278,13 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   // The socket link: given, else NCCL's figure for the CPU model settled on above.
   if (t.cpus > 1 && !pick(&t.cpu_link_GBps, "cpu_link_rate", {{hints.cpu_link_GBps, "--cpu-link-rate"}})) {
     if (t.cpu_model.empty())
-      return fail("the file gives no CPU vendor for the link between NUMA nodes: give --cpu-model (e.g. Xeon-8480C), "
-                  "--cpu-link-rate (e.g. 10GB/s) or --base PRESET");
-    if (Result<const CpuModel*> m = cpu_model_named(t.cpu_model))
+      lacks("the link between the " + std::to_string(t.cpus) + " NUMA nodes (the file names no CPU)",
+            "--cpu-model M, e.g. Xeon-8480C, EPYC-9654 (NCCL's figure for it), or --cpu-link-rate R, e.g. 10GB/s");
+    else if (Result<const CpuModel*> m = cpu_model_named(t.cpu_model))
       note("cpu_link_rate", "cpu_model " + t.cpu_model + ": " + rate_text((*m)->socket_GBps) + ", " + cpu_model_source(**m));
   }
 
+  if (!missing.empty()) return fail(missing_text(missing));
   if (Result<bool> ok = node_type_check(t); !ok) return fail(ok.error());
   return out;
 }

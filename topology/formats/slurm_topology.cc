@@ -13,6 +13,7 @@
 #include "topology/fabric_plan.h"
 #include "topology/hostlist.h"
 #include "topology/union_find.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -20,6 +21,38 @@ namespace {
 std::string lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;
+}
+
+// Each block one NVLink domain of its hosts, named after it; a note where blocks are smaller than
+// the type's domain, "" where none is.
+Result<std::string> racks_build(Cluster& c, const std::vector<SlurmTopology::Block>& blocks, bool yaml, const NodeType& type, int site,
+                                const std::string& where, std::vector<VertexId>* first_nic) {
+  const auto per_rack = static_cast<size_t>(type.hosts_per_domain);
+  auto label = [&](const SlurmTopology::Block& b) { return where + ":" + std::to_string(b.line) + ": " + (yaml ? "block " : "BlockName=") + b.name; };
+  std::map<std::string, const SlurmTopology::Block*> block_of;
+  const SlurmTopology::Block* first_smaller = nullptr;
+  int smaller = 0;
+  for (const SlurmTopology::Block& b : blocks) {
+    if (b.nodes.size() > per_rack)
+      return Error{label(b) + ": " + std::to_string(b.nodes.size()) + " hosts, more than the " + std::to_string(per_rack) + " of one " +
+                   type.name + " NVLink domain: on rack-scale nodes a block is the domain (the rack) Slurm keeps a job in; split " + b.name +
+                   " into blocks of at most " + std::to_string(per_rack) + " hosts, one per rack, or give --node-type a node type whose "
+                   "hosts_per_domain is " + std::to_string(b.nodes.size()) + " or more"};
+    for (const std::string& host : b.nodes)
+      if (auto [it, added] = block_of.emplace(host, &b); !added)
+        return Error{label(b) + ": host " + host + (it->second == &b ? " is named twice" : " is in " + it->second->name + " too (line " +
+                                                                                          std::to_string(it->second->line) + ")") +
+                     ": a host is in one NVLink domain"};
+    if (b.nodes.size() < per_rack && smaller++ == 0) first_smaller = &b;
+  }
+  for (const SlurmTopology::Block& b : blocks) {
+    Result<std::vector<int>> hosts = rack_build(c, type, b.nodes, site, b.name, first_nic);
+    if (!hosts) return Error{label(b) + ": " + hosts.error()};
+  }
+  if (!first_smaller) return std::string();
+  return std::to_string(smaller) + " of " + std::to_string(blocks.size()) + " blocks hold fewer hosts than a " + type.name +
+         " rack's " + std::to_string(per_rack) + " (" + first_smaller->name + ": " + std::to_string(first_smaller->nodes.size()) +
+         "): each is an NVLink domain of its own hosts, a rack whose other trays Slurm does not schedule";
 }
 
 }  // namespace
@@ -77,6 +110,8 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
       }
       t.blocks.push_back(std::move(b));
     } else if (head == "blocksizes") {
+      if (t.block_sizes_line) return fail("BlockSizes: already given on line " + std::to_string(t.block_sizes_line));
+      t.block_sizes_line = line_no;
       std::istringstream sizes(pairs[0].second);
       for (std::string item; std::getline(sizes, item, ',');) {
         int n = 0;
@@ -138,6 +173,30 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
     if (!block_line.emplace(b.name, b.line).second)
       return fail(b.line, block_label(b.name) + ": already defined on line " + std::to_string(block_line[b.name]));
   }
+  // What Slurm's block plugin refuses to start on (src/plugins/topology/block/block_record.c): a
+  // block size that is not the base block's node count (the first size) times a power of two up
+  // to 2^15, and a block with fewer nodes than the base (the first block's count without sizes).
+  const std::string sizes_key = yaml ? "block_sizes" : "BlockSizes";
+  if (!t.block_sizes.empty() && t.blocks.empty())
+    return fail(t.block_sizes_line,
+                sizes_key + ": only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree plugin's");
+  if (!t.blocks.empty()) {
+    const size_t base = t.block_sizes.empty() ? t.blocks.front().nodes.size() : static_cast<size_t>(t.block_sizes.front());
+    for (int size : t.block_sizes) {
+      const size_t times = static_cast<size_t>(size) / base;
+      if (static_cast<size_t>(size) % base != 0 || (times & (times - 1)) != 0 || times > (size_t{1} << 15))
+        return fail(t.block_sizes_line, sizes_key + ": " + std::to_string(size) + " is not " + std::to_string(base) +
+                                            " (the base block size, the first) times a power of two up to 32768: Slurm's block plugin "
+                                            "joins 2, 4, 8 ... base blocks into larger ones");
+    }
+    const std::string base_from =
+        t.block_sizes.empty() ? " (the first block's, as no " + sizes_key + " are given)" : " (" + sizes_key + "' first)";
+    for (const SlurmTopology::Block& b : t.blocks)
+      if (b.nodes.size() < base)
+        return fail(b.line, block_label(b.name) + ": " + counted(static_cast<int64_t>(b.nodes.size()), "host") +
+                                ", fewer than the base block size " + std::to_string(base) + base_from +
+                                ": Slurm's block plugin refuses a smaller block");
+  }
   // Every child switch is defined, and no switch is its own ancestor.
   for (const SlurmTopology::Switch& s : t.switches)
     for (const std::string& child : s.switches)
@@ -168,7 +227,8 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
   SlurmImport out;
   if (!topo.blocks.empty()) {
     for (const SlurmTopology::Block& b : topo.blocks) switches.push_back({b.name, b.nodes, {}, b.line});
-    out.notes.push_back("each block is a leaf switch (topology/block names no switches)");
+    out.notes.push_back(type.hosts_per_domain > 1 ? "each block is an NVLink domain (" + type.name + " racks) and a leaf switch (topology/block names no switches)"
+                                                  : "each block is a leaf switch (topology/block names no switches)");
   }
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < switches.size(); ++i) index[switches[i].name] = i;
@@ -215,14 +275,43 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
     if (leaves_of[h].size() > 1 && multi++ == 0) first_multi = h;
   }
   if (multi)
-    out.notes.push_back(std::to_string(multi) + " host(s) under several switches (" + first_multi + ", ...): NIC i goes to the i-th of them, as on a rail-optimized fabric");
+    out.notes.push_back(counted(multi, "host") + " under several switches (" + first_multi + ", ...): NIC i goes to the i-th of them, as on a rail-optimized fabric");
 
   Cluster& c = out.cluster;
   c.name = name;
   c.fabric_note = std::string("from Slurm's ") + (topo.yaml ? "topology.yaml" : "topology.conf") + " (" + where + ")";
   const int site = c.add_site("site0");
   std::vector<VertexId> first_nic;
-  hosts_build(c, type, names, site, 0, static_cast<int>(names.size()), &first_nic);
+  const std::vector<SlurmTopology::Block>& racks = topo.blocks.empty() ? topo.domain_blocks : topo.blocks;
+  if (type.hosts_per_domain > 1 && !racks.empty()) {
+    // On rack-scale nodes (GB200 NVL72) a block is the NVLink domain the plugin keeps jobs in.
+    if (topo.blocks.empty()) {
+      // Blocks beside a tree: the same hosts, built in the blocks' order.
+      std::vector<std::string> in_blocks;
+      for (const SlurmTopology::Block& b : racks) in_blocks.insert(in_blocks.end(), b.nodes.begin(), b.nodes.end());
+      const std::set<std::string> blocked(in_blocks.begin(), in_blocks.end());
+      for (const std::string& h : names)
+        if (!blocked.contains(h))
+          return Error{where + ": host " + h + " is in no block of topology " + topo.domain_blocks_from +
+                       ", which gives the NVLink domains of the tree's " + type.name + " hosts: a host is in one"};
+      for (const std::string& h : in_blocks)
+        if (!leaves_of.contains(h))
+          return Error{where + ": topology " + topo.domain_blocks_from + " names host " + h + ", which the tree does not"};
+      names = in_blocks;
+      out.notes.push_back("NVLink domains from the blocks of topology " + topo.domain_blocks_from + ", beside the tree");
+    }
+    Result<std::string> note = racks_build(c, racks, topo.yaml, type, site, where, &first_nic);
+    if (!note) return Error{note.error()};
+    if (!note->empty()) out.notes.push_back(*note);
+  } else {
+    hosts_build(c, type, names, site, 0, static_cast<int>(names.size()), &first_nic);
+    const auto per_rack = static_cast<size_t>(type.hosts_per_domain);
+    if (per_rack > 1)
+      out.notes.push_back("the tree names no NVLink domains: hosts fill " + type.name + " racks of " + std::to_string(per_rack) +
+                          " in the order the file names them" +
+                          (names.size() % per_rack ? " (the last holds " + std::to_string(names.size() % per_rack) + ")" : "") +
+                          "; Slurm's block topology (BlockName lines, or a block topology in topology.yaml) names the real ones");
+  }
 
   // Tiers bottom up: a switch sits one above its highest child.
   std::vector<int> tier(switches.size(), 0);

@@ -25,7 +25,12 @@ struct SlurmTopology {
   std::vector<Switch> switches;  // tree plugin, in file order
   std::vector<Block> blocks;     // block plugin, in file order
   std::vector<int> block_sizes;
+  int block_sizes_line = 0;
   bool yaml = false;  // read from topology.yaml: messages use its keys
+  // topology.yaml: the blocks of a block topology beside the tree read, which say which hosts
+  // share an NVLink domain where the tree cannot; and that topology's name.
+  std::vector<Block> domain_blocks;
+  std::string domain_blocks_from;
 };
 
 // Errors name `where` and the line: "topology.conf:7: SwitchName=s1: Switches names s1 itself".
@@ -33,7 +38,8 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
 
 // What either file must obey, each error with its entry's line: names Slurm can write back, no
 // switch or block defined twice, every switch with hosts or children, every child defined, no
-// switch below itself, not both plugins' entries.
+// switch below itself, not both plugins' entries; and what Slurm's block plugin refuses to start
+// on: block sizes that are not the base block's times a power of two, a block below the base size.
 Result<SlurmTopology> slurm_topology_check(SlurmTopology topo, const std::string& where);
 
 // A running count of the names host lists expand to, so that many entries of a million names each
@@ -58,7 +64,10 @@ struct SlurmImport {
 // a parent one above its highest child), a host's NICs spread over the leaves that list it, and
 // a switch's uplinks whole ports at the NIC rate, its down ports over `oversubscription` rounded
 // up, spread over its parents (the file gives no rates); several top switches get a root above
-// them. Block: each block a leaf under one root.
+// them. Block: each block a leaf under one root; with a rack-scale type (hosts_per_domain > 1)
+// each block is also one NVLink domain, and a block larger than the type's domain is an error.
+// A tree names no domains: rack-scale hosts take them from `domain_blocks` where topology.yaml has
+// blocks beside the tree (the same hosts), else fill racks in the order the file names them, noted.
 Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
                                          double oversubscription, const std::string& where);
 

@@ -98,13 +98,15 @@ SlurmTopology blocks_of(const YAML::Node& block, const std::string& name) {
     t.blocks.push_back(std::move(out));
   }
   if (t.blocks.empty()) bad(block, what + ": gives no blocks");
-  if (const YAML::Node sizes = block["block_sizes"])
+  if (const YAML::Node sizes = block["block_sizes"]) {
+    t.block_sizes_line = line_of(sizes);
     for (const YAML::Node& s : list_of(sizes, what + ": block_sizes")) {
       int n = 0;
       if (!s.IsScalar() || !YAML::convert<int>::decode(s, n) || n <= 0)
         bad(s, what + ": block_sizes: '" + (s.IsScalar() ? s.Scalar() : "?") + "' is not a positive number of nodes");
       t.block_sizes.push_back(n);
     }
+  }
   return t;
 }
 
@@ -153,6 +155,19 @@ Result<SlurmYaml> slurm_yaml_parse(const std::string& text, const std::string& w
     Result<SlurmTopology> checked = slurm_topology_check(std::move(out.topology), where);
     if (!checked) return Error{checked.error()};
     out.topology = std::move(*checked);
+    // A tree says nothing of NVLink domains; the file's first block topology does (as GB200 NVL72
+    // clusters pair a tree of the InfiniBand fabric with a block per rack).
+    for (size_t i = 0; i < root.size() && t["tree"]; ++i)
+      if (const YAML::Node other = root[i]; other["block"]) {
+        const std::string name_i = other["topology"].Scalar();
+        SlurmTopology blocks = blocks_of(other["block"], name_i);
+        blocks.yaml = true;
+        Result<SlurmTopology> ok = slurm_topology_check(std::move(blocks), where);
+        if (!ok) return Error{ok.error()};
+        out.topology.domain_blocks = std::move(ok->blocks);
+        out.topology.domain_blocks_from = name_i;
+        break;
+      }
     return out;
   } catch (const Bad& b) {
     return Error{where + (b.line ? ":" + std::to_string(b.line) : "") + ": " + b.what};

@@ -144,31 +144,70 @@ TEST_CASE("nvidia-smi: a full mesh of direct bonds is not taken for an NVSwitch"
   CHECK(u.error().find("GPU2 has 3 NVLinks to other GPUs, GPU0 4: a node type gives every GPU the same NVLink bandwidth") != std::string::npos);
 }
 
-TEST_CASE("nvidia-smi: what the file does not say must be given") {
+TEST_CASE("nvidia-smi: what the file does not say is asked for at once, each value with its option") {
   Result<NodeFacts> f = nvidia_smi_topo_parse(kTwoGpus, "two.txt");
   REQUIRE(f.ok());
   NodeHints hints;
   Result<NodeTypeInference> t = node_type_infer(*f, hints);
   REQUIRE_FALSE(t.ok());
+  CHECK(t.error() ==
+        "two.txt (nvidia-smi topo -m): the file leaves out 4 values a node type needs; give each with its option (or --base "
+        "PRESET to take what the options leave out from one of dgx-a100, dgx-h100, hgx-h200, hgx-b200, gb200-nvl72, pcie-l40s):\n"
+        "  the GPU model: --gpu-model M, e.g. H100-SXM5, A100-SXM4, L40S\n"
+        "  the NIC rate: --nic-rate R, e.g. 100Gbps, 200Gbps (HDR), 400Gbps (NDR)\n"
+        "  the PCIe rate (the file gives no link speed): --pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), 63GB/s (Gen5 x16)\n"
+        "  the link between the 2 NUMA nodes (the file names no CPU): --cpu-model M, e.g. Xeon-8480C, EPYC-9654 (NCCL's figure "
+        "for it), or --cpu-link-rate R, e.g. 10GB/s");
+  // Each value given drops its line, whatever the others.
+  hints.nic_gbit_s = 400;
+  hints.cpu_link_GBps = 10;
+  t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("2 values") != std::string::npos);
   CHECK(t.error().find("--gpu-model") != std::string::npos);
+  CHECK(t.error().find("--pcie-rate") != std::string::npos);
+  CHECK(t.error().find("--nic-rate") == std::string::npos);
+  CHECK(t.error().find("--cpu-link-rate") == std::string::npos);
   hints.gpu_model = "H100-SXM5";
   t = node_type_infer(*f, hints);
   REQUIRE_FALSE(t.ok());
-  CHECK(t.error().find("--nic-rate") != std::string::npos);
-  hints.nic_gbit_s = 400;
-  t = node_type_infer(*f, hints);
-  REQUIRE_FALSE(t.ok());
-  CHECK(t.error().find("--pcie-rate") != std::string::npos);
+  CHECK(t.error().find("leaves out a value a node type needs; give it with its option (or --base PRESET to take it from") !=
+        std::string::npos);
+  CHECK(t.error().ends_with(":\n  the PCIe rate (the file gives no link speed): --pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), "
+                            "63GB/s (Gen5 x16)"));
   hints.pcie_GBps = 63;
-  t = node_type_infer(*f, hints);
-  REQUIRE_FALSE(t.ok());
-  CHECK(t.error().find("--cpu-link-rate") != std::string::npos);
-  hints.cpu_link_GBps = 10;
   t = node_type_infer(*f, hints);
   REQUIRE_MESSAGE(t.ok(), (t ? "" : t.error()));
   CHECK(t->type.nvlink_GBps == 100);  // two GPUs bridged by 4 links: one bond, exactly a switch of two
   CHECK(t->type.cpus == 2);
   CHECK(t->type.nic_switch.empty());
+  // A --base fills all of it.
+  const NodeType base = *node_type_named("dgx-h100");
+  NodeHints only_base;
+  only_base.base = &base;
+  CHECK(node_type_infer(*f, only_base).ok());
+}
+
+TEST_CASE("nvidia-smi: a GPU model of unknown NVLink generation adds the NVLink rate to the list") {
+  Result<NodeFacts> f = nvidia_smi_topo_parse(kTwoGpus, "two.txt");
+  REQUIRE(f.ok());
+  NodeHints hints;
+  hints.gpu_model = "RTX-6000-Ada";
+  hints.pcie_GBps = 31.5;
+  Result<NodeTypeInference> t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("leaves out 3 values") != std::string::npos);
+  CHECK(t.error().find("\n  one NVLink's rate (4 NVLinks per GPU, and the NVLink generation of 'RTX-6000-Ada' is unknown): "
+                       "--nvlink-rate R, one link in one direction: 25GB/s for NVLink 2 to 4 (V100 to H200), 50GB/s for NVLink 5 (B200)") !=
+        std::string::npos);
+  CHECK(t.error().find("\n  the NIC rate: ") != std::string::npos);
+  CHECK(t.error().find("\n  the link between the 2 NUMA nodes") != std::string::npos);
+  // Without the model, the model is asked for and not the rate it would give.
+  hints.gpu_model.clear();
+  t = node_type_infer(*f, hints);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.error().find("--gpu-model") != std::string::npos);
+  CHECK(t.error().find("--nvlink-rate") == std::string::npos);
 }
 
 TEST_CASE("nvidia-smi: malformed matrices get one clear error each") {

@@ -79,6 +79,100 @@ TEST_CASE("slurm topology: blocks become leaves under one root" * doctest::skip(
   CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 8}, {2, 1}});
 }
 
+namespace {
+
+// Each host's NVLink domain by name, and the domains' sizes.
+std::map<std::string, std::string> domain_of(const Cluster& c) {
+  std::map<std::string, std::string> out;
+  for (const Host& h : c.hosts()) out[h.name] = c.domains()[static_cast<size_t>(h.scaleup_domain)];
+  return out;
+}
+
+std::string build_error(const std::string& text, const std::string& type = "gb200-nvl72") {
+  Result<SlurmImport> b = slurm_topology_build(parsed(text, "topology.conf"), *node_type_named(type), "t", 1, "topology.conf");
+  REQUIRE_FALSE(b.ok());
+  return b.error();
+}
+
+}  // namespace
+
+TEST_CASE("slurm topology: on rack-scale nodes each block is one NVLink domain" * doctest::skip(test::reference_absent())) {
+  // SchedMD's block fixture: 8 blocks of 4. Racks by count would put node17-20 (b5) astride two
+  // 18-tray racks; the blocks are the domains Slurm keeps jobs in.
+  const SlurmImport b = built(sample("slurm-topology-block.conf"), "gb200-nvl72");
+  const Cluster& c = b.cluster;
+  CHECK(c.hosts().size() == 32);
+  CHECK(c.domains().size() == 8);
+  const std::map<std::string, std::string> domain = domain_of(c);
+  for (const char* host : {"node17", "node18", "node19", "node20"}) CHECK(domain.at(host) == "b5");
+  CHECK(domain.at("node16") == "b4");
+  CHECK(domain.at("node21") == "b6");
+  // One NVSwitch per block, joining its four trays' 16 GPUs and no others.
+  const VertexId nvswitch = *c.find("b5/nvswitch");
+  CHECK(c.device(nvswitch).kind == DeviceKind::nvswitch);
+  int gpus = 0;
+  for (EdgeId e : c.out_edges(nvswitch)) gpus += c.device(c.target(e)).kind == DeviceKind::gpu;
+  CHECK(gpus == 16);
+  REQUIRE(b.notes.size() == 3);  // and the root joining the blocks
+  CHECK(b.notes[0] == "each block is an NVLink domain (gb200-nvl72 racks) and a leaf switch (topology/block names no switches)");
+  CHECK(b.notes[2] ==
+        "8 of 8 blocks hold fewer hosts than a gb200-nvl72 rack's 18 (b1: 4): each is an NVLink domain of its own hosts, a rack "
+        "whose other trays Slurm does not schedule");
+  // Hosts of one NVLink domain per node type: the same file on DGX H100 gives every host its own.
+  CHECK(built(sample("slurm-topology-block.conf")).cluster.domains().size() == 32);
+}
+
+TEST_CASE("slurm topology: NVL72 racks written as blocks read back as the same domains") {
+  const Cluster preset = test::load_cluster("gb200-nvl72:2");
+  const SlurmImport b = built(parsed(slurm_block_write(preset), "written.conf"), "gb200-nvl72");
+  CHECK(domain_of(b.cluster).size() == 36);
+  std::map<std::string, int> per_domain;
+  for (const auto& [host, domain] : domain_of(b.cluster)) ++per_domain[domain];
+  CHECK(per_domain == std::map<std::string, int>{{"r001", 18}, {"r002", 18}});
+  for (const std::string& note : b.notes) CHECK(note.find("fewer hosts") == std::string::npos);  // whole racks
+  CHECK(domain_of(b.cluster) == domain_of(preset));
+}
+
+TEST_CASE("slurm topology: a block no NVLink domain holds, a host in two, are errors that say what to change") {
+  CHECK(build_error("BlockName=big Nodes=n[01-20]\n") ==
+        "topology.conf:1: BlockName=big: 20 hosts, more than the 18 of one gb200-nvl72 NVLink domain: on rack-scale nodes a block is "
+        "the domain (the rack) Slurm keeps a job in; split big into blocks of at most 18 hosts, one per rack, or give --node-type a "
+        "node type whose hosts_per_domain is 20 or more");
+  CHECK(build_error("BlockName=b1 Nodes=n[01-04]\nBlockName=b2 Nodes=n[04-07]\n") ==
+        "topology.conf:2: BlockName=b2: host n04 is in b1 too (line 1): a host is in one NVLink domain");
+  CHECK(build_error("BlockName=b1 Nodes=n[01-04],n02\n") == "topology.conf:1: BlockName=b1: host n02 is named twice: a host is in one NVLink domain");
+  // Without rack-scale hosts a block is a group of hosts on one leaf, of any size.
+  CHECK(built(parsed("BlockName=big Nodes=n[01-20]\n", "t.conf")).cluster.hosts().size() == 20);
+}
+
+TEST_CASE("slurm topology: a tree on rack-scale nodes fills racks in file order, and says so" * doctest::skip(test::reference_absent())) {
+  const SlurmImport b = built(sample("slurm-topology-tree-3level.conf"), "gb200-nvl72");
+  CHECK(b.cluster.domains().size() == 23);  // 400 trays: 22 racks of 18 and one of 4
+  REQUIRE(b.notes.size() == 1);
+  CHECK(b.notes[0] ==
+        "the tree names no NVLink domains: hosts fill gb200-nvl72 racks of 18 in the order the file names them (the last holds 4); "
+        "Slurm's block topology (BlockName lines, or a block topology in topology.yaml) names the real ones");
+}
+
+TEST_CASE("slurm topology: block sizes Slurm's block plugin refuses are refused, with the line") {
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,12\n") ==
+        "topology.conf:3: BlockSizes: 12 is not 4 (the base block size, the first) times a power of two up to 32768: Slurm's block "
+        "plugin joins 2, 4, 8 ... base blocks into larger ones");
+  CHECK(parse_error("BlockSizes=4,6\nBlockName=b1 Nodes=n[1-4]\n").starts_with("topology.conf:1: BlockSizes: 6 is not 4 "));
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,262144\n").starts_with("topology.conf:2: BlockSizes: 262144 is not 4 "));
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-6]\nBlockSizes=4,8\n") ==
+        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (BlockSizes' first): Slurm's block plugin refuses a "
+        "smaller block");
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-6]\n") ==
+        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (the first block's, as no BlockSizes are given): "
+        "Slurm's block plugin refuses a smaller block");
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4\nBlockSizes=4,8\n") == "topology.conf:3: BlockSizes: already given on line 2");
+  CHECK(parse_error("SwitchName=s0 Nodes=n[1-4]\nBlockSizes=4\n") ==
+        "topology.conf:2: BlockSizes: only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree plugin's");
+  // A block larger than the base is Slurm's to use in part.
+  CHECK(parsed("BlockName=b1 Nodes=n[1-6]\nBlockName=b2 Nodes=n[7-10]\nBlockSizes=4,16\n", "t").blocks.size() == 2);
+}
+
 TEST_CASE("slurm topology: a preset's tree written and read back scores the same fabric") {
   const Cluster preset = test::load_cluster("dgx-h100:64");
   const std::string tree = slurm_tree_write(preset);

@@ -88,6 +88,33 @@ TEST_CASE("slurm yaml: written from a cluster, read back to the same fabric") {
   CHECK(racks.topology.blocks[0].name == "r001");
 }
 
+TEST_CASE("slurm yaml: a tree with blocks beside it: the tree's fabric, the blocks' NVLink domains") {
+  const SlurmYaml tree = parsed(kExample);
+  REQUIRE(tree.topology.domain_blocks.size() == 2);
+  CHECK(tree.topology.domain_blocks_from == "racks");
+  Result<SlurmImport> b = slurm_topology_build(tree.topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
+  const Cluster& c = b->cluster;
+  CHECK(c.domains() == std::vector<std::string>{"b1", "b2"});
+  CHECK(c.domains()[static_cast<size_t>(c.hosts()[*c.host_index("node05")].scaleup_domain)] == "b2");
+  CHECK(c.find("leaf2").has_value());  // the tree's switches
+  CHECK(b->notes.front() == "NVLink domains from the blocks of topology racks, beside the tree");
+  // The blocks must hold the tree's hosts, each once.
+  std::string missing = kExample;
+  missing.replace(missing.find("nodes: node[05-08]\n- topology: none"), 18, "nodes: node[05-07],node09");
+  Result<SlurmYaml> y = slurm_yaml_parse(missing, "topology.yaml", "");
+  REQUIRE(y.ok());
+  Result<SlurmImport> bad = slurm_topology_build(y->topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "topology.yaml: host node08 is in no block of topology racks, which gives the NVLink domains of the tree's "
+                       "gb200-nvl72 hosts: a host is in one");
+  // Topoplan's own export of NVL72 racks reads back with its racks.
+  const Cluster preset = test::load_cluster("gb200-nvl72:2");
+  Result<SlurmImport> back = slurm_topology_build(parsed(slurm_yaml_write(preset)).topology, *node_type_named("gb200-nvl72"), "t", 1, "t.yaml");
+  REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
+  CHECK(back->cluster.domains() == preset.domains());
+}
+
 TEST_CASE("slurm yaml: malformed files get one clear error each") {
   CHECK(parse_error("- topology: a\n  tree: [unclosed\n").find("topology.yaml:") == 0);
   CHECK(parse_error("- topology: a\n  tree: [unclosed\n").find("not YAML") != std::string::npos);
@@ -120,6 +147,12 @@ TEST_CASE("slurm yaml: malformed files get one clear error each") {
   CHECK(parse_error(block + "    block_sizes: [4, x]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n") ==
         "topology.yaml:3: topology b: block: block_sizes: 'x' is not a positive number of nodes");
   CHECK(parse_error(block + "    blocks:\n      - block: b1\n") == "topology.yaml:4: block b1: gives no nodes");
+  CHECK(parse_error(block + "    block_sizes: [4, 6]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n") ==
+        "topology.yaml:3: block_sizes: 6 is not 4 (the base block size, the first) times a power of two up to 32768: Slurm's block "
+        "plugin joins 2, 4, 8 ... base blocks into larger ones");
+  CHECK(parse_error(block + "    block_sizes: [4]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n      - block: b2\n        nodes: h5\n") ==
+        "topology.yaml:7: block b2: 1 host, fewer than the base block size 4 (block_sizes' first): Slurm's block plugin refuses a "
+        "smaller block");
   CHECK(parse_error(block + "    block_sizes: [4]\n") == "topology.yaml:3: topology b: block: gives no blocks");
   // Aliases cannot multiply a host list past the limit on names.
   std::string many = "- topology: t\n  tree:\n    switches:\n      - switch: s\n        nodes: [&h 'h[1-900000]'";
