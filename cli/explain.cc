@@ -268,7 +268,7 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--job", o->job, "job file (docs/job-format.md)")->required();
+  app.add_option("--job", o->job, kJobHelp)->required();
   app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
   app.add_option("--group", o->group, "KIND:INDEX, kinds tp, cp, dp, pp, ep, etp, edp (e.g. tp:3)");
   app.add_option("--rank", o->rank, "every group this rank is in")->check(CLI::NonNegativeNumber);

@@ -20,6 +20,10 @@ struct JobInputs {
 };
 
 // What --layout takes, for every command that reads a layout.
+// --job's help, the same for every command that scores a job.
+inline constexpr const char* kJobHelp =
+    "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json, or a file of Megatron-LM arguments or a whole "
+    "torchrun ... pretrain_gpt.py launch line (docs/job-format.md, \"Megatron-LM arguments\")";
 inline constexpr const char* kLayoutHelp =
     "rank -> GPU map (docs/layout-formats.md): a plan file (plan.json), JSON, a host list in rank order (h001 per "
     "rank as in SLURM_HOSTFILE, h[001-004], h001 slots=8), an Open MPI rankfile, or plan's ranks.env or torchrun.txt";

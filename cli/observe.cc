@@ -245,7 +245,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--job", o->job, "job file (docs/job-format.md)")->required();
+  app.add_option("--job", o->job, kJobHelp)->required();
   app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
   app.add_option("--counters", o->counters,
                  "port counter files: perfquery output, Prometheus text (node_exporter), or CSV windows (docs/observe.md)")

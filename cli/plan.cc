@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/html_report.h"
+#include "cli/job_inputs.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/emit/emit.h"
@@ -20,6 +21,7 @@
 #include "topology/load.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -89,8 +91,8 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
                 const std::vector<std::string>& written) {
   const JobScore& s = p.score;
   const PlanBaseline& input = p.baselines.front();
-  out << "plan: " << p.job.name << " on " << cluster << ", " << s.ranks << " ranks on " << p.host_order.size()
-      << (p.host_order.size() == 1 ? " host" : " hosts") << ", order " << p.job.parallel.order << ": step "
+  out << "plan: " << p.job.name << " on " << cluster << ", " << counted(s.ranks, "rank") << " on "
+      << counted(static_cast<int64_t>(p.host_order.size()), "host") << ", order " << p.job.parallel.order << ": step "
       << format_duration(s.step_s) << ", exposed communication " << format_duration(s.exposed_comm_s);
   if (!input.scored) {
     out << " (the input order cannot be scored)\n";
@@ -307,8 +309,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--job", o->job,
-                 "job file (docs/job-format.md), e.g. data/jobs/llama3-70b.json, or Megatron-LM arguments or launch line")
+  app.add_option("--job", o->job, kJobHelp)
       ->required();
   app.add_option("--nodes", o->nodes,
                  "the allocation: a Slurm hostlist (h[0001-0016,0033]) or @FILE with one host per line; "

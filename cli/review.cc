@@ -110,7 +110,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--job", o->job, "job file (docs/job-format.md)")->required();
+  app.add_option("--job", o->job, kJobHelp)->required();
   app.add_option("--layout", o->layout, std::string("the layout under review, ") + kLayoutHelp)->required();
   app.add_option("--max-exposed", o->max_exposed, "also fail above this exposed communication per step (e.g. 2s)");
   app.add_option("--max-slowdown", o->max_slowdown,

@@ -169,7 +169,9 @@ void recompute_args(const Job& job, Lines& out) {
   out.arg("--recompute-modules", modules);
 }
 
-void order_args(const Job& job, const RankGroups& planned, Lines& out) {
+// The order's flag, if it has one; else what to change in Megatron, also returned as a note for
+// the command's output (the arguments alone would run Megatron's default order).
+std::string order_args(const Job& job, const RankGroups& planned, Lines& out) {
   const Parallelism& p = job.parallel;
   Result<RankGroups> by_default = RankGroups::make(job_parallel_sizes(job), kDefaultOrder);
   Result<RankGroups> by_tp_pp_dp = RankGroups::make(job_parallel_sizes(job), kTpPpDpOrder);
@@ -185,10 +187,13 @@ void order_args(const Job& job, const RankGroups& planned, Lines& out) {
   } else {
     // No flag takes an arbitrary order: initialize_model_parallel's `order` keyword does
     // (megatron/core/parallel_state.py), and megatron/training/initialize.py passes only the two above.
-    out.comment("order " + p.order + " has no command-line flag: pass order=\"" + p.order +
-                "\" to initialize_model_parallel (megatron/core/parallel_state.py) where megatron/training/initialize.py "
-                "calls it");
+    const std::string note = "order " + p.order + " has no command-line flag: pass order=\"" + p.order +
+                             "\" to initialize_model_parallel (megatron/core/parallel_state.py) where "
+                             "megatron/training/initialize.py calls it";
+    out.comment(note);
+    return note;
   }
+  return "";
 }
 
 }  // namespace
@@ -215,11 +220,13 @@ EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement) {
   precision_args(job, out);
   if (Result<bool> ok = parallel_args(job, out); !ok) return Error{ok.error()};
   recompute_args(job, out);
-  order_args(job, *planned, out);
+  const std::string order_note = order_args(job, *planned, out);
   if (job.compute.achievable_fraction || job.compute.peak_tflops)
     out.comment("compute.achievable_fraction and compute.peak_tflops set topoplan's compute estimate; Megatron-LM has "
                 "no flag for them");
-  return std::vector<EmittedFile>{{"megatron.args", std::move(out.text)}};
+  EmittedFile file{"megatron.args", std::move(out.text), {}};
+  if (!order_note.empty()) file.notes.push_back(order_note);
+  return std::vector<EmittedFile>{std::move(file)};
 }
 
 }  // namespace topoplan

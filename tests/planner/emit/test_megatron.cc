@@ -66,6 +66,17 @@ TEST_CASE("emit megatron: the order as a flag where Megatron has one, else initi
                                      "megatron/training/initialize.py calls it\n") != std::string::npos);
   CHECK(args_text("tp-pp-dp").find("# order tp-pp-dp: the same ranks as tp-cp-ep-pp-dp, which --use-tp-pp-dp-mapping "
                                      "selects\n") != std::string::npos);
+  // The command says so too: the arguments alone would run Megatron's default order.
+  Cluster cluster = test::load_cluster("dgx-h100:2");
+  Router router(cluster);
+  Job job = test::small_job();
+  for (const char* order : {"dp-tp-pp", "tp-dp-pp"}) {
+    job.parallel.order = order;
+    Layout layout = *layout_default(cluster, job_ranks(job));
+    Result<std::vector<EmittedFile>> files = emit("megatron", {cluster, router, job, layout});
+    REQUIRE(files.ok());
+    CHECK((*files)[0].notes.size() == (std::string(order) == "dp-tp-pp" ? 1u : 0u));
+  }
 }
 
 }  // namespace topoplan
