@@ -12,12 +12,6 @@ namespace topoplan::counter_parse {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string shown(std::string_view s) {
   s = trim(s);
   std::string out(s.substr(0, 80));

@@ -11,11 +11,11 @@
 
 #include "observe/counters.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan::counter_parse {
 
 bool starts_with(std::string_view s, std::string_view prefix);
-std::string lower(std::string_view s);
 // How a piece of input is quoted in an error: trimmed, cut at 80 characters, control characters
 // as '?', so a message stays one readable line whatever the bytes.
 std::string shown(std::string_view s);

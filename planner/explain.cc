@@ -440,11 +440,7 @@ Result<LinkExplanation> Explainer::link(const std::string& name) {
   const Cluster& c = impl_->c;
   const size_t arrow = name.find("->");
   if (arrow == std::string::npos) return Error{"--link: expected 'a -> b' as score lists links, got '" + name + "'"};
-  auto trim = [](std::string s) {
-    const size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  };
-  const std::string a = trim(name.substr(0, arrow)), b = trim(name.substr(arrow + 2));
+  const std::string a(trim(std::string_view(name).substr(0, arrow))), b(trim(std::string_view(name).substr(arrow + 2)));
   std::optional<VertexId> va = c.find(a), vb = c.find(b);
   if (!va || !vb) return Error{"--link: no device '" + (va ? b : a) + "'"};
   std::optional<EdgeId> edge;

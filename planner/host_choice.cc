@@ -85,7 +85,7 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
   }
   if (all_gpus < gpus)
     return Error{"the job needs " + std::to_string(gpus) + " GPUs; the " + counted(static_cast<int64_t>(free.size()), "free host") +
-                 " have " + std::to_string(all_gpus) + " up"};
+                 (free.size() == 1 ? " has " : " have ") + std::to_string(all_gpus) + " up"};
   hosts_sort(loc, whole);
   hosts_sort(loc, partial);
   HostChoice out;

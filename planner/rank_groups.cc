@@ -9,6 +9,7 @@
 #include "topology/limits.h"
 #include "topology/suggest.h"
 #include "topology/units.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -71,11 +72,10 @@ const char* axis_name(Axis axis) { return kAxisNames[static_cast<int>(axis)]; }
 
 Result<std::vector<Axis>> order_parse(std::string_view order) {
   // RankGenerator lower-cases the order before reading it.
-  std::string lower(order);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lowered = lower(order);
   std::string where = "order '" + std::string(order) + "'";
   std::vector<Axis> axes;
-  for (std::string_view name : split_dashes(lower)) {
+  for (std::string_view name : split_dashes(lowered)) {
     Result<Axis> axis = axis_parse(name);
     if (!axis) return error_in(where, axis.error());
     if (std::find(axes.begin(), axes.end(), *axis) != axes.end())

@@ -3,14 +3,10 @@
 #include <algorithm>
 
 #include "topology/suggest.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
-
-std::string trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string_view::npos ? "" : std::string(s.substr(b, e - b + 1));
-}
 
 // Every host and device name, for "did you mean".
 std::vector<std::string> all_names(const Cluster& c) {
@@ -53,12 +49,12 @@ Result<DownSet> down_parse(const Cluster& c, const std::vector<std::string>& ent
     return Error{"--exclude: no host, device or link '" + name + "'" + did_you_mean(name, names)};
   };
   for (const std::string& raw : entries) {
-    const std::string entry = trim(raw);
+    const std::string entry(trim(raw));
     if (entry.empty()) return Error{"--exclude: empty name in the list"};
     const bool both = entry.find("<->") != std::string::npos;
     const size_t arrow = both ? entry.find("<->") : entry.find("->");
     if (arrow != std::string::npos) {
-      const std::string a = trim(entry.substr(0, arrow)), b = trim(entry.substr(arrow + (both ? 3 : 2)));
+      const std::string a(trim(std::string_view(entry).substr(0, arrow))), b(trim(std::string_view(entry).substr(arrow + (both ? 3 : 2))));
       std::optional<VertexId> va = c.find(a), vb = c.find(b);
       if (!va) return unknown(a);
       if (!vb) return unknown(b);

@@ -12,6 +12,7 @@
 
 #include "topology/limits.h"
 #include "topology/suggest.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -29,12 +30,6 @@ struct Quantity {
   std::string max_text;  // "1 EB"
   bool bytes = false;    // a unit in bits is a mistake to explain, not a typo to correct
 };
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Case does not matter in a unit, except b (bits) against B (bytes): "gbps" is "Gbps", but
 // "GBps" is not "Gbps", it is a mistyped "GB/s".

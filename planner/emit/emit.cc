@@ -2,6 +2,7 @@
 
 #include "planner/emit/formats.h"
 #include "topology/suggest.h"
+#include "topology/words.h"
 
 namespace topoplan {
 namespace {
@@ -24,12 +25,6 @@ std::string names_list() {
   std::string list;
   for (const std::string& n : emit_format_names()) list += (list.empty() ? "" : ", ") + n;
   return list;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 const Format* find_format(std::string_view name) {

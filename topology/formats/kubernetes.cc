@@ -1,4 +1,5 @@
 #include "topology/formats/kubernetes.h"
+#include "topology/words.h"
 
 #include <algorithm>
 #include <cctype>
@@ -42,8 +43,7 @@ std::string label_value(const std::string& name) {
 
 // An object name (a DNS label): a label value in lower case.
 std::string object_name(const std::string& name) {
-  std::string v = label_value(name);
-  for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string v = lower(label_value(name));
   return v.empty() ? "cluster" : v;
 }
 

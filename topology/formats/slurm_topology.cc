@@ -18,11 +18,6 @@
 namespace topoplan {
 namespace {
 
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 // Each block one NVLink domain of its hosts, named after it; a note where blocks are smaller than
 // the type's domain, "" where none is.
 Result<std::string> racks_build(Cluster& c, const std::vector<SlurmTopology::Block>& blocks, bool yaml, const NodeType& type, int site,
