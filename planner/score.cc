@@ -109,7 +109,7 @@ class Reporter {
   void add(Finding f, std::vector<Fix> fixes);
   void tp_span(size_t index, const std::vector<size_t>& spanning);
   std::string order_fix(const std::string& token) const;
-  std::string tier_fix(size_t index, size_t group, EdgeId hot) const;
+  std::string tier_fix(size_t index, size_t group, EdgeId hot);
   Result<bool> cost_findings(JobScore& out);
 
   const Cluster& c_;
@@ -118,6 +118,7 @@ class Reporter {
   const ScoreState& state_;
   const ScoreOptions& opt_;
   LinkLoad scratch_;
+  std::optional<Locality> loc_;  // the cluster's, once a tier fix needs it
   const std::vector<double>* best_item_us_;
   std::vector<Finding> findings_;
   std::vector<std::vector<Fix>> fixes_;  // parallel to findings_: what fixing each cause changes
@@ -384,13 +385,14 @@ Result<bool> Reporter::cost_findings(JobScore& out) {
 // How to keep an item's groups below the tier its busiest link climbs to, on these hosts: a group
 // that needs more hosts than any unit under that tier holds of the allocation cannot be; in a plan,
 // the units hold other groups instead, and hosts enough for both would be needed.
-std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) const {
+std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   const TrafficItem& item = state_.traffic().items[index];
   const std::string tier = link_tier(c_, hot);
   const int climbs = link_level(c_, hot);
   const Level level = climbs >= kDciLevel || tier == "site" ? Level::site : climbs <= 2 ? Level::leaf_group : Level::pod;
   const std::string unit(to_string(level));
-  const Locality loc = locality_of(c_);
+  if (!loc_) loc_ = locality_of(c_);
+  const Locality& loc = *loc_;
   // Hosts per unit, of the allocation and of the whole cluster.
   std::map<int, int> mine, all;
   std::set<int> hosts;

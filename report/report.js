@@ -66,7 +66,6 @@
     if (mode === 'exposed') return loads[p].exposed[k] / mostExposed;
     return (mode === 'ratio' ? loads[p].ratio : mode === 'peak' ? loads[p].peak : loads[p].avg)[k];
   };
-  const hotter = (a, b) => Math.max(a, b);
   // A directed link as the text names it: "h001/nic3 -> leaf3".
   const linkName = (l, dir) => (dir ? `${D.name[L.b[l]]} -> ${D.name[L.a[l]]}` : `${D.name[L.a[l]]} -> ${D.name[L.b[l]]}`);
   // The links critical findings name, per layout: drawn in their own colour from the first view.
@@ -194,7 +193,7 @@
       e.links.push(l); e.GBps += L.bw_GBps[l];
       if (critical[p].has(l)) e.critical.push(critical[p].get(l));
       const uUp = util(p, l, down ? 1 : 0), uDn = util(p, l, down ? 0 : 1);  // lower-to-upper, upper-to-lower
-      e.up = hotter(e.up, uUp); e.dn = hotter(e.dn, uDn);
+      e.up = Math.max(e.up, uUp); e.dn = Math.max(e.dn, uDn);
     }
     return [...m.values()];
   }
@@ -303,7 +302,7 @@
     const gLinks = el('g', { class: 'links' }, svg), gCritical = el('g', { class: 'links critical' }, svg);
     for (const e of links) {
       const x1 = x.get(e.lo), y1 = yOf(e.lo.row), x2 = x.get(e.hi), y2 = yOf(e.hi.row) + boxH;
-      const hot = hotter(e.up, e.dn);
+      const hot = Math.max(e.up, e.dn);
       let inGroup = false;
       if (info) for (const l of e.links) if (info.links.has(l)) { inGroup = true; break; }
       const crit = e.critical.length > 0;
@@ -369,7 +368,7 @@
       if (v > w || !pos.has(w)) continue;
       const [x1, y1] = pos.get(v), [x2, y2] = pos.get(w);
       const crit = critical[p].has(l);
-      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: crit ? CRITICAL : paint(hotter(util(p, l, 0), util(p, l, 1))),
+      const line = el('line', { x1, y1: y1 + boxH / 2, x2, y2: y2 + boxH / 2, stroke: crit ? CRITICAL : paint(Math.max(util(p, l, 0), util(p, l, 1))),
         'stroke-width': widthOf(L.bw_GBps[l]) + (crit ? 2 : 0), class: 'link' + (crit ? ' critical' : '') }, g);
       el('title', {}, line).textContent = (crit ? 'critical: ' + critical[p].get(l) + '\n' : '') +
         `${linkName(l, 0)} ${L.kinds[L.kind[l]]} ${rate(L.bw_GBps[l])}: ${shown(util(p, l, 0))}, back ${shown(util(p, l, 1))}`;
