@@ -20,7 +20,7 @@
 #include "planner/plan_json.h"
 #include "topology/fabric.h"
 #include "topology/formats/json.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/load.h"
 
 using namespace topoplan;

@@ -9,7 +9,7 @@
 #include "bench/bench.h"
 #include "planner/score.h"
 #include "topology/formats/json.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/load.h"
 
 using namespace topoplan;

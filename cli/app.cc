@@ -2,7 +2,7 @@
 
 #include "cli/guard.h"
 #include "cli/tool.h"
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 namespace topoplan::cli {
 namespace {

@@ -11,12 +11,12 @@
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "cost/collective.h"
-#include "topology/index_list.h"
-#include "topology/limits.h"
+#include "base/index_list.h"
+#include "base/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {

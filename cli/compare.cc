@@ -11,8 +11,8 @@
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/score_json.h"
-#include "topology/formats/json_fields.h"
-#include "topology/units.h"
+#include "base/json_fields.h"
+#include "base/units.h"
 #include "validate/compare.h"
 
 namespace topoplan::cli {

@@ -1,7 +1,7 @@
 #include "cli/dot_flags.h"
 
-#include "topology/formats/json_fields.h"
-#include "topology/suggest.h"
+#include "base/file_io.h"
+#include "base/suggest.h"
 
 namespace topoplan::cli {
 

@@ -14,9 +14,9 @@
 #include "cli/tool.h"
 #include "planner/explain.h"
 #include "planner/score_json.h"
-#include "topology/index_list.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/index_list.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/tool.h"
 #include "planner/job.h"
 #include "planner/rank_groups.h"
-#include "topology/limits.h"
+#include "base/limits.h"
 
 namespace topoplan::cli {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "cli/score_tables.h"
 #include "report_assets.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 
 namespace topoplan::cli {
 namespace {

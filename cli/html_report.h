@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/report_data.h"
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan::cli {
 

@@ -12,13 +12,13 @@
 #include "topology/formats/file_format.h"
 #include "topology/formats/hwloc.h"
 #include "topology/formats/json.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/formats/node_type_json.h"
 #include "topology/formats/slurm_topology.h"
-#include "topology/limits.h"
+#include "base/limits.h"
 #include "topology/load.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {

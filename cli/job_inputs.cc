@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/plan_json.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/load.h"
 
 namespace topoplan::cli {

@@ -16,7 +16,7 @@
 #include "observe/link_compare.h"
 #include "planner/group_ref.h"
 #include "planner/link_use.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {

@@ -16,12 +16,12 @@
 #include "planner/emit/emit.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"
-#include "topology/formats/json_fields.h"
-#include "topology/hostlist.h"
+#include "base/json_fields.h"
+#include "base/hostlist.h"
 #include "topology/load.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {

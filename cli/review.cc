@@ -15,8 +15,8 @@
 #include "planner/plan_json.h"
 #include "planner/review.h"
 #include "planner/score_json.h"
-#include "topology/hostlist.h"
-#include "topology/units.h"
+#include "base/hostlist.h"
+#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "topology/hostlist.h"
-#include "topology/units.h"
+#include "base/hostlist.h"
+#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {

@@ -18,8 +18,8 @@
 #include "planner/score_json.h"
 #include "topology/load.h"
 #include "topology/locality.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {

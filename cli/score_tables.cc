@@ -4,8 +4,8 @@
 #include <map>
 
 #include "topology/locality.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::cli {
 

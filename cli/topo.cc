@@ -14,7 +14,7 @@
 #include "cost/nccl_tuning.h"
 #include "topology/down.h"
 #include "topology/formats/dot.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/formats/json.h"
 #include "topology/formats/kubernetes.h"
 #include "topology/formats/nccl_xml.h"
@@ -23,8 +23,8 @@
 #include "topology/load.h"
 #include "topology/routing.h"
 #include "topology/summary.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
+#include "base/suggest.h"
+#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {

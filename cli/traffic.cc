@@ -10,9 +10,9 @@
 #include "cli/tool.h"
 #include "observe/traffic_compare.h"
 #include "planner/score_state.h"
-#include "topology/hostlist.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/hostlist.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {

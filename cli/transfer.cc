@@ -11,11 +11,11 @@
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/dci_headroom.h"
-#include "topology/limits.h"
+#include "base/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
 #include "topology/transfer.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {

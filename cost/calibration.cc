@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/comm_group.h"
-#include "topology/enum_names.h"
-#include "topology/formats/json_fields.h"
-#include "topology/limits.h"
+#include "base/enum_names.h"
+#include "base/json_fields.h"
+#include "base/limits.h"
 
 namespace topoplan {
 namespace {

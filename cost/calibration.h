@@ -9,7 +9,7 @@
 
 #include "cost/nccl_tuning.h"
 #include "topology/cluster.h"
-#include "topology/error.h"
+#include "base/error.h"
 #include "topology/kinds.h"
 
 namespace topoplan {

@@ -4,9 +4,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/locality.h"
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "topology/enum_names.h"
-#include "topology/suggest.h"
+#include "base/enum_names.h"
+#include "base/suggest.h"
 
 // Every number below was read from NVIDIA/nccl at tag v2.25.1-1, commit
 // 80f6bda4378b99d99e82b4d76a633791cc45fef0 (makefiles/version.mk: 2.25.1), unless it says

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "topology/error.h"
+#include "base/error.h"
 #include "topology/kinds.h"
 
 namespace topoplan {

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 
 namespace topoplan::fuzz {
 

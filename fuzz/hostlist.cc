@@ -1,6 +1,6 @@
 // Slurm host lists: expand, and compress the names back to a list that expands to the same.
 #include "fuzz/fuzz.h"
-#include "topology/hostlist.h"
+#include "base/hostlist.h"
 
 using namespace topoplan;
 

@@ -2,7 +2,7 @@
 #include <set>
 
 #include "fuzz/fuzz.h"
-#include "topology/index_list.h"
+#include "base/index_list.h"
 
 using namespace topoplan;
 

@@ -6,7 +6,7 @@
 
 #include "fuzz/fuzz.h"
 #include "observe/nccl_log.h"
-#include "topology/limits.h"
+#include "base/limits.h"
 
 using namespace topoplan;
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "fuzz/fuzz.h"
-#include "topology/limits.h"
-#include "topology/units.h"
+#include "base/limits.h"
+#include "base/units.h"
 
 using namespace topoplan;
 

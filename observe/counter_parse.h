@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "observe/counters.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan::counter_parse {
 

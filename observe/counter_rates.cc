@@ -4,7 +4,7 @@
 
 #include "observe/counter_parse.h"
 #include "observe/counters.h"
-#include "topology/limits.h"
+#include "base/limits.h"
 
 namespace topoplan {
 

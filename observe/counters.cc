@@ -1,9 +1,9 @@
 #include "observe/counters.h"
 
 #include "observe/counter_parse.h"
-#include "topology/formats/json_fields.h"
-#include "topology/limits.h"
-#include "topology/words.h"
+#include "base/file_io.h"
+#include "base/limits.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <cmath>
 
-#include "topology/limits.h"
-#include "topology/suggest.h"
-#include "topology/words.h"
+#include "base/limits.h"
+#include "base/suggest.h"
+#include "base/words.h"
 
 namespace topoplan::counter_parse {
 namespace {

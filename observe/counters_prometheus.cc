@@ -7,8 +7,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "topology/limits.h"
-#include "topology/words.h"
+#include "base/limits.h"
+#include "base/words.h"
 
 namespace topoplan::counter_parse {
 namespace {

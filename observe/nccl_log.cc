@@ -10,9 +10,9 @@
 #include <set>
 #include <tuple>
 
-#include "topology/formats/json_fields.h"
-#include "topology/limits.h"
-#include "topology/words.h"
+#include "base/json_fields.h"
+#include "base/limits.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "topology/formats/json_fields.h"
-#include "topology/limits.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/json_fields.h"
+#include "base/limits.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 

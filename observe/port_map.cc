@@ -2,8 +2,8 @@
 
 #include <fstream>
 
-#include "topology/limits.h"
-#include "topology/words.h"
+#include "base/limits.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

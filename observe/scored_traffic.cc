@@ -7,8 +7,8 @@
 
 #include "planner/group_ref.h"
 #include "planner/rank_groups.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

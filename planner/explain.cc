@@ -10,10 +10,10 @@
 #include "planner/lower_bound.h"
 #include "planner/orders.h"
 #include "planner/plan.h"
-#include "topology/hostlist.h"
-#include "topology/index_list.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/hostlist.h"
+#include "base/index_list.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 namespace {

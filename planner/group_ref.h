@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan {
 

@@ -1,5 +1,5 @@
 #include "planner/host_choice.h"
-#include "topology/words.h"
+#include "base/words.h"
 
 #include <algorithm>
 #include <map>

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/megatron_args.h"
-#include "topology/enum_names.h"
-#include "topology/formats/json_fields.h"
-#include "topology/limits.h"
+#include "base/enum_names.h"
+#include "base/json_fields.h"
+#include "base/limits.h"
 
 namespace topoplan {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "planner/rank_groups.h"
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan {
 

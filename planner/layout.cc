@@ -5,8 +5,8 @@
 
 #include "planner/layout_formats/formats.h"
 #include "planner/plan_json.h"
-#include "topology/formats/json_fields.h"
-#include "topology/suggest.h"
+#include "base/json_fields.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 namespace {

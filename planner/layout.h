@@ -31,7 +31,7 @@ Result<Layout> layout_default(const Cluster& cluster, int world);
 //    cuda_ordinal order) or {"ranks": ["h001/gpu3", ...]} (rank = position), or
 //  - a plan file (planner/plan_json.h), whose order string and exclusions come with it, or
 //  - a host list in rank order, a line `HOSTS [slots=N]` with HOSTS a hostlist expression
-//    (topology/hostlist.h): each name one rank, as in SLURM_HOSTFILE for --distribution=arbitrary,
+//    (base/hostlist.h): each name one rank, as in SLURM_HOSTFILE for --distribution=arbitrary,
 //    or with slots=N, N consecutive ranks on each name in turn, as Open MPI maps a hostfile by
 //    slot. A host's ranks take its GPUs in order, across lines; '#' starts a comment, or
 //  - what `plan --emit` writes besides: Open MPI's rankfile (`rank N=HOST slot=LIST`, the k-th rank

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "topology/formats/json_fields.h"
-#include "topology/suggest.h"
+#include "base/json_fields.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 namespace {

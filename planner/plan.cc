@@ -7,9 +7,9 @@
 
 #include "planner/lower_bound.h"
 #include "planner/orders.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -1,7 +1,7 @@
 #include "planner/plan_json.h"
 
 #include "planner/score_json.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 
 namespace topoplan {
 namespace {

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "topology/limits.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/limits.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan {
 

@@ -5,7 +5,7 @@
 
 #include "planner/group_ref.h"
 #include "planner/rank_groups.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "topology/units.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

@@ -12,10 +12,10 @@
 #include "planner/group_ref.h"
 #include "planner/lower_bound.h"
 #include "planner/plan.h"
-#include "topology/index_list.h"
+#include "base/index_list.h"
 #include "topology/locality.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "cost/transfers.h"
 #include "planner/pattern.h"
-#include "topology/index_list.h"
+#include "base/index_list.h"
 
 namespace topoplan {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "topology/index_list.h"
+#include "base/index_list.h"
 
 namespace topoplan {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "topology/limits.h"
-#include "topology/units.h"
-#include "topology/union_find.h"
+#include "base/limits.h"
+#include "base/units.h"
+#include "base/union_find.h"
 
 namespace topoplan {
 

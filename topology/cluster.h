@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "topology/error.h"
+#include "base/error.h"
 #include "topology/kinds.h"
 
 namespace topoplan {

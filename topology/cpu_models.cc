@@ -1,6 +1,6 @@
 #include "topology/cpu_models.h"
 
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan {
 

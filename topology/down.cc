@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "topology/suggest.h"
-#include "topology/words.h"
+#include "base/suggest.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

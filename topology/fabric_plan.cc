@@ -4,8 +4,8 @@
 #include <cmath>
 #include <set>
 
-#include "topology/limits.h"
-#include "topology/units.h"
+#include "base/limits.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

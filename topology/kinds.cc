@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "topology/enum_names.h"
+#include "base/enum_names.h"
 
 namespace topoplan {
 namespace {

@@ -7,11 +7,11 @@
 
 #include "topology/formats/file_format.h"
 #include "topology/formats/json.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/formats/node_type_json.h"
 #include "topology/formats/slurm_yaml.h"
-#include "topology/limits.h"
-#include "topology/units.h"
+#include "base/limits.h"
+#include "base/units.h"
 
 namespace topoplan {
 

@@ -4,7 +4,7 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "topology/union_find.h"
+#include "base/union_find.h"
 
 namespace topoplan {
 namespace {

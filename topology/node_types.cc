@@ -4,9 +4,9 @@
 #include <tuple>
 
 #include "topology/cpu_models.h"
-#include "topology/limits.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
+#include "base/limits.h"
+#include "base/suggest.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

@@ -9,9 +9,9 @@
 
 #include "topology/cpu_models.h"
 #include "topology/routing.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 

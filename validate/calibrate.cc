@@ -7,13 +7,13 @@
 
 #include "cost/collective.h"
 #include "planner/layout.h"
-#include "topology/limits.h"
-#include "topology/units.h"
+#include "base/limits.h"
+#include "base/units.h"
 #include "validate/compare.h"
 #include "validate/median.h"
 #include "validate/nccl_tests_format.h"
 #include "validate/plan_file.h"
-#include "topology/words.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

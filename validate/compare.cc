@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "planner/group_ref.h"
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "validate/harness.h"
 
 namespace topoplan {

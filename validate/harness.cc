@@ -8,9 +8,9 @@
 #include <optional>
 #include <sstream>
 
-#include "topology/units.h"
+#include "base/units.h"
 #include "validate/median.h"
-#include "topology/words.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -9,9 +9,9 @@
 #include <map>
 #include <type_traits>
 
-#include "topology/formats/json_fields.h"
-#include "topology/limits.h"
-#include "topology/words.h"
+#include "base/file_io.h"
+#include "base/limits.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

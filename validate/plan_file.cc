@@ -7,11 +7,11 @@
 
 #include "planner/group_ref.h"
 #include "planner/plan_json.h"
-#include "topology/formats/json_fields.h"
-#include "topology/limits.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
-#include "topology/words.h"
+#include "base/json_fields.h"
+#include "base/limits.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

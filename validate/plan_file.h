@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cost/nccl_tuning.h"
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan {
 

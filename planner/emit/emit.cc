@@ -1,8 +1,8 @@
 #include "planner/emit/emit.h"
 
 #include "planner/emit/formats.h"
-#include "topology/suggest.h"
-#include "topology/words.h"
+#include "base/suggest.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -10,7 +10,7 @@
 #include "planner/job.h"
 #include "planner/layout.h"
 #include "topology/cluster.h"
-#include "topology/error.h"
+#include "base/error.h"
 #include "topology/routing.h"
 
 namespace topoplan {

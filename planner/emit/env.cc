@@ -3,7 +3,7 @@
 
 #include "planner/emit/formats.h"
 #include "planner/emit/preamble.h"
-#include "topology/hostlist.h"
+#include "base/hostlist.h"
 
 namespace topoplan {
 

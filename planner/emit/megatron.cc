@@ -2,7 +2,7 @@
 
 #include "planner/emit/formats.h"
 #include "planner/emit/preamble.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

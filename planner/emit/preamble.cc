@@ -1,5 +1,5 @@
 #include "planner/emit/preamble.h"
-#include "topology/words.h"
+#include "base/words.h"
 
 namespace topoplan {
 

@@ -1,12 +1,12 @@
 // A host list in rank order: lines `HOSTS [slots=N]`, HOSTS a hostlist expression
-// (topology/hostlist.h), each name one rank as in SLURM_HOSTFILE, or with slots=N, N consecutive
+// (base/hostlist.h), each name one rank as in SLURM_HOSTFILE, or with slots=N, N consecutive
 // ranks on each name in turn, as Open MPI maps a hostfile by slot. A host's ranks take its GPUs in
 // order, across lines.
 #include <algorithm>
 
 #include "planner/layout_formats/formats.h"
-#include "topology/hostlist.h"
-#include "topology/suggest.h"
+#include "base/hostlist.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 namespace {

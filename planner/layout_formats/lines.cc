@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "planner/layout_formats/formats.h"
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 

@@ -3,7 +3,7 @@
 // of a node in rank order (OMPI_COMM_WORLD_LOCAL_RANK), so, as in a host list, the k-th rank of a
 // host runs on its GPU k.
 #include "planner/layout_formats/formats.h"
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 namespace topoplan {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 using topoplan::test::run_topoplan;
 

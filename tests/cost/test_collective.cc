@@ -10,9 +10,9 @@
 #include <set>
 
 #include "cost/transfers.h"
-#include "topology/index_list.h"
+#include "base/index_list.h"
 #include "topology/node_types.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 #include "tests/support.h"
 

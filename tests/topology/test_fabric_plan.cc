@@ -4,7 +4,7 @@
 
 #include "tests/support.h"
 #include "topology/fabric_plan.h"
-#include "topology/limits.h"
+#include "base/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
 

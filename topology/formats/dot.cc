@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
-#include "topology/enum_names.h"
+#include "base/enum_names.h"
 #include "topology/formats/dot_graph.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

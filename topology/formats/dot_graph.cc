@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "topology/hostlist.h"
+#include "base/hostlist.h"
 #include "topology/locality.h"
 
 namespace topoplan {

@@ -7,11 +7,11 @@
 #include <optional>
 #include <unordered_map>
 
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "topology/formats/node_type_json.h"
-#include "topology/limits.h"
-#include "topology/suggest.h"
-#include "topology/units.h"
+#include "base/limits.h"
+#include "base/suggest.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

@@ -1,5 +1,5 @@
 #include "topology/formats/kubernetes.h"
-#include "topology/words.h"
+#include "base/words.h"
 
 #include <algorithm>
 #include <cctype>

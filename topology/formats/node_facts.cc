@@ -7,7 +7,7 @@
 
 #include "topology/cpu_models.h"
 #include "topology/gpu_models.h"
-#include "topology/units.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

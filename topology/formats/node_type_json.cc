@@ -1,7 +1,7 @@
 #include "topology/formats/node_type_json.h"
 
-#include "topology/formats/json_fields.h"
-#include "topology/units.h"
+#include "base/json_fields.h"
+#include "base/units.h"
 
 namespace topoplan {
 namespace {

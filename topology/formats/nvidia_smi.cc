@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "topology/union_find.h"
+#include "base/union_find.h"
 
 namespace topoplan {
 namespace {

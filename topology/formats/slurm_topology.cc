@@ -11,9 +11,9 @@
 
 #include "topology/fabric.h"
 #include "topology/fabric_plan.h"
-#include "topology/hostlist.h"
-#include "topology/union_find.h"
-#include "topology/words.h"
+#include "base/hostlist.h"
+#include "base/union_find.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "topology/hostlist.h"
+#include "base/hostlist.h"
 
 namespace topoplan {
 namespace {

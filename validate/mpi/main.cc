@@ -22,7 +22,7 @@
 #include <poll.h>
 #include <unistd.h>
 
-#include "topology/formats/json_fields.h"
+#include "base/json_fields.h"
 #include "validate/harness.h"
 #include "validate/mpi/mpi_backend.h"
 #include "validate/mpi/progress.h"

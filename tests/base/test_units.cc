@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "topology/units.h"
+#include "base/units.h"
 
 using namespace topoplan;
 

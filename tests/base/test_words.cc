@@ -1,4 +1,4 @@
-#include "topology/words.h"
+#include "base/words.h"
 
 #include <doctest/doctest.h>
 

@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan {
 
-// Each parser refuses negative, non-finite and out-of-range values (topology/limits.h) with a
+// Each parser refuses negative, non-finite and out-of-range values (base/limits.h) with a
 // message that says which limit, and accepts a unit in any case except b (bits) against B (bytes).
 // "16GiB" -> 17179869184, "100TB" -> 1e14, "8" or "8B" -> 8.
 Result<double> parse_bytes(std::string_view text);

@@ -10,18 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "topology/error.h"
+#include "base/error.h"
+#include "base/file_io.h"
 
 namespace topoplan {
 
 inline constexpr std::nullopt_t kRequired = std::nullopt;
 
-// The whole file as text, or "file: cannot read: ..."; files past limits::kMaxFileBytes are refused.
-Result<std::string> text_read_file(const std::string& path);
-// Writes `text` to `path` (replacing it); the error names the path and why.
-Result<bool> text_write_file(const std::string& path, const std::string& text);
-// "dir/node.xml" -> "node": what a thing read from a file is named by default.
-std::string file_stem(const std::string& path);
 // The whole file parsed; "file:3:11: syntax error ..." or "file: cannot read: ..." on failure.
 Result<nlohmann::json> json_read_file(const std::string& path);
 // The same for text already read; `where` names it in errors.

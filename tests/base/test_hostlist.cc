@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "topology/hostlist.h"
+#include "base/hostlist.h"
 
 using namespace topoplan;
 

@@ -1,4 +1,4 @@
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 #include <algorithm>
 #include <cstdint>

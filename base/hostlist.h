@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "topology/error.h"
+#include "base/error.h"
 
 namespace topoplan {
 

@@ -1,4 +1,4 @@
-#include "topology/hostlist.h"
+#include "base/hostlist.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "topology/units.h"
+#include "base/units.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "topology/limits.h"
-#include "topology/suggest.h"
-#include "topology/words.h"
+#include "base/limits.h"
+#include "base/suggest.h"
+#include "base/words.h"
 
 namespace topoplan {
 namespace {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "topology/suggest.h"
+#include "base/suggest.h"
 
 using namespace topoplan;
 

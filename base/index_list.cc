@@ -1,4 +1,4 @@
-#include "topology/index_list.h"
+#include "base/index_list.h"
 
 #include <algorithm>
 #include <charconv>
