@@ -32,7 +32,7 @@ std::string file_stem(const std::string& path) {
   return name.substr(0, name.find('.'));
 }
 
-Result<bool> text_write_file(const std::string& path, const std::string& text) {
+Result<void> text_write_file(const std::string& path, const std::string& text) {
   // A regular file is written beside itself and renamed over, so a process killed mid-write (a
   // launcher's SIGKILL) leaves the old file or the new one, never half of one; /dev/stdout and
   // other special files are written in place.
@@ -55,7 +55,7 @@ Result<bool> text_write_file(const std::string& path, const std::string& text) {
     std::filesystem::remove(target, ec);
     return error_in(path, "cannot write: " + why);
   }
-  return true;
+  return {};
 }
 
 }  // namespace topoplan

@@ -11,7 +11,7 @@ namespace topoplan {
 // The whole file as text, or "file: cannot read: ..."; files past limits::kMaxFileBytes are refused.
 Result<std::string> text_read_file(const std::string& path);
 // Writes `text` to `path` (replacing it); the error names the path and why.
-Result<bool> text_write_file(const std::string& path, const std::string& text);
+Result<void> text_write_file(const std::string& path, const std::string& text);
 // "dir/node.xml" -> "node": what a thing read from a file is named by default.
 std::string file_stem(const std::string& path);
 

@@ -62,7 +62,7 @@ Result<std::vector<Range>> parse_group(std::string_view body, size_t at) {
 
 // One comma-free entry, "rack[1-2]-n[01-04]": literal parts and bracket groups, expanded as a
 // product with the leftmost group slowest.
-Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::string>& out, size_t& chars) {
+Result<void> expand_entry(std::string_view entry, size_t at, std::vector<std::string>& out, size_t& chars) {
   struct Part {
     std::string literal;
     std::vector<Range> ranges;  // empty for a literal
@@ -88,7 +88,7 @@ Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::st
     if (close == std::string_view::npos) return Error{"hostlist: column " + std::to_string(at + i + 1) + ": '[' is never closed"};
     if (nested < close) return Error{"hostlist: column " + std::to_string(at + nested + 1) + ": brackets do not nest"};
     Result<std::vector<Range>> ranges = parse_group(entry.substr(i + 1, close - i - 1), at + i + 1);
-    if (!ranges) return Error{ranges.error()};
+    RETURN_IF_ERROR(ranges);
     Part p;
     p.count = 0;
     // Capped per range, so that many huge ranges cannot wrap the sum around to a small count.
@@ -138,7 +138,7 @@ Result<bool> expand_entry(std::string_view entry, size_t at, std::vector<std::st
       if (range_at[k] != 0) break;
     }
   }
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -155,7 +155,7 @@ Result<std::vector<std::string>> hostlist_expand(std::string_view text) {
     if (b == std::string_view::npos)
       return Error{"hostlist: column " + std::to_string(start + 1) + ": empty host name" +
                    (text.empty() ? "" : " (between commas or at an end)")};
-    if (Result<bool> ok = expand_entry(entry.substr(b, e - b + 1), start + b, out, chars); !ok) return Error{ok.error()};
+    RETURN_IF_ERROR(expand_entry(entry.substr(b, e - b + 1), start + b, out, chars));
     start = i + 1;
   }
   return out;

@@ -36,7 +36,7 @@ std::string reason(std::string what) {
 
 Result<json> json_read_file(const std::string& path) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   return json_parse_text(*text, path);
 }
 

@@ -106,7 +106,7 @@ Result<double> parse_with(std::string_view text, const Quantity& q, bool unit_re
   if (std::string bits = bits_as_bytes(unit, number, q); !bits.empty()) return Error{head + bits};
   if (!unit.empty() || unit_required) {
     Result<const Unit*> u = unit_find(unit, q, quoted);
-    if (!u) return Error{u.error()};
+    RETURN_IF_ERROR(u);
     factor = (*u)->factor;
   }
   const double value = number * factor;

@@ -197,7 +197,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!fit) return fail(err, fit.error());
   fit->calibration.source = "topoplan calibrate from " + (o.measured.empty() ? o.logs.front() : o.measured);
   if (!o.output.empty()) {
-    if (Result<bool> w = text_write_file(o.output, calibration_to_json(fit->calibration).dump(2) + "\n"); !w)
+    if (Result<void> w = text_write_file(o.output, calibration_to_json(fit->calibration).dump(2) + "\n"); !w)
       return fail(err, w.error());
   }
   const std::vector<HeldSize> held = held_sizes(*fit);

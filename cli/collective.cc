@@ -183,8 +183,8 @@ Result<std::pair<double, double>> parse_sweep(const std::string& text) {
   size_t colon = text.find(':');
   if (colon == std::string::npos) return Error{"expected MIN:MAX such as 8B:16GiB, got '" + text + "'"};
   Result<double> lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
-  if (!lo) return Error{lo.error()};
-  if (!hi) return Error{hi.error()};
+  RETURN_IF_ERROR(lo);
+  RETURN_IF_ERROR(hi);
   if (!(*lo >= 1) || *hi < *lo) return Error{"expected 1 <= MIN <= MAX, got '" + text + "'"};
   return std::pair{*lo, *hi};
 }

@@ -27,7 +27,7 @@ DotLoad dot_load_of(const Cluster& c, const JobScore& s, const std::string& titl
   return load;
 }
 
-Result<bool> dot_write(const std::string& path, const Cluster& c, const DotLoad& load, DotHosts hosts) {
+Result<void> dot_write(const std::string& path, const Cluster& c, const DotLoad& load, DotHosts hosts) {
   return text_write_file(path, save_cluster_dot(c, load, hosts));
 }
 

@@ -23,6 +23,6 @@ Result<DotHosts> dot_hosts_parse(const std::string& text);
 DotLoad dot_load_of(const Cluster& cluster, const JobScore& score, const std::string& title);
 
 // Errors name the file.
-Result<bool> dot_write(const std::string& path, const Cluster& cluster, const DotLoad& load, DotHosts hosts);
+Result<void> dot_write(const std::string& path, const Cluster& cluster, const DotLoad& load, DotHosts hosts);
 
 }  // namespace topoplan::cli

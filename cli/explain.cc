@@ -141,7 +141,7 @@ void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g,
 
 // The job's load with what was explained in blue: the links of the groups' paths and their hosts,
 // or the one link.
-Result<bool> write_dot(const Options& o, DotHosts hosts, const Cluster& c, const JobScore& s,
+Result<void> write_dot(const Options& o, DotHosts hosts, const Cluster& c, const JobScore& s,
                        const std::vector<GroupExplanation>& groups, const std::optional<EdgeId>& link) {
   std::string what;
   for (const GroupExplanation& g : groups) what += (what.empty() ? "" : ", ") + g.ref.kind + " " + std::to_string(g.ref.index);
@@ -187,7 +187,7 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
     if (o.html.empty()) return kExitOk;
     printed << buffer.str();
     const Job& job = (*ex)->job();
-    if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + i.layout.source, &job, &(*ex)->score()}},
+    if (Result<void> ok = html_report_write(o.html, c, {{"layout " + i.layout.source, &job, &(*ex)->score()}},
                                             job.name + " on " + o.cluster + ": explain", buffer.str(), focus);
         !ok)
       return fail(err, ok.error());
@@ -199,7 +199,7 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
     Result<LinkExplanation> l = (*ex)->link(o.link);
     if (!l) return fail(err, l.error());
     if (!o.dot.file.empty())
-      if (Result<bool> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), {}, l->edge); !ok) return fail(err, ok.error());
+      if (Result<void> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), {}, l->edge); !ok) return fail(err, ok.error());
     if (o.json) {
       nlohmann::json uses = nlohmann::json::array();
       for (const LinkExplanation::Use& u : l->uses)
@@ -242,7 +242,7 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
     groups = std::move(*r);
   }
   if (!o.dot.file.empty())
-    if (Result<bool> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), groups, std::nullopt); !ok) return fail(err, ok.error());
+    if (Result<void> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), groups, std::nullopt); !ok) return fail(err, ok.error());
   if (o.json) {
     j["groups"] = nlohmann::json::array();
     for (const GroupExplanation& g : groups) j["groups"].push_back(group_json(c, g));

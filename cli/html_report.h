@@ -15,7 +15,7 @@ namespace topoplan::cli {
 std::string html_report(const nlohmann::json& data);
 
 // --html FILE for a command: its scored layouts, title and printed text. Errors name the file.
-Result<bool> html_report_write(const std::string& path, const Cluster& cluster, const std::vector<ReportPart>& parts,
+Result<void> html_report_write(const std::string& path, const Cluster& cluster, const std::vector<ReportPart>& parts,
                                const std::string& title, const std::string& text, const ReportFocus& focus = {});
 
 }  // namespace topoplan::cli

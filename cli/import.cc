@@ -72,7 +72,7 @@ int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
   Cluster& c = built->cluster;
   if (!o.name.empty()) c.name = o.name;
   if (!o.output.empty())
-    if (Result<bool> w = text_write_file(o.output, save_cluster_json(c)); !w) return fail(err, w.error());
+    if (Result<void> w = text_write_file(o.output, save_cluster_json(c)); !w) return fail(err, w.error());
   std::map<int, int> per_tier;
   for (VertexId v = 0; v < c.num_devices(); ++v)
     if (c.device(v).kind == DeviceKind::switch_) ++per_tier[c.device(v).tier];
@@ -140,7 +140,7 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
   nlohmann::ordered_json doc = node;
   if (o.nodes > 0) doc = {{"name", spec.name}, {"node", node}, {"nodes", o.nodes}};
   if (!o.output.empty())
-    if (Result<bool> w = text_write_file(o.output, doc.dump(2) + "\n"); !w) return fail(err, w.error());
+    if (Result<void> w = text_write_file(o.output, doc.dump(2) + "\n"); !w) return fail(err, w.error());
 
   nlohmann::ordered_json sources = nlohmann::ordered_json::object();
   for (const auto& [field, from] : inferred->sources) sources[field] = from;
@@ -210,7 +210,7 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
   Result<HwlocHost> host = [&]() -> Result<HwlocHost> {
     if (o.file.empty()) return hwloc_local();
     Result<std::string> text = text_read_file(o.file);
-    if (!text) return Error{text.error()};
+    RETURN_IF_ERROR(text);
     return hwloc_xml(*text, o.file);
   }();
   if (!host) return fail(err, host.error());

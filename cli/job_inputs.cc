@@ -16,12 +16,12 @@ Result<std::unique_ptr<JobInputs>> make(Cluster cluster, Job job, const std::str
   in->job = std::move(job);
   in->cluster = std::move(cluster);
   const Cluster& cl = in->cluster;
-  if (Result<bool> ok = model_flags_load(flags, cl, in->model); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(model_flags_load(flags, cl, in->model));
   const int ranks = job_ranks(in->job);
-  if (Result<bool> fits = job_fits(in->job, static_cast<int>(cl.gpus().size())); !fits)
+  if (Result<void> fits = job_fits(in->job, static_cast<int>(cl.gpus().size())); !fits)
     return Error{job_path + ": " + fits.error()};
   Result<Layout> layout = layout_path.empty() ? layout_default(cl, ranks) : layout_load(layout_path, cl, ranks);
-  if (!layout) return Error{layout.error()};
+  RETURN_IF_ERROR(layout);
   in->layout = std::move(*layout);
   // A plan file brings the order string it placed ranks under and what it found down.
   if (!in->layout.order.empty()) in->job.parallel.order = in->layout.order;
@@ -46,32 +46,32 @@ Result<WorldHint> world_from_layout_or_cluster(const Cluster& cluster, const std
     return WorldHint{static_cast<int>(cluster.gpus().size()),
                      "the " + std::to_string(cluster.gpus().size()) + " GPUs of cluster " + cluster_arg};
   Result<Layout> layout = layout_load(layout_path, cluster, 0);
-  if (!layout) return Error{layout.error()};
+  RETURN_IF_ERROR(layout);
   return WorldHint{layout->world_size(), "the " + std::to_string(layout->world_size()) + " ranks of --layout " + layout_path};
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_arg, const std::string& job_path,
                                                    const std::string& layout_path, const ModelFlags& flags) {
   Result<Cluster> c = cluster_load(cluster_arg);
-  if (!c) return Error{c.error()};
+  RETURN_IF_ERROR(c);
   Result<Job> job = job_load(job_path, [&] { return world_from_layout_or_cluster(*c, cluster_arg, layout_path); });
-  if (!job) return Error{job.error()};
+  RETURN_IF_ERROR(job);
   return make(std::move(*c), std::move(*job), job_path, layout_path, flags);
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_arg, Job job, const std::string& job_path,
                                                    const std::string& layout_path, const ModelFlags& flags) {
   Result<Cluster> c = cluster_load(cluster_arg);
-  if (!c) return Error{c.error()};
+  RETURN_IF_ERROR(c);
   return make(std::move(*c), std::move(job), job_path, layout_path, flags);
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_path, const std::string& cluster_arg,
                                                         const ModelFlags& flags) {
   Result<std::string> text = text_read_file(plan_path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   Result<nlohmann::json> plan = plan_document_parse(*text, plan_path);
-  if (!plan) return Error{plan.error()};
+  RETURN_IF_ERROR(plan);
   std::string cluster = cluster_arg;
   if (cluster.empty()) {
     if (!plan->contains("cluster") || !(*plan)["cluster"].is_string())
@@ -80,7 +80,7 @@ Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_
   }
   if (!plan->contains("job") || !(*plan)["job"].is_object()) return Error{plan_path + ": job: expected the planned job"};
   Result<Job> job = job_from_json((*plan)["job"], plan_path + ": job");
-  if (!job) return Error{job.error()};
+  RETURN_IF_ERROR(job);
   return job_inputs_make(cluster, std::move(*job), plan_path + ": job", plan_path, flags);
 }
 

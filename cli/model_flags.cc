@@ -12,19 +12,19 @@ void model_flags_add(CLI::App& app, ModelFlags& f) {
                  "utilization of links by other traffic, per tier or link (JSON, docs/model.md)");
 }
 
-Result<bool> model_flags_load(const ModelFlags& f, const Cluster& c, ModelInputs& in) {
+Result<void> model_flags_load(const ModelFlags& f, const Cluster& c, ModelInputs& in) {
   Result<Calibration> cl = calibration_load_or_default(f.calibration);
-  if (!cl) return Error{cl.error()};
+  RETURN_IF_ERROR(cl);
   in.calibration = std::move(*cl);
   in.options.calibration = &in.calibration;
   in.options.fabric = f.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
   if (!f.background.empty()) {
     Result<Background> bg = background_load(f.background, c);
-    if (!bg) return Error{bg.error()};
+    RETURN_IF_ERROR(bg);
     in.background = std::move(*bg);
     in.options.background = &in.background;
   }
-  return true;
+  return {};
 }
 
 }  // namespace topoplan::cli

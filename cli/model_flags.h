@@ -22,6 +22,6 @@ struct ModelInputs {
   ScoreOptions options;
 };
 // Loads the calibration and background files; errors name the file.
-Result<bool> model_flags_load(const ModelFlags& flags, const Cluster& cluster, ModelInputs& into);
+Result<void> model_flags_load(const ModelFlags& flags, const Cluster& cluster, ModelInputs& into);
 
 }  // namespace topoplan::cli

@@ -148,7 +148,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     load.utilization = ratios;
     load.ratio = true;
     load.title = score->job + ": observed / predicted per link (x1 = as predicted; each edge its largest, down / up)";
-    if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
+    if (Result<void> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
   bool flagged = !unmatched.empty();
   std::vector<EdgeId> flagged_edges;
@@ -200,7 +200,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   text << "\n" << kCorrelation << "\n";
   if (!o.html.empty()) {
     ReportPart part{"layout " + score->layout, &i.job, &*score, nullptr, &ratios};
-    if (Result<bool> ok = html_report_write(o.html, c, {part}, score->job + " on " + o.cluster + ": observed / predicted", text.str());
+    if (Result<void> ok = html_report_write(o.html, c, {part}, score->job + " on " + o.cluster + ": observed / predicted", text.str());
         !ok)
       return fail(err, ok.error());
   }

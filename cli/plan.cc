@@ -181,9 +181,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> {
     if (o.nodes.empty()) return WorldHint{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
     Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
-    if (!names) return Error{names.error()};
+    RETURN_IF_ERROR(names);
     Result<std::vector<int>> hosts = hosts_of(*c, *names);
-    if (!hosts) return Error{hosts.error()};
+    RETURN_IF_ERROR(hosts);
     int gpus = 0;
     for (int h : *hosts) gpus += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
     return WorldHint{gpus, "the GPUs of the " + std::to_string(hosts->size()) + " hosts of --nodes"};
@@ -245,7 +245,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     req.time_limit_s = *t;
   }
   ModelInputs model;
-  if (Result<bool> ok = model_flags_load(o.model, *c, model); !ok) return fail(err, ok.error());
+  if (Result<void> ok = model_flags_load(o.model, *c, model); !ok) return fail(err, ok.error());
   req.score = model.options;
   // Progress on a terminal, once the run has taken a second.
   const double start = wall_seconds();
@@ -296,7 +296,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       if (Result<JobScore> s = score_job(*c, router, *job, *plan->input_layout, req.score)) input = std::move(*s);
     if (input) parts.push_back({"input order (hosts as offered, order " + job->parallel.order + ")", &*job, &*input});
     parts.push_back({"plan (order " + plan->job.parallel.order + ")", &plan->job, &plan->score});
-    if (Result<bool> ok = html_report_write(o.html, *c, parts, plan->job.name + " on " + o.cluster + ": plan", text.str()); !ok)
+    if (Result<void> ok = html_report_write(o.html, *c, parts, plan->job.name + " on " + o.cluster + ": plan", text.str()); !ok)
       return fail(err, ok.error());
   }
   if (o.json)

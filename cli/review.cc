@@ -84,7 +84,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.html.empty()) {
     const std::vector<ReportPart> parts = {{"layout under review (" + i.layout.source + ")", &i.job, &r->score},
                                            {"the planner's best on the same hosts (order " + r->best.job.parallel.order + ")", &r->best.job, &r->best.score}};
-    if (Result<bool> ok = html_report_write(o.html, i.cluster, parts, i.job.name + " on " + o.cluster + ": review", text.str()); !ok)
+    if (Result<void> ok = html_report_write(o.html, i.cluster, parts, i.job.name + " on " + o.cluster + ": review", text.str()); !ok)
       return fail(err, ok.error());
   }
   if (o.json) {

@@ -68,11 +68,11 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
 // The traffic NCCL's log shows (a `traffic --json` file) as the job's items.
 Result<ScoredTraffic> observed_traffic_for(const std::string& path, const Cluster& c, const JobInputs& i) {
   Result<ObservedTraffic> t = observed_traffic_load(path);
-  if (!t) return Error{t.error()};
+  RETURN_IF_ERROR(t);
   Result<ComputeEstimate> compute = compute_estimate(i.job, c.device(i.layout.gpu_of_rank.front()).model);
-  if (!compute) return Error{compute.error()};
+  RETURN_IF_ERROR(compute);
   Result<StepTraffic> model = step_traffic(i.job, *compute);
-  if (!model) return Error{model.error()};
+  RETURN_IF_ERROR(model);
   Result<ScoredTraffic> scored = scored_traffic(*t, c, i.job, i.layout, *model);
   if (!scored) return Error{path + ": " + scored.error()};
   if (scored->matched.empty())
@@ -89,7 +89,7 @@ void print_observed(std::ostream& out, const std::string& path, const ScoredTraf
 }
 
 // One row per physical link that carries bytes: both directions side by side.
-Result<bool> write_links_csv(const std::string& path, const Cluster& c, const JobScore& s) {
+Result<void> write_links_csv(const std::string& path, const Cluster& c, const JobScore& s) {
   std::ofstream f(path);
   if (!f) return Error{path + ": cannot write"};
   std::vector<const LinkUse*> by_edge(c.num_edges(), nullptr);
@@ -105,7 +105,7 @@ Result<bool> write_links_csv(const std::string& path, const Cluster& c, const Jo
       << (fw ? fw->peak : 0) << "," << (rv ? rv->peak : 0) << "\n";
   }
   if (!f) return Error{path + ": write failed"};
-  return true;
+  return {};
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
@@ -126,10 +126,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<JobScore> s = score_job(c, *i.router, i.job, i.layout, options);
   if (!s) return fail(err, o.job + ": " + s.error());
   if (!o.links.empty())
-    if (Result<bool> ok = write_links_csv(o.links, c, *s); !ok) return fail(err, ok.error());
+    if (Result<void> ok = write_links_csv(o.links, c, *s); !ok) return fail(err, ok.error());
   if (!o.dot.file.empty()) {
     const DotLoad load = dot_load_of(c, *s, s->job + ": link utilization per step (each edge's busiest link, down / up)");
-    if (Result<bool> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
+    if (Result<void> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
@@ -144,7 +144,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     focus.verdict = s->job + ", layout " + s->layout + ": step " + format_duration(s->step_s) + ", exposed communication " +
                     format_duration(s->exposed_comm_s) + " per step, MFU " + format_number(100 * s->mfu, 1) + "%" +
                     (critical ? ", " + std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings") : "");
-    if (Result<bool> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster,
+    if (Result<void> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster,
                                             text.str(), focus);
         !ok)
       return fail(err, ok.error());

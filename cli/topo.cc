@@ -106,7 +106,7 @@ Result<PeerConnections> connections_route(const Router& router, VertexId a, Vert
   std::map<EdgeId, double> share;
   for (int k = 0; k < n; ++k) {
     Result<Route> r = router.route(a, b, {nic, false, static_cast<uint32_t>(k)});
-    if (!r) return Error{r.error()};
+    RETURN_IF_ERROR(r);
     for (const Hop& h : r->hops)
       if (switch_to_switch(c, h.edge)) share[h.edge] += 1.0 / n;
     out.routes.push_back(std::move(*r));
@@ -212,22 +212,22 @@ Result<K8sLabels> labels_arg(const Options& o) {
 // format from the cluster.
 Result<std::string> export_text(const Options& o) {
   Result<K8sLabels> labels = labels_arg(o);
-  if (!labels) return Error{labels.error()};
+  RETURN_IF_ERROR(labels);
   if (o.format == "nccl-xml") {
     if (!o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
     Result<NodeType> type = node_type_load(o.cluster);
-    if (!type) return Error{type.error()};
+    RETURN_IF_ERROR(type);
     if (type->c2c_GBps > 0) return Error{type->name + ": Grace trays hang GPUs and NICs off the CPU by C2C; NCCL reads that topology itself"};
     return nccl_topo_xml_write(*type);
   }
   Result<Cluster> c = cluster_load(o.cluster);
-  if (!c) return Error{c.error()};
+  RETURN_IF_ERROR(c);
   if (o.format != "dot" && !o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
   if (o.format == "k8s-labels") return k8s_labels_write(*c, *labels);
   if (o.format == "kueue-topology") return kueue_topology_write(*c, *labels);
   if (o.format == "dot") {
     Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
-    if (!hosts) return Error{hosts.error()};
+    RETURN_IF_ERROR(hosts);
     return save_cluster_dot(*c, *hosts);
   }
   for (const Writer& w : kWriters)
@@ -247,7 +247,7 @@ int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
     out << *text;
     return kExitOk;
   }
-  if (Result<bool> w = text_write_file(o.output, *text); !w) return fail(err, w.error());
+  if (Result<void> w = text_write_file(o.output, *text); !w) return fail(err, w.error());
   return kExitOk;
 }
 

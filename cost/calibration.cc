@@ -168,7 +168,7 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
 
 Result<Calibration> calibration_load(const std::string& path) {
   Result<nlohmann::json> doc = json_read_file(path);
-  if (!doc) return Error{doc.error()};
+  RETURN_IF_ERROR(doc);
   return calibration_from_json(*doc, path);
 }
 

@@ -210,11 +210,11 @@ CollectiveModel::CollectiveModel(const Cluster& cluster, const Router& router, c
 
 CollectiveModel::~CollectiveModel() = default;
 
-Result<bool> CollectiveModel::prepare(const CollectiveRequest& req) {
-  if (prepared_ && prepared_->op == req.op && prepared_->gpus == req.gpus) return true;
+Result<void> CollectiveModel::prepare(const CollectiveRequest& req) {
+  if (prepared_ && prepared_->op == req.op && prepared_->gpus == req.gpus) return {};
   prepared_.reset();
   Result<CommGroup> group = comm_group_make(cluster_, router_, req.gpus);
-  if (!group) return Error{group.error()};
+  RETURN_IF_ERROR(group);
   if (group->size() < 2) return Error{"a collective needs at least 2 GPUs, the group has 1"};
   auto p = std::make_unique<Prepared>();
   p->op = req.op;
@@ -237,13 +237,13 @@ Result<bool> CollectiveModel::prepare(const CollectiveRequest& req) {
       continue;
     }
     load_.clear();
-    if (Result<bool> ok = load_.add(*transfers); !ok) return Error{ok.error()};
+    RETURN_IF_ERROR(load_.add(*transfers));
     prof.peak = load_.busiest();
     prof.dci_latency_us = load_.dci_latency_us();
     prof.worst = load_.worst_class();
     if (even_) {
       even_->clear();
-      if (Result<bool> ok = even_->add(*transfers); !ok) return Error{ok.error()};
+      RETURN_IF_ERROR(even_->add(*transfers));
       prof.even_peak = even_->busiest();
     }
     p->profiles.push_back(std::move(prof));
@@ -251,7 +251,7 @@ Result<bool> CollectiveModel::prepare(const CollectiveRequest& req) {
   load_.clear();
   if (even_) even_->clear();
   prepared_ = std::move(p);
-  return true;
+  return {};
 }
 
 Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& req, double bytes) const {
@@ -427,18 +427,18 @@ const CommGroup& CollectiveModel::group() const { return prepared_->group; }
 
 Result<CollectivePrediction> CollectiveModel::predict(const CollectiveRequest& req) {
   if (!(req.bytes > 0)) return Error{"the size must be > 0 bytes"};
-  if (Result<bool> ok = prepare(req); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(prepare(req));
   return evaluate(req, req.bytes);
 }
 
 Result<std::vector<CollectivePrediction>> CollectiveModel::sweep(const CollectiveRequest& req, double min_bytes,
                                                                  double max_bytes) {
   if (!(min_bytes > 0) || max_bytes < min_bytes) return Error{"a sweep needs 0 < min <= max"};
-  if (Result<bool> ok = prepare(req); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(prepare(req));
   std::vector<CollectivePrediction> out;
   for (double b = min_bytes; b <= max_bytes * (1 + 1e-12); b *= 2) {
     Result<CollectivePrediction> r = evaluate(req, b);
-    if (!r) return Error{r.error()};
+    RETURN_IF_ERROR(r);
     out.push_back(std::move(*r));
   }
   return out;

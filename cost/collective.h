@@ -101,7 +101,7 @@ class CollectiveModel {
  private:
   struct Profile;
   struct Prepared;
-  Result<bool> prepare(const CollectiveRequest& request);
+  Result<void> prepare(const CollectiveRequest& request);
   Result<CollectivePrediction> evaluate(const CollectiveRequest& request, double bytes) const;
 
   const Cluster& cluster_;

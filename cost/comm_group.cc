@@ -286,7 +286,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     if (!node.mesh_rings.empty()) g.intra = std::max(g.intra, PathClass::NVL);
     for (size_t i = 0; node.mesh_rings.empty() && i + 1 < node.gpus.size(); ++i) {
       Result<Route> r = router.route(node.gpus[i], node.gpus[i + 1]);
-      if (!r) return Error{r.error()};
+      RETURN_IF_ERROR(r);
       g.intra = std::max(g.intra, r->path_class);
     }
     if (g.nodes.size() > 1)

@@ -67,22 +67,22 @@ const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::optional<uin
   return &routes_.emplace(key, std::move(*r)).first->second;
 }
 
-Result<bool> LinkLoad::add(const Transfer& t, Touched* touched) { return add_scaled(t, 1, touched); }
+Result<void> LinkLoad::add(const Transfer& t, Touched* touched) { return add_scaled(t, 1, touched); }
 
-Result<bool> LinkLoad::remove(const std::vector<Transfer>& transfers, Touched* touched) {
+Result<void> LinkLoad::remove(const std::vector<Transfer>& transfers, Touched* touched) {
   for (const Transfer& t : transfers)
-    if (Result<bool> ok = add_scaled(t, -1, touched); !ok) return ok;
-  return true;
+    if (Result<void> ok = add_scaled(t, -1, touched); !ok) return ok;
+  return {};
 }
 
-Result<bool> LinkLoad::touch(const std::vector<Transfer>& transfers, Touched* touched) {
+Result<void> LinkLoad::touch(const std::vector<Transfer>& transfers, Touched* touched) {
   for (const Transfer& t : transfers)
-    if (Result<bool> ok = add_scaled(t, 0, touched); !ok) return ok;
-  return true;
+    if (Result<void> ok = add_scaled(t, 0, touched); !ok) return ok;
+  return {};
 }
 
-Result<bool> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touched) {
-  if (t.bytes <= 0 || t.src == t.dst) return true;
+Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touched) {
+  if (t.bytes <= 0 || t.src == t.dst) return {};
   const double bytes = sign * t.bytes;
   const Cluster& c = router_.cluster();
   if (t.mode == FlowMode::multimem) {
@@ -91,7 +91,7 @@ Result<bool> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
         if (sign != 0) add_edge(e, bytes, t.mode);
         if (touched) touched->edges.push_back(e);
         worst_class_ = std::max(worst_class_, PathClass::NVL);
-        return true;
+        return {};
       }
     return Error{"no link from '" + c.device(t.src).name + "' to '" + c.device(t.dst).name + "' for NVLS"};
   }
@@ -121,13 +121,13 @@ Result<bool> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
     worst_class_ = std::max(worst_class_, r->path_class);
     if (local) break;
   }
-  return true;
+  return {};
 }
 
-Result<bool> LinkLoad::add(const std::vector<Transfer>& transfers, Touched* touched) {
+Result<void> LinkLoad::add(const std::vector<Transfer>& transfers, Touched* touched) {
   for (const Transfer& t : transfers)
-    if (Result<bool> ok = add(t, touched); !ok) return ok;
-  return true;
+    if (Result<void> ok = add(t, touched); !ok) return ok;
+  return {};
 }
 
 void LinkLoad::spread() const {

@@ -43,14 +43,14 @@ class LinkLoad {
   // each of its connections is routed on its own with its part of the bytes. A GPU and its
   // NVSwitch (multimem) are one link.
   // `touched`, when given, gets what the bytes land on appended.
-  Result<bool> add(const Transfer& t, Touched* touched = nullptr);
-  Result<bool> add(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
+  Result<void> add(const Transfer& t, Touched* touched = nullptr);
+  Result<void> add(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
   // Another load's bytes and busy time, times `scale` (loads scale with the size).
   void add(const LinkLoad& other, double scale = 1);
   // Takes the transfers' bytes back off (incremental re-scoring moves a group elsewhere).
-  Result<bool> remove(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
+  Result<void> remove(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
   // What the transfers would land on, appended to `touched`, without loading anything.
-  Result<bool> touch(const std::vector<Transfer>& transfers, Touched* touched);
+  Result<void> touch(const std::vector<Transfer>& transfers, Touched* touched);
   void clear();
 
   double bytes(EdgeId e) const {
@@ -94,7 +94,7 @@ class LinkLoad {
   void add_edge(EdgeId e, double bytes, FlowMode mode) const;
   // The fraction of the edge's line rate a flow of this mode gets (Calibration).
   double efficiency(EdgeId e, FlowMode mode) const;
-  Result<bool> add_scaled(const Transfer& t, double sign, Touched* touched);
+  Result<void> add_scaled(const Transfer& t, double sign, Touched* touched);
   // Spreads the bytes waiting on fabric segments over their hops: flows between the same leaves
   // are summed first, so each segment's ECMP fan-out is walked once, not once per flow.
   void flush() const {

@@ -134,7 +134,7 @@ Result<Background> background_from_json(const nlohmann::json& doc, const std::st
 
 Result<Background> background_load(const std::string& path, const Cluster& c) {
   Result<nlohmann::json> doc = json_read_file(path);
-  if (!doc) return Error{doc.error()};
+  RETURN_IF_ERROR(doc);
   return background_from_json(*doc, path, c);
 }
 

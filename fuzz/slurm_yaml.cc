@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fuzz::ok_or_explained(yaml)) return 0;
   fuzz::expect_slurm_round_trip(yaml->topology, [](const Cluster& c) -> Result<SlurmTopology> {
     Result<SlurmYaml> again = slurm_yaml_parse(slurm_yaml_write(c), "written.yaml", "tree");
-    if (!again) return Error{again.error()};
+    RETURN_IF_ERROR(again);
     return again->topology;
   });
   return 0;

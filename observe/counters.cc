@@ -62,7 +62,7 @@ Result<CounterSample> counters_parse(std::string_view text, const std::string& w
 
 Result<CounterSample> counters_load(const std::string& path) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   return counters_parse(*text, path);
 }
 

@@ -195,7 +195,7 @@ Result<CounterSample> parse_prometheus(std::string_view text, const std::string&
       continue;  // # HELP, # TYPE, # EOF (OpenMetrics) and comments
     }
     Result<Series> s = parse_series(line, at);
-    if (!s) return Error{s.error()};
+    RETURN_IF_ERROR(s);
     const PrometheusName* known = nullptr;
     for (const PrometheusName& n : kPrometheusNames)
       if (s->name == n.name) known = &n;

@@ -228,7 +228,7 @@ Fields fields_of(const Words& w, size_t from) {
 class FileReader {
  public:
   FileReader(const std::string& where, Gathered& g) : where_(where), g_(g) {}
-  Result<bool> line(std::string_view text, int no, bool last_cut);
+  Result<void> line(std::string_view text, int no, bool last_cut);
   void finish();
 
  private:
@@ -254,8 +254,8 @@ class FileReader {
       g_.notes.add("version lines", at(no) + ": NCCL " + v.text + ", but " + g_.version_where + " says " + g_.version);
     }
   }
-  Result<bool> init(const InfoLine& l, const Words& w, size_t comm_word, int no, bool last_cut, std::string_view text);
-  Result<bool> coll(const InfoLine& l, const Words& w, int no, bool last_cut, std::string_view text);
+  Result<void> init(const InfoLine& l, const Words& w, size_t comm_word, int no, bool last_cut, std::string_view text);
+  Result<void> coll(const InfoLine& l, const Words& w, int no, bool last_cut, std::string_view text);
 
   const std::string& where_;
   Gathered& g_;
@@ -272,7 +272,7 @@ class FileReader {
   std::map<Key, Unmatched> unmatched_;
 };
 
-Result<bool> FileReader::line(std::string_view text, int no, bool last_cut) {
+Result<void> FileReader::line(std::string_view text, int no, bool last_cut) {
   const size_t marker = text.find(kInfo);
   if (marker == std::string_view::npos) {
     if (std::optional<Version> v = version_in(text)) {
@@ -284,32 +284,32 @@ Result<bool> FileReader::line(std::string_view text, int no, bool last_cut) {
       ++g_.nccl_lines;
       cut(no, true, "an NCCL INFO line", text);
     }
-    return true;
+    return {};
   }
   ++g_.nccl_lines;
   if (text.find(kInfo, marker + 1) != std::string_view::npos || text.find(" NCCL WARN ") != std::string_view::npos) {
     cut(no, last_cut, "one NCCL line", text);
-    return true;
+    return {};
   }
   std::optional<InfoLine> l = info_line(text, marker);
   if (!l) {
     cut(no, last_cut, "NCCL's prefix 'host:pid:tid [cudaDev] NCCL INFO '", text);
-    return true;
+    return {};
   }
   if (l->message.starts_with("NCCL version "))
     if (std::optional<Version> v = version_in(l->message)) {
       version(*v, no);
-      return true;
+      return {};
     }
   const Words w = words_of(l->message);
   if (w.size() >= 2 && w[0].size() > 1 && w[0].back() == ':' && w[1] == "opCount") return coll(*l, w, no, last_cut, text);
   size_t comm_word = 0;
   if (w.size() >= 2 && w[0].starts_with("nccl") && w[1] == "comm") comm_word = 1;
-  if (w.size() < 2 || w[comm_word] != "comm") return true;
+  if (w.size() < 2 || w[comm_word] != "comm") return {};
   return init(*l, w, comm_word, no, last_cut, text);
 }
 
-Result<bool> FileReader::init(const InfoLine& l, const Words& w, size_t comm_word, int no, bool last_cut, std::string_view text) {
+Result<void> FileReader::init(const InfoLine& l, const Words& w, size_t comm_word, int no, bool last_cut, std::string_view text) {
   const Fields f = fields_of(w, comm_word);
   const std::optional<uint64_t> ptr = f.get("comm") ? pointer(*f.get("comm")) : std::nullopt;
   const Key key{host_id(l.host), l.pid, ptr.value_or(0)};
@@ -317,7 +317,7 @@ Result<bool> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
   if (destroy && ptr) {
     bound_.erase(key);
     ++g_.lines_used;
-    return true;
+    return {};
   }
   // "comm %p rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d" (2.20 on)
   if (comm_word == 0 && f.get("nNodes")) {
@@ -330,13 +330,13 @@ Result<bool> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
       g_.members[it->second].nnodes = *nodes;
       ++g_.lines_used;
     }
-    return true;
+    return {};
   }
   const bool split = f.get("parent").has_value();
   if (f.end.empty()) {
     // Another "comm %p ..." line (Revoke, proxy) unless it is an init line cut short.
     if (last_cut || f.get("commId") || split) cut(no, last_cut, "an init line like " + std::string(kInitExample), text);
-    return true;
+    return {};
   }
   const std::optional<int> rank = number<int>(f.get("rank").value_or("")), nranks = number<int>(f.get("nranks").value_or(""));
   const std::optional<int> cuda = number<int>(f.get("cudaDev").value_or(""));
@@ -349,7 +349,7 @@ Result<bool> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
   if (!ptr || !rank || !nranks || !cuda || !nvml || !bus || (comm_id && !pointer(*comm_id)) || (!comm_id && !split) ||
       (split && (!parent || !color || !split_count))) {
     cut(no, last_cut, "an init line like " + std::string(kInitExample), text);
-    return true;
+    return {};
   }
   if (*nranks <= 0 || *nranks > limits::kMaxRanks)
     return Error{at(no) + ": an init line with nranks " + std::to_string(*nranks) + " (expected 1 to " +
@@ -372,7 +372,7 @@ Result<bool> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
     Member& m = g_.members[it->second];
     if (m.signature == signature && m.who.rank == *rank && m.nranks == *nranks) {
       if (m.who.nvml_index < 0) m.who.nvml_index = *nvml;
-      return true;  // START, then COMPLETE of the same communicator
+      return {};  // START, then COMPLETE of the same communicator
     }
   }
   std::string id = comm_id ? std::string(*comm_id) : "";
@@ -404,10 +404,10 @@ Result<bool> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
   m.where = at(no);
   bound_[key] = g_.members.size();
   g_.members.push_back(std::move(m));
-  return true;
+  return {};
 }
 
-Result<bool> FileReader::coll(const InfoLine& l, const Words& w, int no, bool last_cut, std::string_view text) {
+Result<void> FileReader::coll(const InfoLine& l, const Words& w, int no, bool last_cut, std::string_view text) {
   const std::string_view op = w[0].substr(0, w[0].size() - 1);
   const bool named = !op.empty() && op.size() <= 32 &&
                      std::all_of(op.begin(), op.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
@@ -431,7 +431,7 @@ Result<bool> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
   if (!whole || !nranks || *nranks < 1 || !op_count || !count || !datatype || !redop || !root || !ptr || w[tail + 1] != "stream" ||
       !pointer(w[tail + 2]) || !pointer(v[1]) || !pointer(v[2])) {
     cut(no, last_cut, "a COLL line like " + std::string(kCollExample), text);
-    return true;
+    return {};
   }
   const Key key{host_id(l.host), l.pid, *ptr};
   auto it = bound_.find(key);
@@ -445,7 +445,7 @@ Result<bool> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
                   std::to_string(*nranks) + ")";
     }
     ++g_.calls_unmatched;
-    return true;
+    return {};
   }
   Member& m = g_.members[it->second];
   const OpInfo* info = op_info(op);
@@ -453,7 +453,7 @@ Result<bool> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
     g_.notes.add("unknown ops", at(no) + ": op " + std::string(op) + " is not one NCCL 2.18-2.28 prints; its bytes are count x word");
   if (info && (info->rooted || info->p2p) && (*root < 0 || *root >= m.nranks)) {
     cut(no, last_cut, std::string(info->p2p ? "a peer" : "a root") + " below nranks", text);
-    return true;
+    return {};
   }
   // fp8 (10, 11) is 2.24's; before that those numbers are no type.
   int word = nccl_log_datatype_bytes(*datatype);
@@ -475,7 +475,7 @@ Result<bool> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
                  std::to_string(m.nranks) + " ranks is more than the limit of 1e18 bytes (limits::kMaxBytes), in " + shown(text)};
   m.calls.push_back(std::move(c));
   ++g_.lines_used;
-  return true;
+  return {};
 }
 
 void FileReader::finish() {
@@ -580,18 +580,18 @@ Result<NcclLog> finish(Gathered& g, const std::string& what) {
   return log;
 }
 
-Result<bool> read_text(std::string_view text, const std::string& where, Gathered& g) {
+Result<void> read_text(std::string_view text, const std::string& where, Gathered& g) {
   FileReader reader(where, g);
   int no = 0;
   for (size_t begin = 0; begin < text.size();) {
     const size_t newline = text.find('\n', begin);
     const size_t end = newline == std::string_view::npos ? text.size() : newline;
     ++g.lines;
-    if (Result<bool> ok = reader.line(text.substr(begin, end - begin), ++no, newline == std::string_view::npos); !ok) return ok;
+    if (Result<void> ok = reader.line(text.substr(begin, end - begin), ++no, newline == std::string_view::npos); !ok) return ok;
     begin = end + 1;
   }
   reader.finish();
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -605,7 +605,7 @@ int nccl_log_datatype_bytes(int datatype) {
 
 Result<NcclLog> nccl_log_parse(std::string_view text, const std::string& where) {
   Gathered g;
-  if (Result<bool> ok = read_text(text, where, g); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(read_text(text, where, g));
   return finish(g, where);
 }
 
@@ -614,8 +614,8 @@ Result<NcclLog> nccl_log_load(const std::vector<std::string>& paths) {
   Gathered g;
   for (const std::string& path : paths) {
     Result<std::string> text = text_read_file(path);
-    if (!text) return Error{text.error()};
-    if (Result<bool> ok = read_text(*text, path, g); !ok) return Error{ok.error()};
+    RETURN_IF_ERROR(text);
+    RETURN_IF_ERROR(read_text(*text, path, g));
   }
   return finish(g, paths.size() == 1 ? paths[0] : paths[0] + " and " + std::to_string(paths.size() - 1) + " more");
 }

@@ -200,10 +200,10 @@ Result<ObservedTraffic> observed_traffic_from_json(const nlohmann::json& doc, co
 
 Result<ObservedTraffic> observed_traffic_load(const std::string& path) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   Result<nlohmann::json> doc =
       json_parse_document(*text, path, "topoplan-traffic", "the traffic NCCL's log shows", "topoplan traffic --json");
-  if (!doc) return Error{doc.error()};
+  RETURN_IF_ERROR(doc);
   return observed_traffic_from_json(*doc, path);
 }
 

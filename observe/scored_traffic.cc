@@ -30,7 +30,7 @@ std::string comm_text(const ObservedComm& c) { return c.comm_id + " (" + counted
 Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Cluster& c, const Job& job,
                                      const Layout& layout, const StepTraffic& model) {
   Result<RankGroups> rank_groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
-  if (!rank_groups) return Error{rank_groups.error()};
+  RETURN_IF_ERROR(rank_groups);
   ScoredTraffic out;
   out.traffic = model;
   out.traffic.items.clear();
@@ -48,7 +48,7 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
   for (const TrafficItem& it : model.items) {
     if (std::any_of(tokens.begin(), tokens.end(), [&it](const Token& t) { return t.name == it.group; })) continue;
     Result<GroupList> list = rank_groups->groups(it.group);
-    if (!list) return Error{list.error()};
+    RETURN_IF_ERROR(list);
     Token t{it.group, it.kind, std::move(*list), std::vector<std::pair<int, int>>(layout.gpu_of_rank.size(), {-1, -1}), {}};
     for (size_t g = 0; g < t.groups.size(); ++g)
       for (size_t k = 0; k < t.groups[g].size(); ++k) t.at[static_cast<size_t>(t.groups[g][k])] = {static_cast<int>(g), static_cast<int>(k)};
@@ -98,7 +98,7 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
   }
   // The pipeline stage of each rank, for kinds whose model items run per stage class.
   Result<GroupList> pipelines = rank_groups->groups("pp");
-  if (!pipelines) return Error{pipelines.error()};
+  RETURN_IF_ERROR(pipelines);
   std::vector<int> stage_of(layout.gpu_of_rank.size(), 0);
   for (const std::vector<int>& pipeline : *pipelines)
     for (size_t k = 0; k < pipeline.size(); ++k) stage_of[static_cast<size_t>(pipeline[k])] = static_cast<int>(k);

@@ -28,7 +28,7 @@ std::string op_key(CollectiveOp op) {
 Result<std::vector<TrafficRow>> traffic_beside_model(const ObservedTraffic& observed, const Job& job,
                                                      const StepTraffic& model, double tolerance) {
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
-  if (!groups) return Error{groups.error()};
+  RETURN_IF_ERROR(groups);
   const int pp = job.parallel.pp;
   std::map<std::pair<int, std::string>, TrafficRow> rows;
   // The model: per (group size, op), bytes and calls summed over its groups, then averaged.
@@ -36,7 +36,7 @@ Result<std::vector<TrafficRow>> traffic_beside_model(const ObservedTraffic& obse
   for (const TrafficItem& it : model.items) {
     if (it.calls <= 0 || it.bytes <= 0) continue;
     Result<GroupList> list = groups->groups(it.group);
-    if (!list) return Error{list.error()};
+    RETURN_IF_ERROR(list);
     if (list->empty() || (*list)[0].size() < 2) continue;
     const int size = static_cast<int>((*list)[0].size());
     const int token_groups = static_cast<int>(list->size());

@@ -97,7 +97,7 @@ Result<GpuRate> gpu_rate(const std::string& gpu_model, const Job& job) {
 
 Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_model) {
   Result<GpuRate> rate = gpu_rate(gpu_model, job);
-  if (!rate) return Error{rate.error()};
+  RETURN_IF_ERROR(rate);
   ComputeEstimate out;
   out.gpu = *rate;
   const double per_gpu = job.parallel.tp * job.parallel.cp;

@@ -70,14 +70,14 @@ struct Explainer::Impl {
     Job j = job;
     j.parallel.order = order;
     Result<std::unique_ptr<ScoreState>> other = ScoreState::make(c, r, j, layout, opt);
-    if (!other) return Error{other.error()};
+    RETURN_IF_ERROR(other);
     return (*other)->exposed_us() / 1e6;
   }
-  Result<bool> fill(GroupExplanation& g, bool full);
+  Result<void> fill(GroupExplanation& g, bool full);
   std::string why(const GroupExplanation& g) const;
   void inside(GroupExplanation& g);
   std::optional<Layout> packed(const GroupList& list) const;
-  Result<bool> moves(GroupExplanation& g);
+  Result<void> moves(GroupExplanation& g);
 };
 
 std::string Explainer::Impl::why(const GroupExplanation& g) const {
@@ -206,14 +206,14 @@ std::optional<Layout> Explainer::Impl::packed(const GroupList& list) const {
   return out;
 }
 
-Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
+Result<void> Explainer::Impl::moves(GroupExplanation& g) {
   std::vector<Move> found;
   // Another order string on the same GPUs.
   if (!best_order) {
     std::vector<std::string> tokens;
     for (const TrafficItem& it : state->traffic().items) tokens.push_back(it.group);
     Result<std::vector<std::string>> orders = orders_distinct(job, tokens);
-    if (!orders) return Error{orders.error()};
+    RETURN_IF_ERROR(orders);
     Move m{"", job.parallel.order, {}, {}, score.exposed_comm_s};
     for (const std::string& o : *orders) {
       if (o == job.parallel.order) continue;
@@ -242,9 +242,9 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
     if (free_on_target.size() >= outside.size()) {
       Move m;
       for (size_t k = 0; k < outside.size(); ++k) m.exchange.emplace_back(outside[k], free_on_target[k]);
-      if (Result<bool> ok = state->exchange(m.exchange); !ok) return ok;
+      if (Result<void> ok = state->exchange(m.exchange); !ok) return ok;
       m.exposed_s = state->exposed_us() / 1e6;
-      if (Result<bool> ok = state->exchange(m.exchange); !ok) return ok;
+      if (Result<void> ok = state->exchange(m.exchange); !ok) return ok;
       std::vector<int> from, to;
       for (const auto& [a, b] : m.exchange) {
         from.push_back(a);
@@ -258,7 +258,7 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
     // One of many alike: every group of its kind on one host at once, where one swap alone
     // would only split another.
     Result<GroupList> list = groups.groups(g.token);
-    if (!list) return Error{list.error()};
+    RETURN_IF_ERROR(list);
     int split = 0;
     for (const std::vector<int>& members_of : *list) {
       std::vector<VertexId> gpus;
@@ -268,7 +268,7 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
     if (split > 1) {
       if (std::optional<Layout> l = packed(*list)) {
         Result<std::unique_ptr<ScoreState>> other = state->remake(*l);
-        if (!other) return Error{other.error()};
+        RETURN_IF_ERROR(other);
         Move m;
         m.what = "every " + g.ref.kind + " group on one host (" + std::to_string(split) + " of the " +
                  std::to_string(list->size()) + " span hosts)";
@@ -299,14 +299,14 @@ Result<bool> Explainer::Impl::moves(GroupExplanation& g) {
   // A move that leaves the step as it is or makes it worse is no advice.
   for (Move& m : found)
     if (m.exposed_s < score.exposed_comm_s * (1 - 1e-6)) g.moves.push_back(std::move(m));
-  return true;
+  return {};
 }
 
-Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
+Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   const std::string token = std::string(group_token(g.ref.kind));
   g.token = token;
   Result<GroupList> list = groups.groups(token);
-  if (!list) return Error{list.error()};
+  RETURN_IF_ERROR(list);
   if (g.ref.index < 0 || g.ref.index >= static_cast<int>(list->size()))
     return Error{g.ref.kind + ":" + std::to_string(g.ref.index) + ": the job has " + std::to_string(list->size()) + " " +
                  g.ref.kind + " groups (0-" + std::to_string(list->size() - 1) + ")"};
@@ -325,7 +325,7 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   if (heaviest == SIZE_MAX) {
     g.summary += ": no collectives in the job's traffic";
     g.why = why(g);
-    return true;
+    return {};
   }
   g.found_traffic = true;
   g.item = state->traffic().items[heaviest];
@@ -345,7 +345,7 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
     g.summary += " behind " + c.edge_name(g.slowest) + " (" + std::string(to_string(c.link(g.slowest).kind)) + ")";
   g.summary += ", " + format_duration(g.per_step_s) + " per step, " + format_duration(g.excess_s) + " over its best case";
   g.why = why(g);
-  if (!full) return true;
+  if (!full) return {};
 
   // The paths between the ranks that exchange data, folded by shape.
   std::vector<std::pair<int, int>> pairs;
@@ -362,7 +362,7 @@ Result<bool> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   for (const auto& [a, b] : pairs) {
     Result<Route> route = r.route(g.gpus[static_cast<size_t>(a)], g.gpus[static_cast<size_t>(b)],
                                   {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned, false});
-    if (!route) return Error{route.error()};
+    RETURN_IF_ERROR(route);
     for (const Hop& h : route->hops) g.path_edges.push_back(h.edge);
     const std::string shape = std::string(to_string(route->path_class)) + "|" + std::to_string(route->hops.size()) + "|" +
                               format_number(route->bw_GBps, 3) + "|" +
@@ -386,7 +386,7 @@ Explainer::~Explainer() = default;
 Result<std::unique_ptr<Explainer>> Explainer::make(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
                                                    const DownSet& down, const ScoreOptions& opt) {
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
-  if (!groups) return Error{groups.error()};
+  RETURN_IF_ERROR(groups);
   auto impl = std::make_unique<Impl>(c, r, job, layout, down, opt, std::move(*groups));
   const std::vector<VertexId>& gpus = layout.gpu_of_rank;
   impl->per_host = static_cast<int>(std::count_if(gpus.begin(), gpus.end(), [&](VertexId v) {
@@ -396,13 +396,13 @@ Result<std::unique_ptr<Explainer>> Explainer::make(const Cluster& c, const Route
   for (size_t rk = 1; rk < gpus.size() && impl->blocks; ++rk)
     impl->blocks = c.device(gpus[rk]).host == c.device(gpus[rk - 1]).host || rk % static_cast<size_t>(impl->per_host) == 0;
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
-  if (!state) return Error{state.error()};
+  RETURN_IF_ERROR(state);
   impl->state = std::move(*state);
   Result<LowerBound> bound = lower_bound(c, r, job, layout, opt);
-  if (!bound) return Error{bound.error()};
+  RETURN_IF_ERROR(bound);
   impl->bound = std::move(*bound);
   Result<JobScore> score = score_report(c, r, job, *impl->state, opt, &impl->bound.item_us);
-  if (!score) return Error{score.error()};
+  RETURN_IF_ERROR(score);
   impl->score = std::move(*score);
   return std::unique_ptr<Explainer>(new Explainer(std::move(impl)));
 }
@@ -413,7 +413,7 @@ const Job& Explainer::job() const { return impl_->job; }
 Result<GroupExplanation> Explainer::group(const GroupRef& ref) {
   GroupExplanation g;
   g.ref = ref;
-  if (Result<bool> ok = impl_->fill(g, true); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(impl_->fill(g, true));
   return g;
 }
 
@@ -428,7 +428,7 @@ Result<std::vector<GroupExplanation>> Explainer::rank(int rank) {
       if (std::find((*list)[i].begin(), (*list)[i].end(), rank) != (*list)[i].end()) {
         GroupExplanation g;
         g.ref = {k.kind, static_cast<int>(i)};
-        if (Result<bool> ok = impl_->fill(g, false); !ok) return Error{ok.error()};
+        RETURN_IF_ERROR(impl_->fill(g, false));
         out.push_back(std::move(g));
         break;
       }
@@ -490,7 +490,7 @@ Result<std::vector<GroupExplanation>> Explainer::costliest(size_t n) {
     for (size_t i = 0; i < list->size(); ++i) {
       GroupExplanation g;
       g.ref = {k.kind, static_cast<int>(i)};
-      if (Result<bool> ok = impl_->fill(g, false); !ok) return Error{ok.error()};
+      RETURN_IF_ERROR(impl_->fill(g, false));
       if (g.found_traffic) all.push_back({g.ref, g.excess_s, g.per_step_s});
     }
   }
@@ -500,7 +500,7 @@ Result<std::vector<GroupExplanation>> Explainer::costliest(size_t n) {
   std::vector<GroupExplanation> out;
   for (size_t i = 0; i < all.size() && i < n; ++i) {
     Result<GroupExplanation> g = group(all[i].ref);
-    if (!g) return Error{g.error()};
+    RETURN_IF_ERROR(g);
     out.push_back(std::move(*g));
   }
   return out;

@@ -385,18 +385,18 @@ Result<Job> job_from_json(const json& doc, const std::string& where) {
 
 Result<Job> job_load(const std::string& path, const WorldHintSource& world) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   if (megatron_args_detect(*text)) {
     WorldHint hint;
     if (world) {
       Result<WorldHint> h = world();
-      if (!h) return Error{h.error()};
+      RETURN_IF_ERROR(h);
       hint = *h;
     }
     return job_from_megatron_args(*text, path, hint);
   }
   Result<json> doc = json_parse_text(*text, path);
-  if (!doc) return Error{doc.error()};
+  RETURN_IF_ERROR(doc);
   return job_from_json(*doc, path);
 }
 
@@ -471,9 +471,9 @@ int job_expert_dp(const Job& job) {
   return job_ranks(job) / (p.expert_tp * p.ep * p.pp);
 }
 
-Result<bool> job_fits(const Job& job, int gpus) {
+Result<void> job_fits(const Job& job, int gpus) {
   const Parallelism& p = job.parallel;
-  if (job_ranks(job) <= gpus) return true;
+  if (job_ranks(job) <= gpus) return {};
   return Error{"the job needs " + str(job_ranks(job)) + " GPUs (tp " + str(p.tp) + " x cp " + str(p.cp) + " x pp " +
                str(p.pp) + " x dp " + str(p.dp) + "), the cluster has " + str(gpus)};
 }

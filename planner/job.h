@@ -137,7 +137,7 @@ ParallelSizes job_parallel_sizes(const Job& job);
 // world / (expert_tp * ep * pp): Megatron's expert data-parallel size (CP folded in).
 int job_expert_dp(const Job& job);
 // An error when the job needs more GPUs than `gpus`; fewer ranks than GPUs leaves some idle.
-Result<bool> job_fits(const Job& job, int gpus);
+Result<void> job_fits(const Job& job, int gpus);
 
 // Whether global layer `layer` (0-based) is an MoE layer.
 bool job_layer_is_moe(const Job& job, int layer);

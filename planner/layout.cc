@@ -124,7 +124,7 @@ Result<Layout> from_text(const std::string& text, const std::string& where, cons
                  "): give it to --job; a layout places ranks on GPUs (docs/layout-formats.md)"};
   const RankCap cap = world > 0 ? RankCap{world, true} : RankCap{static_cast<int>(c.gpus().size()), false};
   Result<LayoutLines> placed = parse(text, where, c, cap);
-  if (!placed) return Error{placed.error()};
+  RETURN_IF_ERROR(placed);
   std::vector<int> lines = std::move(placed->lines);
   Result<Layout> out = finish(std::move(placed->gpus), c, world, where,
                               [&](int r) { return where + ":" + std::to_string(lines[static_cast<size_t>(r)]); });
@@ -147,7 +147,7 @@ Result<Layout> layout_parse(const std::string& text, const std::string& where, c
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
     Result<nlohmann::json> parsed = json_parse_text(text, where);
-    if (!parsed) return Error{parsed.error()};
+    RETURN_IF_ERROR(parsed);
     nlohmann::json doc = std::move(*parsed);
     if (doc.is_array()) doc = {{"ranks", doc}};
     return from_json(doc, where, c, world);
@@ -157,7 +157,7 @@ Result<Layout> layout_parse(const std::string& text, const std::string& where, c
 
 Result<Layout> layout_load(const std::string& path, const Cluster& c, int world) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   return layout_parse(*text, path, c, world);
 }
 

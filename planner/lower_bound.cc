@@ -24,12 +24,12 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
   hosts_sort(locality_of(c), hosts);
 
   Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);
-  if (!compute) return Error{compute.error()};
+  RETURN_IF_ERROR(compute);
   // The collectives the score times: the model's, or those NCCL's log showed (score --traffic).
   Result<StepTraffic> traffic = opt.traffic ? Result<StepTraffic>(*opt.traffic) : step_traffic(job, *compute);
-  if (!traffic) return Error{traffic.error()};
+  RETURN_IF_ERROR(traffic);
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
-  if (!groups) return Error{groups.error()};
+  RETURN_IF_ERROR(groups);
 
   CollectiveModel model(c, r, *opt.tuning, *opt.calibration);
   std::vector<double> best(traffic->items.size(), 0);
@@ -39,7 +39,7 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
   for (size_t i = 0; i < traffic->items.size(); ++i) {
     const TrafficItem& item = traffic->items[i];
     Result<GroupList> list = groups->groups(item.group);
-    if (!list) return Error{list.error()};
+    RETURN_IF_ERROR(list);
     const size_t k = item.stage_pairs ? 2 : list->front().size();
     if (k < 2 || list->front().size() < 2) continue;
     double fastest = std::numeric_limits<double>::infinity();

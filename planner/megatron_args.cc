@@ -392,7 +392,7 @@ class Reader {
       if (script == tokens.size())
         return Error{at(tokens[i].line) + "expected Megatron-LM arguments (--num-layers ...) or a launch line that runs a "
                                           "training script (torchrun ... pretrain_gpt.py ...), got '" + tokens[i].text + "'"};
-      if (Result<bool> ok = launcher(tokens, i, script, cl); !ok) return Error{ok.error()};
+      RETURN_IF_ERROR(launcher(tokens, i, script, cl));
       // The command ends at a newline no backslash continues, or at an operator; what follows is
       // another command.
       for (size_t k = i; k < tokens.size(); ++k)
@@ -440,7 +440,7 @@ class Reader {
   }
 
   // torchrun's --nnodes and --nproc-per-node (or --standalone) between `from` and the script.
-  Result<bool> launcher(const std::vector<Token>& tokens, size_t from, size_t script, CommandLine& cl) {
+  Result<void> launcher(const std::vector<Token>& tokens, size_t from, size_t script, CommandLine& cl) {
     bool torchrun = false;
     int64_t nnodes = 0, nproc = 0;
     int line = tokens[from].line;
@@ -475,13 +475,13 @@ class Reader {
                      (v ? shell_note(*v) : "") + (procs && (value == "gpu" || value == "auto") ? " (give the GPUs per node)" : "")};
       (nodes ? nnodes : nproc) = *n;
     }
-    if (!torchrun || nproc == 0) return true;
+    if (!torchrun || nproc == 0) return {};
     if (nnodes == 0) nnodes = 1;  // torchrun's default
     if (nnodes * nproc > INT_MAX) return Error{at(line) + "torchrun's world size is beyond " + std::to_string(INT_MAX)};
     cl.world = static_cast<int>(nnodes * nproc);
     cl.world_from = "torchrun --nnodes " + std::to_string(nnodes) + " --nproc-per-node " + std::to_string(nproc) + " (line " +
                     std::to_string(line) + ")";
-    return true;
+    return {};
   }
 
   std::string where_;
@@ -874,10 +874,10 @@ const std::vector<std::string>& megatron_flags_refused() {
 
 Result<Job> job_from_megatron_args(const std::string& text, const std::string& where, const WorldHint& hint) {
   Result<std::vector<Token>> tokens = shell_words(text, where);
-  if (!tokens) return Error{tokens.error()};
+  RETURN_IF_ERROR(tokens);
   if (tokens->empty()) return Error{where + ": no arguments"};
   Result<CommandLine> cl = Reader(where).split(*tokens);
-  if (!cl) return Error{cl.error()};
+  RETURN_IF_ERROR(cl);
   if (cl->world == 0 && hint.ranks > 0) {
     cl->world = hint.ranks;
     cl->world_from = hint.from;

@@ -49,7 +49,7 @@ Result<std::vector<std::string>> orders_distinct(const Job& job, const std::vect
     auto mix = [&key](uint64_t x) { key = (key ^ x) * 1099511628211ull; };
     for (const std::string& t : all_tokens) {
       Result<GroupList> l = g->groups(t);
-      if (!l) return Error{l.error()};
+      RETURN_IF_ERROR(l);
       for (const std::vector<int>& group : *l) {
         for (int rank : group) mix(static_cast<uint64_t>(rank));
         mix(UINT64_MAX);

@@ -54,18 +54,18 @@ void Pattern::index(size_t group, const Touched& touched, bool add) {
   }
 }
 
-Result<bool> Pattern::load(size_t group, std::vector<Transfer> transfers) {
+Result<void> Pattern::load(size_t group, std::vector<Transfer> transfers) {
   Touched& own = own_[group];
-  if (Result<bool> ok = total_.add(transfers, &own); !ok) return ok;
+  if (Result<void> ok = total_.add(transfers, &own); !ok) return ok;
   sort_unique(own.edges);
   sort_unique(own.segments);
   transfers_[group] = std::move(transfers);
   if (indexed_) index(group, own, true);
   moved_.push_back(static_cast<uint32_t>(group));
-  return true;
+  return {};
 }
 
-Result<bool> Pattern::update(size_t group, std::vector<Transfer> transfers) {
+Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers) {
   if (!indexed_) {
     for (size_t g = 0; g < own_.size(); ++g) index(g, own_[g], true);
     indexed_ = true;
@@ -80,13 +80,13 @@ Result<bool> Pattern::update(size_t group, std::vector<Transfer> transfers) {
   std::set_difference(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(gone), less);
   std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(come), less);
   Touched delta;
-  if (Result<bool> ok = total_.remove(gone, &delta); !ok) return ok;
-  if (Result<bool> ok = total_.add(come, &delta); !ok) return ok;
+  if (Result<void> ok = total_.remove(gone, &delta); !ok) return ok;
+  if (Result<void> ok = total_.add(come, &delta); !ok) return ok;
   changed_edges_.insert(changed_edges_.end(), delta.edges.begin(), delta.edges.end());
   changed_segments_.insert(changed_segments_.end(), delta.segments.begin(), delta.segments.end());
   // What the group lands on now, and the index moved from the old to the new.
   Touched now;
-  if (Result<bool> ok = total_.touch(transfers, &now); !ok) return ok;
+  if (Result<void> ok = total_.touch(transfers, &now); !ok) return ok;
   sort_unique(now.edges);
   sort_unique(now.segments);
   Touched off, on;
@@ -102,7 +102,7 @@ Result<bool> Pattern::update(size_t group, std::vector<Transfer> transfers) {
   own_[group] = std::move(now);
   transfers_[group] = std::move(transfers);
   moved_.push_back(static_cast<uint32_t>(group));
-  return true;
+  return {};
 }
 
 Peak Pattern::edges_peak(size_t group) const {

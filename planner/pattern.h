@@ -22,9 +22,9 @@ class Pattern {
   Pattern(const Router& router, const Calibration& calibration, const LinkShare* share, size_t groups);
 
   // A group's first transfers onto the links.
-  Result<bool> load(size_t group, std::vector<Transfer> transfers);
+  Result<void> load(size_t group, std::vector<Transfer> transfers);
   // A group's transfers replaced: only those that differ come off and go on the links.
-  Result<bool> update(size_t group, std::vector<Transfer> transfers);
+  Result<void> update(size_t group, std::vector<Transfer> transfers);
   // Brings every group's busiest link up to date with the loads and unloads since the last call.
   void refresh();
 

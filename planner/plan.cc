@@ -59,10 +59,10 @@ Result<Scored> score_placement(const Cluster& c, const Router& r, const Job& bas
   Job job = base;
   job.parallel.order = order;
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), order);
-  if (!groups) return Error{groups.error()};
+  RETURN_IF_ERROR(groups);
   const Layout layout = placement_layout(p, job_ranks(job), source);
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
-  if (!state) return Error{state.error()};
+  RETURN_IF_ERROR(state);
   const int violations = KeepCheck(*groups, rules).violations(c, layout);
   Objective o = objective_of(**state, violations);
   return Scored{order, std::move(job), std::move(*groups), std::move(*state), o, p};
@@ -118,7 +118,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
 
   Plan plan;
   Result<HostChoice> choice = hosts_choose(c, loc, req.down, offered, ranks);
-  if (!choice) return Error{choice.error()};
+  RETURN_IF_ERROR(choice);
   plan.hosts = std::move(*choice);
 
   // Rules: in force where the job and the hosts allow them; asked for explicitly, they must.
@@ -137,13 +137,13 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
 
   // The traffic's groups decide which order strings are really different.
   Result<ComputeEstimate> compute = compute_estimate(job, c.device(c.hosts()[static_cast<size_t>(plan.hosts.hosts.front())].gpus.front()).model);
-  if (!compute) return Error{compute.error()};
+  RETURN_IF_ERROR(compute);
   Result<StepTraffic> traffic = step_traffic(job, *compute);
-  if (!traffic) return Error{traffic.error()};
+  RETURN_IF_ERROR(traffic);
   std::vector<std::string> tokens;
   for (const TrafficItem& it : traffic->items) tokens.push_back(it.group);
   Result<std::vector<std::string>> orders = orders_distinct(job, tokens);
-  if (!orders) return Error{orders.error()};
+  RETURN_IF_ERROR(orders);
   plan.stats.orders = static_cast<int>(orders->size());
 
   // Baselines on the hosts as offered: the first that hold the job, in the scheduler's order.
@@ -227,7 +227,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   ScoreOptions planned = req.score;
   planned.planned = true;
   Result<JobScore> score = score_job(c, r, plan.job, plan.layout, planned);
-  if (!score) return Error{score.error()};
+  RETURN_IF_ERROR(score);
   plan.score = std::move(*score);
   plan.violations = KeepCheck(won.groups, plan.rules).violations(c, plan.layout);
   if (plan.violations > 0) {
@@ -253,7 +253,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
            in_hosts + ", the best of " + std::to_string(orders->size()) + " order strings");
 
   Result<LowerBound> lb = lower_bound(c, r, plan.job, plan.layout, req.score);
-  if (!lb) return Error{lb.error()};
+  RETURN_IF_ERROR(lb);
   plan.lower_bound_s = lb->exposed_s;
   plan.lower_bound_how = lb->how;
   if (req.score.fabric == FabricMode::shared && !req.score.background && plan.input_layout) {

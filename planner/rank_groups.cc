@@ -87,7 +87,7 @@ Result<std::vector<Axis>> order_parse(std::string_view order) {
 
 Result<RankGrid> RankGrid::make(std::string_view order, const PerAxis& sizes) {
   Result<std::vector<Axis>> parsed = order_parse(order);
-  if (!parsed) return Error{parsed.error()};
+  RETURN_IF_ERROR(parsed);
   RankGrid grid;
   grid.axes_ = *parsed;
   grid.sizes_ = sizes;
@@ -167,7 +167,7 @@ Result<RankGroups> RankGroups::make(const ParallelSizes& s, std::string_view ord
   int expert_dp = static_cast<int>(world / expert_model);
 
   Result<RankGrid> dense = RankGrid::make(order, {s.tp, s.cp, 1, s.dp, s.pp});
-  if (!dense) return Error{dense.error()};
+  RETURN_IF_ERROR(dense);
   Result<RankGrid> expert = RankGrid::make(order, {expert_tp, 1, s.ep, expert_dp, s.pp});
   if (!expert) return error_in("expert grid", expert.error());
 

@@ -86,7 +86,7 @@ nlohmann::json exposed_json(const JobScore& s) {
 // Every group list of two or more ranks, by selector kind, as GPU devices in Megatron's order.
 Result<nlohmann::json> groups_json(const Job& job, const JobScore& s) {
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
-  if (!groups) return Error{groups.error()};
+  RETURN_IF_ERROR(groups);
   nlohmann::json out = nlohmann::json::object();
   for (const GroupKind& k : group_kinds()) {
     Result<GroupList> list = groups->groups(k.token);
@@ -111,7 +111,7 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
   nlohmann::json layouts = nlohmann::json::array();
   for (const ReportPart& part : parts) {
     Result<nlohmann::json> groups = groups_json(*part.job, *part.score);
-    if (!groups) return Error{groups.error()};
+    RETURN_IF_ERROR(groups);
     nlohmann::json layout = {{"label", part.label},
                              {"step_s", part.score->step_s},
                              {"exposed_s", part.score->exposed_comm_s},

@@ -20,7 +20,7 @@ Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, 
                              const DownSet& down, const ScoreOptions& options, const ReviewLimits& limits) {
   Review out;
   Result<JobScore> s = score_job(c, r, job, layout, options);
-  if (!s) return Error{s.error()};
+  RETURN_IF_ERROR(s);
   out.score = std::move(*s);
 
   // The same hosts, in the order the layout first uses them, are the planner's allocation.

@@ -110,7 +110,7 @@ class Reporter {
   void tp_span(size_t index, const std::vector<size_t>& spanning);
   std::string order_fix(const std::string& token) const;
   std::string tier_fix(size_t index, size_t group, EdgeId hot);
-  Result<bool> cost_findings(JobScore& out);
+  Result<void> cost_findings(JobScore& out);
 
   const Cluster& c_;
   const Router& r_;
@@ -228,7 +228,7 @@ Result<ItemScore> Reporter::score_item(size_t index) {
   s.dci_us = p.dci_us;
   s.contended_us = t.contended_us;
   // Its own time alone: NCCL's time for its shape, on the links this group really crosses.
-  if (Result<bool> ok = state_.group_load(index, g, scratch_); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(state_.group_load(index, g, scratch_));
   s.alone_us = contended_us(p, state_.item_alone_peak(index, g), scratch_.busiest().busy_us, item.bytes);
   s.has_hot_edge = t.has_hot_edge;
   s.hot_edge = t.hot_edge;
@@ -358,12 +358,12 @@ void Reporter::find(size_t index, const ItemScore& s) {
 // What fixing each finding's cause would save: the exposure with the items it names at their
 // time without it, every other item as it stands. The lower bound gives the best cases, and the
 // floor the summary line measures the layout against.
-Result<bool> Reporter::cost_findings(JobScore& out) {
-  if (std::all_of(findings_.begin(), findings_.end(), [](const Finding& f) { return f.severity == "info"; })) return true;
+Result<void> Reporter::cost_findings(JobScore& out) {
+  if (std::all_of(findings_.begin(), findings_.end(), [](const Finding& f) { return f.severity == "info"; })) return {};
   std::optional<LowerBound> computed;
   if (!best_item_us_) {
     Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_);
-    if (!bound) return Error{bound.error()};
+    RETURN_IF_ERROR(bound);
     computed = std::move(*bound);
   }
   const std::vector<double>& best = best_item_us_ ? *best_item_us_ : computed->item_us;
@@ -379,7 +379,7 @@ Result<bool> Reporter::cost_findings(JobScore& out) {
     for (const Fix& x : fixes_[k]) fixed[x.item] = std::min(fixed[x.item], x.best ? best[x.item] : x.time_us);
     findings_[k].cost_per_step_s = std::max(0.0, exposed - exposure_us(state_.traffic(), fixed)) / 1e6;
   }
-  return true;
+  return {};
 }
 
 // How to keep an item's groups below the tier its busiest link climbs to, on these hosts: a group
@@ -547,7 +547,7 @@ Result<JobScore> Reporter::run() {
                 fmt("%.0f", 100 * exposed / out.step_s) + "% of the step)";
     add(std::move(f), {});
   }
-  if (Result<bool> ok = cost_findings(out); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(cost_findings(out));
   std::stable_sort(findings_.begin(), findings_.end(), [](const Finding& a, const Finding& b) {
     return severity_rank(a.severity) < severity_rank(b.severity);
   });
@@ -656,7 +656,7 @@ Result<JobScore> score_report(const Cluster& cluster, const Router& router, cons
 Result<JobScore> score_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
                            const ScoreOptions& options) {
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(cluster, router, job, layout, options);
-  if (!state) return Error{state.error()};
+  RETURN_IF_ERROR(state);
   return score_report(cluster, router, job, **state, options);
 }
 

@@ -189,11 +189,11 @@ struct ScoreState::Impl {
   Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo,
                                          int channels) const;
-  Result<bool> load_group(Shared& p, size_t group);
-  Result<bool> assign_patterns(const std::vector<size_t>& items);
+  Result<void> load_group(Shared& p, size_t group);
+  Result<void> assign_patterns(const std::vector<size_t>& items);
   void time_item(size_t index);
   void expose();
-  Result<bool> exchange(std::span<const std::pair<int, int>> pairs);
+  Result<void> exchange(std::span<const std::pair<int, int>> pairs);
 
   const Cluster& c;
   const Router& r;
@@ -221,7 +221,7 @@ Result<GroupSet*> ScoreState::Impl::set_for(const std::string& token, bool pairs
   for (const auto& s : sets)
     if (s->key == key) return s.get();
   Result<GroupList> ranks = groups.groups(token);
-  if (!ranks) return Error{ranks.error()};
+  RETURN_IF_ERROR(ranks);
   auto s = std::make_unique<GroupSet>();
   s->key = key;
   if (pairs) {
@@ -236,7 +236,7 @@ Result<GroupSet*> ScoreState::Impl::set_for(const std::string& token, bool pairs
   } else if (stages) {
     // A group lies in one stage: keep those whose first rank is in one of `stages`.
     Result<GroupList> pipelines = groups.groups("pp");
-    if (!pipelines) return Error{pipelines.error()};
+    RETURN_IF_ERROR(pipelines);
     std::vector<int> stage_of(layout.gpu_of_rank.size(), 0);
     for (const std::vector<int>& pipeline : *pipelines)
       for (size_t k = 0; k < pipeline.size(); ++k) stage_of[static_cast<size_t>(pipeline[k])] = static_cast<int>(k);
@@ -277,13 +277,13 @@ Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const 
   req.gpus = gpus;
   req.algo = item.algo;
   Result<CollectivePrediction> p = model.predict(req);
-  if (!p) return Error{p.error()};
+  RETURN_IF_ERROR(p);
   Alone a;
   a.prediction = std::move(*p);
   Result<std::vector<Transfer>> t = transfers(item.op, gpus, a.prediction.algo, a.prediction.channels);
-  if (!t) return Error{t.error()};
+  RETURN_IF_ERROR(t);
   scratch.clear();
-  if (Result<bool> ok = scratch.add(*t); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(scratch.add(*t));
   a.peak = scratch.busiest().busy_us;
   return &alone_cache.emplace(std::move(key), std::move(a)).first->second;
 }
@@ -293,18 +293,18 @@ Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const
   const int p2p = opt.tuning->p2p_net_channels_per_peer;
   if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0, p2p);  // PP: many pairs, no communicator
   Result<CommGroup> g = comm_group_make(c, r, gpus);
-  if (!g) return Error{g.error()};
+  RETURN_IF_ERROR(g);
   return collective_transfers(*g, op, algo, 1.0, {channels, p2p});
 }
 
-Result<bool> ScoreState::Impl::load_group(Shared& p, size_t group) {
+Result<void> ScoreState::Impl::load_group(Shared& p, size_t group) {
   Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[group], p.algo[group], p.channels[group]);
-  if (!t) return Error{t.error()};
+  RETURN_IF_ERROR(t);
   return p.pattern.load(group, std::move(*t));
 }
 
 // Puts each item on a pattern with the items it shares transfers with, building new patterns.
-Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which) {
+Result<void> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which) {
   std::map<std::string, Shared*> by_key;
   for (size_t i : which) {
     const TrafficItem& item = traffic.items[i];
@@ -329,7 +329,7 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
         p->channels.push_back(a->prediction.channels);
       }
       for (size_t g = 0; g < st.alone.size(); ++g)
-        if (Result<bool> ok = load_group(*p, g); !ok) return ok;
+        if (Result<void> ok = load_group(*p, g); !ok) return ok;
       p->pattern.refresh();
       it->second = p.get();
       patterns.push_back(std::move(p));
@@ -337,7 +337,7 @@ Result<bool> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
     st.pattern = it->second;
     it->second->items.push_back(i);
   }
-  return true;
+  return {};
 }
 
 // The item's groups and their NCCL choices; false for groups of one rank (nothing to time).
@@ -356,12 +356,12 @@ Result<bool> ScoreState::Impl::place(size_t index) {
     std::sort(all_stages.begin(), all_stages.end());
   }
   Result<GroupSet*> set = set_for(item.group, item.stage_pairs, own_stages);
-  if (!set) return Error{set.error()};
+  RETURN_IF_ERROR(set);
   if ((*set)->ranks.empty() || (*set)->ranks.front().size() < 2) return false;
   st.set = *set;
   if (own_stages && all_stages.size() > own_stages->size()) {
     Result<GroupSet*> together = set_for(item.group, false, &all_stages);
-    if (!together) return Error{together.error()};
+    RETURN_IF_ERROR(together);
     st.together = *together;
     // Both lists keep the token's order: walk them together.
     size_t k = 0;
@@ -372,7 +372,7 @@ Result<bool> ScoreState::Impl::place(size_t index) {
   }
   for (const std::vector<VertexId>& g : st.pattern_set()->gpus) {
     Result<const Alone*> a = alone_for(item, g);
-    if (!a) return Error{a.error()};
+    RETURN_IF_ERROR(a);
     st.alone.push_back(*a);
   }
   return true;
@@ -413,7 +413,7 @@ void ScoreState::Impl::expose() {
   for (size_t i = 0; i < items.size(); ++i) items[i].time.exposed_us = exposed_per_item[i];
 }
 
-Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pairs) {
+Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pairs) {
   const int world = layout.world_size();
   for (const auto& [a, b] : pairs)
     if (a < 0 || b < 0 || a >= world || b >= world)
@@ -447,7 +447,7 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     GroupSet* set = st.pattern_set();
     for (uint32_t g : touched[set_index(set)]) {
       Result<const Alone*> a = alone_for(traffic.items[i], set->gpus[g]);
-      if (!a) return Error{a.error()};
+      RETURN_IF_ERROR(a);
       st.alone[g] = *a;
     }
   }
@@ -479,8 +479,8 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
       p.algo[g] = pred.algo;
       p.channels[g] = pred.channels;
       Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[g], p.algo[g], p.channels[g]);
-      if (!t) return Error{t.error()};
-      if (Result<bool> ok = p.pattern.update(g, std::move(*t)); !ok) return ok;
+      RETURN_IF_ERROR(t);
+      if (Result<void> ok = p.pattern.update(g, std::move(*t)); !ok) return ok;
     }
     p.pattern.refresh();
     for (size_t i : p.items) retime[i] = 1;
@@ -488,13 +488,13 @@ Result<bool> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
   }
   if (!regroup.empty()) {
     std::sort(regroup.begin(), regroup.end());
-    if (Result<bool> ok = assign_patterns(regroup); !ok) return ok;
+    if (Result<void> ok = assign_patterns(regroup); !ok) return ok;
     for (size_t i : regroup) retime[i] = 1;
   }
   for (size_t i = 0; i < items.size(); ++i)
     if (retime[i]) time_item(i);
   expose();
-  return true;
+  return {};
 }
 
 ScoreState::ScoreState(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -507,11 +507,11 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
                  std::to_string(job_ranks(job))};
   if (layout.world_size() == 0) return Error{"the job has no ranks"};
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
-  if (!groups) return Error{groups.error()};
+  RETURN_IF_ERROR(groups);
   Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);
-  if (!compute) return Error{compute.error()};
+  RETURN_IF_ERROR(compute);
   Result<StepTraffic> traffic = opt.traffic ? Result<StepTraffic>(*opt.traffic) : step_traffic(job, *compute);
-  if (!traffic) return Error{traffic.error()};
+  RETURN_IF_ERROR(traffic);
   auto impl = std::make_unique<Impl>(c, r, job, layout, opt, std::move(*groups), std::move(*traffic));
   Impl& m = *impl;
   m.items.resize(m.traffic.items.size());
@@ -523,13 +523,13 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
     if (!placed) return Error{what + placed.error()};
     if (*placed) scored.push_back(i);
   }
-  if (Result<bool> ok = m.assign_patterns(scored); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(m.assign_patterns(scored));
   for (size_t i : scored) m.time_item(i);
   m.expose();
   return std::unique_ptr<ScoreState>(new ScoreState(std::move(impl)));
 }
 
-Result<bool> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pairs) { return impl_->exchange(rank_pairs); }
+Result<void> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pairs) { return impl_->exchange(rank_pairs); }
 
 Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) const {
   return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt);
@@ -600,7 +600,7 @@ const LinkLoad& ScoreState::item_load(size_t item) const {
     st.own_load = std::make_unique<LinkLoad>(impl_->r, *impl_->opt.calibration, &impl_->share);
     st.own_load->count_levels(&impl_->levels);
     for (size_t g = 0; g < st.set->ranks.size(); ++g) {
-      Result<bool> ok = st.own_load->add(st.pattern->pattern.transfers(st.at(g)));
+      Result<void> ok = st.own_load->add(st.pattern->pattern.transfers(st.at(g)));
       (void)ok;  // these transfers were loaded once already: they route
     }
   }
@@ -651,7 +651,7 @@ int ScoreState::contending_on(size_t item, EdgeId e) const {
   return count_on(impl_->r, e, st.together->ranks.size(), [&](size_t g) -> const Touched& { return p.touched(g); });
 }
 
-Result<bool> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {
+Result<void> ScoreState::group_load(size_t item, size_t group, LinkLoad& into) const {
   const ItemState& st = impl_->items[item];
   into.clear();
   return into.add(st.pattern->pattern.transfers(st.at(group)));

@@ -56,7 +56,7 @@ class ScoreState {
   // Exchanges the GPUs of each pair of ranks, all at once, and re-scores the groups they touch.
   // Exchanging the same pairs again undoes it. After an error (a group that cannot be routed) the
   // state is unusable: remake it.
-  Result<bool> exchange(std::span<const std::pair<int, int>> rank_pairs);
+  Result<void> exchange(std::span<const std::pair<int, int>> rank_pairs);
 
   const Layout& layout() const;
   const StepTraffic& traffic() const;
@@ -99,7 +99,7 @@ class ScoreState {
   // The ranks of one group of the item, in Megatron's order.
   const std::vector<int>& group_ranks(size_t item, size_t group) const;
   // One group's own transfers alone, at one byte, into `into` (cleared first).
-  Result<bool> group_load(size_t item, size_t group, LinkLoad& into) const;
+  Result<void> group_load(size_t item, size_t group, LinkLoad& into) const;
 
   struct Impl;
 

@@ -164,11 +164,11 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
     for (const auto& [i, j] : positions)
       for (int k = 0; k < g; ++k) pairs.emplace_back(i * g + k, j * g + k);
     ++stats.moves;
-    if (Result<bool> ok = state->exchange(pairs); !ok) {
+    if (Result<void> ok = state->exchange(pairs); !ok) {
       ++stats.unroutable;
       Result<std::unique_ptr<ScoreState>> again =
           state->remake(placement_layout(p, state->layout().world_size(), state->layout().source));
-      if (!again) return Error{again.error()};
+      RETURN_IF_ERROR(again);
       state = std::move(*again);
       since_better += 1;
       work += 1;
@@ -191,7 +191,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
           std::swap(p.gpus[static_cast<size_t>(a / g)][static_cast<size_t>(a % g)],
                     p.gpus[static_cast<size_t>(b / g)][static_cast<size_t>(b % g)]);
     } else {
-      if (Result<bool> ok = state->exchange(pairs); !ok) return Error{ok.error()};
+      RETURN_IF_ERROR(state->exchange(pairs));
       since_better += cost;
     }
     if (progress && wall_seconds() - last_report >= 1) {

@@ -60,7 +60,7 @@ void Cluster::reserve(size_t devices, size_t links) {
   edge_dst_.reserve(2 * links);
 }
 
-Result<bool> Cluster::finalize() {
+Result<void> Cluster::finalize() {
   size_t n = num_devices();
   out_begin_.assign(n + 1, 0);
   out_ids_.clear();
@@ -110,7 +110,7 @@ Result<bool> Cluster::finalize() {
   for (VertexId gpu : gpus_)
     if (components.find(gpu) != components.find(gpus_[0]))
       return Error{"GPU '" + g_[gpu].name + "' has no path to '" + g_[gpus_[0]].name + "'"};
-  return true;
+  return {};
 }
 
 std::optional<VertexId> Cluster::find(const std::string& device_name) const {

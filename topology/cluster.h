@@ -86,7 +86,7 @@ class Cluster {
   // every device and link each time a vector grows.
   void reserve(size_t devices, size_t links);
   // Indexes edges, orders GPUs host-major, checks every GPU reaches every other. Call once built.
-  Result<bool> finalize();
+  Result<void> finalize();
 
   // Reading (after finalize).
   size_t num_devices() const { return boost::num_vertices(g_); }

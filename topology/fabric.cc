@@ -203,7 +203,7 @@ std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector
 
 Result<Cluster> cluster_build(const ClusterSpec& spec) {
   Result<FabricPlan> plan = fabric_plan(spec);
-  if (!plan) return Error{plan.error()};
+  RETURN_IF_ERROR(plan);
   Cluster c;
   c.name = spec.name;
   c.fabric_note = plan->note;

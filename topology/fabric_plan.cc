@@ -22,7 +22,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 Error bad(const std::string& field, const std::string& what) { return Error{field + ": " + what}; }
 
 // Values in range, one field at a time; the counts come after.
-Result<bool> spec_check(const ClusterSpec& s) {
+Result<void> spec_check(const ClusterSpec& s) {
   const FabricSpec& f = s.fabric;
   if (s.nodes <= 0) return bad("nodes", "expected a positive number of nodes");
   if (s.node.nics == 0)
@@ -65,7 +65,7 @@ Result<bool> spec_check(const ClusterSpec& s) {
     return bad("dci.link_rate", "expected a rate from 8 Mbps to 8 Pbps, got " + format_rate_gbit(dci_GBps));
   if (!(s.dci.length_km >= 0 && s.dci.length_km <= limits::kMaxLengthKm))
     return bad("dci.length_km", "expected a distance from 0 to " + format_number(limits::kMaxLengthKm) + " km");
-  return true;
+  return {};
 }
 
 std::string kind_text(const FabricSpec& f) { return f.kind == FabricKind::rail ? "rail-optimized" : "top-of-rack"; }
@@ -114,7 +114,7 @@ int64_t ports_to(int64_t first, int64_t count, int64_t index, int64_t targets) {
 }
 
 Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
-  if (Result<bool> ok = spec_check(s); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(spec_check(s));
   const FabricSpec& f = s.fabric;
   const NodeType& type = s.node;
   FabricPlan plan;

@@ -74,7 +74,7 @@ struct Sniffed {
 
 Result<Sniffed> sniff(const std::string& path) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   const FileFormat format = file_format_of(*text);
   return Sniffed{std::move(*text), format};
 }
@@ -85,7 +85,7 @@ Result<Sniffed> sniff(const std::string& path) {
 Result<NodeType> node_type_in(const std::string& path, const Sniffed& file, bool cluster_ok, const std::string& count) {
   if (NodeParser parse = node_parser(file.format)) {
     Result<NodeFacts> facts = parse(file.text, path);
-    if (!facts) return Error{facts.error()};
+    RETURN_IF_ERROR(facts);
     NodeHints hints;
     hints.name = file_stem(path);
     Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
@@ -98,7 +98,7 @@ Result<NodeType> node_type_in(const std::string& path, const Sniffed& file, bool
     return Error{path + ": expected a node type, a recipe, or a server's nvidia-smi topo -m, NCCL or hwloc XML file, got " +
                  (file.format == FileFormat::unknown ? std::string("a file of unknown format") : file_format_name(file.format))};
   Result<nlohmann::json> doc = json_parse_text(file.text, path);
-  if (!doc) return Error{doc.error()};
+  RETURN_IF_ERROR(doc);
   const bool cluster = doc->is_object() && (doc->contains("node") || doc->contains("devices"));
   // A recipe or a graph is a cluster already: a count would silently drop its fabric.
   if (cluster && !cluster_ok)
@@ -106,7 +106,7 @@ Result<NodeType> node_type_in(const std::string& path, const Sniffed& file, bool
   if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, path);
   if (doc->is_object() && doc->contains("node")) {
     Result<ClusterSpec> recipe = recipe_from_json(*doc, path);
-    if (!recipe) return Error{recipe.error()};
+    RETURN_IF_ERROR(recipe);
     return recipe->node;
   }
   return Error{path + ": an explicit graph keeps no node type; give the recipe or the node type file it came from"};
@@ -145,7 +145,7 @@ std::optional<Result<Cluster>> slurm_cluster(const std::string& spec) {
 
 Result<SlurmImport> slurm_import(const std::string& path, const std::string& topology, const NodeType& type, double oversubscription) {
   Result<Sniffed> file = sniff(path);
-  if (!file) return Error{file.error()};
+  RETURN_IF_ERROR(file);
   std::string chosen;
   Result<SlurmTopology> topo = [&]() -> Result<SlurmTopology> {
     // Content decides; a .yaml file whose content says nothing is read as YAML, for YAML's errors.
@@ -156,11 +156,11 @@ Result<SlurmImport> slurm_import(const std::string& path, const std::string& top
       return slurm_topology_parse(file->text, path);
     }
     Result<SlurmYaml> yaml = slurm_yaml_parse(file->text, path, topology);
-    if (!yaml) return Error{yaml.error()};
+    RETURN_IF_ERROR(yaml);
     if (yaml->names.size() > 1) chosen = "topology " + yaml->name + (topology.empty() ? " (its cluster default)" : "") + " of " + std::to_string(yaml->names.size()) + " in the file";
     return yaml->topology;
   }();
-  if (!topo) return Error{topo.error()};
+  RETURN_IF_ERROR(topo);
   Result<SlurmImport> built = slurm_topology_build(*topo, type, file_stem(path), oversubscription, path);
   if (built && !chosen.empty()) built->notes.insert(built->notes.begin(), chosen);
   return built;
@@ -169,7 +169,7 @@ Result<SlurmImport> slurm_import(const std::string& path, const std::string& top
 Result<Cluster> cluster_load(const std::string& spec) {
   if (is_file(spec)) {
     Result<Sniffed> file = sniff(spec);
-    if (!file) return Error{file.error()};
+    RETURN_IF_ERROR(file);
     if (node_parser(file->format))
       return Error{spec + " describes one server (" + file_format_name(file->format) + "): give " + spec + ":N for a cluster of N of them"};
     if (file->format == FileFormat::slurm_conf || file->format == FileFormat::slurm_yaml)
@@ -179,7 +179,7 @@ Result<Cluster> cluster_load(const std::string& spec) {
       return Error{spec + ": not a cluster: expected a recipe or graph (JSON), a server's nvidia-smi topo -m, NCCL or hwloc XML "
                           "file (FILE:N), or Slurm's topology.conf or topology.yaml (FILE@NODE)"};
     Result<nlohmann::json> doc = json_parse_text(file->text, spec);
-    if (!doc) return Error{doc.error()};
+    RETURN_IF_ERROR(doc);
     if (doc->is_object() && doc->contains("gpu_model") && !doc->contains("node") && !doc->contains("devices"))
       return Error{spec + " is a node type: give " + spec + ":N for a cluster of N such servers"};
     return cluster_from_document(*doc, spec);
@@ -193,14 +193,14 @@ Result<Cluster> cluster_load(const std::string& spec) {
     return Error{text ? spec + ": not a regular file" : text.error()};
   }
   Result<ClusterSpec> parsed = preset_spec_parse(spec);
-  if (!parsed) return Error{parsed.error()};
+  RETURN_IF_ERROR(parsed);
   return cluster_build(*parsed);
 }
 
 Result<NodeType> node_type_load(const std::string& spec) {
   if (is_file(spec)) {
     Result<Sniffed> file = sniff(spec);
-    if (!file) return Error{file.error()};
+    RETURN_IF_ERROR(file);
     return node_type_in(spec, *file, true, "");
   }
   if (names_a_file(spec)) {
@@ -209,7 +209,7 @@ Result<NodeType> node_type_load(const std::string& spec) {
   }
   if (spec.find(':') == std::string::npos) return node_type_named(spec);
   Result<ClusterSpec> preset = preset_spec_parse(spec);
-  if (!preset) return Error{preset.error()};
+  RETURN_IF_ERROR(preset);
   return preset->node;
 }
 

@@ -119,7 +119,7 @@ double nvlink_bond_GBps(const NodeType& t, int a, int b) {
   return bonds == 0 ? 0 : t.nvlink_GBps * bonds / bonds_of(t, a);
 }
 
-Result<bool> node_type_check(const NodeType& t) {
+Result<void> node_type_check(const NodeType& t) {
   auto rate = [](const char* field, double GBps, bool needed) -> std::string {
     if (!(GBps >= 0) || GBps > limits::kMaxLinkGBps)
       return std::string(field) + ": expected a rate from 0 to " + format_rate_gbit(limits::kMaxLinkGBps) + ", got " +
@@ -164,7 +164,7 @@ Result<bool> node_type_check(const NodeType& t) {
     if (e.empty() && !list->empty() && static_cast<int>(list->size()) != count)
       e = std::string(field) + ": expected " + std::to_string(count) + " entries, one per " + per + ", got " + std::to_string(list->size());
   if (!e.empty()) return Error{e};
-  return true;
+  return {};
 }
 
 double node_type_socket_GBps(const NodeType& type) {

@@ -47,7 +47,7 @@ struct NodeType {
 
 // The checks every node type passes before anything is built: counts in range, GPUs in whole
 // switches, rates positive where the part exists. The error names the field.
-Result<bool> node_type_check(const NodeType& type);
+Result<void> node_type_check(const NodeType& type);
 
 // The bandwidth of the bond between GPUs a and b of a mesh type, per direction; 0 when none.
 double nvlink_bond_GBps(const NodeType& type, int a, int b);

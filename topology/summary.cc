@@ -227,8 +227,8 @@ Result<SiteLink> site_link(const Cluster& c, const std::string& from, const std:
     return Error{"unknown site '" + name + "'" + did_you_mean(name, c.sites())};
   };
   Result<int> a = index(from), b = index(to);
-  if (!a) return Error{a.error()};
-  if (!b) return Error{b.error()};
+  RETURN_IF_ERROR(a);
+  RETURN_IF_ERROR(b);
   if (*a == *b) return Error{"--from and --to name the same site '" + from + "'"};
   SiteLink out;
   for (EdgeId e = 0; e < c.num_edges(); ++e) {

@@ -174,7 +174,7 @@ Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTu
     out.iterations = iter;
     for (size_t k = 0; k < used.size(); ++k) {
       Result<ModelView> v = model_view(c, r, t, cal, series[used[k].series], used[k].fit);
-      if (!v) return Error{v.error()};
+      RETURN_IF_ERROR(v);
       views[k] = std::move(*v);
     }
     // Bandwidth per class: the geometric mean of measured over modelled bandwidth.

@@ -30,7 +30,7 @@ bool backend_in_host_memory(const std::string& backend) { return backend == "mpi
 Result<Measured> measured_parse(const std::string& text, const std::string& source) {
   Result<nlohmann::json> doc = json_parse_document(text, source, "topoplan-validate", "topoplan-validate's results",
                                                    "topoplan-validate --json");
-  if (!doc) return Error{doc.error()};
+  RETURN_IF_ERROR(doc);
   const nlohmann::json& j = *doc;
   auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
   Measured out;
@@ -86,7 +86,7 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
 
 Result<Measured> measured_read(const std::string& path) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   return measured_parse(*text, path);
 }
 
@@ -95,10 +95,10 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
   if (m.world != layout.world_size())
     return Error{m.source + ": " + std::to_string(m.world) + " ranks, the plan places " + std::to_string(layout.world_size())};
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
-  if (!state) return Error{state.error()};
+  RETURN_IF_ERROR(state);
   const ScoreState& st = **state;
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
-  if (!groups) return Error{groups.error()};
+  RETURN_IF_ERROR(groups);
   CollectiveModel model(c, r, *opt.tuning, *opt.calibration);
   CollectiveModel alone_model(c, r, *opt.tuning, *opt.calibration, &st.share());
 
@@ -112,7 +112,7 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
   for (const MeasuredResult& mr : m.results) {
     const std::string token(group_token(mr.kind));
     Result<GroupList> list = mr.kind == "world" ? GroupList{world} : groups->groups(token);
-    if (!list) return Error{list.error()};
+    RETURN_IF_ERROR(list);
     if (mr.index >= static_cast<int>(list->size()) || (*list)[static_cast<size_t>(mr.index)] != mr.ranks)
       return Error{m.source + ": " + mr.kind + " group " + std::to_string(mr.index) +
                    " does not hold the plan's ranks: the results come from another plan"};

@@ -157,7 +157,7 @@ namespace {
 
 // The world must be the plan's: its size, and which ranks share a host (the names may differ: a
 // plan for other machines of the same shape).
-Result<bool> check_world(ValidateBackend& b, const ValidatePlan& plan, const std::function<void(const std::string&)>& stage) {
+Result<void> check_world(ValidateBackend& b, const ValidatePlan& plan, const std::function<void(const std::string&)>& stage) {
   if (b.world_size() != plan.world)
     return Error{plan.source + " places " + std::to_string(plan.world) + " ranks; this run has " + std::to_string(b.world_size()) +
                  " (launch one rank per planned GPU)"};
@@ -173,12 +173,12 @@ Result<bool> check_world(ValidateBackend& b, const ValidatePlan& plan, const std
                  counted(static_cast<int64_t>(host_partition(plan.host_of_rank).size()), "host") + ", this run " +
                  std::to_string(host_partition(run_hosts).size()) +
                  " (launch the ranks in the plan's order, e.g. with its hostfile or rankfile)"};
-  return true;
+  return {};
 }
 
 // A check only some ranks fail must stop every rank, or the others wait in the next collective:
 // every rank learns every rank's error, and all return the first.
-Result<bool> agree(ValidateBackend& b, const std::string& mine) {
+Result<void> agree(ValidateBackend& b, const std::string& mine) {
   const std::vector<std::string> all = b.world_gather(mine);
   int failed = 0;
   const std::string* first = nullptr;
@@ -191,7 +191,7 @@ Result<bool> agree(ValidateBackend& b, const std::string& mine) {
       }
       ++failed;
     }
-  if (!first) return true;
+  if (!first) return {};
   return Error{"rank " + std::to_string(first_rank) + ": " + *first +
                (failed > 1 ? " (and " + std::to_string(failed - 1) + " other ranks)" : "")};
 }
@@ -201,7 +201,7 @@ Result<bool> agree(ValidateBackend& b, const std::string& mine) {
 Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, const std::vector<ValidateKind>& kinds,
                                  const ValidateOptions& o, const std::function<void(const std::string&)>& stage) {
   const int me = b.world_rank();
-  if (Result<bool> ok = check_world(b, plan, stage); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(check_world(b, plan, stage));
 
   ValidateRun run;
   run.backend = b.name();
@@ -224,7 +224,7 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
     std::string error;
     if (!comm || comm->size() != n || comm->rank() != position)
       error = group + ": the communicator has " + std::to_string(comm ? comm->size() : 0) + " ranks, the plan " + std::to_string(n);
-    if (Result<bool> ok = agree(b, error); !ok) return Error{ok.error()};
+    RETURN_IF_ERROR(agree(b, error));
     std::vector<double> members(static_cast<size_t>(n), -1);
     members[static_cast<size_t>(position)] = me;
     b.comm_max(*comm, members);
@@ -232,7 +232,7 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
       if (static_cast<int>(members[static_cast<size_t>(p)]) != kind.groups[static_cast<size_t>(mine)][static_cast<size_t>(p)])
         error = group + ": position " + std::to_string(p) + " holds rank " + std::to_string(static_cast<int>(members[static_cast<size_t>(p)])) +
                 ", the plan says " + std::to_string(kind.groups[static_cast<size_t>(mine)][static_cast<size_t>(p)]);
-    if (Result<bool> ok = agree(b, error); !ok) return Error{ok.error()};
+    RETURN_IF_ERROR(agree(b, error));
 
     std::vector<PlannedCollective> runs;
     if (o.sizes.empty()) {
@@ -300,7 +300,7 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
 
 Result<SweepResult> validate_sweep(ValidateBackend& b, const ValidatePlan& plan, const SweepOptions& o,
                                    const std::function<void(const std::string&)>& stage) {
-  if (Result<bool> ok = check_world(b, plan, stage); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(check_world(b, plan, stage));
   const int me = b.world_rank();
   std::vector<int> ranks;
   if (o.kind.empty()) {
@@ -327,7 +327,7 @@ Result<SweepResult> validate_sweep(ValidateBackend& b, const ValidatePlan& plan,
   std::string error;
   if (position >= 0 && (!comm || comm->size() != n || comm->rank() != position))
     error = "the group's communicator has " + std::to_string(comm ? comm->size() : 0) + " ranks, the plan " + std::to_string(n);
-  if (Result<bool> ok = agree(b, error); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(agree(b, error));
 
   // nccl-tests' device lines, in the group's rank order.
   char pid[32];

@@ -398,7 +398,7 @@ std::optional<NcclTestsRank> rank_of(std::string_view body) {
 
 // "nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 1 iters: 20
 // agg iters: 1 validation: 1 graph: 0 unalign: 0": keys end with ':' or are the first four words.
-Result<bool> params_of(std::string_view body, NcclTestsRun& run, const std::string& where) {
+Result<void> params_of(std::string_view body, NcclTestsRun& run, const std::string& where) {
   const Words w = words_of(body);
   std::string key;
   for (size_t i = 0; i < w.size(); ++i) {
@@ -435,7 +435,7 @@ Result<bool> params_of(std::string_view body, NcclTestsRun& run, const std::stri
     }
     key.clear();
   }
-  return true;
+  return {};
 }
 
 // ---- the log ---------------------------------------------------------------------------------
@@ -444,7 +444,7 @@ class Reader {
  public:
   explicit Reader(const std::string& source) : source_(source) {}
 
-  Result<bool> line(std::string_view text, int no);
+  Result<void> line(std::string_view text, int no);
   Result<NcclTestsLog> finish();
 
  private:
@@ -483,7 +483,7 @@ void Reader::close() {
   rank_lines_.clear();
 }
 
-Result<bool> Reader::line(std::string_view text, int no) {
+Result<void> Reader::line(std::string_view text, int no) {
   text = trim(text);
   // srun --label prefixes each line with the task: "0: # nThread ...".
   if (size_t colon = text.find(": "); colon != std::string_view::npos && colon > 0 && whole(text.substr(0, colon)) &&
@@ -510,7 +510,7 @@ Result<bool> Reader::line(std::string_view text, int no) {
     } else if (w.size() > 1 && w[0] == "nThread") {
       open(params_ || table_ || !rank_lines_.empty(), no);
       params_ = true;
-      if (Result<bool> ok = params_of(body, *run_, at(no)); !ok) return ok;
+      if (Result<void> ok = params_of(body, *run_, at(no)); !ok) return ok;
     } else if (!w.empty() && w[0] == "Rank") {
       open(table_.has_value(), no);
       std::optional<NcclTestsRank> r = rank_of(body);
@@ -518,7 +518,7 @@ Result<bool> Reader::line(std::string_view text, int no) {
         // 2048 bytes of device lines per process, then "...": the rest of that process's lines are lost.
         if (text.ends_with("...")) {
           notes_.push_back(at(no) + ": a device line cut short by nccl-tests (more GPUs per process than it prints)");
-          return true;
+          return {};
         }
         return Error{at(no) + ": expected a device line like '#  Rank  0 Group  0 Pid  12345 on node01 device  0 "
                                   "[0000:18:00] NVIDIA H100 80GB HBM3', got " + shown(text)};
@@ -530,7 +530,7 @@ Result<bool> Reader::line(std::string_view text, int no) {
     } else if (w.size() > 1 && w[0] == "size" && w[1] == "count") {
       open(table_.has_value(), no);
       Result<Table> t = table_of(w, at(no), run_->cputime);
-      if (!t) return Error{t.error()};
+      RETURN_IF_ERROR(t);
       table_ = std::move(*t);
       ended_ = false;
     } else if (run_ && table_ && body.starts_with("Out of bounds values")) {
@@ -556,24 +556,24 @@ Result<bool> Reader::line(std::string_view text, int no) {
       const std::optional<long long> k = v.empty() ? std::nullopt : whole(v[0]);
       if (k && *k >= 0 && *k < 1'000'000'000) run_->per_iter_skip = static_cast<int>(*k);
     }
-    return true;
+    return {};
   }
   // A row starts with its size; anything else here is noise (NCCL INFO, the launcher's output).
   const Words w = words_of(text);
-  if (w.empty() || !whole(w[0])) return true;
+  if (w.empty() || !whole(w[0])) return {};
   if (!run_ || !table_ || ended_) {
     if (w.size() > 1 && whole(w[1]))
       return Error{at(no) + ": a result row outside a table (expected the column header " + std::string(kHeaderExample) +
                    " before it)"};
-    return true;
+    return {};
   }
   Result<std::optional<NcclTestsRow>> row = row_of(w, *table_, at(no));
-  if (!row) return Error{row.error()};
+  RETURN_IF_ERROR(row);
   if (*row) {
     (*row)->line = no;
     run_->rows.push_back(std::move(**row));
   }
-  return true;
+  return {};
 }
 
 Result<NcclTestsLog> Reader::finish() {
@@ -634,7 +634,7 @@ Result<NcclTestsLog> nccl_tests_log_parse(const std::string& text, const std::st
   int no = 0;
   for (size_t begin = 0; begin < text.size();) {
     const size_t end = std::min(text.find('\n', begin), text.size());
-    if (Result<bool> ok = reader.line(std::string_view(text).substr(begin, end - begin), ++no); !ok) return Error{ok.error()};
+    RETURN_IF_ERROR(reader.line(std::string_view(text).substr(begin, end - begin), ++no));
     begin = end + 1;
   }
   return reader.finish();
@@ -642,7 +642,7 @@ Result<NcclTestsLog> nccl_tests_log_parse(const std::string& text, const std::st
 
 Result<NcclTestsLog> nccl_tests_log_read(const std::string& path) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   return nccl_tests_log_parse(*text, path);
 }
 

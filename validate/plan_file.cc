@@ -26,7 +26,7 @@ std::string kinds_of(const ValidatePlan& plan) {
 
 Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::string& source) {
   Result<nlohmann::json> doc = plan_document_parse(text, source);
-  if (!doc) return Error{doc.error()};
+  RETURN_IF_ERROR(doc);
   const nlohmann::json& j = *doc;
   auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
   ValidatePlan plan;
@@ -112,7 +112,7 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
 
 Result<ValidatePlan> validate_plan_read(const std::string& path) {
   Result<std::string> text = text_read_file(path);
-  if (!text) return Error{text.error()};
+  RETURN_IF_ERROR(text);
   return validate_plan_parse(*text, path);
 }
 
@@ -149,7 +149,7 @@ Result<double> validate_size_parse(const std::string& text) {
     number = text.substr(0, text.size() - 1) + "B";
   }
   Result<double> b = parse_bytes(number);
-  if (!b) return Error{b.error()};
+  RETURN_IF_ERROR(b);
   const double bytes = *b * scale;
   if (bytes < 4 || std::fmod(bytes, 4) != 0)
     return Error{text + " is not a whole number of 4-byte elements (float32), at least 4 B"};
@@ -162,7 +162,7 @@ Result<std::vector<double>> validate_sizes_parse(const std::string& list) {
   while (begin <= list.size()) {
     const size_t comma = std::min(list.find(',', begin), list.size());
     Result<double> b = validate_size_parse(list.substr(begin, comma - begin));
-    if (!b) return Error{b.error()};
+    RETURN_IF_ERROR(b);
     out.push_back(*b);
     begin = comma + 1;
   }

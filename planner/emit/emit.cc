@@ -71,7 +71,7 @@ Result<std::vector<EmittedFile>> emit(std::string_view format, const EmitInput& 
   const Format* f = find_format(format);
   if (!f) return unknown(format);
   Result<RankPlacement> placement = placement_of(in);
-  if (!placement) return Error{placement.error()};
+  RETURN_IF_ERROR(placement);
   return f->write(in, *placement);
 }
 

@@ -104,7 +104,7 @@ void precision_args(const Job& job, Lines& out) {
                 ", which the score did not assume");
 }
 
-Result<bool> parallel_args(const Job& job, Lines& out) {
+Result<void> parallel_args(const Job& job, Lines& out) {
   const Parallelism& p = job.parallel;
   out.comment("parallelism");
   out.arg("--tensor-model-parallel-size", p.tp);
@@ -143,7 +143,7 @@ Result<bool> parallel_args(const Job& job, Lines& out) {
     out.flag("--overlap-param-gather");
   }
   if (p.bucket_params > 0) out.arg("--ddp-bucket-size", p.bucket_params);
-  return true;
+  return {};
 }
 
 void batch_args(const Job& job, Lines& out) {
@@ -218,7 +218,7 @@ EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement) {
   model_args(job, out);
   batch_args(job, out);
   precision_args(job, out);
-  if (Result<bool> ok = parallel_args(job, out); !ok) return Error{ok.error()};
+  RETURN_IF_ERROR(parallel_args(job, out));
   recompute_args(job, out);
   const std::string order_note = order_args(job, *planned, out);
   if (job.compute.achievable_fraction || job.compute.peak_tflops)

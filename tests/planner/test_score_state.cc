@@ -182,7 +182,7 @@ TEST_CASE("score state: a rank outside the job is refused") {
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, *layout);
   REQUIRE(state.ok());
   std::vector<std::pair<int, int>> bad = {{0, 8}};
-  Result<bool> r8 = (*state)->exchange(bad);
+  Result<void> r8 = (*state)->exchange(bad);
   REQUIRE_FALSE(r8.ok());
   CHECK(r8.error() == "exchange: rank out of range 0-7");
 }

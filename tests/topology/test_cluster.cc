@@ -51,7 +51,7 @@ TEST_CASE("cluster: bad graphs are refused with the device named") {
   CHECK(c.add_link(g0, g1, LinkKind::NVL, -5, 1).error().find("bw_GBps must be > 0") != std::string::npos);
   CHECK_FALSE(c.add_link(g0, g0, LinkKind::NVL, 5, 1));
   CHECK_FALSE(c.add_link(g0, 99, LinkKind::NVL, 5, 1));
-  Result<bool> r = c.finalize();
+  Result<void> r = c.finalize();
   REQUIRE_FALSE(r);
   CHECK(r.error() == "GPU 'a/gpu1' has no path to 'a/gpu0'");
 }

@@ -227,7 +227,7 @@ Result<HwlocHost> hwloc_xml(const std::string& text, const std::string& where) {
 
 Result<NodeFacts> hwloc_xml_facts(const std::string& text, const std::string& where) {
   Result<HwlocHost> host = hwloc_xml(text, where);
-  if (!host) return Error{host.error()};
+  RETURN_IF_ERROR(host);
   return host->facts;
 }
 

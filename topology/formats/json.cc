@@ -247,13 +247,13 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
       if (Result<EdgeId> e = c.add_link(a, b, kind, bw_GBps, latency_us, length_km); !e) f.fail(f.path(), e.error());
     }
   if (!error.empty()) return error_in(where, error);
-  if (Result<bool> ok = c.finalize(); !ok) return error_in(where, ok.error());
+  if (Result<void> ok = c.finalize(); !ok) return error_in(where, ok.error());
   return c;
 }
 
 Result<Cluster> load_cluster_json(const std::string& path) {
   Result<json> read = json_read_file(path);
-  if (!read) return Error{read.error()};
+  RETURN_IF_ERROR(read);
   return cluster_from_document(*read, path);
 }
 
@@ -261,7 +261,7 @@ Result<Cluster> cluster_from_document(const json& doc, const std::string& path) 
   if (doc.is_object() && doc.contains("devices")) return cluster_from_json(doc, path);
   if (doc.is_object() && doc.contains("node")) {
     Result<ClusterSpec> spec = recipe_from_json(doc, path);
-    if (!spec) return Error{spec.error()};
+    RETURN_IF_ERROR(spec);
     Result<Cluster> built = cluster_build(*spec);
     if (!built) return error_in(path, built.error());
     return built;

@@ -285,7 +285,7 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   }
 
   if (!missing.empty()) return fail(missing_text(missing));
-  if (Result<bool> ok = node_type_check(t); !ok) return fail(ok.error());
+  if (Result<void> ok = node_type_check(t); !ok) return fail(ok.error());
   return out;
 }
 

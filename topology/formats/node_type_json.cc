@@ -71,7 +71,7 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
         else list->push_back(v.get<std::string>());
       }
   if (!error.empty()) return error_in(where, error);
-  if (Result<bool> ok = node_type_check(t); !ok) return error_in(where, ok.error());
+  if (Result<void> ok = node_type_check(t); !ok) return error_in(where, ok.error());
   return t;
 }
 

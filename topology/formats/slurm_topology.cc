@@ -296,7 +296,7 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
       out.notes.push_back("NVLink domains from the blocks of topology " + topo.domain_blocks_from + ", beside the tree");
     }
     Result<std::string> note = racks_build(c, racks, topo.yaml, type, site, where, &first_nic);
-    if (!note) return Error{note.error()};
+    RETURN_IF_ERROR(note);
     if (!note->empty()) out.notes.push_back(*note);
   } else {
     hosts_build(c, type, names, site, 0, static_cast<int>(names.size()), &first_nic);
@@ -359,7 +359,7 @@ Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeTy
     }
     first += up;
   }
-  if (Result<bool> ok = c.finalize(); !ok) return Error{where + ": " + ok.error()};
+  if (Result<void> ok = c.finalize(); !ok) return Error{where + ": " + ok.error()};
   return out;
 }
 

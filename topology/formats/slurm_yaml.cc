@@ -153,7 +153,7 @@ Result<SlurmYaml> slurm_yaml_parse(const std::string& text, const std::string& w
                  "; pick a tree or block topology" + (out.names.size() > 1 ? " with --topology (" + list() + ")" : ""));
     out.topology.yaml = true;
     Result<SlurmTopology> checked = slurm_topology_check(std::move(out.topology), where);
-    if (!checked) return Error{checked.error()};
+    RETURN_IF_ERROR(checked);
     out.topology = std::move(*checked);
     // A tree says nothing of NVLink domains; the file's first block topology does (as GB200 NVL72
     // clusters pair a tree of the InfiniBand fabric with a block per rack).
@@ -163,7 +163,7 @@ Result<SlurmYaml> slurm_yaml_parse(const std::string& text, const std::string& w
         SlurmTopology blocks = blocks_of(other["block"], name_i);
         blocks.yaml = true;
         Result<SlurmTopology> ok = slurm_topology_check(std::move(blocks), where);
-        if (!ok) return Error{ok.error()};
+        RETURN_IF_ERROR(ok);
         out.topology.domain_blocks = std::move(ok->blocks);
         out.topology.domain_blocks_from = name_i;
         break;

@@ -284,7 +284,7 @@ int run(int argc, char** argv, int rank, bool threaded) {
 #ifdef TOPOPLAN_HAVE_NCCL
   if (backend == "nccl") {
     if (rank >= plan->world) return fail(rank, plan->source + " places " + std::to_string(plan->world) + " ranks; this run has more", 2);
-    const Result<bool> usable = NcclBackend::gpu_usable(plan->gpu_of_rank[static_cast<size_t>(rank)]);
+    const Result<void> usable = NcclBackend::gpu_usable(plan->gpu_of_rank[static_cast<size_t>(rank)]);
     // Every rank checks its GPU before any joins NCCL, so one that cannot leaves none waiting; the
     // lowest such rank says why.
     const int mine = usable ? INT_MAX : rank;
@@ -300,7 +300,7 @@ int run(int argc, char** argv, int rank, bool threaded) {
   // A failure's JSON: what the plan is, no results, and why.
   auto write_json = [&](const nlohmann::json& doc) -> int {
     if (json_path.empty()) return 0;
-    if (Result<bool> w = text_write_file(json_path, doc.dump(2) + "\n"); !w) return fail(rank, w.error(), 2);
+    if (Result<void> w = text_write_file(json_path, doc.dump(2) + "\n"); !w) return fail(rank, w.error(), 2);
     return 0;
   };
   Progress progress(threaded);

@@ -60,7 +60,7 @@ struct NcclBackend::State {
   int gpu = 0;
 };
 
-Result<bool> NcclBackend::gpu_usable(int gpu) {
+Result<void> NcclBackend::gpu_usable(int gpu) {
   int devices = 0;
   if (cudaError_t rc = cudaGetDeviceCount(&devices); rc != cudaSuccess || devices == 0)
     return Error{"--backend nccl: no CUDA device is visible on this host (" +
@@ -68,7 +68,7 @@ Result<bool> NcclBackend::gpu_usable(int gpu) {
   if (gpu < 0 || gpu >= devices)
     return Error{"--backend nccl: the plan puts this rank on GPU " + std::to_string(gpu) + ", this host shows " +
                  std::to_string(devices) + " (CUDA_VISIBLE_DEVICES narrows what is visible)"};
-  return true;
+  return {};
 }
 
 std::unique_ptr<NcclBackend> NcclBackend::make(int gpu) {

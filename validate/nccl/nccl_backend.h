@@ -14,7 +14,7 @@ class NcclBackend : public MpiBackend {
  public:
   // Whether this rank can use local GPU `gpu`: errors say what is missing (no CUDA device, a GPU
   // index past those visible). Every rank checks before any joins NCCL, which waits for all.
-  static Result<bool> gpu_usable(int gpu);
+  static Result<void> gpu_usable(int gpu);
   // Binds this rank to the GPU and joins the world's NCCL communicator (collective).
   static std::unique_ptr<NcclBackend> make(int gpu);
   ~NcclBackend() override;
