@@ -33,69 +33,14 @@ Result<Layout> finish(std::vector<VertexId> gpus, const Cluster& c, int world, c
 }
 
 Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, const Cluster& c, int world) {
+  if (doc.is_object() && doc.value("format", nlohmann::json()) == kPlanFormat) return plan_layout_read(doc, where, c, world);
   std::string error;
-  const bool plan = doc.is_object() && doc.value("format", nlohmann::json()) == kPlanFormat;
-  Fields top(doc, "", plan ? plan_json_keys() : std::vector<std::string>{"format", "ranks"}, &error);
-  if (!plan && top.has("format") && top.text("format", kRequired) != "topoplan-layout")
+  Fields top(doc, "", {"format", "ranks"}, &error);
+  if (top.has("format") && top.text("format", kRequired) != "topoplan-layout")
     top.fail("format", "expected \"topoplan-layout\" or \"" + std::string(kPlanFormat) + "\"");
   const nlohmann::json* ranks = top.list("ranks", true);
-  std::string order;
-  std::vector<std::string> down;
-  if (plan) {
-    order = top.name("order");
-    if (const nlohmann::json* ex = top.list("exclude", false))
-      for (size_t i = 0; i < ex->size() && error.empty(); ++i) {
-        if (!(*ex)[i].is_string())
-          top.fail(json_indexed("exclude", i), "expected a device or link name, got " + json_shown((*ex)[i]));
-        else
-          down.push_back((*ex)[i].get<std::string>());
-      }
-  }
   if (!error.empty()) return error_in(where, error);
-  std::vector<VertexId> gpus(ranks->size(), kNoVertex);
-  for (size_t i = 0; i < ranks->size() && error.empty(); ++i) {
-    const nlohmann::json& item = (*ranks)[i];
-    const std::string at = json_indexed("ranks", i);
-    if (item.is_string()) {
-      std::string name = item.get<std::string>();
-      std::optional<VertexId> v = c.find(name);
-      if (!v || c.device(*v).kind != DeviceKind::gpu)
-        error = at + ": no GPU '" + name + "' (GPUs are named like '" + c.device(c.gpus()[0]).name + "')";
-      else
-        gpus[i] = *v;
-      continue;
-    }
-    Fields f(item, at, plan ? std::vector<std::string>{"rank", "host", "gpu", "nic"} : std::vector<std::string>{"rank", "host", "gpu"},
-             &error);
-    int rank = f.integer("rank", kRequired, 0, static_cast<int>(ranks->size()) - 1);
-    std::string host = f.name("host");
-    int local = f.integer("gpu", kRequired, 0);
-    if (!f.ok()) break;
-    std::optional<int> h = c.host_index(host);
-    if (!h) {
-      f.fail(f.at("host"), layout_no_host(c, host));
-      break;
-    }
-    const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
-    if (local >= static_cast<int>(hg.size())) {
-      f.fail(f.at("gpu"), host + " has " + std::to_string(hg.size()) + " GPUs (0-" + std::to_string(hg.size() - 1) +
-                              "), got " + std::to_string(local));
-      break;
-    }
-    if (gpus[static_cast<size_t>(rank)] != kNoVertex) {
-      f.fail(f.at("rank"), "rank " + std::to_string(rank) + " is placed twice");
-      break;
-    }
-    gpus[static_cast<size_t>(rank)] = hg[static_cast<size_t>(local)];
-  }
-  if (!error.empty()) return error_in(where, error);
-  Result<Layout> out =
-      finish(std::move(gpus), c, world, where, [&](int r) { return where + ": " + json_indexed("ranks", static_cast<size_t>(r)); });
-  if (out) {
-    out->order = std::move(order);
-    out->down = std::move(down);
-  }
-  return out;
+  return layout_from_ranks(*ranks, {"rank", "host", "gpu"}, where, c, world);
 }
 
 // The text forms, told apart by their first line; a host list is what is left.
@@ -133,6 +78,49 @@ Result<Layout> from_text(const std::string& text, const std::string& where, cons
 }
 
 }  // namespace
+
+Result<Layout> layout_from_ranks(const nlohmann::json& ranks, const std::vector<std::string>& item_keys,
+                                 const std::string& where, const Cluster& c, int world) {
+  std::string error;
+  std::vector<VertexId> gpus(ranks.size(), kNoVertex);
+  for (size_t i = 0; i < ranks.size() && error.empty(); ++i) {
+    const nlohmann::json& item = ranks[i];
+    const std::string at = json_indexed("ranks", i);
+    if (item.is_string()) {
+      std::string name = item.get<std::string>();
+      std::optional<VertexId> v = c.find(name);
+      if (!v || c.device(*v).kind != DeviceKind::gpu)
+        error = at + ": no GPU '" + name + "' (GPUs are named like '" + c.device(c.gpus()[0]).name + "')";
+      else
+        gpus[i] = *v;
+      continue;
+    }
+    Fields f(item, at, item_keys, &error);
+    int rank = f.integer("rank", kRequired, 0, static_cast<int>(ranks.size()) - 1);
+    std::string host = f.name("host");
+    int local = f.integer("gpu", kRequired, 0);
+    if (!f.ok()) break;
+    std::optional<int> h = c.host_index(host);
+    if (!h) {
+      f.fail(f.at("host"), layout_no_host(c, host));
+      break;
+    }
+    const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
+    if (local >= static_cast<int>(hg.size())) {
+      f.fail(f.at("gpu"), host + " has " + std::to_string(hg.size()) + " GPUs (0-" + std::to_string(hg.size() - 1) +
+                              "), got " + std::to_string(local));
+      break;
+    }
+    if (gpus[static_cast<size_t>(rank)] != kNoVertex) {
+      f.fail(f.at("rank"), "rank " + std::to_string(rank) + " is placed twice");
+      break;
+    }
+    gpus[static_cast<size_t>(rank)] = hg[static_cast<size_t>(local)];
+  }
+  if (!error.empty()) return error_in(where, error);
+  return finish(std::move(gpus), c, world, where,
+                [&](int r) { return where + ": " + json_indexed("ranks", static_cast<size_t>(r)); });
+}
 
 Result<Layout> layout_default(const Cluster& c, int world) {
   if (world > static_cast<int>(c.gpus().size()))

@@ -3,6 +3,7 @@
 // give); a layout file lets a user review the placement a scheduler proposed.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,10 @@ Result<Layout> layout_default(const Cluster& cluster, int world);
 // ranks as the file places (at most the cluster's GPUs).
 Result<Layout> layout_load(const std::string& path, const Cluster& cluster, int world);
 Result<Layout> layout_parse(const std::string& text, const std::string& where, const Cluster& cluster, int world);
+
+// The "ranks" list of a JSON layout or plan file, checked and completed: each entry a "host/gpuN"
+// name or an object with the keys `item_keys` allows. Errors name `where` and the entry.
+Result<Layout> layout_from_ranks(const nlohmann::json& ranks, const std::vector<std::string>& item_keys,
+                                 const std::string& where, const Cluster& cluster, int world);
 
 }  // namespace topoplan

@@ -1,5 +1,6 @@
 #include "planner/plan_json.h"
 
+#include "planner/plan.h"
 #include "planner/score_json.h"
 #include "base/json_fields.h"
 
@@ -15,12 +16,30 @@ Result<nlohmann::json> plan_document_parse(const std::string& text, const std::s
   return json_parse_document(text, where, kPlanFormat, "a plan file", "topoplan plan --emit json");
 }
 
-const std::vector<std::string>& plan_json_keys() {
+Result<Layout> plan_layout_read(const nlohmann::json& doc, const std::string& where, const Cluster& c, int world) {
   static const std::vector<std::string> keys = {"format",     "cluster",   "job",      "order",   "fabric",
                                                 "background", "exclude",   "keep",     "seed",    "hosts",
                                                 "ranks",      "groups",    "score",    "baselines", "candidates",
                                                 "lower_bound", "idle_fabric", "findings", "search"};
-  return keys;
+  std::string error;
+  Fields top(doc, "", keys, &error);
+  const nlohmann::json* ranks = top.list("ranks", true);
+  const std::string order = top.name("order");
+  std::vector<std::string> down;
+  if (const nlohmann::json* ex = top.list("exclude", false))
+    for (size_t i = 0; i < ex->size() && error.empty(); ++i) {
+      if (!(*ex)[i].is_string())
+        top.fail(json_indexed("exclude", i), "expected a device or link name, got " + json_shown((*ex)[i]));
+      else
+        down.push_back((*ex)[i].get<std::string>());
+    }
+  if (!error.empty()) return error_in(where, error);
+  Result<Layout> out = layout_from_ranks(*ranks, {"rank", "host", "gpu", "nic"}, where, c, world);
+  if (out) {
+    out->order = order;
+    out->down = std::move(down);
+  }
+  return out;
 }
 
 nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string& cluster, const Plan& plan,

@@ -8,17 +8,23 @@
 #include <string>
 #include <vector>
 
-#include "planner/plan.h"
+#include "base/error.h"
+#include "planner/layout.h"
 
 namespace topoplan {
+
+class Router;
+struct Plan;
+struct PlanRequest;
 
 inline constexpr const char* kPlanFormat = "topoplan-plan";
 
 // A plan file's text as JSON, refused unless its "format" is a plan's; `where` names it in errors.
 Result<nlohmann::json> plan_document_parse(const std::string& text, const std::string& where);
 
-// Every top-level key a plan file has; the layout reader accepts exactly these.
-const std::vector<std::string>& plan_json_keys();
+// A plan file's placement (`score --layout plan.json`): its ranks, the order string they were
+// placed under and the devices and links it avoided. `doc` is a parsed plan document.
+Result<Layout> plan_layout_read(const nlohmann::json& doc, const std::string& where, const Cluster& c, int world);
 
 // `cluster` names the cluster argument as given.
 nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string& cluster, const Plan& plan,
