@@ -5,6 +5,7 @@
 
 #include "topology/cpu_models.h"
 #include "base/limits.h"
+#include "base/name_table.h"
 #include "base/suggest.h"
 #include "base/units.h"
 
@@ -73,14 +74,8 @@ const std::vector<NodeType>& node_types() {
 }
 
 Result<NodeType> node_type_named(const std::string& name) {
-  std::vector<std::string> names;
-  for (const NodeType& t : node_types()) {
-    if (t.name == name) return t;
-    names.push_back(t.name);
-  }
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  return Error{"unknown preset '" + name + "'" + did_you_mean(name, names) + " (presets: " + list + ")"};
+  if (const NodeType* t = table_find(node_types(), name)) return *t;
+  return Error{unknown_name("preset", name, table_names(node_types()), "presets")};
 }
 
 namespace {
