@@ -53,4 +53,19 @@ std::string did_you_mean(std::string_view typed, const std::vector<std::string>&
   return s.empty() ? "" : ", did you mean '" + s + "'?";
 }
 
+std::string names_list(const std::vector<std::string>& names, std::string_view last) {
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) list += i + 1 == names.size() ? last : ", ";
+    list += names[i];
+  }
+  return list;
+}
+
+std::string unknown_name(std::string_view what, std::string_view typed, const std::vector<std::string>& names,
+                         std::string_view names_are) {
+  return "unknown " + std::string(what) + " '" + std::string(typed) + "'" + did_you_mean(typed, names) + " (" +
+         std::string(names_are) + ": " + names_list(names) + ")";
+}
+
 }  // namespace topoplan

@@ -248,7 +248,7 @@ Run setup(CLI::App& app) {
   app.add_option("--job", o->job, kJobHelp)->required();
   app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
   app.add_option("--counters", o->counters,
-                 "port counter files: perfquery output, Prometheus text (node_exporter), or CSV windows (docs/observe.md)")
+                 "port counter files: " + counter_formats_help() + " (docs/observe.md)")
       ->required();
   app.add_option("--port-map", o->port_map, "CSV 'counter,port': the cluster's port for each counter key whose names differ");
   app.add_option("--interval", o->interval, "time between the two samples when the files carry no times: 60s, 5min");

@@ -323,8 +323,8 @@ Run setup(CLI::App& app) {
   app.add_option("--seed", o->seed, "seed of the local search (the same seed gives the same plan)");
   app.add_option("--time-limit", o->time_limit, "stop the search after this long (e.g. 30s, 5min)");
   app.add_option("--emit", o->emit,
-                 "files to write into -o DIR: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env "
-                 "(comma-separated; docs/plan-outputs.md)");
+                 "files to write into -o DIR: json, " + names_list(emit_format_names()) +
+                     " (comma-separated; docs/plan-outputs.md)");
   app.add_option("-o,--output", o->out_dir, "directory for the plan (plan.json) and --emit files");
   model_flags_add(app, o->model);
   app.add_option("--html", o->html, "write a self-contained HTML report: the plan's load on the fabric as a heat map, its groups, this text");

@@ -14,12 +14,8 @@
 #include "cost/nccl_tuning.h"
 #include "topology/down.h"
 #include "topology/formats/dot.h"
+#include "topology/formats/export.h"
 #include "base/json_fields.h"
-#include "topology/formats/json.h"
-#include "topology/formats/kubernetes.h"
-#include "topology/formats/nccl_xml.h"
-#include "topology/formats/slurm_topology.h"
-#include "topology/formats/slurm_yaml.h"
 #include "topology/load.h"
 #include "topology/routing.h"
 #include "topology/summary.h"
@@ -189,55 +185,30 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-// The formats written from a whole cluster alone.
-struct Writer {
-  const char* name;
-  std::string (*write)(const Cluster&);
-};
-constexpr Writer kWriters[] = {{"json", save_cluster_json},
-                               {"slurm-tree", slurm_tree_write},
-                               {"slurm-block", slurm_block_write},
-                               {"slurm-yaml", slurm_yaml_write}};
-
-// --labels, given only with a Kubernetes format.
-Result<K8sLabels> labels_arg(const Options& o) {
-  const bool k8s = o.format == "k8s-labels" || o.format == "kueue-topology";
-  if (o.labels.empty() || (k8s && o.labels == "topograph")) return K8sLabels::topograph;
-  if (!k8s) return Error{"--labels: only with --format k8s-labels or kueue-topology"};
-  if (o.labels == "tiers") return K8sLabels::tiers;
-  return Error{"--labels: unknown scheme '" + o.labels + "' (expected topograph or tiers)"};
+// A flag that only some formats read is an error with the others, naming those that read it.
+Result<void> only_with(const ExportFormat& format, ExportTakes option, const std::string& flag) {
+  if (format.takes == option) return {};
+  return Error{flag + ": only with --format " + names_list(export_formats_taking(option), " or ")};
 }
 
-// The text `topo export` writes: one server's NCCL topology file from the node type, every other
-// format from the cluster.
+// The text `topo export` writes: the flags checked against the format's row, then its writer.
 Result<std::string> export_text(const Options& o) {
-  Result<K8sLabels> labels = labels_arg(o);
-  RETURN_IF_ERROR(labels);
-  if (o.format == "nccl-xml") {
-    if (!o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
-    Result<NodeType> type = node_type_load(o.cluster);
-    RETURN_IF_ERROR(type);
-    if (type->c2c_GBps > 0) return Error{type->name + ": Grace trays hang GPUs and NICs off the CPU by C2C; NCCL reads that topology itself"};
-    return nccl_topo_xml_write(*type);
-  }
-  Result<Cluster> c = cluster_load(o.cluster);
-  RETURN_IF_ERROR(c);
-  if (o.format != "dot" && !o.dot_hosts.empty()) return Error{"--dot-hosts: only with --format dot"};
-  if (o.format == "k8s-labels") return k8s_labels_write(*c, *labels);
-  if (o.format == "kueue-topology") return kueue_topology_write(*c, *labels);
-  if (o.format == "dot") {
-    Result<DotHosts> hosts = o.dot_hosts.empty() ? DotHosts::collapse : dot_hosts_parse(o.dot_hosts);
+  Result<const ExportFormat*> format = export_format_named(o.format);
+  if (!format) return Error{"--format: " + format.error()};
+  ExportOptions options;
+  if (!o.dot_hosts.empty()) {
+    RETURN_IF_ERROR(only_with(**format, ExportTakes::dot_hosts, "--dot-hosts"));
+    Result<DotHosts> hosts = dot_hosts_parse(o.dot_hosts);
     RETURN_IF_ERROR(hosts);
-    return save_cluster_dot(*c, *hosts);
+    options.dot_hosts = *hosts;
   }
-  for (const Writer& w : kWriters)
-    if (o.format == w.name) return w.write(*c);
-  std::vector<std::string> formats = {"dot", "nccl-xml"};
-  for (const Writer& w : kWriters) formats.push_back(w.name);
-  formats.insert(formats.end(), {"k8s-labels", "kueue-topology"});
-  std::string expected;
-  for (size_t i = 0; i < formats.size(); ++i) expected += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i];
-  return Error{"--format: unknown format '" + o.format + "'" + did_you_mean(o.format, formats) + " (expected " + expected + ")"};
+  if (!o.labels.empty()) {
+    RETURN_IF_ERROR(only_with(**format, ExportTakes::labels, "--labels"));
+    if (o.labels == "tiers") options.labels = K8sLabels::tiers;
+    else if (o.labels != "topograph")
+      return Error{"--labels: unknown scheme '" + o.labels + "' (expected topograph or tiers)"};
+  }
+  return (*format)->write(o.cluster, options);
 }
 
 int export_cluster(const Options& o, std::ostream& out, std::ostream& err) {
@@ -268,10 +239,11 @@ Run setup(CLI::App& app) {
   p->add_flag("--json", o->json, "machine-readable output (every hop)");
   CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless), Graphviz DOT, Slurm or Kubernetes topology, or one server's NCCL topology file");
   x->add_option("cluster", o->cluster, cluster_help)->required();
-  x->add_option("--format", o->format, "json, dot, slurm-tree or slurm-block (Slurm's topology.conf), slurm-yaml (topology.yaml: both), k8s-labels (kubectl label lines), kueue-topology, or nccl-xml (one server's NCCL_TOPO_FILE)")->required();
+  x->add_option("--format", o->format, export_formats_help())->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");
-  x->add_option("--dot-hosts", o->dot_hosts, "with --format dot: collapse (a host is one node, the default) or expand");
-  x->add_option("--labels", o->labels, "with k8s-labels or kueue-topology: topograph (network.topology.nvidia.com/block, spine, ..., the default) or tiers (fabric.topograph.run/tier-N, accelerator.topograph.run/domain)");
+  x->add_option("--dot-hosts", o->dot_hosts, "with --format " + names_list(export_formats_taking(ExportTakes::dot_hosts), " or ") +
+                                                 ": collapse (a host is one node, the default) or expand");
+  x->add_option("--labels", o->labels, "with " + names_list(export_formats_taking(ExportTakes::labels), " or ") + ": topograph (network.topology.nvidia.com/block, spine, ..., the default) or tiers (fabric.topograph.run/tier-N, accelerator.topograph.run/domain)");
   return [o, s, p, x](std::ostream& out, std::ostream& err) {
     if (s->parsed()) return show(*o, out, err);
     if (p->parsed()) return path(*o, out, err);

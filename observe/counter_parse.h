@@ -98,13 +98,14 @@ class PortIndex {
   std::unordered_map<std::string, size_t> index_;
 };
 
-// What tells each format by its first line that says something (counters_parse's detection):
-// perfquery's block header, a Prometheus series, a CSV header with a link column.
-bool perfquery_header(std::string_view line);
-bool prometheus_series(std::string_view line);
-bool csv_header(std::string_view line);
+// Whether a line, trimmed, the first that says something (not blank, not a '# time:' line), tells
+// the format: perfquery's block header; a Prometheus '# HELP', '# TYPE' or series; a CSV header
+// with a link column. Any other '#' line says nothing, and detection reads on.
+bool perfquery_detect(std::string_view line);
+bool prometheus_detect(std::string_view line);
+bool csv_detect(std::string_view line);
 
-// One reader per format; errors say "file:line: what was expected".
+// One reader per format; errors say "file:line: what was expected". counters.cc tables them.
 Result<CounterSample> parse_perfquery(std::string_view text, const std::string& where);
 Result<CounterSample> parse_prometheus(std::string_view text, const std::string& where);
 Result<CounterSample> parse_csv(std::string_view text, const std::string& where);

@@ -24,8 +24,12 @@
 
 namespace topoplan {
 
+// The formats counters.cc has a reader for, one table row each.
 enum class CounterFormat : uint8_t { perfquery, prometheus, csv };
-std::string_view to_string(CounterFormat f);  // "perfquery", "prometheus", "csv"
+std::string_view to_string(CounterFormat f);  // the row's name: "perfquery"
+
+// "perfquery output, Prometheus text (node_exporter) or CSV windows": what --counters reads.
+std::string counter_formats_help();
 
 // One counter as its source keeps it. The value stays a whole number so that a 64-bit counter
 // that wrapped is undone exactly (a double steps by 2048 near 2^64).

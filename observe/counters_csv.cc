@@ -67,7 +67,8 @@ std::vector<std::string> csv_columns() {
 
 }  // namespace
 
-bool csv_header(std::string_view line) {
+bool csv_detect(std::string_view line) {
+  if (line.starts_with('#')) return false;  // a comment, however many commas and links it has
   if (std::optional<std::vector<std::string>> fields = csv_fields(line, kMaxColumns))
     for (const std::string& f : *fields)
       if (lower(f) == "link") return true;

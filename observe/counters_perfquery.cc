@@ -78,7 +78,7 @@ std::optional<std::string> perfquery_key(std::string_view header) {
 
 }  // namespace
 
-bool perfquery_header(std::string_view line) {
+bool perfquery_detect(std::string_view line) {
   const Block b = block_of(line);
   return b == Block::plain || b == Block::extended;
 }

@@ -169,7 +169,8 @@ std::string_view instance_host(std::string_view instance) {
 
 }  // namespace
 
-bool prometheus_series(std::string_view line) {
+bool prometheus_detect(std::string_view line) {
+  if (starts_with(line, "# HELP ") || starts_with(line, "# TYPE ")) return true;
   size_t i = 0;
   while (i < line.size() && metric_char(line[i], i == 0)) ++i;
   return i > 0 && i < line.size() && (line[i] == '{' || line[i] == ' ' || line[i] == '\t');

@@ -10,7 +10,7 @@ struct GpuEntry {
   const char* prefix;
   double bf16_tflops;  // dense
   double fp8_tflops;   // dense; 0 = no fp8 tensor cores
-  double fraction;
+  double fraction;     // of the peak a large training run sustains (GpuRate::achievable_fraction)
   const char* source;
 };
 
@@ -19,13 +19,20 @@ struct GpuEntry {
 // (Llama 3 paper, Dubey et al. 2024, table 4: 38-43% BF16 MFU on 16K H100); Blackwell and L40S
 // are assumptions, below Hopper, until published runs say otherwise. First matching prefix wins.
 constexpr GpuEntry kGpus[] = {
-    {"A100", 312, 0, 0.52, "A100 datasheet; 52% as Narayanan et al. SC21 measured"},
-    {"H100", 989, 1979, 0.40, "H100 SXM datasheet; 40% as the Llama 3 paper reports"},
-    {"H200", 989, 1979, 0.40, "H200 datasheet; 40% as on H100"},
-    {"B200-GB200", 2500, 5000, 0.35, "GB200 NVL72 datasheet; 35% assumed"},
-    {"GB200", 2500, 5000, 0.35, "GB200 NVL72 datasheet; 35% assumed"},
-    {"B200", 2250, 4500, 0.35, "HGX B200 datasheet; 35% assumed"},
-    {"L40S", 362, 733, 0.40, "L40S datasheet; 40% assumed"},
+    {.prefix = "A100", .bf16_tflops = 312, .fp8_tflops = 0, .fraction = 0.52,
+     .source = "A100 datasheet; 52% as Narayanan et al. SC21 measured"},
+    {.prefix = "H100", .bf16_tflops = 989, .fp8_tflops = 1979, .fraction = 0.40,
+     .source = "H100 SXM datasheet; 40% as the Llama 3 paper reports"},
+    {.prefix = "H200", .bf16_tflops = 989, .fp8_tflops = 1979, .fraction = 0.40,
+     .source = "H200 datasheet; 40% as on H100"},
+    {.prefix = "B200-GB200", .bf16_tflops = 2500, .fp8_tflops = 5000, .fraction = 0.35,
+     .source = "GB200 NVL72 datasheet; 35% assumed"},
+    {.prefix = "GB200", .bf16_tflops = 2500, .fp8_tflops = 5000, .fraction = 0.35,
+     .source = "GB200 NVL72 datasheet; 35% assumed"},
+    {.prefix = "B200", .bf16_tflops = 2250, .fp8_tflops = 4500, .fraction = 0.35,
+     .source = "HGX B200 datasheet; 35% assumed"},
+    {.prefix = "L40S", .bf16_tflops = 362, .fp8_tflops = 733, .fraction = 0.40,
+     .source = "L40S datasheet; 40% assumed"},
 };
 
 double gated(const Job& job) { return job.model.swiglu ? 3.0 : 2.0; }

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "base/json_fields.h"
+#include "base/name_table.h"
 #include "base/suggest.h"
 
 namespace topoplan {
@@ -301,27 +302,8 @@ constexpr RefusedFlag kRefused[] = {
     {"--checkpoint-activations", "no longer valid in Megatron-LM; give --recompute-granularity and --recompute-method"},
 };
 
-template <typename Table>
-std::vector<std::string> names_of(const Table& table) {
-  std::vector<std::string> names;
-  for (const auto& f : table) names.emplace_back(f.name);
-  return names;
-}
-
-const ReadFlag* read_flag(std::string_view name) {
-  for (const ReadFlag& f : kRead)
-    if (name == f.name) return &f;
-  return nullptr;
-}
-
 bool ignored(std::string_view name) {
   return std::find_if(std::begin(kIgnored), std::end(kIgnored), [&](const char* f) { return name == f; }) != std::end(kIgnored);
-}
-
-const RefusedFlag* refused(std::string_view name) {
-  for (const RefusedFlag& f : kRefused)
-    if (name == f.name) return &f;
-  return nullptr;
 }
 
 std::vector<std::string> known_flags() {
@@ -415,9 +397,9 @@ class Reader {
       if (eq != std::string::npos) values.push_back({t.text.substr(eq + 1), t.line, t.expands});
       while (i + 1 < tokens.size() && !tokens[i + 1].text.starts_with("--")) values.push_back(tokens[++i]);
       if (ignored(name)) continue;
-      if (const RefusedFlag* r = refused(name))
+      if (const RefusedFlag* r = table_find(kRefused, name))
         return Error{at(t.line) + name + ": " + r->why + "; the model does not follow it, so topoplan cannot score this job"};
-      const ReadFlag* f = read_flag(name);
+      const ReadFlag* f = table_find(kRead, name);
       if (!f)
         return Error{at(t.line) + name + ": not a flag topoplan knows; it may change the traffic, so the job is not built "
                      "without knowing it" + did_you_mean(name, known_flags()) +
@@ -536,9 +518,7 @@ class Translator {
   std::string choice(const std::string& flag, const std::vector<std::string>& choices) {
     const std::string& v = value(flag);
     if (std::find(choices.begin(), choices.end(), v) != choices.end()) return v;
-    std::string list;
-    for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
-    fail(at(flag) + "expected one of " + list + ", got '" + v + "'" + did_you_mean(v, choices));
+    fail(at(flag) + "expected one of " + names_list(choices) + ", got '" + v + "'" + did_you_mean(v, choices));
     return choices.front();
   }
 
@@ -858,7 +838,7 @@ bool megatron_args_detect(std::string_view text) {
 }
 
 const std::vector<std::string>& megatron_flags_read() {
-  static const std::vector<std::string> names = names_of(kRead);
+  static const std::vector<std::string> names = table_names(kRead);
   return names;
 }
 
@@ -868,7 +848,7 @@ const std::vector<std::string>& megatron_flags_ignored() {
 }
 
 const std::vector<std::string>& megatron_flags_refused() {
-  static const std::vector<std::string> names = names_of(kRefused);
+  static const std::vector<std::string> names = table_names(kRefused);
   return names;
 }
 

@@ -1,5 +1,6 @@
 #include "topology/cpu_models.h"
 
+#include "base/name_table.h"
 #include "base/suggest.h"
 
 namespace topoplan {
@@ -50,14 +51,9 @@ const std::vector<CpuModel>& cpu_models() {
 }
 
 Result<const CpuModel*> cpu_model_named(const std::string& name) {
-  std::vector<std::string> names;
-  for (const CpuModel& m : cpu_models()) {
-    if (m.name == name) return &m;
-    names.emplace_back(m.name);
-  }
-  std::string list;
-  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-  return Error{"unknown CPU model '" + name + "'" + did_you_mean(name, names) + " (known: " + list +
+  if (const CpuModel* m = table_find(cpu_models(), name)) return m;
+  const std::vector<std::string> names = table_names(cpu_models());
+  return Error{"unknown CPU model '" + name + "'" + did_you_mean(name, names) + " (known: " + names_list(names) +
                "; for another CPU leave cpu_model out and give cpu_link_rate)"};
 }
 

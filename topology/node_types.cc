@@ -5,6 +5,7 @@
 
 #include "topology/cpu_models.h"
 #include "base/limits.h"
+#include "base/name_table.h"
 #include "base/suggest.h"
 #include "base/units.h"
 
@@ -26,31 +27,43 @@ constexpr int kXeon6448yCores = 32;
 
 // Socket links (cpu_link_GBps 0) come from the CPU model, as NCCL sets them (cpu_models.cc).
 std::vector<NodeType> make_presets() {
-  std::vector<NodeType> t;
-  // DGX A100 user guide: 8x A100 SXM4, NVLink3 12 links x 25 GB/s = 300 GB/s per direction through
-  // 6 NVSwitches; 8x ConnectX-6 HDR 200 Gb/s; 4 PCIe Gen4 switches, each with 2 GPUs and 2 NICs;
-  // 2x AMD EPYC 7742.
-  t.push_back({"dgx-a100", "A100-SXM4", 8, 8, 200, 300, kPcieGen4x16_GBps, 2, 2, 0, 0, 1, "EPYC-7742", kEpyc7742Cores});
-  // DGX H100 user guide: 8x H100 SXM5, NVLink4 18 links x 25 GB/s = 450 GB/s per direction through
-  // 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5 switch
-  // (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
-  t.push_back({"dgx-h100", "H100-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8480C", kXeon8480cCores});
-  // The compute ports' default RDMA names, GPU 0 to 7 (DGX H100 User Guide, section 1.2.3 "Network
-  // Modules", table 6: OSFP4P2 mlx5_0 for GPU 0 ... OSFP1P1 mlx5_11 for GPU 7). NIC i serves GPU i,
-  // so ranks.env can pin each rank to its GPU's own port by name.
-  t.back().nic_names = {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"};
-  // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
-  t.push_back({"hgx-h200", "H200-SXM5", 8, 8, 400, 450, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8480C", kXeon8480cCores});
-  // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.
-  t.push_back({"hgx-b200", "B200", 8, 8, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 0, 1, "Xeon-8570", kXeon8570Cores});
-  // GB200 NVL72: a host is one compute tray (2 Grace + 4 Blackwell); 18 trays share one NVLink5
-  // domain (900 GB/s per GPU per direction); NVLink-C2C 900 GB/s bidirectional between Grace and
-  // Blackwell; one 400 Gb/s ConnectX-7 per GPU on the Grace PCIe Gen5 root.
-  t.push_back({"gb200-nvl72", "B200-GB200", 4, 4, 400, 900, kPcieGen5x16_GBps, 1, 2, 0, 450, 18, "Grace", kGraceCores});
-  // A PCIe-only 8x L40S server (e.g. Supermicro SYS-521GE-TNRT): 4 PCIe Gen4 switches with 2 GPUs and
-  // one 200 Gb/s NIC each, no NVLink.
-  t.push_back({"pcie-l40s", "L40S", 8, 4, 200, 0, kPcieGen4x16_GBps, 2, 2, 0, 0, 1, "Xeon-6448Y", kXeon6448yCores});
-  return t;
+  return {
+      // DGX A100 user guide: 8x A100 SXM4, NVLink3 12 links x 25 GB/s = 300 GB/s per direction
+      // through 6 NVSwitches; 8x ConnectX-6 HDR 200 Gb/s; 4 PCIe Gen4 switches, each with 2 GPUs
+      // and 2 NICs; 2x AMD EPYC 7742.
+      {.name = "dgx-a100", .gpu_model = "A100-SXM4", .gpus = 8, .nics = 8, .nic_gbit_s = 200, .nvlink_GBps = 300,
+       .pcie_GBps = kPcieGen4x16_GBps, .gpus_per_pcie_switch = 2, .cpus = 2, .cpu_model = "EPYC-7742",
+       .cores_per_cpu = kEpyc7742Cores},
+      // DGX H100 user guide: 8x H100 SXM5, NVLink4 18 links x 25 GB/s = 450 GB/s per direction
+      // through 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5
+      // switch (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
+      {.name = "dgx-h100", .gpu_model = "H100-SXM5", .gpus = 8, .nics = 8, .nic_gbit_s = 400, .nvlink_GBps = 450,
+       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .cpu_model = "Xeon-8480C",
+       .cores_per_cpu = kXeon8480cCores,
+       // The compute ports' default RDMA names, GPU 0 to 7 (DGX H100 User Guide, section 1.2.3
+       // "Network Modules", table 6: OSFP4P2 mlx5_0 for GPU 0 ... OSFP1P1 mlx5_11 for GPU 7). NIC i
+       // serves GPU i, so ranks.env can pin each rank to its GPU's own port by name.
+       .nic_names = {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"}},
+      // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
+      {.name = "hgx-h200", .gpu_model = "H200-SXM5", .gpus = 8, .nics = 8, .nic_gbit_s = 400, .nvlink_GBps = 450,
+       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .cpu_model = "Xeon-8480C",
+       .cores_per_cpu = kXeon8480cCores},
+      // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.
+      {.name = "hgx-b200", .gpu_model = "B200", .gpus = 8, .nics = 8, .nic_gbit_s = 400, .nvlink_GBps = 900,
+       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .cpu_model = "Xeon-8570",
+       .cores_per_cpu = kXeon8570Cores},
+      // GB200 NVL72: a host is one compute tray (2 Grace + 4 Blackwell); 18 trays share one NVLink5
+      // domain (900 GB/s per GPU per direction); NVLink-C2C 900 GB/s bidirectional between Grace and
+      // Blackwell; one 400 Gb/s ConnectX-7 per GPU on the Grace PCIe Gen5 root.
+      {.name = "gb200-nvl72", .gpu_model = "B200-GB200", .gpus = 4, .nics = 4, .nic_gbit_s = 400, .nvlink_GBps = 900,
+       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .c2c_GBps = 450, .hosts_per_domain = 18,
+       .cpu_model = "Grace", .cores_per_cpu = kGraceCores},
+      // A PCIe-only 8x L40S server (e.g. Supermicro SYS-521GE-TNRT): 4 PCIe Gen4 switches with 2 GPUs
+      // and one 200 Gb/s NIC each, no NVLink.
+      {.name = "pcie-l40s", .gpu_model = "L40S", .gpus = 8, .nics = 4, .nic_gbit_s = 200, .nvlink_GBps = 0,
+       .pcie_GBps = kPcieGen4x16_GBps, .gpus_per_pcie_switch = 2, .cpus = 2, .cpu_model = "Xeon-6448Y",
+       .cores_per_cpu = kXeon6448yCores},
+  };
 }
 
 }  // namespace
@@ -61,14 +74,8 @@ const std::vector<NodeType>& node_types() {
 }
 
 Result<NodeType> node_type_named(const std::string& name) {
-  std::vector<std::string> names;
-  for (const NodeType& t : node_types()) {
-    if (t.name == name) return t;
-    names.push_back(t.name);
-  }
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  return Error{"unknown preset '" + name + "'" + did_you_mean(name, names) + " (presets: " + list + ")"};
+  if (const NodeType* t = table_find(node_types(), name)) return *t;
+  return Error{unknown_name("preset", name, table_names(node_types()), "presets")};
 }
 
 namespace {

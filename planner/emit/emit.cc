@@ -1,6 +1,7 @@
 #include "planner/emit/emit.h"
 
 #include "planner/emit/formats.h"
+#include "base/name_table.h"
 #include "base/suggest.h"
 #include "base/words.h"
 
@@ -21,44 +22,27 @@ constexpr Format kFormats[] = {
     {"env", emit_env},
 };
 
-std::string names_list() {
-  std::string list;
-  for (const std::string& n : emit_format_names()) list += (list.empty() ? "" : ", ") + n;
-  return list;
-}
-
-const Format* find_format(std::string_view name) {
-  for (const Format& f : kFormats)
-    if (name == f.name) return &f;
-  return nullptr;
-}
-
 Error unknown(std::string_view name) {
-  return Error{"unknown output format '" + std::string(name) + "'" + did_you_mean(name, emit_format_names()) +
-               " (formats: " + names_list() + ")"};
+  return Error{unknown_name("output format", name, emit_format_names(), "formats")};
 }
 
 }  // namespace
 
 const std::vector<std::string>& emit_format_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> n;
-    for (const Format& f : kFormats) n.emplace_back(f.name);
-    return n;
-  }();
+  static const std::vector<std::string> names = table_names(kFormats);
   return names;
 }
 
 Result<std::vector<std::string>> emit_formats_parse(std::string_view list) {
   std::vector<std::string> out;
-  if (trim(list).empty()) return Error{"no output format given (formats: " + names_list() + ")"};
+  if (trim(list).empty()) return Error{"no output format given (formats: " + names_list(emit_format_names()) + ")"};
   for (size_t start = 0, entry = 1;; ++entry) {
     size_t comma = list.find(',', start);
     std::string_view name = trim(list.substr(start, comma == std::string_view::npos ? comma : comma - start));
     if (name.empty())
       return Error{"output format " + std::to_string(entry) + " of '" + std::string(list) +
                    "' is empty (formats are separated by single commas)"};
-    if (!find_format(name)) return unknown(name);
+    if (!table_find(kFormats, name)) return unknown(name);
     for (const std::string& seen : out)
       if (seen == name) return Error{"output format '" + seen + "' is listed twice"};
     out.emplace_back(name);
@@ -68,7 +52,7 @@ Result<std::vector<std::string>> emit_formats_parse(std::string_view list) {
 }
 
 Result<std::vector<EmittedFile>> emit(std::string_view format, const EmitInput& in) {
-  const Format* f = find_format(format);
+  const Format* f = table_find(kFormats, format);
   if (!f) return unknown(format);
   Result<RankPlacement> placement = placement_of(in);
   RETURN_IF_ERROR(placement);

@@ -30,7 +30,7 @@ struct EmittedFile {
   std::vector<std::string> notes;
 };
 
-// Names in the order `--emit` lists them: slurm-hostfile, ompi-rankfile, torchrun, megatron, env.
+// Every format's name, in the order of the table in emit.cc: what `plan --emit`'s help and errors list.
 const std::vector<std::string>& emit_format_names();
 
 // "slurm-hostfile,torchrun" -> the names, in the order given, checked, with "did you mean" for

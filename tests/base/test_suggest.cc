@@ -21,3 +21,14 @@ TEST_CASE("suggest: one edit is enough for short names when it points at one can
   CHECK(suggest_closest("xp", axes).empty());  // one edit from every axis: no guess
   CHECK(suggest_closest("zz", axes).empty());
 }
+
+TEST_CASE("suggest: a list of names and the error for a name not in it") {
+  CHECK(names_list({}).empty());
+  CHECK(names_list({"json"}, " or ") == "json");
+  CHECK(names_list({"json", "dot"}, " or ") == "json or dot");
+  CHECK(names_list({"json", "dot", "slurm-tree"}) == "json, dot, slurm-tree");
+  CHECK(names_list({"json", "dot", "slurm-tree"}, " or ") == "json, dot or slurm-tree");
+  CHECK(unknown_name("preset", "dgx-h10", {"dgx-a100", "dgx-h100"}, "presets") ==
+        "unknown preset 'dgx-h10', did you mean 'dgx-h100'? (presets: dgx-a100, dgx-h100)");
+  CHECK(unknown_name("format", "svg", {"json", "dot"}, "formats") == "unknown format 'svg' (formats: json, dot)");
+}

@@ -469,6 +469,19 @@ TEST_CASE("counters: the format is told by the content, not the file name") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("counters: one table names the formats, says what --counters reads and detects each") {
+  CHECK(to_string(CounterFormat::perfquery) == "perfquery");
+  CHECK(to_string(CounterFormat::prometheus) == "prometheus");
+  CHECK(to_string(CounterFormat::csv) == "csv");
+  CHECK(counter_formats_help() == "perfquery output, Prometheus text (node_exporter) or CSV windows");
+  CHECK(parsed("# HELP node_network_transmit_bytes_total x\n"
+               "node_network_transmit_bytes_total{device=\"eth0\",instance=\"h001:9100\"} 5\n",
+               "a.prom")
+            .format == CounterFormat::prometheus);
+  // A comment that reads like a CSV header says nothing; the header under it does.
+  CHECK(parsed("# link,window_s,tx_bytes\nlink,window_s,tx_bytes\nl1,1,5\n", "c.csv").format == CounterFormat::csv);
+}
+
 // ---- bad input -----------------------------------------------------------------------------------
 
 TEST_CASE("counters: an empty file or an unknown format is an error naming the file") {
