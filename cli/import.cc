@@ -1,20 +1,19 @@
-// topoplan import: another tool's description of one server (nvidia-smi topo -m, NCCL's topology
-// XML) as a topoplan node type, or as a cluster recipe of N such servers.
+// topoplan import: another tool's description of one server as a topoplan node type, or as a
+// cluster recipe of N such servers; or a fabric's file with a node type as a whole cluster. The
+// formats are the import family's table (topology/formats/import_format.h).
 #include <map>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "topology/fabric.h"
-#include "topology/formats/file_format.h"
+#include "topology/formats/import_format.h"
 #include "topology/formats/hwloc.h"
 #include "topology/formats/json.h"
 #include "base/json_fields.h"
 #include "topology/formats/node_type_json.h"
-#include "topology/formats/slurm_topology.h"
 #include "base/limits.h"
 #include "topology/load.h"
 #include "base/units.h"
@@ -41,14 +40,11 @@ std::string bonds_text(const NodeType& type) {
 
 struct Options {
   std::string format, file, base, gpu_model, cpu_model, nic_rate, pcie_rate, cpu_link_rate, nvlink_rate, name, output;
-  std::string node_type, topology;  // slurm-topology
+  std::string node_type, topology;  // a fabric's formats
   double oversubscription = 1;
   int nvlinks = -1, nodes = 0;
   bool json = false;
 };
-
-// The server formats `import` reads, by the name it knows each by.
-constexpr FileFormat kNodeFormats[] = {FileFormat::nvidia_smi, FileFormat::nccl_xml, FileFormat::hwloc_xml};
 
 // A rate option into `*GBps`; an error message, or "" when absent or fine.
 std::string rate_option(const char* flag, const std::string& text, double* GBps) {
@@ -59,15 +55,19 @@ std::string rate_option(const char* flag, const std::string& text, double* GBps)
   return "";
 }
 
-// Slurm's topology.conf with a node type: a whole cluster, written as an explicit graph.
-int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
+// A fabric's file with a node type: a whole cluster, written as an explicit graph.
+int run_cluster(const Options& o, const ImportFormat& format, std::ostream& out, std::ostream& err) {
   if (o.node_type.empty())
-    return fail(err, "slurm-topology: give --node-type PRESET or FILE: Slurm's topology names hosts, not what is in them");
+    return fail(err, std::string(format.name) + ": give --node-type PRESET or FILE: " + format.display + " names hosts, not what is in them");
   if (!(o.oversubscription >= 1 && o.oversubscription <= limits::kMaxRatio))
     return fail(err, "--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(o.oversubscription));
+  ClusterImportOptions options;
   Result<NodeType> type = node_type_load(o.node_type);
   if (!type) return fail(err, "--node-type: " + type.error());
-  Result<SlurmImport> built = slurm_import(o.file, o.topology, *type, o.oversubscription);
+  options.type = *type;
+  options.topology = o.topology;
+  options.oversubscription = o.oversubscription;
+  Result<ClusterImport> built = cluster_import(o.file, &format, options);
   if (!built) return fail(err, built.error());
   Cluster& c = built->cluster;
   if (!o.name.empty()) c.name = o.name;
@@ -180,25 +180,20 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  if (o.format == "slurm-topology") return run_slurm(o, out, err);
-  if (!o.node_type.empty()) return fail(err, "--node-type: only with slurm-topology (node files give the node type)");
-  if (!o.topology.empty()) return fail(err, "--topology: only with slurm-topology (it picks one of topology.yaml's topologies)");
-  std::optional<FileFormat> format;
-  std::string names;
-  for (FileFormat f : kNodeFormats) {
-    if (o.format == import_format_name(f)) format = f;
-    names += std::string(import_format_name(f)) + ", ";
-  }
-  names += "slurm-topology";
-  if (!format) return fail(err, "FORMAT: unknown format '" + o.format + "' (formats: " + names + ")");
+  Result<const ImportFormat*> format = import_format_named(o.format);
+  if (!format) return fail(err, format.error());
+  if ((*format)->cluster) return run_cluster(o, **format, out, err);
+  const std::string fabrics = import_format_names(ImportKind::cluster);
+  if (!o.node_type.empty()) return fail(err, "--node-type: only with " + fabrics + " (node files give the node type)");
+  if (!o.topology.empty()) return fail(err, "--topology: only with " + fabrics + " (it picks one of topology.yaml's topologies)");
   NodeType base;
   Result<NodeHints> hints = hints_of(o, file_stem(o.file), &base);
   if (!hints) return fail(err, hints.error());
   Result<std::string> text = text_read_file(o.file);
   if (!text) return fail(err, text.error());
-  Result<NodeFacts> facts = node_parser(*format)(*text, o.file);
+  Result<NodeFacts> facts = (*format)->node(*text, o.file);
   if (!facts) return fail(err, facts.error());
-  const std::string name = import_format_name(*format);
+  const std::string name = (*format)->name;
   return node_type_out(o, o.file + " (" + name + ")", *facts, *hints, {{"file", o.file}, {"format", name}}, out, err);
 }
 
@@ -255,15 +250,15 @@ void hint_options(CLI::App& app, Options& o) {
 
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("format", o->format,
-                 "nvidia-smi (topo -m output), nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) or hwloc (lstopo --of xml): "
-                 "a node type; slurm-topology (topology.conf or topology.yaml, tree or block): a cluster")
+  app.add_option("format", o->format, import_format_help(ImportKind::node) + ": a node type; " + import_format_help(ImportKind::cluster) + ": a cluster")
       ->required();
   app.add_option("file", o->file, "the file to read")->required();
   hint_options(app, *o);
-  app.add_option("--node-type", o->node_type, "slurm-topology: what each host is: a preset, a node type file, or a server's nvidia-smi, NCCL or hwloc file");
-  app.add_option("--topology", o->topology, "slurm-topology: which of topology.yaml's topologies (default: its cluster_default)");
-  app.add_option("--oversubscription", o->oversubscription, "slurm-topology: what a switch has below over what it has above (default 1)");
+  const std::string fabrics = import_format_names(ImportKind::cluster);
+  app.add_option("--node-type", o->node_type, fabrics + ": what each host is: a preset, a node type file, or a server's " +
+                                                  import_format_names(ImportKind::node) + " file");
+  app.add_option("--topology", o->topology, fabrics + ": which of topology.yaml's topologies (default: its cluster_default)");
+  app.add_option("--oversubscription", o->oversubscription, fabrics + ": what a switch has below over what it has above where the file gives no port counts (default 1)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 
@@ -281,7 +276,9 @@ Tool discover_tool() {
 }
 
 Tool import_tool() {
-  return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL or hwloc XML) as a node type, Slurm's topology.conf or topology.yaml as a cluster", setup};
+  static const std::string summary = "read other tools' files: a server (" + import_format_displays(ImportKind::node) + ") as a node type, " +
+                                     import_format_displays(ImportKind::cluster) + " as a cluster";
+  return {"import", summary.c_str(), setup};
 }
 
 }  // namespace topoplan::cli
