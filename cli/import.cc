@@ -51,7 +51,7 @@ int run_fabric(const Options& o, const ImportFormat& format, std::ostream& out, 
   if (!o.hints.name.empty()) c.name = o.hints.name;
   if (!o.output.empty())
     if (Result<bool> w = text_write_file(o.output, save_cluster_json(c)); !w) return fail(err, w.error());
-  const std::map<int, int>& per_tier = imported->switches_per_tier;
+  const std::map<int, int> per_tier = switches_per_tier(c);
   const std::vector<std::string>& notes = imported->built.notes;
   if (o.json) {
     nlohmann::ordered_json tiers = nlohmann::ordered_json::array();

@@ -66,11 +66,14 @@ Result<FabricImport> fabric_import(const ImportFormat& format, const std::string
   options.type = *type;
   Result<ClusterImport> built = cluster_import(path, &format, options);
   if (!built) return Error{built.error()};
-  FabricImport out{std::move(*built), std::move(*type), {}};
-  const Cluster& c = out.built.cluster;
+  return FabricImport{std::move(*built), std::move(*type)};
+}
+
+std::map<int, int> switches_per_tier(const Cluster& c) {
+  std::map<int, int> n;
   for (VertexId v = 0; v < c.num_devices(); ++v)
-    if (c.device(v).kind == DeviceKind::switch_) ++out.switches_per_tier[c.device(v).tier];
-  return out;
+    if (c.device(v).kind == DeviceKind::switch_) ++n[c.device(v).tier];
+  return n;
 }
 
 }  // namespace topoplan

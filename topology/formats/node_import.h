@@ -40,8 +40,10 @@ Result<NodeImport> node_import(const NodeFacts& facts, const NodeHints& hints, i
 struct FabricImport {
   ClusterImport built;
   NodeType type;
-  std::map<int, int> switches_per_tier;  // tier -> switches, leaves (1) first
 };
 Result<FabricImport> fabric_import(const ImportFormat& format, const std::string& path, const std::string& node_type, ClusterImportOptions options);
+
+// Tier -> switches, leaves (1) first: how an imported fabric is summed up.
+std::map<int, int> switches_per_tier(const Cluster& cluster);
 
 }  // namespace topoplan

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "tests/support.h"
+#include "topology/formats/node_import.h"
 #include "topology/formats/slurm_topology.h"
 #include "topology/load.h"
 
@@ -24,13 +25,6 @@ ClusterImport built(const SlurmTopology& t, const std::string& type = "dgx-h100"
   Result<ClusterImport> b = slurm_topology_build(t, *node_type_named(type), "test", 1, "topology.conf");
   REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
   return std::move(*b);
-}
-
-std::map<int, int> switches_per_tier(const Cluster& c) {
-  std::map<int, int> n;
-  for (VertexId v = 0; v < c.num_devices(); ++v)
-    if (c.device(v).kind == DeviceKind::switch_) ++n[c.device(v).tier];
-  return n;
 }
 
 std::string parse_error(const std::string& text) {
