@@ -14,6 +14,7 @@
   NODE("nvidia-smi", "nvidia-smi topo -m", "topo -m output", nvidia_smi_sniff, nvidia_smi_topo_parse)                             \
   NODE("nccl-xml", "NCCL topology XML", "NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE", nccl_xml_sniff, nccl_topo_xml_parse)              \
   NODE("hwloc", "hwloc XML", "lstopo --of xml", hwloc_xml_sniff, hwloc_xml_facts)                                                 \
+  CLUSTER("ibnetdiscover", "InfiniBand ibnetdiscover", "infiniband-diags' dump of the cabled fabric", ibnetdiscover_sniff, ibnetdiscover_import) \
   CLUSTER("slurm-topology", "Slurm topology.conf", "topology.conf or topology.yaml, tree or block", slurm_conf_sniff, slurm_topology_import) \
   CLUSTER("slurm-topology", "Slurm topology.yaml", "", slurm_yaml_sniff, slurm_topology_import)
 

@@ -56,7 +56,7 @@ TEST_CASE("import format: the table names, parses and lists every format") {
   const bool slurm_builds_a_cluster = (*slurm)->node == nullptr && (*slurm)->cluster != nullptr;
   CHECK(slurm_builds_a_cluster);
   // Slurm's two files share one import name, listed once.
-  CHECK(import_format_names(ImportKind::cluster) == "slurm-topology");
+  CHECK(import_format_names(ImportKind::cluster) == "ibnetdiscover or slurm-topology");
   CHECK(import_format_names(ImportKind::node) == "nvidia-smi, nccl-xml or hwloc");
   CHECK(import_format_help(ImportKind::node).find("hwloc (lstopo --of xml)") != std::string::npos);
   Result<const ImportFormat*> typo = import_format_named("nvidia-sm");
