@@ -128,7 +128,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if ((*format)->cluster) return run_fabric(o, **format, out, err);
   const std::string fabrics = import_format_names(ImportKind::cluster);
   if (!o.node_type.empty()) return fail(err, "--node-type: only with " + fabrics + " (node files give the node type)");
-  if (!o.fabric.topology.empty()) return fail(err, "--topology: only with " + fabrics + " (it picks one of topology.yaml's topologies)");
+  if (!o.fabric.topology.empty()) return fail(err, "--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)");
   NodeType base;
   Result<NodeHints> hints = node_hints_make(o.hints, file_stem(o.file), &base);
   if (!hints) return fail(err, hints.error());
@@ -200,8 +200,10 @@ Run setup(CLI::App& app) {
   const std::string fabrics = import_format_names(ImportKind::cluster);
   app.add_option("--node-type", o->node_type, fabrics + ": what each host is: a preset, a node type file, or a server's " +
                                                   import_format_names(ImportKind::node) + " file");
-  app.add_option("--topology", o->fabric.topology, fabrics + ": which of topology.yaml's topologies (default: its cluster_default)");
-  app.add_option("--oversubscription", o->fabric.oversubscription, fabrics + ": what a switch has below over what it has above where the file gives no port counts (default 1)");
+  // Each format refuses those of these it has no use for, so the help says which files they are for.
+  app.add_option("--topology", o->fabric.topology, "a fabric's file of several topologies (Slurm's topology.yaml): which one (default: its cluster_default)");
+  app.add_option("--oversubscription", o->fabric.oversubscription,
+                 "a fabric's file without port counts (Slurm's): what a switch has below over what it has above (default 1)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 

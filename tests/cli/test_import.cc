@@ -161,7 +161,7 @@ TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, to
   CHECK(r.err.find("map.yaml:1: expected a list of topologies ('- topology: NAME')") != std::string::npos);
   r = run_topoplan("import nvidia-smi x.txt --topology tree");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--topology: only with ibnetdiscover or slurm-topology") != std::string::npos);
+  CHECK(r.err.find("--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)") != std::string::npos);
 }
 
 TEST_CASE("discover: this machine, without GPUs as on CI, says so and exits 0") {
