@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "base/file_io.h"
+#include "base/limits.h"
+#include "base/units.h"
 #include "base/words.h"
 #include "topology/fabric.h"
 
@@ -240,6 +242,10 @@ Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::s
     ports_of[host];
   }
   if (names.empty()) return Error{where + ": no Ca blocks: no hosts to place (ibnetdiscover lists HCAs as Ca blocks)"};
+  // Checked before hosts are built: a file is cheap to write and every host brings the type's devices.
+  if (static_cast<int64_t>(names.size()) > limits::kMaxGpus / type.gpus)
+    return Error{where + ": " + format_count(static_cast<int64_t>(names.size())) + " hosts of " + std::to_string(type.gpus) +
+                 " GPUs are more than the limit of " + format_count(limits::kMaxGpus) + " GPUs"};
   for (const IbPort& p : f.ports) {
     const IbNode& n = f.nodes[p.node];
     if (!n.is_switch && f.nodes[p.peer].is_switch) ports_of[host_of[p.node]].push_back(&p);

@@ -150,6 +150,14 @@ TEST_CASE("ibnetdiscover: malformed input names the file, the line and what was 
   CHECK(error("[1] \"S-01\"[1] # lid 2 4xHDR\n") == "fabric.txt:1: a port line outside a node block (expected a Switch or Ca line before it)");
   CHECK(error("Switch x \"S-01\"\n").find("fabric.txt:1: expected 'Switch PORTS \"S-GUID\" # \"description\"'") == 0);
   CHECK(error("hello world\n") == "fabric.txt:1: expected a node line (Switch, Ca), a port line ([N] ...) or key=value, got 'hello world'");
+  // Hosts past the GPU limit are refused before any is built.
+  std::string many = "Switch 2000 \"S-01\" # \"leaf\"\n[1] \"H-0\"[1] # \"n0 mlx5_0\" lid 2 4xHDR\n";
+  for (int h = 0; h < 1100; ++h)
+    many += "Ca 1 \"H-" + std::to_string(h) + "\" # \"n" + std::to_string(h) + " mlx5_0\"\n[1] \"S-01\"[" + std::to_string(h + 1) + "] # 4xHDR\n";
+  ClusterImportOptions wide;
+  wide.type = *node_type_named("dgx-h100");
+  wide.type.gpus = 1024;
+  CHECK(ibnetdiscover_import(many, "f.txt", wide).error() == "f.txt: 1,100 hosts of 1024 GPUs are more than the limit of 1,048,576 GPUs");
   ClusterImportOptions steep;
   steep.type = *node_type_named("dgx-h100");
   steep.oversubscription = 2;
