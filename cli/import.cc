@@ -1,23 +1,18 @@
-// topoplan import: another tool's description of one server (nvidia-smi topo -m, NCCL's topology
-// XML) as a topoplan node type, or as a cluster recipe of N such servers.
+// topoplan import: another tool's description of one server as a topoplan node type, or as a
+// cluster recipe of N such servers; or a fabric's file with a node type as a whole cluster. The
+// formats are the import family's table (topology/formats/import_format.h).
 #include <map>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "cli/text_table.h"
 #include "cli/tool.h"
-#include "topology/fabric.h"
-#include "topology/formats/file_format.h"
+#include "topology/formats/import_format.h"
+#include "topology/formats/node_import.h"
 #include "topology/formats/hwloc.h"
 #include "topology/formats/json.h"
 #include "base/json_fields.h"
-#include "topology/formats/node_type_json.h"
-#include "topology/formats/slurm_topology.h"
-#include "base/limits.h"
-#include "topology/load.h"
-#include "base/units.h"
 #include "base/words.h"
 
 namespace topoplan::cli {
@@ -40,110 +35,58 @@ std::string bonds_text(const NodeType& type) {
 }
 
 struct Options {
-  std::string format, file, base, gpu_model, cpu_model, nic_rate, pcie_rate, cpu_link_rate, nvlink_rate, name, output;
-  std::string node_type, topology;  // slurm-topology
-  double oversubscription = 1;
-  int nvlinks = -1, nodes = 0;
+  std::string format, file, output;
+  NodeHintOptions hints;
+  std::string node_type;         // a fabric's formats
+  ClusterImportOptions fabric;   // the same, beside the node type
+  int nodes = 0;
   bool json = false;
 };
 
-// The server formats `import` reads, by the name it knows each by.
-constexpr FileFormat kNodeFormats[] = {FileFormat::nvidia_smi, FileFormat::nccl_xml, FileFormat::hwloc_xml};
-
-// A rate option into `*GBps`; an error message, or "" when absent or fine.
-std::string rate_option(const char* flag, const std::string& text, double* GBps) {
-  if (text.empty()) return "";
-  Result<double> r = parse_rate_GBps(text);
-  if (!r) return std::string(flag) + ": " + r.error();
-  *GBps = *r;
-  return "";
-}
-
-// Slurm's topology.conf with a node type: a whole cluster, written as an explicit graph.
-int run_slurm(const Options& o, std::ostream& out, std::ostream& err) {
-  if (o.node_type.empty())
-    return fail(err, "slurm-topology: give --node-type PRESET or FILE: Slurm's topology names hosts, not what is in them");
-  if (!(o.oversubscription >= 1 && o.oversubscription <= limits::kMaxRatio))
-    return fail(err, "--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(o.oversubscription));
-  Result<NodeType> type = node_type_load(o.node_type);
-  if (!type) return fail(err, "--node-type: " + type.error());
-  Result<SlurmImport> built = slurm_import(o.file, o.topology, *type, o.oversubscription);
-  if (!built) return fail(err, built.error());
-  Cluster& c = built->cluster;
-  if (!o.name.empty()) c.name = o.name;
+// A fabric's file with a node type: a whole cluster, written as an explicit graph.
+int run_fabric(const Options& o, const ImportFormat& format, std::ostream& out, std::ostream& err) {
+  Result<FabricImport> imported = fabric_import(format, o.file, o.node_type, o.fabric);
+  if (!imported) return fail(err, imported.error());
+  Cluster& c = imported->built.cluster;
+  if (!o.hints.name.empty()) c.name = o.hints.name;
   if (!o.output.empty())
     if (Result<void> w = text_write_file(o.output, save_cluster_json(c)); !w) return fail(err, w.error());
-  std::map<int, int> per_tier;
-  for (VertexId v = 0; v < c.num_devices(); ++v)
-    if (c.device(v).kind == DeviceKind::switch_) ++per_tier[c.device(v).tier];
+  const std::map<int, int> per_tier = switches_per_tier(c);
+  const std::vector<std::string>& notes = imported->built.notes;
   if (o.json) {
     nlohmann::ordered_json tiers = nlohmann::ordered_json::array();
     for (const auto& [tier, n] : per_tier) tiers.push_back({{"tier", tier}, {"switches", n}});
-    nlohmann::ordered_json j = {{"file", o.file}, {"format", o.format}, {"node_type", type->name}, {"hosts", c.hosts().size()},
-                                {"gpus", c.gpus().size()}, {"tiers", tiers}, {"notes", built->notes}};
+    nlohmann::ordered_json j = {{"file", o.file}, {"format", o.format}, {"node_type", imported->type.name}, {"hosts", c.hosts().size()},
+                                {"gpus", c.gpus().size()}, {"tiers", tiers}, {"notes", notes}};
     if (!o.output.empty()) j["written"] = o.output;
     out << j.dump(2) << "\n";
     return kExitOk;
   }
-  out << o.file << " (" << o.format << "): " << counted(static_cast<int64_t>(c.hosts().size()), "host") << " of " << type->name << " ("
+  out << o.file << " (" << o.format << "): " << counted(static_cast<int64_t>(c.hosts().size()), "host") << " of " << imported->type.name << " ("
       << counted(static_cast<int64_t>(c.gpus().size()), "GPU") << "), switches";
   for (const auto& [tier, n] : per_tier) out << " " << n << " at tier " << tier << (tier == per_tier.rbegin()->first ? "" : ",");
   out << "\n";
-  for (const std::string& n : built->notes) out << "  note: " << n << "\n";
+  for (const std::string& n : notes) out << "  note: " << n << "\n";
   if (!o.output.empty()) out << "wrote " << o.output << ": the cluster as an explicit graph, which every CLUSTER argument takes\n";
   else out << "(-o FILE writes the cluster)\n";
   return kExitOk;
 }
 
-// What the options say the file does not, or an error message.
-Result<NodeHints> hints_of(const Options& o, const std::string& default_name, NodeType* base) {
-  NodeHints hints;
-  hints.name = o.name.empty() ? default_name : o.name;
-  hints.gpu_model = o.gpu_model;
-  hints.cpu_model = o.cpu_model;
-  hints.nvlinks = o.nvlinks;
-  if (!o.base.empty()) {
-    Result<NodeType> preset = node_type_named(o.base);
-    if (!preset) return Error{"--base: " + preset.error()};
-    *base = *preset;
-    hints.base = base;
-  }
-  double nic_GBps = 0;
-  for (const std::string& e : {rate_option("--nic-rate", o.nic_rate, &nic_GBps), rate_option("--pcie-rate", o.pcie_rate, &hints.pcie_GBps),
-                               rate_option("--cpu-link-rate", o.cpu_link_rate, &hints.cpu_link_GBps),
-                               rate_option("--nvlink-rate", o.nvlink_rate, &hints.nvlink_lane_GBps)})
-    if (!e.empty()) return Error{e};
-  hints.nic_gbit_s = nic_GBps * 8;
-  return hints;
-}
-
-// The node type the facts and hints give: checked by building it, written with -o, shown with
-// where each value came from. `label` names the source; `extra` joins the JSON.
+// The node type the facts and hints give, written with -o, shown with where each value came from.
+// `label` names the source; `extra` joins the JSON.
 int node_type_out(const Options& o, const std::string& label, const NodeFacts& facts, const NodeHints& hints,
                   nlohmann::ordered_json extra, std::ostream& out, std::ostream& err) {
-  Result<NodeTypeInference> inferred = node_type_infer(facts, hints);
-  if (!inferred) return fail(err, inferred.error());
-  const NodeType& type = inferred->type;
-  // Build it once, so a type that cannot become a cluster fails here and not in a later command.
-  ClusterSpec spec;
-  spec.node = type;
-  spec.nodes = std::max(1, o.nodes);
-  spec.name = type.name + ":" + std::to_string(spec.nodes);
-  spec.fabric = fabric_default(type);
-  // A server without NICs is a node type but no cluster: say so rather than refuse it.
-  const bool buildable = type.nics > 0 || o.nodes > 0;
-  if (buildable)
-    if (Result<Cluster> built = cluster_build(spec); !built) return fail(err, label + ": the node type does not build: " + built.error());
+  Result<NodeImport> imported = node_import(facts, hints, o.nodes, label);
+  if (!imported) return fail(err, imported.error());
+  const NodeType& type = imported->inferred.type;
+  const bool buildable = imported->cluster.has_value();
   const std::string no_nics = "no NICs: a recipe cannot join hosts of this type into a cluster";
-
-  const nlohmann::ordered_json node = node_type_to_json(type);
-  nlohmann::ordered_json doc = node;
-  if (o.nodes > 0) doc = {{"name", spec.name}, {"node", node}, {"nodes", o.nodes}};
+  const nlohmann::ordered_json& doc = imported->document;
   if (!o.output.empty())
     if (Result<void> w = text_write_file(o.output, doc.dump(2) + "\n"); !w) return fail(err, w.error());
 
   nlohmann::ordered_json sources = nlohmann::ordered_json::object();
-  for (const auto& [field, from] : inferred->sources) sources[field] = from;
+  for (const auto& [field, from] : imported->inferred.sources) sources[field] = from;
   if (o.json) {
     extra[o.nodes > 0 ? "recipe" : "node_type"] = doc;
     extra["sources"] = sources;
@@ -156,7 +99,7 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
       << counted(type.cpus, "CPU") << "\n";
   TextTable table({TextTable::left, TextTable::left, TextTable::left});
   table.add({"field", "value", "from"}, "  ");
-  for (const auto& [key, value] : node.items()) {
+  for (const auto& [key, value] : (o.nodes > 0 ? doc["node"] : doc).items()) {
     if (key == "format" || key == "version" || key == "name" || (value.is_array() && !value.empty() && value[0].is_string())) continue;
     std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
     if (key == "nvlink_bonds") shown = bonds_text(type);
@@ -180,32 +123,27 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  if (o.format == "slurm-topology") return run_slurm(o, out, err);
-  if (!o.node_type.empty()) return fail(err, "--node-type: only with slurm-topology (node files give the node type)");
-  if (!o.topology.empty()) return fail(err, "--topology: only with slurm-topology (it picks one of topology.yaml's topologies)");
-  std::optional<FileFormat> format;
-  std::string names;
-  for (FileFormat f : kNodeFormats) {
-    if (o.format == import_format_name(f)) format = f;
-    names += std::string(import_format_name(f)) + ", ";
-  }
-  names += "slurm-topology";
-  if (!format) return fail(err, "FORMAT: unknown format '" + o.format + "' (formats: " + names + ")");
+  Result<const ImportFormat*> format = import_format_named(o.format);
+  if (!format) return fail(err, format.error());
+  if ((*format)->cluster) return run_fabric(o, **format, out, err);
+  const std::string fabrics = import_format_names(ImportKind::cluster);
+  if (!o.node_type.empty()) return fail(err, "--node-type: only with " + fabrics + " (node files give the node type)");
+  if (!o.fabric.topology.empty()) return fail(err, "--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)");
   NodeType base;
-  Result<NodeHints> hints = hints_of(o, file_stem(o.file), &base);
+  Result<NodeHints> hints = node_hints_make(o.hints, file_stem(o.file), &base);
   if (!hints) return fail(err, hints.error());
   Result<std::string> text = text_read_file(o.file);
   if (!text) return fail(err, text.error());
-  Result<NodeFacts> facts = node_parser(*format)(*text, o.file);
+  Result<NodeFacts> facts = (*format)->node(*text, o.file);
   if (!facts) return fail(err, facts.error());
-  const std::string name = import_format_name(*format);
+  const std::string name = (*format)->name;
   return node_type_out(o, o.file + " (" + name + ")", *facts, *hints, {{"file", o.file}, {"format", name}}, out, err);
 }
 
 // topoplan discover: this machine (or an hwloc XML) through hwloc.
 int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
   NodeType base;
-  Result<NodeHints> hints = hints_of(o, o.file.empty() ? "this-host" : file_stem(o.file), &base);
+  Result<NodeHints> hints = node_hints_make(o.hints, o.file.empty() ? "this-host" : file_stem(o.file), &base);
   if (!hints) return fail(err, hints.error());
   Result<HwlocHost> host = [&]() -> Result<HwlocHost> {
     if (o.file.empty()) return hwloc_local();
@@ -239,15 +177,15 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
 
 // The options that fill what a node file does not say.
 void hint_options(CLI::App& app, Options& o) {
-  app.add_option("--base", o.base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
-  app.add_option("--gpu-model", o.gpu_model, "GPU model, e.g. H100-SXM5 (NCCL's dumps and hwloc name it by PCI device ID; nvidia-smi does not)");
-  app.add_option("--cpu-model", o.cpu_model, "CPU model, e.g. Xeon-8480C (docs/cluster-format.md): sets the socket link as NCCL does");
-  app.add_option("--nic-rate", o.nic_rate, "NIC line rate: 400Gbps");
-  app.add_option("--pcie-rate", o.pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
-  app.add_option("--cpu-link-rate", o.cpu_link_rate, "socket-to-socket rate per direction: 10GB/s");
-  app.add_option("--nvlink-rate", o.nvlink_rate, "one NVLink's rate per direction: 25GB/s (default by GPU generation)");
-  app.add_option("--nvlinks", o.nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")->check(CLI::Range(0, 1024));
-  app.add_option("--name", o.name, "the node type's name (default: the file's name)");
+  app.add_option("--base", o.hints.base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
+  app.add_option("--gpu-model", o.hints.gpu_model, "GPU model, e.g. H100-SXM5 (NCCL's dumps and hwloc name it by PCI device ID; nvidia-smi does not)");
+  app.add_option("--cpu-model", o.hints.cpu_model, "CPU model, e.g. Xeon-8480C (docs/cluster-format.md): sets the socket link as NCCL does");
+  app.add_option("--nic-rate", o.hints.nic_rate, "NIC line rate: 400Gbps");
+  app.add_option("--pcie-rate", o.hints.pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
+  app.add_option("--cpu-link-rate", o.hints.cpu_link_rate, "socket-to-socket rate per direction: 10GB/s");
+  app.add_option("--nvlink-rate", o.hints.nvlink_rate, "one NVLink's rate per direction: 25GB/s (default by GPU generation)");
+  app.add_option("--nvlinks", o.hints.nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")->check(CLI::Range(0, 1024));
+  app.add_option("--name", o.hints.name, "the node type's name (default: the file's name)");
   app.add_option("--nodes", o.nodes, "write a cluster recipe of N such nodes instead of the node type")->check(CLI::Range(1, 1 << 20));
   app.add_option("-o,--output", o.output, "file to write");
   app.add_flag("--json", o.json, "machine-readable output");
@@ -255,15 +193,17 @@ void hint_options(CLI::App& app, Options& o) {
 
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("format", o->format,
-                 "nvidia-smi (topo -m output), nccl-xml (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE) or hwloc (lstopo --of xml): "
-                 "a node type; slurm-topology (topology.conf or topology.yaml, tree or block): a cluster")
+  app.add_option("format", o->format, import_format_help(ImportKind::node) + ": a node type; " + import_format_help(ImportKind::cluster) + ": a cluster")
       ->required();
   app.add_option("file", o->file, "the file to read")->required();
   hint_options(app, *o);
-  app.add_option("--node-type", o->node_type, "slurm-topology: what each host is: a preset, a node type file, or a server's nvidia-smi, NCCL or hwloc file");
-  app.add_option("--topology", o->topology, "slurm-topology: which of topology.yaml's topologies (default: its cluster_default)");
-  app.add_option("--oversubscription", o->oversubscription, "slurm-topology: what a switch has below over what it has above (default 1)");
+  const std::string fabrics = import_format_names(ImportKind::cluster);
+  app.add_option("--node-type", o->node_type, fabrics + ": what each host is: a preset, a node type file, or a server's " +
+                                                  import_format_names(ImportKind::node) + " file");
+  // Each format refuses those of these it has no use for, so the help says which files they are for.
+  app.add_option("--topology", o->fabric.topology, "a fabric's file of several topologies (Slurm's topology.yaml): which one (default: its cluster_default)");
+  app.add_option("--oversubscription", o->fabric.oversubscription,
+                 "a fabric's file without port counts (Slurm's): what a switch has below over what it has above (default 1)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 
@@ -281,7 +221,9 @@ Tool discover_tool() {
 }
 
 Tool import_tool() {
-  return {"import", "read other tools' files: a server (nvidia-smi topo -m, NCCL or hwloc XML) as a node type, Slurm's topology.conf or topology.yaml as a cluster", setup};
+  static const std::string summary = "read other tools' files: a server (" + import_format_displays(ImportKind::node) + ") as a node type, " +
+                                     import_format_displays(ImportKind::cluster) + " as a cluster";
+  return {"import", summary.c_str(), setup};
 }
 
 }  // namespace topoplan::cli

@@ -18,11 +18,11 @@ void expect_slurm_round_trip(const SlurmTopology& topo, Reread reread) {
   for (const auto& b : topo.blocks) hosts += b.nodes.size();
   if (hosts > kSlurmBuildHosts) return;
   static const NodeType type = *node_type_named("dgx-h100");
-  Result<SlurmImport> built = slurm_topology_build(topo, type, "fuzz", 1, "fuzz");
+  Result<ClusterImport> built = slurm_topology_build(topo, type, "fuzz", 1, "fuzz");
   if (!ok_or_explained(built)) return;
   Result<SlurmTopology> again = reread(built->cluster);
   if (!again) violated("the written topology does not parse:", again.error());
-  Result<SlurmImport> rebuilt = slurm_topology_build(*again, type, "fuzz", 1, "written");
+  Result<ClusterImport> rebuilt = slurm_topology_build(*again, type, "fuzz", 1, "written");
   if (!rebuilt) violated("the written topology does not build:", rebuilt.error());
   if (rebuilt->cluster.hosts().size() != built->cluster.hosts().size() ||
       rebuilt->cluster.num_devices() != built->cluster.num_devices())

@@ -5,11 +5,10 @@
 #include <filesystem>
 #include <optional>
 
-#include "topology/formats/file_format.h"
+#include "topology/formats/import_format.h"
 #include "topology/formats/json.h"
 #include "base/json_fields.h"
 #include "topology/formats/node_type_json.h"
-#include "topology/formats/slurm_yaml.h"
 #include "base/limits.h"
 #include "base/units.h"
 
@@ -69,34 +68,40 @@ bool names_a_file(const std::string& spec) {
 
 struct Sniffed {
   std::string text;
-  FileFormat format;
+  const ImportFormat* format;  // nullptr: JSON or unknown
+  bool json;
 };
 
 Result<Sniffed> sniff(const std::string& path) {
   Result<std::string> text = text_read_file(path);
   RETURN_IF_ERROR(text);
-  const FileFormat format = file_format_of(*text);
-  return Sniffed{std::move(*text), format};
+  const ImportFormat* format = import_format_of(*text);
+  const bool json = json_of(*text);
+  return Sniffed{std::move(*text), format, json};
 }
 
-// The node type in a file already read: a server's topology file (nvidia-smi, NCCL or hwloc XML)
-// from what it says alone, named after the file; a node type; or, where `cluster_ok`, a recipe's
+// "a file of unknown format", or the format's name for messages.
+std::string format_shown(const Sniffed& file) {
+  return file.format ? file.format->display : file.json ? "JSON" : "a file of unknown format";
+}
+
+// The node type in a file already read: a server's file in an import format from what it says alone, named after the file; a node type; or, where `cluster_ok`, a recipe's
 // node. `count` is the ":N" the caller was given, for the message when a cluster file is not ok.
 Result<NodeType> node_type_in(const std::string& path, const Sniffed& file, bool cluster_ok, const std::string& count) {
-  if (NodeParser parse = node_parser(file.format)) {
-    Result<NodeFacts> facts = parse(file.text, path);
+  if (file.format && file.format->node) {
+    Result<NodeFacts> facts = file.format->node(file.text, path);
     RETURN_IF_ERROR(facts);
     NodeHints hints;
     hints.name = file_stem(path);
     Result<NodeTypeInference> inferred = node_type_infer(*facts, hints);
     if (!inferred)
-      return Error{inferred.error() + "\n(the options are `topoplan import " + import_format_name(file.format) + " " + path +
+      return Error{inferred.error() + "\n(the options are `topoplan import " + file.format->name + " " + path +
                    " ... -o node.json`'s; give the node.json it writes)"};
     return inferred->type;
   }
-  if (file.format != FileFormat::json)
-    return Error{path + ": expected a node type, a recipe, or a server's nvidia-smi topo -m, NCCL or hwloc XML file, got " +
-                 (file.format == FileFormat::unknown ? std::string("a file of unknown format") : file_format_name(file.format))};
+  if (!file.json)
+    return Error{path + ": expected a node type, a recipe, or a server's " + import_format_displays(ImportKind::node) + " file, got " +
+                 format_shown(file)};
   Result<nlohmann::json> doc = json_parse_text(file.text, path);
   RETURN_IF_ERROR(doc);
   const bool cluster = doc->is_object() && (doc->contains("node") || doc->contains("devices"));
@@ -127,8 +132,8 @@ std::optional<Result<Cluster>> node_file_cluster(const std::string& spec) {
   return cluster_build(*c);
 }
 
-// "topology.conf@NODE": Slurm's fabric with hosts of NODE (a preset or a node file).
-std::optional<Result<Cluster>> slurm_cluster(const std::string& spec) {
+// "FILE@NODE": a fabric's file (topology.conf) with hosts of NODE (a preset or a node file).
+std::optional<Result<Cluster>> fabric_cluster(const std::string& spec) {
   const size_t at = spec.rfind('@');
   if (at == std::string::npos || !is_file(spec.substr(0, at))) return std::nullopt;
   const std::string path = spec.substr(0, at);
@@ -136,55 +141,43 @@ std::optional<Result<Cluster>> slurm_cluster(const std::string& spec) {
     return Result<Cluster>{Error{"cluster '" + spec + "': expected FILE@NODE, NODE a preset (dgx-h100) or a node file"}};
   Result<NodeType> type = node_type_load(spec.substr(at + 1));
   if (!type) return Result<Cluster>{Error{type.error()}};
-  Result<SlurmImport> built = slurm_import(path, "", *type, 1);
+  ClusterImportOptions options;
+  options.type = *type;
+  Result<ClusterImport> built = cluster_import(path, nullptr, options);
   if (!built) return Result<Cluster>{Error{built.error()}};
   return Result<Cluster>{std::move(built->cluster)};
 }
 
 }  // namespace
 
-Result<SlurmImport> slurm_import(const std::string& path, const std::string& topology, const NodeType& type, double oversubscription) {
+Result<ClusterImport> cluster_import(const std::string& path, const ImportFormat* format, const ClusterImportOptions& options) {
   Result<Sniffed> file = sniff(path);
   RETURN_IF_ERROR(file);
-  std::string chosen;
-  Result<SlurmTopology> topo = [&]() -> Result<SlurmTopology> {
-    // Content decides; a .yaml file whose content says nothing is read as YAML, for YAML's errors.
-    const bool is_yaml = file->format == FileFormat::slurm_yaml ||
-                      (file->format == FileFormat::unknown && (path.ends_with(".yaml") || path.ends_with(".yml")));
-    if (!is_yaml) {
-      if (!topology.empty()) return Error{path + ": --topology picks one of topology.yaml's topologies; a topology.conf holds one"};
-      return slurm_topology_parse(file->text, path);
-    }
-    Result<SlurmYaml> yaml = slurm_yaml_parse(file->text, path, topology);
-    RETURN_IF_ERROR(yaml);
-    if (yaml->names.size() > 1) chosen = "topology " + yaml->name + (topology.empty() ? " (its cluster default)" : "") + " of " + std::to_string(yaml->names.size()) + " in the file";
-    return yaml->topology;
-  }();
-  RETURN_IF_ERROR(topo);
-  Result<SlurmImport> built = slurm_topology_build(*topo, type, file_stem(path), oversubscription, path);
-  if (built && !chosen.empty()) built->notes.insert(built->notes.begin(), chosen);
-  return built;
+  if (!format) format = file->format;
+  if (!format || !format->cluster)
+    return Error{path + ": expected " + import_format_displays(ImportKind::cluster) + ", got " + format_shown(*file)};
+  return format->cluster(file->text, path, options);
 }
 
 Result<Cluster> cluster_load(const std::string& spec) {
   if (is_file(spec)) {
     Result<Sniffed> file = sniff(spec);
     RETURN_IF_ERROR(file);
-    if (node_parser(file->format))
-      return Error{spec + " describes one server (" + file_format_name(file->format) + "): give " + spec + ":N for a cluster of N of them"};
-    if (file->format == FileFormat::slurm_conf || file->format == FileFormat::slurm_yaml)
-      return Error{spec + " (" + file_format_name(file->format) + ") names hosts, not what is in them: give " + spec +
+    if (file->format && file->format->node)
+      return Error{spec + " describes one server (" + file->format->display + "): give " + spec + ":N for a cluster of N of them"};
+    if (file->format)
+      return Error{spec + " (" + file->format->display + ") names hosts, not what is in them: give " + spec +
                    "@NODE, NODE a preset (dgx-h100) or a node file"};
-    if (file->format == FileFormat::unknown && !spec.ends_with(".json"))
-      return Error{spec + ": not a cluster: expected a recipe or graph (JSON), a server's nvidia-smi topo -m, NCCL or hwloc XML "
-                          "file (FILE:N), or Slurm's topology.conf or topology.yaml (FILE@NODE)"};
+    if (!file->json && !spec.ends_with(".json"))
+      return Error{spec + ": not a cluster: expected a recipe or graph (JSON), a server's " + import_format_displays(ImportKind::node) +
+                   " file (FILE:N), or " + import_format_displays(ImportKind::cluster) + " (FILE@NODE)"};
     Result<nlohmann::json> doc = json_parse_text(file->text, spec);
     RETURN_IF_ERROR(doc);
     if (doc->is_object() && doc->contains("gpu_model") && !doc->contains("node") && !doc->contains("devices"))
       return Error{spec + " is a node type: give " + spec + ":N for a cluster of N such servers"};
     return cluster_from_document(*doc, spec);
   }
-  if (auto slurm = slurm_cluster(spec)) return std::move(*slurm);
+  if (auto fabric = fabric_cluster(spec)) return std::move(*fabric);
   if (auto nodes = node_file_cluster(spec)) return std::move(*nodes);
   // "nodes.xml:4" or "dir/x@dgx-h100" whose file is missing: say so, not "unknown preset".
   const std::string before = spec.substr(0, std::min(spec.rfind(':'), spec.rfind('@')));

@@ -58,7 +58,7 @@ TEST_CASE("import: bad input exits 2 with one line") {
   const auto dir = topoplan::test::temp_dir("import-bad");
   auto r = run_topoplan("import lstopo x.txt");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml, hwloc, slurm-topology)\n");
+  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml, hwloc, ibnetdiscover, slurm-topology)\n");
   r = run_topoplan("import nvidia-smi " + (dir / "absent.txt").string() + " --base dgx-h100");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("cannot read") != std::string::npos);
@@ -90,7 +90,7 @@ TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvid
   CHECK(r.err.find("give --node-type PRESET or FILE") != std::string::npos);
   r = run_topoplan("import nvidia-smi x.txt --node-type dgx-h100");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--node-type: only with slurm-topology") != std::string::npos);
+  CHECK(r.err.find("--node-type: only with ibnetdiscover or slurm-topology") != std::string::npos);
   r = run_topoplan("topo export dgx-h100:2 --format slurm");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("expected dot, nccl-xml, json, slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue-topology") != std::string::npos);
@@ -161,7 +161,7 @@ TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, to
   CHECK(r.err.find("map.yaml:1: expected a list of topologies ('- topology: NAME')") != std::string::npos);
   r = run_topoplan("import nvidia-smi x.txt --topology tree");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--topology: only with slurm-topology") != std::string::npos);
+  CHECK(r.err.find("--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)") != std::string::npos);
 }
 
 TEST_CASE("discover: this machine, without GPUs as on CI, says so and exits 0") {
@@ -285,4 +285,35 @@ TEST_CASE("import asks once: every sample's missing values in one message; given
   CHECK(slurm.exit_code == 2);
   CHECK(options_asked(slurm.err) == std::vector<std::string>{"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"});
   CHECK(slurm.err.find("(the options are `topoplan import nvidia-smi ") != std::string::npos);
+}
+
+TEST_CASE("import: ibnetdiscover into a cluster file that score and plan read back") {
+  const auto dir = topoplan::test::temp_dir("import-ibnetdiscover");
+  const std::string fabric = (topoplan::test::source_dir() / "tests" / "samples" / "ibnetdiscover" / "ibsim-2switch-2hcas.txt").string();
+  const std::string cluster = (dir / "cluster.json").string();
+  auto r = run_topoplan("import ibnetdiscover " + fabric + " --node-type dgx-h100 -o " + cluster);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(r.out.find("2 hosts of dgx-h100 (16 GPUs), switches 1 at tier 1, 1 at tier 2") != std::string::npos);
+  CHECK(r.out.find("wrote " + cluster) != std::string::npos);
+  // Told by content: the same file as FILE@NODE.
+  auto show = run_topoplan("topo show " + fabric + "@dgx-h100 --json");
+  REQUIRE_MESSAGE(show.exit_code == 0, show.err);
+  CHECK(nlohmann::json::parse(show.out)["gpus"] == 16);
+  const std::string job = (topoplan::test::data_dir() / "jobs" / "tiny-8.json").string();
+  auto score = run_topoplan("score --cluster " + cluster + " --job " + job + " --json");
+  REQUIRE_MESSAGE(score.exit_code == 0, score.err);
+  auto plan = run_topoplan("plan --cluster " + cluster + " --job " + job);
+  REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+  CHECK(plan.out.starts_with("plan: "));
+  r = run_topoplan("import ibnetdiscover " + fabric);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "topoplan: error: ibnetdiscover: give --node-type PRESET or FILE: InfiniBand ibnetdiscover names hosts, not what is in them\n");
+  const std::string bad = (dir / "bad.txt").string();
+  std::ofstream(bad) << "Switch 36 \"S-01\" # \"leaf\"\n[1] \"H-02\"[1](2) # \"n\" lid 2 4xHDR\nCa 1 \"H-02\" # \"n mlx5_0\"\n[1](2) \"S-01\"[1] # 3xHDR\n";
+  r = run_topoplan("import ibnetdiscover " + bad + " --node-type dgx-h100");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "topoplan: error: " + bad + ":4: \"H-02\"[1]: unknown link width '3x' (expected 1x, 2x, 4x, 8x or 12x)\n");
+  r = run_topoplan("import ibnetdisco " + fabric);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown format 'ibnetdisco', did you mean 'ibnetdiscover'?") != std::string::npos);
 }

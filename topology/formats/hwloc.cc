@@ -14,6 +14,8 @@
 #include <pugixml.hpp>
 #include <string>
 
+#include "topology/formats/import_format.h"
+
 namespace topoplan {
 namespace {
 
@@ -230,5 +232,7 @@ Result<NodeFacts> hwloc_xml_facts(const std::string& text, const std::string& wh
   RETURN_IF_ERROR(host);
   return host->facts;
 }
+
+bool hwloc_xml_sniff(std::string_view line, std::string_view text) { return line.starts_with('<') && xml_root(text) == "topology"; }
 
 }  // namespace topoplan

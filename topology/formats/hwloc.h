@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "topology/formats/node_facts.h"
@@ -24,5 +25,8 @@ Result<HwlocHost> hwloc_local();
 Result<HwlocHost> hwloc_xml(const std::string& text, const std::string& where);
 // The facts alone, as the other node formats give them.
 Result<NodeFacts> hwloc_xml_facts(const std::string& text, const std::string& where);
+
+// Whether the file is XML whose root is hwloc's <topology> (import_format.h).
+bool hwloc_xml_sniff(std::string_view line, std::string_view text);
 
 }  // namespace topoplan

@@ -10,6 +10,8 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "topology/formats/import_format.h"
+
 namespace topoplan {
 namespace {
 
@@ -239,5 +241,7 @@ std::string nccl_topo_xml_write(const NodeType& t) {
   doc.save(out, "  ", pugi::format_default | pugi::format_no_declaration);
   return out.str();
 }
+
+bool nccl_xml_sniff(std::string_view line, std::string_view text) { return line.starts_with('<') && xml_root(text) == "system"; }
 
 }  // namespace topoplan

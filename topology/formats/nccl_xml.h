@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "topology/formats/node_facts.h"
 
@@ -12,6 +13,9 @@ namespace topoplan {
 // Errors name `where` and the line: "topo.xml:12: <pci busid="..."> link_speed 'fast': expected
 // e.g. '16.0 GT/s PCIe'".
 Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string& where);
+
+// Whether the file is XML whose root is NCCL's <system> (import_format.h).
+bool nccl_xml_sniff(std::string_view line, std::string_view text);
 
 // An NCCL_TOPO_FILE for one server of this type, as cloud images ship them for VMs whose PCI tree
 // NCCL cannot see: a <cpu> per NUMA node, a <pci> bridge per PCIe switch, and under it the GPUs

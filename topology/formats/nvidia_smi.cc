@@ -1,5 +1,6 @@
 #include "topology/formats/nvidia_smi.h"
 
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -172,6 +173,10 @@ Result<NodeFacts> nvidia_smi_topo_parse(const std::string& text, const std::stri
   for (size_t a = 0; a < gpu_cols.size(); ++a)
     for (size_t b = 0; b < gpu_cols.size(); ++b) f.peer_nvlinks[a][b] = links[gpu_cols[a]][gpu_cols[b]].nvlinks;
   return f;
+}
+
+bool nvidia_smi_sniff(std::string_view line, std::string_view) {
+  return line.starts_with("GPU0") && (line.size() == 4 || std::isspace(static_cast<unsigned char>(line[4])));
 }
 
 }  // namespace topoplan

@@ -58,6 +58,11 @@ std::string HostlistBudget::spend(size_t more) {
   return "the host lists name more than " + std::to_string(kHostlistMaxNames) + " hosts in all";
 }
 
+bool slurm_conf_sniff(std::string_view line, std::string_view) {
+  const std::string key = lower(std::string(line.substr(0, line.find('=') + 1)));
+  return key == "switchname=" || key == "blockname=" || key == "blocksizes=";
+}
+
 Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::string& where) {
   SlurmTopology t;
   std::istringstream in(text);
@@ -214,12 +219,12 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   return t;
 }
 
-Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
+Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
                                          double oversubscription, const std::string& where) {
   if (type.nics == 0) return Error{where + ": node type '" + type.name + "' has no NICs to connect to the switches"};
   // The tree as switches; blocks become leaves.
   std::vector<SlurmTopology::Switch> switches = topo.switches;
-  SlurmImport out;
+  ClusterImport out;
   if (!topo.blocks.empty()) {
     for (const SlurmTopology::Block& b : topo.blocks) switches.push_back({b.name, b.nodes, {}, b.line});
     out.notes.push_back(type.hosts_per_domain > 1 ? "each block is an NVLink domain (" + type.name + " racks) and a leaf switch (topology/block names no switches)"

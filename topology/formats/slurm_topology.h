@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "topology/cluster.h"
+#include "topology/formats/import_format.h"
 #include "topology/node_types.h"
 
 namespace topoplan {
@@ -35,6 +36,8 @@ struct SlurmTopology {
 
 // Errors name `where` and the line: "topology.conf:7: SwitchName=s1: Switches names s1 itself".
 Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::string& where);
+// Whether the file's first line (import_format.h) is a SwitchName=, BlockName= or BlockSizes= one.
+bool slurm_conf_sniff(std::string_view line, std::string_view text);
 
 // What either file must obey, each error with its entry's line: names Slurm can write back, no
 // switch or block defined twice, every switch with hosts or children, every child defined, no
@@ -53,14 +56,8 @@ class HostlistBudget {
   size_t used_ = 0;
 };
 
-// What building noted that a reader should know: switches added where the file has none, hosts
-// under two leaves.
-struct SlurmImport {
-  Cluster cluster;
-  std::vector<std::string> notes;
-};
-
-// A cluster of `type` hosts, named as in the file. Tree: each SwitchName a switch (leaves tier 1,
+// A cluster of `type` hosts, named as in the file; its notes say where switches were added where the
+// file has none and which hosts are under two leaves. Tree: each SwitchName a switch (leaves tier 1,
 // a parent one above its highest child), a host's NICs spread over the leaves that list it, and
 // a switch's uplinks whole ports at the NIC rate, its down ports over `oversubscription` rounded
 // up, spread over its parents (the file gives no rates); several top switches get a root above
@@ -68,7 +65,7 @@ struct SlurmImport {
 // each block is also one NVLink domain, and a block larger than the type's domain is an error.
 // A tree names no domains: rack-scale hosts take them from `domain_blocks` where topology.yaml has
 // blocks beside the tree (the same hosts), else fill racks in the order the file names them, noted.
-Result<SlurmImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
+Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
                                          double oversubscription, const std::string& where);
 
 // The cluster as the tree plugin sees it: every switch with the hosts whose NICs it serves or the

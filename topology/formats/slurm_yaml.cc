@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "base/file_io.h"
 #include "base/hostlist.h"
 
 namespace topoplan {
@@ -200,6 +201,30 @@ std::string slurm_yaml_write(const Cluster& c) {
   return "# topology.yaml for Slurm's topology plugins, written by topoplan from " + c.name +
          ": the tree (every switch with its hosts or child switches) as the cluster default, and blocks (a block per " + what +
          ")\n" + y.c_str() + "\n";
+}
+
+bool slurm_yaml_sniff(std::string_view line, std::string_view) { return line.starts_with("---") || line.starts_with("- ") || line == "-"; }
+
+Result<ClusterImport> slurm_topology_import(const std::string& text, const std::string& where, const ClusterImportOptions& options) {
+  std::string chosen;
+  Result<SlurmTopology> topo = [&]() -> Result<SlurmTopology> {
+    const ImportFormat* format = import_format_of(text);
+    const bool is_yaml = (format && format->sniff == slurm_yaml_sniff) ||
+                         (!format && !json_of(text) && (where.ends_with(".yaml") || where.ends_with(".yml")));
+    if (!is_yaml) {
+      if (!options.topology.empty()) return Error{where + ": --topology picks one of topology.yaml's topologies; a topology.conf holds one"};
+      return slurm_topology_parse(text, where);
+    }
+    Result<SlurmYaml> yaml = slurm_yaml_parse(text, where, options.topology);
+    RETURN_IF_ERROR(yaml);
+    if (yaml->names.size() > 1)
+      chosen = "topology " + yaml->name + (options.topology.empty() ? " (its cluster default)" : "") + " of " + std::to_string(yaml->names.size()) + " in the file";
+    return yaml->topology;
+  }();
+  RETURN_IF_ERROR(topo);
+  Result<ClusterImport> built = slurm_topology_build(*topo, options.type, file_stem(where), options.oversubscription, where);
+  if (built && !chosen.empty()) built->notes.insert(built->notes.begin(), chosen);
+  return built;
 }
 
 }  // namespace topoplan

@@ -22,6 +22,15 @@ struct SlurmYaml {
 // Errors name `where` and the line: "topology.yaml:6: switch s1: children names s1 itself".
 Result<SlurmYaml> slurm_yaml_parse(const std::string& text, const std::string& where, const std::string& name);
 
+// Whether the file's first line (import_format.h) starts a YAML document or list.
+bool slurm_yaml_sniff(std::string_view line, std::string_view text);
+
+// Slurm's topology.conf or topology.yaml, told by content (a file that says nothing and is named
+// .yaml or .yml is read as YAML, for YAML's errors), with hosts of `options.type`;
+// `options.topology` picks one of topology.yaml's topologies ("" its cluster default). The cluster
+// is named after `where`.
+Result<ClusterImport> slurm_topology_import(const std::string& text, const std::string& where, const ClusterImportOptions& options);
+
 // topology.yaml with two topologies: "tree" (cluster_default) and "block".
 std::string slurm_yaml_write(const Cluster& cluster);
 

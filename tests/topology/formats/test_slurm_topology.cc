@@ -3,6 +3,7 @@
 #include <map>
 
 #include "tests/support.h"
+#include "topology/formats/node_import.h"
 #include "topology/formats/slurm_topology.h"
 #include "topology/load.h"
 
@@ -20,17 +21,10 @@ SlurmTopology sample(const std::string& name) {
   return parsed(test::read_file(test::sample_path(name)), name);
 }
 
-SlurmImport built(const SlurmTopology& t, const std::string& type = "dgx-h100") {
-  Result<SlurmImport> b = slurm_topology_build(t, *node_type_named(type), "test", 1, "topology.conf");
+ClusterImport built(const SlurmTopology& t, const std::string& type = "dgx-h100") {
+  Result<ClusterImport> b = slurm_topology_build(t, *node_type_named(type), "test", 1, "topology.conf");
   REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
   return std::move(*b);
-}
-
-std::map<int, int> switches_per_tier(const Cluster& c) {
-  std::map<int, int> n;
-  for (VertexId v = 0; v < c.num_devices(); ++v)
-    if (c.device(v).kind == DeviceKind::switch_) ++n[c.device(v).tier];
-  return n;
 }
 
 std::string parse_error(const std::string& text) {
@@ -44,7 +38,7 @@ std::string parse_error(const std::string& text) {
 TEST_CASE("slurm topology: SchedMD's three-level tree" * doctest::skip(test::reference_absent())) {
   const SlurmTopology t = sample("slurm-topology-tree-3level.conf");
   CHECK(t.switches.size() == 23);
-  const SlurmImport b = built(t);
+  const ClusterImport b = built(t);
   CHECK(b.cluster.hosts().size() == 400);
   CHECK(b.cluster.hosts().front().name == "peta10000");
   CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 20}, {2, 2}, {3, 1}});
@@ -62,7 +56,7 @@ TEST_CASE("slurm topology: SchedMD's three-level tree" * doctest::skip(test::ref
 }
 
 TEST_CASE("slurm topology: a SuperPOD's leaves without a spine line, one host twice" * doctest::skip(test::reference_absent())) {
-  const SlurmImport b = built(sample("slurm-topology-tree-superpod-leaves.conf"));
+  const ClusterImport b = built(sample("slurm-topology-tree-superpod-leaves.conf"));
   CHECK(b.cluster.hosts().size() == 79);  // circe-n051 under s2 and s4 counts once
   CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 5}, {2, 1}});
   REQUIRE(b.notes.size() == 2);
@@ -74,7 +68,7 @@ TEST_CASE("slurm topology: blocks become leaves under one root" * doctest::skip(
   const SlurmTopology t = sample("slurm-topology-block.conf");
   CHECK(t.blocks.size() == 8);
   CHECK(t.block_sizes == std::vector<int>{4, 8, 16, 32, 64});
-  const SlurmImport b = built(t);
+  const ClusterImport b = built(t);
   CHECK(b.cluster.hosts().size() == 32);
   CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 8}, {2, 1}});
 }
@@ -89,7 +83,7 @@ std::map<std::string, std::string> domain_of(const Cluster& c) {
 }
 
 std::string build_error(const std::string& text, const std::string& type = "gb200-nvl72") {
-  Result<SlurmImport> b = slurm_topology_build(parsed(text, "topology.conf"), *node_type_named(type), "t", 1, "topology.conf");
+  Result<ClusterImport> b = slurm_topology_build(parsed(text, "topology.conf"), *node_type_named(type), "t", 1, "topology.conf");
   REQUIRE_FALSE(b.ok());
   return b.error();
 }
@@ -99,7 +93,7 @@ std::string build_error(const std::string& text, const std::string& type = "gb20
 TEST_CASE("slurm topology: on rack-scale nodes each block is one NVLink domain" * doctest::skip(test::reference_absent())) {
   // SchedMD's block fixture: 8 blocks of 4. Racks by count would put node17-20 (b5) astride two
   // 18-tray racks; the blocks are the domains Slurm keeps jobs in.
-  const SlurmImport b = built(sample("slurm-topology-block.conf"), "gb200-nvl72");
+  const ClusterImport b = built(sample("slurm-topology-block.conf"), "gb200-nvl72");
   const Cluster& c = b.cluster;
   CHECK(c.hosts().size() == 32);
   CHECK(c.domains().size() == 8);
@@ -124,7 +118,7 @@ TEST_CASE("slurm topology: on rack-scale nodes each block is one NVLink domain" 
 
 TEST_CASE("slurm topology: NVL72 racks written as blocks read back as the same domains") {
   const Cluster preset = test::load_cluster("gb200-nvl72:2");
-  const SlurmImport b = built(parsed(slurm_block_write(preset), "written.conf"), "gb200-nvl72");
+  const ClusterImport b = built(parsed(slurm_block_write(preset), "written.conf"), "gb200-nvl72");
   CHECK(domain_of(b.cluster).size() == 36);
   std::map<std::string, int> per_domain;
   for (const auto& [host, domain] : domain_of(b.cluster)) ++per_domain[domain];
@@ -146,7 +140,7 @@ TEST_CASE("slurm topology: a block no NVLink domain holds, a host in two, are er
 }
 
 TEST_CASE("slurm topology: a tree on rack-scale nodes fills racks in file order, and says so" * doctest::skip(test::reference_absent())) {
-  const SlurmImport b = built(sample("slurm-topology-tree-3level.conf"), "gb200-nvl72");
+  const ClusterImport b = built(sample("slurm-topology-tree-3level.conf"), "gb200-nvl72");
   CHECK(b.cluster.domains().size() == 23);  // 400 trays: 22 racks of 18 and one of 4
   REQUIRE(b.notes.size() == 1);
   CHECK(b.notes[0] ==
@@ -178,7 +172,7 @@ TEST_CASE("slurm topology: a preset's tree written and read back scores the same
   const std::string tree = slurm_tree_write(preset);
   CHECK(tree.find("SwitchName=leaf0 Nodes=h[001-032]\n") != std::string::npos);
   CHECK(tree.find("SwitchName=spine0 Switches=leaf[0-15]\n") != std::string::npos);
-  const SlurmImport b = built(parsed(tree, "written.conf"));
+  const ClusterImport b = built(parsed(tree, "written.conf"));
   CHECK(b.cluster.num_devices() == preset.num_devices());
   CHECK(b.cluster.num_edges() == preset.num_edges());
   CHECK(switches_per_tier(b.cluster) == switches_per_tier(preset));
@@ -202,7 +196,7 @@ TEST_CASE("slurm topology: sites joined by DCI links get a root, so Slurm may sp
   const Cluster two = test::load_cluster((test::data_dir() / "clusters" / "two-site-h100.json").string());
   const std::string tree = slurm_tree_write(two);
   CHECK(tree.find("SwitchName=root Switches=siteA/dci[0-7],siteB/dci[0-7]\n") != std::string::npos);
-  const SlurmImport b = built(parsed(tree, "two-site.conf"));
+  const ClusterImport b = built(parsed(tree, "two-site.conf"));
   CHECK(b.cluster.hosts().size() == two.hosts().size());
   CHECK(b.notes.size() == 1);  // hosts under several leaves; no parts to join
   // One core reaching every host needs none.
@@ -222,7 +216,7 @@ TEST_CASE("slurm topology: malformed files get one clear error each") {
   CHECK(parse_error("BlockSizes=4,x\n") == "topology.conf:1: BlockSizes: 'x' is not a positive number of nodes");
   CHECK(parse_error("SwitchName s0\n") == "topology.conf:1: 'SwitchName': expected Key=Value");
   CHECK(parse_error("SwitchName=s0\n") == "topology.conf:1: SwitchName=s0: gives neither Nodes nor Switches");
-  Result<SlurmImport> many = slurm_topology_build(parsed("SwitchName=a Nodes=h1\nSwitchName=b Nodes=h1\nSwitchName=c Nodes=h1\n"
+  Result<ClusterImport> many = slurm_topology_build(parsed("SwitchName=a Nodes=h1\nSwitchName=b Nodes=h1\nSwitchName=c Nodes=h1\n"
                                                                  "SwitchName=d Nodes=h1\nSwitchName=e Nodes=h1\n", "t"),
                                                   *node_type_named("pcie-l40s"), "t", 1, "t.conf");
   REQUIRE_FALSE(many.ok());

@@ -58,7 +58,7 @@ TEST_CASE("slurm yaml: the cluster default, or the topology named") {
   CHECK(tree.topology.switches[0].switches == std::vector<std::string>{"leaf1", "leaf2"});
   CHECK(tree.topology.switches[2].nodes == std::vector<std::string>{"node05", "node06", "node07", "node08"});  // a list of host lists
   CHECK(tree.topology.switches[1].line == 8);
-  Result<SlurmImport> built = slurm_topology_build(tree.topology, *node_type_named("dgx-h100"), "y", 1, "topology.yaml");
+  Result<ClusterImport> built = slurm_topology_build(tree.topology, *node_type_named("dgx-h100"), "y", 1, "topology.yaml");
   REQUIRE(built.ok());
   CHECK(built->cluster.hosts().size() == 8);
   CHECK(built->cluster.fabric_note == "from Slurm's topology.yaml (topology.yaml)");
@@ -75,7 +75,7 @@ TEST_CASE("slurm yaml: written from a cluster, read back to the same fabric") {
   const std::string text = slurm_yaml_write(preset);
   const SlurmYaml tree = parsed(text);
   CHECK(tree.names == std::vector<std::string>{"tree", "block"});
-  Result<SlurmImport> b = slurm_topology_build(tree.topology, *node_type_named("dgx-h100"), "t", 1, "topology.yaml");
+  Result<ClusterImport> b = slurm_topology_build(tree.topology, *node_type_named("dgx-h100"), "t", 1, "topology.yaml");
   REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
   CHECK(b->cluster.num_devices() == preset.num_devices());
   CHECK(b->cluster.num_edges() == preset.num_edges());
@@ -92,7 +92,7 @@ TEST_CASE("slurm yaml: a tree with blocks beside it: the tree's fabric, the bloc
   const SlurmYaml tree = parsed(kExample);
   REQUIRE(tree.topology.domain_blocks.size() == 2);
   CHECK(tree.topology.domain_blocks_from == "racks");
-  Result<SlurmImport> b = slurm_topology_build(tree.topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  Result<ClusterImport> b = slurm_topology_build(tree.topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
   REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
   const Cluster& c = b->cluster;
   CHECK(c.domains() == std::vector<std::string>{"b1", "b2"});
@@ -104,13 +104,13 @@ TEST_CASE("slurm yaml: a tree with blocks beside it: the tree's fabric, the bloc
   missing.replace(missing.find("nodes: node[05-08]\n- topology: none"), 18, "nodes: node[05-07],node09");
   Result<SlurmYaml> y = slurm_yaml_parse(missing, "topology.yaml", "");
   REQUIRE(y.ok());
-  Result<SlurmImport> bad = slurm_topology_build(y->topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  Result<ClusterImport> bad = slurm_topology_build(y->topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error() == "topology.yaml: host node08 is in no block of topology racks, which gives the NVLink domains of the tree's "
                        "gb200-nvl72 hosts: a host is in one");
   // Topoplan's own export of NVL72 racks reads back with its racks.
   const Cluster preset = test::load_cluster("gb200-nvl72:2");
-  Result<SlurmImport> back = slurm_topology_build(parsed(slurm_yaml_write(preset)).topology, *node_type_named("gb200-nvl72"), "t", 1, "t.yaml");
+  Result<ClusterImport> back = slurm_topology_build(parsed(slurm_yaml_write(preset)).topology, *node_type_named("gb200-nvl72"), "t", 1, "t.yaml");
   REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
   CHECK(back->cluster.domains() == preset.domains());
 }
