@@ -38,13 +38,6 @@ bool of_kind(const ImportFormat& f, ImportKind kind) {
   return kind == ImportKind::any || (kind == ImportKind::node) == (f.node != nullptr);
 }
 
-// Joins `items`: "a, b or c" with `last` between the last two.
-std::string joined(const std::vector<std::string>& items, const char* last) {
-  std::string text;
-  for (size_t i = 0; i < items.size(); ++i) text += (i == 0 ? "" : i + 1 == items.size() ? last : ", ") + items[i];
-  return text;
-}
-
 // The first line that is not blank or a comment, without terminal escapes (nvidia-smi underlines
 // its header on a terminal) and leading blanks; "" when there is none.
 std::string first_line(std::string_view text) {
@@ -89,21 +82,21 @@ std::string import_format_names(ImportKind kind, const char* last) {
   std::vector<std::string> names;
   for (const ImportFormat& f : kImportFormats)
     if (of_kind(f, kind) && std::find(names.begin(), names.end(), f.name) == names.end()) names.push_back(f.name);
-  return joined(names, last);
+  return names_list(names, last);
 }
 
 std::string import_format_displays(ImportKind kind) {
   std::vector<std::string> displays;
   for (const ImportFormat& f : kImportFormats)
     if (of_kind(f, kind)) displays.push_back(f.display);
-  return joined(displays, " or ");
+  return names_list(displays, " or ");
 }
 
 std::string import_format_help(ImportKind kind) {
   std::vector<std::string> items;
   for (const ImportFormat& f : kImportFormats)
     if (of_kind(f, kind) && *f.help) items.push_back(std::string(f.name) + " (" + f.help + ")");
-  return joined(items, " or ");
+  return names_list(items, " or ");
 }
 
 Result<const ImportFormat*> import_format_named(const std::string& name) {
