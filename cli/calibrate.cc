@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "base/json_fields.h"
 #include "base/hostlist.h"
+#include "planner/job_inputs.h"
 #include "topology/load.h"
 #include "base/units.h"
 #include "validate/calibrate.h"

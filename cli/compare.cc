@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/score_json.h"
@@ -21,7 +21,7 @@ namespace {
 struct Options {
   std::string plan, measured, cluster;
   double threshold = 0.25;
-  ModelFlags model;
+  ModelSources model;
   bool json = false;
 };
 

@@ -8,7 +8,7 @@
 
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/route_text.h"
 #include "cli/score_tables.h"
 #include "cli/tool.h"
@@ -25,7 +25,7 @@ struct Options {
   std::string cluster, job, layout, group, link, html;
   DotFlags dot;
   int rank = -1;
-  ModelFlags model;
+  ModelSources model;
   bool json = false;
 };
 

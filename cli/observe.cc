@@ -10,7 +10,7 @@
 
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "observe/link_compare.h"
@@ -24,7 +24,7 @@ namespace {
 struct Options {
   std::string cluster, job, layout, port_map, step, interval, html;
   std::vector<std::string> counters;
-  ModelFlags model;
+  ModelSources model;
   DotFlags dot;
   double tolerance = 2;
   bool json = false;

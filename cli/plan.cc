@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/emit/emit.h"
@@ -28,7 +27,7 @@ namespace {
 
 struct Options {
   std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir, html;
-  ModelFlags model;
+  ModelSources model;
   uint64_t seed = 1;
   bool json = false;
 };
@@ -245,7 +244,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     req.time_limit_s = *t;
   }
   ModelInputs model;
-  if (Result<bool> ok = model_flags_load(o.model, *c, model); !ok) return fail(err, ok.error());
+  if (Result<bool> ok = model_inputs_load(o.model, *c, model); !ok) return fail(err, ok.error());
   req.score = model.options;
   // Progress on a terminal, once the run has taken a second.
   const double start = wall_seconds();

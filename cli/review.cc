@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/plan_json.h"
 #include "planner/review.h"
@@ -24,7 +24,7 @@ namespace {
 struct Options {
   std::string cluster, job, layout, max_exposed, html;
   std::optional<std::string> max_slowdown;  // none given keeps ReviewLimits' default
-  ModelFlags model;
+  ModelSources model;
   bool json = false;
 };
 

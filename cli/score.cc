@@ -9,7 +9,7 @@
 
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/score_tables.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
@@ -29,7 +29,7 @@ constexpr size_t kHottest = 10;
 struct Options {
   std::string cluster, job, layout, links, html, traffic;
   DotFlags dot;
-  ModelFlags model;
+  ModelSources model;
   bool json = false;
 };
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/dci_headroom.h"
@@ -22,7 +22,7 @@ namespace {
 
 struct Options {
   std::string size, rate, cluster, from, to, deadline, every, job, layout;
-  ModelFlags model;
+  ModelSources model;
   double efficiency = 1;
   double length_km = 0;
   double share = 0.5;
