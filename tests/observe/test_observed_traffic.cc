@@ -6,6 +6,7 @@
 #include "observe/observed_traffic.h"
 #include "observe/scored_traffic.h"
 #include "observe/traffic_compare.h"
+#include "observe/traffic_compare_json.h"
 #include "planner/score.h"
 #include "tests/observe/job_log.h"
 #include "tests/support.h"
@@ -192,4 +193,17 @@ TEST_CASE("scored_traffic_load: a traffic file scored under the model's compute;
   Result<ScoredTraffic> none = scored_traffic_load(path, two, t.job, second);
   REQUIRE_FALSE(none.ok());
   CHECK(none.error().rfind(path + ": no communicator of the log is a group of the job in this layout", 0) == 0);
+}
+
+TEST_CASE("traffic_rows_json: one object per row, its verdict spelt out") {
+  const Tiny t;
+  Result<std::vector<TrafficRow>> rows = traffic_beside_model(t.observed(), t.job, t.model, 1.5);
+  REQUIRE(rows.ok());
+  const nlohmann::json j = traffic_rows_json(*rows);
+  REQUIRE(j.size() == rows->size());
+  for (size_t i = 0; i < rows->size(); ++i) {
+    CHECK(j[i]["group_size"] == (*rows)[i].group_size);
+    CHECK(j[i]["verdict"] == std::string(to_string((*rows)[i].verdict)));
+    CHECK(j[i]["model_bytes_per_step"].get<double>() == doctest::Approx((*rows)[i].model_bytes));
+  }
 }
