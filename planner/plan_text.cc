@@ -4,9 +4,9 @@
 #include <iomanip>
 #include <sstream>
 
-#include "base/hostlist.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "topology/summary.h"
 
 namespace topoplan {
 
@@ -56,9 +56,7 @@ std::string plan_text(const Cluster& c, const std::string& cluster, const Plan& 
   }
   out << "\n\n";
 
-  std::vector<std::string> names;
-  for (int h : p.host_order) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
-  out << "hosts: " << p.hosts.why << "\n  in rank order: " << hostlist_compress(names) << "\n";
+  out << "hosts: " << p.hosts.why << "\n  in rank order: " << hostlist_of(c, p.host_order) << "\n";
   out << "step " << format_duration(s.step_s) << " = compute " << format_duration(s.compute_s)
       << " + exposed communication " << format_duration(s.exposed_comm_s) << " (" << to_string(s.fabric) << " fabric"
       << (s.background.empty() ? "" : ", background " + s.background) << "), MFU " << format_number(100 * s.mfu, 1)

@@ -3,20 +3,10 @@
 #include <iomanip>
 #include <sstream>
 
-#include "base/hostlist.h"
 #include "base/units.h"
+#include "topology/summary.h"
 
 namespace topoplan {
-
-namespace {
-
-std::string host_order(const Cluster& c, const std::vector<int>& hosts) {
-  std::vector<std::string> names;
-  for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
-  return hostlist_compress(names);
-}
-
-}  // namespace
 
 std::string review_text(const Cluster& c, const std::string& order, const Review& r) {
   std::ostringstream out;
@@ -37,7 +27,7 @@ std::string review_text(const Cluster& c, const std::string& order, const Review
   row("MFU", format_number(100 * a.mfu, 1) + "%", format_number(100 * b.mfu, 1) + "%");
   out << "\nfindings of this layout:\n" << findings_text(a.findings, a);
   out << "\nthe planner's best: order " << r.best.job.parallel.order << ", hosts in rank order "
-      << host_order(c, r.best.host_order) << "\n";
+      << hostlist_of(c, r.best.host_order) << "\n";
   return out.str();
 }
 
