@@ -133,17 +133,6 @@ void print_sweep(std::ostream& out, const std::string& cluster, const std::vecto
   out << table.str();
 }
 
-// "8B:16GiB" -> {8, 17179869184}.
-Result<std::pair<double, double>> parse_sweep(const std::string& text) {
-  size_t colon = text.find(':');
-  if (colon == std::string::npos) return Error{"expected MIN:MAX such as 8B:16GiB, got '" + text + "'"};
-  Result<double> lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
-  if (!lo) return Error{lo.error()};
-  if (!hi) return Error{hi.error()};
-  if (!(*lo >= 1) || *hi < *lo) return Error{"expected 1 <= MIN <= MAX, got '" + text + "'"};
-  return std::pair{*lo, *hi};
-}
-
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<CollectiveOp> op = parse_collective_op(o.op);
   if (!op) return fail(err, "--op: " + op.error());
@@ -169,7 +158,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!(*b >= 1)) return fail(err, "--size: must be at least 1 byte");
     req.bytes = *b;
   } else {
-    Result<std::pair<double, double>> r = parse_sweep(o.sweep);
+    Result<std::pair<double, double>> r = parse_bytes_range(o.sweep);
     if (!r) return fail(err, "--sweep: " + r.error());
     range = *r;
   }
