@@ -12,11 +12,12 @@
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/emit/emit.h"
+#include "planner/host_choice.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"
 #include "planner/plan_text.h"
 #include "base/json_fields.h"
-#include "base/hostlist.h"
+#include "base/list_arg.h"
 #include "topology/load.h"
 #include "base/suggest.h"
 #include "base/units.h"
@@ -32,61 +33,15 @@ struct Options {
   bool json = false;
 };
 
-// "@FILE" -> the file's lines without comments and blanks; anything else -> the text itself.
-Result<std::vector<std::string>> entries_of(const std::string& arg, const std::string& option, bool hostlist) {
-  if (arg.empty() || arg[0] != '@') {
-    if (!hostlist) {
-      std::vector<std::string> out;
-      std::stringstream in(arg);
-      for (std::string item; std::getline(in, item, ',');) out.push_back(item);
-      return out;
-    }
-    Result<std::vector<std::string>> names = hostlist_expand(arg);
-    if (!names) return Error{option + ": " + names.error()};
-    return names;
-  }
-  const std::string path = arg.substr(1);
-  std::ifstream in(path);
-  if (!in) return Error{option + ": " + path + ": cannot read"};
-  std::vector<std::string> out;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    out.push_back(line.substr(b, e - b + 1));
-  }
-  if (out.empty()) return Error{option + ": " + path + ": no entries"};
-  return out;
-}
-
-Result<std::vector<int>> hosts_of(const Cluster& c, const std::vector<std::string>& names) {
-  std::vector<int> out;
-  std::vector<char> seen(c.hosts().size(), 0);
-  std::vector<std::string> all;
-  for (const std::string& name : names) {
-    std::optional<int> h = c.host_index(name);
-    if (!h) {
-      if (all.empty())
-        for (const Host& host : c.hosts()) all.push_back(host.name);
-      return Error{"--nodes: no host '" + name + "' in the cluster" + did_you_mean(name, all) + " (hosts are named like '" +
-                   c.hosts().front().name + "')"};
-    }
-    if (seen[static_cast<size_t>(*h)]++) return Error{"--nodes: host '" + name + "' is listed twice"};
-    out.push_back(*h);
-  }
-  return out;
-}
-
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
   // Megatron-LM arguments without a world size fill the allocation: --nodes, else the cluster.
   Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> {
     if (o.nodes.empty()) return WorldHint{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
-    Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
+    Result<std::vector<std::string>> names = list_arg_entries(o.nodes, "--nodes", o.nodes[0] != '@');
     if (!names) return Error{names.error()};
-    Result<std::vector<int>> hosts = hosts_of(*c, *names);
+    Result<std::vector<int>> hosts = hosts_by_name(*c, *names);
     if (!hosts) return Error{hosts.error()};
     int gpus = 0;
     for (int h : *hosts) gpus += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
@@ -124,14 +79,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   PlanRequest req;
   req.seed = o.seed;
   if (!o.nodes.empty()) {
-    Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
+    Result<std::vector<std::string>> names = list_arg_entries(o.nodes, "--nodes", o.nodes[0] != '@');
     if (!names) return fail(err, names.error());
-    Result<std::vector<int>> hosts = hosts_of(*c, *names);
+    Result<std::vector<int>> hosts = hosts_by_name(*c, *names);
     if (!hosts) return fail(err, hosts.error());
     req.free = *hosts;
   }
   if (!o.exclude.empty()) {
-    Result<std::vector<std::string>> names = entries_of(o.exclude, "--exclude", false);
+    Result<std::vector<std::string>> names = list_arg_entries(o.exclude, "--exclude", false);
     if (!names) return fail(err, names.error());
     Result<DownSet> down = down_parse(*c, *names);
     if (!down) return fail(err, down.error());
