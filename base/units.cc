@@ -168,6 +168,16 @@ const Quantity& durations() {
 
 Result<double> parse_bytes(std::string_view text) { return parse_with(text, sizes(), false); }
 
+Result<std::pair<double, double>> parse_bytes_range(std::string_view text) {
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) return Error{"expected MIN:MAX such as 8B:16GiB, got '" + std::string(text) + "'"};
+  Result<double> lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
+  RETURN_IF_ERROR(lo);
+  RETURN_IF_ERROR(hi);
+  if (!(*lo >= 1) || *hi < *lo) return Error{"expected 1 <= MIN <= MAX, got '" + std::string(text) + "'"};
+  return std::pair{*lo, *hi};
+}
+
 Result<double> parse_rate_GBps(std::string_view text) {
   Result<double> r = parse_with(text, rates(), true);
   if (r && *r <= 0) return Error{"invalid rate '" + std::string(text) + "': must be > 0"};

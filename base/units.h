@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -15,6 +16,8 @@ namespace topoplan {
 // message that says which limit, and accepts a unit in any case except b (bits) against B (bytes).
 // "16GiB" -> 17179869184, "100TB" -> 1e14, "8" or "8B" -> 8.
 Result<double> parse_bytes(std::string_view text);
+// "MIN:MAX" with 1 <= MIN <= MAX: "8B:16GiB" -> {8, 17179869184}.
+Result<std::pair<double, double>> parse_bytes_range(std::string_view text);
 // "400Gbps" -> 50 (GB/s), "50GB/s" -> 50, "1.6Tbps" -> 200. Result in GB/s (1e9 bytes/s).
 Result<double> parse_rate_GBps(std::string_view text);
 // "1h", "30min", "1h30m", "90s", "500ms", "10us", "2.5h" -> seconds.

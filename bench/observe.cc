@@ -5,60 +5,42 @@
 #include <cstdio>
 
 #include "bench/bench.h"
-#include "observe/link_compare.h"
-#include "planner/score.h"
-#include "topology/load.h"
+#include "observe/observe_job.h"
 
 using namespace topoplan;
 using bench::now_s;
 
 int main() {
   const std::string src = TOPOPLAN_SOURCE_DIR;
-  Result<Job> job = job_load(src + "/data/jobs/llama3-405b.json");
-  if (!job) return std::fprintf(stderr, "%s\n", job.error().c_str()), 1;
-  Result<Cluster> c = cluster_load("dgx-h100:2048");
-  if (!c) return std::fprintf(stderr, "%s\n", c.error().c_str()), 1;
-  Router router(*c);
-  Result<Layout> layout = layout_default(*c, job_ranks(*job));
-  if (!layout) return std::fprintf(stderr, "%s\n", layout.error().c_str()), 1;
-  double t0 = now_s();
-  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(*c, router, *job, *layout);
-  if (!state) return std::fprintf(stderr, "%s\n", state.error().c_str()), 1;
-  Result<JobScore> score = score_report(*c, router, *job, **state);
-  if (!score) return std::fprintf(stderr, "%s\n", score.error().c_str()), 1;
-  const double t_score = now_s() - t0;
-
-  t0 = now_s();
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_load("dgx-h100:2048", src + "/data/jobs/llama3-405b.json", "", {});
+  if (!in) return std::fprintf(stderr, "%s\n", in.error().c_str()), 1;
+  const Cluster& c = (*in)->cluster;
   std::vector<PortRate> rates;
-  std::vector<PortLink> ports;
-  for (const Host& h : c->hosts())
+  for (const Host& h : c.hosts())
     for (VertexId nic : h.nics) {
-      Result<PortLink> p = port_find(*c, c->device(nic).name, nullptr);
-      if (!p) return std::fprintf(stderr, "%s\n", p.error().c_str()), 1;
       PortRate r;
-      r.key = c->device(nic).name;
+      r.key = c.device(nic).name;
       r.window_s = 60;
       r.tx_Bps = 30e9 * (1 + static_cast<double>(rates.size() % 7));
       r.rx_Bps = 1e9;
       r.tx_discards = static_cast<double>(rates.size() % 3);
       rates.push_back(std::move(r));
-      ports.push_back(*p);
     }
-  ObserveOptions opt;
-  opt.step_s = opt.model_step_s = score->step_s;
-  const std::vector<LinkObservation> rows =
-      observe_links(*c, rates, ports, link_phase_bytes(**state), phase_durations_us(**state), opt);
-  std::vector<EdgeId> flagged;
-  for (const LinkObservation& r : rows)
-    if (!r.verdicts.empty()) flagged.push_back(r.edge);
-  const double t_judge = now_s() - t0;
+
+  double t0 = now_s();
+  Result<PortMatch> match = port_match(c, std::move(rates), nullptr);
+  if (!match) return std::fprintf(stderr, "%s\n", match.error().c_str()), 1;
+  const double t_match = now_s() - t0;
   t0 = now_s();
-  const auto users = link_users(**state, router, flagged);
-  size_t named = 0;
-  for (const auto& entry : users) named += entry.second.size();
-  std::printf("%s on %s: score %.2f s; %zu ports, %zu directions judged in %.3f s, %zu flagged; their groups (%zu) in "
-              "%.3f s; peak RSS %.0f MiB\n",
-              job->name.c_str(), c->name.c_str(), t_score, ports.size(), rows.size(), t_judge, flagged.size(), named,
-              now_s() - t0, bench::peak_rss_mib());
+  Result<ObserveJob> r = observe_job(**in, std::move(*match), {});
+  if (!r) return std::fprintf(stderr, "%s\n", r.error().c_str()), 1;
+  const double t_observe = now_s() - t0;
+  size_t flagged = 0, named = 0;
+  for (const LinkObservation& row : r->rows) flagged += !row.verdicts.empty();
+  for (const auto& entry : r->users) named += entry.second.size();
+  std::printf("%s on %s: %zu ports matched in %.3f s; scored, %zu directions judged, %zu flagged and their groups "
+              "(%zu) named in %.3f s; peak RSS %.0f MiB\n",
+              (*in)->job.name.c_str(), c.name.c_str(), r->ports, t_match, r->rows.size(), flagged, named,
+              t_observe, bench::peak_rss_mib());
   return 0;
 }

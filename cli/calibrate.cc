@@ -4,21 +4,20 @@
 // predicted with the result: exit 1 when a size's median error passes --tolerance.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/job_inputs.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "base/json_fields.h"
 #include "base/hostlist.h"
+#include "planner/job_inputs.h"
 #include "topology/load.h"
 #include "base/units.h"
 #include "validate/calibrate.h"
+#include "validate/calibrate_json.h"
 #include "validate/compare.h"
-#include "validate/median.h"
 #include "validate/nccl_tests_format.h"
 #include "validate/plan_file.h"
 
@@ -31,20 +30,6 @@ struct Options {
   double tolerance = 0.3;
   bool json = false;
 };
-
-// Held-out sizes: per size, the median error over the series that ran it.
-struct HeldSize {
-  double bytes = 0, median_error = 0;
-  int series = 0;
-};
-
-std::vector<HeldSize> held_sizes(const CalibrationFit& fit) {
-  std::map<double, std::vector<double>> by;
-  for (const HeldOut& h : fit.held_out) by[h.bytes].push_back(h.error());
-  std::vector<HeldSize> out;
-  for (const auto& [bytes, errors] : by) out.push_back({bytes, median(errors), static_cast<int>(errors.size())});
-  return out;
-}
 
 std::string percent(double fraction) { return (fraction > 0 ? "+" : "") + format_number(100 * fraction, 1) + "%"; }
 
@@ -95,57 +80,6 @@ void print_text(std::ostream& out, const Options& o, const std::vector<Calibrati
     out << "\nnot written: give -o FILE to write the overlay\n";
   else
     out << "\nwrote " << o.output << ": apply it with --calibration " << o.output << "\n";
-}
-
-nlohmann::json to_json(const Options& o, const std::vector<CalibrationSeries>& series, const CalibrationFit& fit,
-                       const std::vector<HeldSize>& held, bool failed) {
-  auto fit_json = [](const LinearFit& f) { return nlohmann::json{{"alpha_us", f.alpha_us}, {"beta_GBps", f.beta_GBps}}; };
-  nlohmann::json classes = nlohmann::json::array(), rows = nlohmann::json::array(), held_json = nlohmann::json::array();
-  for (const ClassFit& c : fit.classes)
-    classes.push_back({{"class", calibration_class_name(c.cls)},
-                       {"series", c.series},
-                       {"bandwidth_series", c.bandwidth_series},
-                       {"line_GBps", c.line_GBps},
-                       {"efficiency_before", c.efficiency_before},
-                       {"efficiency_after", c.efficiency_after},
-                       {"effective_GBps", c.line_GBps * c.efficiency_after},
-                       {"latency_us", c.latency_us},
-                       {"measured", {{"alpha_us", c.alpha_us}, {"beta_GBps", c.beta_GBps}}},
-                       {"clamped", c.clamped}});
-  for (const SeriesFit& s : fit.series) {
-    nlohmann::json j = {{"label", series[s.series].label},
-                        {"op", std::string(to_string(series[s.series].op))},
-                        {"ranks", series[s.series].gpus.size()},
-                        {"points", series[s.series].points.size()}};
-    if (s.cls) {
-      j["class"] = calibration_class_name(*s.cls);
-      j["algorithm"] = s.algorithm;
-      j["channel_bound"] = s.channel_bound;
-      j["measured"] = fit_json(s.measured);
-      j["model_before"] = fit_json(s.before);
-      j["model_after"] = fit_json(s.after);
-    } else {
-      j["not_fitted"] = s.why_not;
-    }
-    rows.push_back(std::move(j));
-  }
-  nlohmann::json points = nlohmann::json::array();
-  for (const HeldOut& h : fit.held_out)
-    points.push_back({{"series", series[h.series].label},
-                      {"bytes", h.bytes},
-                      {"measured_us", h.measured_us},
-                      {"predicted_us", h.predicted_us},
-                      {"error", h.error()}});
-  for (const HeldSize& s : held) held_json.push_back({{"bytes", s.bytes}, {"series", s.series}, {"median_error", s.median_error}});
-  return {{"format", "topoplan-calibrate"},
-          {"sources", o.measured.empty() ? nlohmann::json(o.logs) : nlohmann::json::array({o.measured})},
-          {"calibration", calibration_to_json(fit.calibration)},
-          {"iterations", fit.iterations},
-          {"classes", std::move(classes)},
-          {"series", std::move(rows)},
-          {"held_out", {{"sizes", std::move(held_json)}, {"points", std::move(points)}, {"tolerance", o.tolerance}, {"ok", !failed}}},
-          {"notes", fit.notes},
-          {"written", o.output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.output)}};
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
@@ -200,10 +134,13 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (Result<void> w = text_write_file(o.output, calibration_to_json(fit->calibration).dump(2) + "\n"); !w)
       return fail(err, w.error());
   }
-  const std::vector<HeldSize> held = held_sizes(*fit);
+  const std::vector<HeldSize> held = held_out_sizes(*fit);
   const bool failed = std::any_of(held.begin(), held.end(), [&](const HeldSize& h) { return std::abs(h.median_error) > o.tolerance; });
   if (o.json)
-    out << to_json(o, series, *fit, held, failed).dump(2) << "\n";
+    out << calibration_fit_to_json(o.measured.empty() ? o.logs : std::vector<std::string>{o.measured}, series, *fit, held,
+                                   o.tolerance, failed, o.output)
+               .dump(2)
+        << "\n";
   else
     print_text(out, o, series, *fit, held, failed);
   return failed ? kExitCheckFailed : kExitOk;

@@ -11,6 +11,7 @@
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "cost/collective.h"
+#include "cost/collective_json.h"
 #include "base/index_list.h"
 #include "base/limits.h"
 #include "topology/load.h"
@@ -26,52 +27,6 @@ struct Options {
   int gpus_per_node = 0;
   bool json = false, why = false;
 };
-
-nlohmann::json prediction_json(const CollectivePrediction& p) {
-  nlohmann::json j = {{"op", std::string(to_string(p.op))},
-                      {"bytes", p.bytes},
-                      {"ranks", p.ranks},
-                      {"nodes", p.nodes},
-                      {"algorithm", p.algorithm},
-                      {"protocol", std::string(to_string(p.proto))},
-                      {"channels", p.channels},
-                      {"nvls_heads", p.nvls_heads},
-                      {"tuner_pick", p.tuner_pick},
-                      {"time_us", p.time_us},
-                      {"latency_us", p.latency_us},
-                      {"transfer_us", p.transfer_us},
-                      {"algbw_GBps", p.algbw_GBps},
-                      {"busbw_GBps", p.busbw_GBps},
-                      {"channel_bound", p.channel_bound}};
-  auto bottleneck = [](const CollectivePrediction::Bottleneck& b) {
-    return nlohmann::json{{"link", b.link}, {"class", std::string(to_string(b.kind))}, {"bytes", b.bytes}, {"bw_GBps", b.bw_GBps}};
-  };
-  j["routing"] = routing_json(p.routing);
-  j["bottleneck"] = bottleneck(p.bottleneck);
-  if (p.even_bottleneck) j["even_split_bottleneck"] = bottleneck(*p.even_bottleneck);
-  nlohmann::json cands = nlohmann::json::array();
-  for (const CollectiveCandidate& c : p.candidates)
-    cands.push_back({{"algorithm", c.algorithm},
-                     {"protocol", std::string(to_string(c.proto))},
-                     {"time_us", c.time_us},
-                     {"latency_us", c.latency_us},
-                     {"transfer_us", c.transfer_us},
-                     {"terms",
-                      {{"nccl_latency_us", c.nccl_latency_us},
-                       {"overhead_us", c.overhead_us},
-                       {"dci_us", c.dci_us},
-                       {"link_us", c.link_us},
-                       {"cap_us", c.cap_us},
-                       {"cap_GBps", c.cap_GBps},
-                       {"window_us", c.window_us},
-                       {"fill_us", c.fill_us},
-                       {"nccl_time_us", c.nccl_time_us},
-                       {"link_bytes", c.link_bytes},
-                       {"link_GBps", c.link_GBps},
-                       {"even_link_us", c.even_link_us}}}});
-  j["candidates"] = cands;
-  return j;
-}
 
 std::string time_text(double us) { return format_duration(us * 1e-6); }
 
@@ -178,17 +133,6 @@ void print_sweep(std::ostream& out, const std::string& cluster, const std::vecto
   out << table.str();
 }
 
-// "8B:16GiB" -> {8, 17179869184}.
-Result<std::pair<double, double>> parse_sweep(const std::string& text) {
-  size_t colon = text.find(':');
-  if (colon == std::string::npos) return Error{"expected MIN:MAX such as 8B:16GiB, got '" + text + "'"};
-  Result<double> lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
-  RETURN_IF_ERROR(lo);
-  RETURN_IF_ERROR(hi);
-  if (!(*lo >= 1) || *hi < *lo) return Error{"expected 1 <= MIN <= MAX, got '" + text + "'"};
-  return std::pair{*lo, *hi};
-}
-
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<CollectiveOp> op = parse_collective_op(o.op);
   if (!op) return fail(err, "--op: " + op.error());
@@ -214,7 +158,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!(*b >= 1)) return fail(err, "--size: must be at least 1 byte");
     req.bytes = *b;
   } else {
-    Result<std::pair<double, double>> r = parse_sweep(o.sweep);
+    Result<std::pair<double, double>> r = parse_bytes_range(o.sweep);
     if (!r) return fail(err, "--sweep: " + r.error());
     range = *r;
   }
@@ -247,7 +191,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!rows) return fail(err, rows.error());
     if (o.json) {
       nlohmann::json j = nlohmann::json::array();
-      for (const CollectivePrediction& p : *rows) j.push_back(prediction_json(p));
+      for (const CollectivePrediction& p : *rows) j.push_back(collective_prediction_to_json(p));
       out << j.dump(2) << "\n";
     } else {
       print_sweep(out, o.cluster, *rows);
@@ -257,7 +201,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<CollectivePrediction> p = model.predict(req);
   if (!p) return fail(err, p.error());
   if (o.json) {
-    out << prediction_json(*p).dump(2) << "\n";
+    out << collective_prediction_to_json(*p).dump(2) << "\n";
   } else {
     print_one(out, *p);
     if (o.why) print_why(out, *c, *p);

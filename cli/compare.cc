@@ -4,16 +4,15 @@
 // when one is or a value was wrong, 2 on bad input.
 #include <algorithm>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
-#include "planner/score_json.h"
 #include "base/json_fields.h"
 #include "base/units.h"
 #include "validate/compare.h"
+#include "validate/compare_json.h"
 
 namespace topoplan::cli {
 namespace {
@@ -21,12 +20,9 @@ namespace {
 struct Options {
   std::string plan, measured, cluster;
   double threshold = 0.25;
-  ModelFlags model;
+  ModelSources model;
   bool json = false;
 };
-
-// What a run in host memory checked, and why its times are not set beside the GPU model's.
-constexpr const char* kHostMemoryNote = "host-memory run: values checked, timing not compared with the GPU model";
 
 std::string wrong_text(int wrong) {
   return wrong == 0 ? "values right" : std::to_string(wrong) + (wrong == 1 ? " result" : " results") + " with wrong values";
@@ -38,7 +34,7 @@ void print_text(std::ostream& out, const Cluster& c, const Options& o, const Mea
     out << cmp.rows.size() << " results, " << cmp.slow << (cmp.slow == 1 ? " group" : " groups") << " slower than predicted by more than "
         << format_number(100 * cmp.threshold, 0) << "%" << (cmp.wrong ? ", " + wrong_text(cmp.wrong) : "") << "\n\n";
   else
-    out << kHostMemoryNote << " (" << m.backend << " backend: the CPUs' memory and MPI's transport, not the NVLink, PCIe and "
+    out << kCompareHostMemoryNote << " (" << m.backend << " backend: the CPUs' memory and MPI's transport, not the NVLink, PCIe and "
         << "NICs the model prices); " << cmp.rows.size() << " results, every group with the plan's ranks, " << wrong_text(cmp.wrong)
         << "\n\n";
   using A = TextTable::Align;
@@ -90,44 +86,6 @@ void print_text(std::ostream& out, const Cluster& c, const Options& o, const Mea
   if (!cmp.timed) out << "\n(for the GPUs' timing, run topoplan-validate with --backend nccl)\n";
 }
 
-nlohmann::json to_json(const Cluster& c, const Options& o, const Measured& m, const Comparison& cmp) {
-  auto or_null = [](bool known, const nlohmann::json& v) { return known ? v : nlohmann::json(nullptr); };
-  nlohmann::json rows = nlohmann::json::array();
-  for (const CompareRow& r : cmp.rows)
-    rows.push_back({{"kind", r.measured.kind},
-                    {"index", r.measured.index},
-                    {"ranks", r.measured.ranks},
-                    {"op", std::string(to_string(r.measured.op))},
-                    {"bytes", r.measured.bytes},
-                    {"predicted_us", or_null(cmp.timed, r.predicted_us)},
-                    {"measured_us", r.measured.time_us},
-                    {"ratio", or_null(cmp.timed, r.ratio)},
-                    {"predicted_busbw_GBps", or_null(cmp.timed, r.predicted_busbw_GBps)},
-                    {"measured_busbw_GBps", r.measured.busbw_GBps},
-                    {"predicted_with", or_null(cmp.timed, r.contended ? "every group of the item" : "the group alone")},
-                    {"measured_slowdown", or_null(r.measured_slowdown > 0, r.measured_slowdown)},
-                    {"predicted_slowdown", or_null(r.predicted_slowdown > 0, r.predicted_slowdown)},
-                    {"bound_by", or_null(r.has_hot_edge, r.has_hot_edge ? c.edge_name(r.hot_edge) : "")},
-                    {"slow", r.slow},
-                    {"wrong", r.measured.wrong}});
-  nlohmann::json suspects = nlohmann::json::array();
-  for (const Suspect& s : cmp.suspects) {
-    nlohmann::json j = edge_json(c, s.edge);
-    j["slow_groups"] = s.slow_groups;
-    suspects.push_back(std::move(j));
-  }
-  return {{"plan", o.plan},
-          {"measured", o.measured},
-          {"backend", m.backend},
-          {"timing_compared", cmp.timed},
-          {"note", or_null(!cmp.timed, kHostMemoryNote)},
-          {"threshold", cmp.threshold},
-          {"slow_groups", cmp.slow},
-          {"wrong_results", cmp.wrong},
-          {"rows", std::move(rows)},
-          {"suspects", std::move(suspects)}};
-}
-
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<std::unique_ptr<JobInputs>> in = job_inputs_from_plan(o.plan, o.cluster, o.model);
   if (!in) return fail(err, in.error());
@@ -137,7 +95,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Comparison> cmp = compare_measured(i.cluster, *i.router, i.job, i.layout, i.model.options, *measured, o.threshold);
   if (!cmp) return fail(err, cmp.error());
   if (o.json)
-    out << to_json(i.cluster, o, *measured, *cmp).dump(2) << "\n";
+    out << comparison_to_json(i.cluster, o.plan, o.measured, *measured, *cmp).dump(2) << "\n";
   else
     print_text(out, i.cluster, o, *measured, *cmp);
   return cmp->slow || cmp->wrong ? kExitCheckFailed : kExitOk;

@@ -8,12 +8,12 @@
 
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/route_text.h"
-#include "cli/score_tables.h"
 #include "cli/tool.h"
 #include "planner/explain.h"
-#include "planner/score_json.h"
+#include "planner/explain_json.h"
+#include "planner/score_tables.h"
 #include "base/index_list.h"
 #include "base/units.h"
 #include "base/words.h"
@@ -25,68 +25,11 @@ struct Options {
   std::string cluster, job, layout, group, link, html;
   DotFlags dot;
   int rank = -1;
-  ModelFlags model;
+  ModelSources model;
   bool json = false;
 };
 
 constexpr size_t kCostliest = 3;
-
-nlohmann::json route_json(const Cluster& c, const Route& r) {
-  nlohmann::json hops = nlohmann::json::array();
-  for (const Hop& h : r.hops) {
-    nlohmann::json hop = edge_json(c, h.edge);
-    hop["share"] = h.share;
-    hops.push_back(std::move(hop));
-  }
-  return {{"class", std::string(to_string(r.path_class))}, {"bw_GBps", r.bw_GBps}, {"paths", r.paths}, {"hops", hops}};
-}
-
-nlohmann::json group_json(const Cluster& c, const GroupExplanation& g) {
-  nlohmann::json j = {{"kind", g.ref.kind}, {"index", g.ref.index}, {"group", g.token}, {"ranks", g.ranks},
-                      {"summary", g.summary}, {"why", g.why}};
-  nlohmann::json where = nlohmann::json::array();
-  for (size_t k = 0; k < g.ranks.size(); ++k) {
-    const Device& d = c.device(g.gpus[k]);
-    where.push_back({{"rank", g.ranks[k]}, {"host", c.hosts()[static_cast<size_t>(d.host)].name}, {"gpu", d.local_index}});
-  }
-  j["placement"] = std::move(where);
-  if (!g.found_traffic) return j;
-  j["collective"] = {{"op", std::string(to_string(g.item.op))}, {"what", g.item.what}, {"bytes", g.item.bytes},
-                     {"calls", g.item.calls}, {"alone_us", g.alone_us}, {"contended_us", g.contended_us}};
-  j["per_step_s"] = g.per_step_s;
-  j["over_best_case_s"] = g.excess_s;
-  j["slowest_link"] = nullptr;
-  if (g.has_slowest) {
-    j["slowest_link"] = edge_json(c, g.slowest);
-    j["slowest_link"]["share_of_time"] = g.behind_share;
-  }
-  nlohmann::json paths = nlohmann::json::array();
-  for (const PairPath& p : g.paths) {
-    nlohmann::json pj = route_json(c, p.route);
-    pj["from_rank"] = p.from_rank;
-    pj["to_rank"] = p.to_rank;
-    pj["pairs_like_it"] = p.count;
-    paths.push_back(std::move(pj));
-  }
-  j["paths"] = std::move(paths);
-  nlohmann::json inside = nlohmann::json::array();
-  for (const InsideUnit& u : g.inside)
-    inside.push_back({{"level", std::string(to_string(u.level))},
-                      {"possible", u.possible},
-                      {"hosts", u.hosts},
-                      {"alone_us", u.possible ? nlohmann::json(u.alone_us) : nlohmann::json(nullptr)},
-                      {"why_not", u.why_not}});
-  j["inside"] = std::move(inside);
-  nlohmann::json moves = nlohmann::json::array();
-  for (const Move& m : g.moves) {
-    nlohmann::json moved = nlohmann::json::array();
-    for (const auto& [rank, gpu] : m.moves_to) moved.push_back({{"rank", rank}, {"gpu", c.device(gpu).name}});
-    moves.push_back({{"move", m.what}, {"order", m.order}, {"exchange", m.exchange}, {"moves_to", std::move(moved)},
-                     {"exposed_comm_s", m.exposed_s}});
-  }
-  j["moves"] = std::move(moves);
-  return j;
-}
 
 // "h004 gpu4-7 (ranks 24-27), h005 gpu0-3 (ranks 28-31)", the first 8 hosts.
 std::string placement_text(const Cluster& c, const GroupExplanation& g) {
@@ -201,16 +144,7 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
     if (!o.dot.file.empty())
       if (Result<void> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), {}, l->edge); !ok) return fail(err, ok.error());
     if (o.json) {
-      nlohmann::json uses = nlohmann::json::array();
-      for (const LinkExplanation::Use& u : l->uses)
-        uses.push_back({{"kind", std::string(to_string(u.item.kind))}, {"op", std::string(to_string(u.item.op))},
-                        {"what", u.item.what}, {"phase", std::string(to_string(u.item.phase))}, {"groups", u.groups},
-                        {"bytes_per_step", u.bytes_per_step}, {"busy_s", u.busy_s}});
-      nlohmann::json phases = nlohmann::json::array();
-      for (const auto& p : l->phases)
-        phases.push_back({{"phase", p.phase}, {"busy_s", p.busy_s}, {"duration_s", p.duration_s}, {"utilization", p.utilization}});
-      j["link"] = {{"name", c.edge_name(l->edge)}, {"kind", std::string(to_string(c.link(l->edge).kind))},
-                   {"bw_GBps", c.link(l->edge).bw_GBps}, {"uses", uses}, {"phases", phases}};
+      j["link"] = link_explanation_json(c, *l);
       out << j.dump(2) << "\n";
       return done({"", 0, l->edge});
     }
@@ -245,7 +179,7 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
     if (Result<void> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), groups, std::nullopt); !ok) return fail(err, ok.error());
   if (o.json) {
     j["groups"] = nlohmann::json::array();
-    for (const GroupExplanation& g : groups) j["groups"].push_back(group_json(c, g));
+    for (const GroupExplanation& g : groups) j["groups"].push_back(group_explanation_json(c, g));
     out << j.dump(2) << "\n";
     return done(focus_of(groups));
   }

@@ -1,6 +1,6 @@
 #include "cli/html_report.h"
 
-#include "cli/score_tables.h"
+#include "planner/score_tables.h"
 #include "report_assets.h"
 #include "base/json_fields.h"
 

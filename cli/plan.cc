@@ -4,20 +4,20 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iomanip>
 #include <memory>
 #include <ostream>
 #include <sstream>
 
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/emit/emit.h"
+#include "planner/host_choice.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"
+#include "planner/plan_text.h"
 #include "base/json_fields.h"
-#include "base/hostlist.h"
+#include "base/list_arg.h"
 #include "topology/load.h"
 #include "base/suggest.h"
 #include "base/units.h"
@@ -28,151 +28,10 @@ namespace {
 
 struct Options {
   std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir, html;
-  ModelFlags model;
+  ModelSources model;
   uint64_t seed = 1;
   bool json = false;
 };
-
-// "@FILE" -> the file's lines without comments and blanks; anything else -> the text itself.
-Result<std::vector<std::string>> entries_of(const std::string& arg, const std::string& option, bool hostlist) {
-  if (arg.empty() || arg[0] != '@') {
-    if (!hostlist) {
-      std::vector<std::string> out;
-      std::stringstream in(arg);
-      for (std::string item; std::getline(in, item, ',');) out.push_back(item);
-      return out;
-    }
-    Result<std::vector<std::string>> names = hostlist_expand(arg);
-    if (!names) return Error{option + ": " + names.error()};
-    return names;
-  }
-  const std::string path = arg.substr(1);
-  std::ifstream in(path);
-  if (!in) return Error{option + ": " + path + ": cannot read"};
-  std::vector<std::string> out;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    out.push_back(line.substr(b, e - b + 1));
-  }
-  if (out.empty()) return Error{option + ": " + path + ": no entries"};
-  return out;
-}
-
-Result<std::vector<int>> hosts_of(const Cluster& c, const std::vector<std::string>& names) {
-  std::vector<int> out;
-  std::vector<char> seen(c.hosts().size(), 0);
-  std::vector<std::string> all;
-  for (const std::string& name : names) {
-    std::optional<int> h = c.host_index(name);
-    if (!h) {
-      if (all.empty())
-        for (const Host& host : c.hosts()) all.push_back(host.name);
-      return Error{"--nodes: no host '" + name + "' in the cluster" + did_you_mean(name, all) + " (hosts are named like '" +
-                   c.hosts().front().name + "')"};
-    }
-    if (seen[static_cast<size_t>(*h)]++) return Error{"--nodes: host '" + name + "' is listed twice"};
-    out.push_back(*h);
-  }
-  return out;
-}
-
-std::string ratio_text(double base, double plan) {
-  if (plan <= 0) return base <= 0 ? "the same" : "all of it saved";
-  const double r = base / plan;
-  if (r >= 1.005) return format_number(r, 2) + "x the plan's";
-  if (r <= 0.995) return format_number(r, 2) + "x the plan's";
-  return "the same as the plan";
-}
-
-void print_text(std::ostream& out, const Cluster& c, const std::string& cluster, const Plan& p,
-                const std::vector<std::string>& written) {
-  const JobScore& s = p.score;
-  const PlanBaseline& input = p.baselines.front();
-  out << "plan: " << p.job.name << " on " << cluster << ", " << counted(s.ranks, "rank") << " on "
-      << counted(static_cast<int64_t>(p.host_order.size()), "host") << ", order " << p.job.parallel.order << ": step "
-      << format_duration(s.step_s) << ", exposed communication " << format_duration(s.exposed_comm_s);
-  if (!input.scored) {
-    out << " (the input order cannot be scored)\n";
-  } else {
-    // The step both ways: the share of the step a scheduler gains, beside the exposed time it comes from.
-    const double before = s.compute_s + input.exposed_s;
-    out << "; the input order's: step " << format_duration(before) << ", exposed " << format_duration(input.exposed_s);
-    if (before > s.step_s * 1.0005)
-      out << " (the plan's step is " << format_number(100 * (before - s.step_s) / before, 1) << "% shorter)";
-    out << "\n";
-  }
-  out << "fabric: " << to_string(s.fabric);
-  if (!s.background.empty())
-    out << ", background " << s.background;
-  else if (s.fabric == FabricMode::shared)
-    out << " (every other port of every tier busy, the job gets its fair share: a worst case)";
-  else
-    out << " (the job alone on the cluster)";
-  if (p.idle) {
-    const double before = s.compute_s + p.idle->input_exposed_s, after = s.compute_s + p.idle->exposed_s;
-    out << "; with the job alone (--fabric idle): step " << format_duration(before) << " in the input order, "
-        << format_duration(after) << " in the plan";
-    if (input.scored && input.exposed_s > s.exposed_comm_s * 1.0005)
-      out << (before <= after * 1.0005 ? ", so the shared fabric's worst case makes the whole difference"
-                                       : ", " + format_number(100 * (before - after) / before, 1) + "% shorter without it");
-  }
-  out << "\n\n";
-
-  std::vector<std::string> names;
-  for (int h : p.host_order) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
-  out << "hosts: " << p.hosts.why << "\n  in rank order: " << hostlist_compress(names) << "\n";
-  out << "step " << format_duration(s.step_s) << " = compute " << format_duration(s.compute_s)
-      << " + exposed communication " << format_duration(s.exposed_comm_s) << " (" << to_string(s.fabric) << " fabric"
-      << (s.background.empty() ? "" : ", background " + s.background) << "), MFU " << format_number(100 * s.mfu, 1)
-      << "%\n\n";
-
-  out << "compared (exposed communication per step):\n";
-  auto row = [&](const std::string& name, const std::string& order, double exposed, const std::string& what) {
-    out << "  " << std::left << std::setw(32) << name << std::setw(18) << order << std::right << std::setw(12)
-        << format_duration(exposed) << "  " << what << "\n";
-  };
-  for (const PlanBaseline& b : p.baselines) {
-    if (!b.scored) {
-      out << "  " << std::left << std::setw(32) << b.name << std::setw(18) << b.order << std::right << std::setw(12)
-          << "-" << "  " << b.what << "\n";
-      continue;
-    }
-    row(b.name, b.order, b.exposed_s,
-        b.what + "; " + ratio_text(b.exposed_s, s.exposed_comm_s) +
-            (b.violations ? "; " + std::to_string(b.violations) + " groups break a rule" : ""));
-  }
-  row("plan", p.job.parallel.order, s.exposed_comm_s, "hosts regrouped along the fabric, then local search");
-  if (p.lower_bound_s) row("lower bound", "", *p.lower_bound_s, p.lower_bound_how);
-  out << "\norder strings tried (placed in topology order, before local search):\n";
-  const size_t shown = std::min<size_t>(p.candidates.size(), 6);
-  for (size_t i = 0; i < shown; ++i)
-    out << "  " << std::left << std::setw(18) << p.candidates[i].order << std::right << std::setw(12)
-        << format_duration(p.candidates[i].exposed_s)
-        << (p.candidates[i].violations ? "  (" + std::to_string(p.candidates[i].violations) + " groups break a rule)" : "")
-        << "\n";
-  if (p.candidates.size() > shown) out << "  and " << p.candidates.size() - shown << " more\n";
-
-  out << "\nwhere the exposed time goes:\n";
-  for (int k = 0; k < kTrafficKinds; ++k) {
-    const double e = s.by_kind[static_cast<size_t>(k)].exposed_s;
-    if (e <= 0) continue;
-    out << "  " << std::left << std::setw(4) << to_string(static_cast<TrafficKind>(k)) << std::right << std::setw(12)
-        << format_duration(e) << std::setw(7) << format_number(100 * e / s.exposed_comm_s, 0) << "%\n";
-  }
-  if (s.exposed_comm_s <= 0) out << "  nothing: every collective hides behind compute\n";
-  out << "\nsearch: " << p.stats.orders << " distinct order strings, local search on " << p.stats.searched << ", "
-      << p.stats.moves << " moves (" << p.stats.improved << " kept)"
-      << (p.stats.hit_time_limit ? "; stopped at --time-limit, so another run may differ" : "") << "\n";
-  out << "\nfindings:\n" << findings_text(p.findings, p.score);
-  if (!written.empty()) {
-    out << "\nwrote:";
-    for (const std::string& w : written) out << " " << w;
-    out << "\n";
-  }
-}
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Cluster> c = cluster_load(o.cluster);
@@ -180,9 +39,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   // Megatron-LM arguments without a world size fill the allocation: --nodes, else the cluster.
   Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> {
     if (o.nodes.empty()) return WorldHint{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
-    Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
+    Result<std::vector<std::string>> names = list_arg_entries(o.nodes, "--nodes", o.nodes[0] != '@');
     RETURN_IF_ERROR(names);
-    Result<std::vector<int>> hosts = hosts_of(*c, *names);
+    Result<std::vector<int>> hosts = hosts_by_name(*c, *names);
     RETURN_IF_ERROR(hosts);
     int gpus = 0;
     for (int h : *hosts) gpus += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
@@ -220,14 +79,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   PlanRequest req;
   req.seed = o.seed;
   if (!o.nodes.empty()) {
-    Result<std::vector<std::string>> names = entries_of(o.nodes, "--nodes", o.nodes[0] != '@');
+    Result<std::vector<std::string>> names = list_arg_entries(o.nodes, "--nodes", o.nodes[0] != '@');
     if (!names) return fail(err, names.error());
-    Result<std::vector<int>> hosts = hosts_of(*c, *names);
+    Result<std::vector<int>> hosts = hosts_by_name(*c, *names);
     if (!hosts) return fail(err, hosts.error());
     req.free = *hosts;
   }
   if (!o.exclude.empty()) {
-    Result<std::vector<std::string>> names = entries_of(o.exclude, "--exclude", false);
+    Result<std::vector<std::string>> names = list_arg_entries(o.exclude, "--exclude", false);
     if (!names) return fail(err, names.error());
     Result<DownSet> down = down_parse(*c, *names);
     if (!down) return fail(err, down.error());
@@ -245,7 +104,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     req.time_limit_s = *t;
   }
   ModelInputs model;
-  if (Result<void> ok = model_flags_load(o.model, *c, model); !ok) return fail(err, ok.error());
+  if (Result<void> ok = model_inputs_load(o.model, *c, model); !ok) return fail(err, ok.error());
   req.score = model.options;
   // Progress on a terminal, once the run has taken a second.
   const double start = wall_seconds();
@@ -285,7 +144,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   }
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
-  if (!o.json || !o.html.empty()) print_text(text, *c, o.cluster, *plan, written);
+  if (!o.json || !o.html.empty()) text << plan_text(*c, o.cluster, *plan, written);
   // What a file left out: in the text, or beside the JSON on stderr.
   for (const std::string& note : notes) (o.json ? err : text) << "note: " << note << "\n";
   if (!o.html.empty()) {

@@ -9,15 +9,15 @@
 
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
-#include "cli/job_inputs.h"
-#include "cli/score_tables.h"
+#include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "observe/scored_traffic.h"
+#include "planner/links_csv.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
+#include "planner/score_tables.h"
 #include "topology/load.h"
-#include "topology/locality.h"
 #include "base/units.h"
 #include "base/words.h"
 
@@ -29,7 +29,7 @@ constexpr size_t kHottest = 10;
 struct Options {
   std::string cluster, job, layout, links, html, traffic;
   DotFlags dot;
-  ModelFlags model;
+  ModelSources model;
   bool json = false;
 };
 
@@ -65,47 +65,10 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
   out << "\nfindings:\n" << findings_text(s.findings, s);
 }
 
-// The traffic NCCL's log shows (a `traffic --json` file) as the job's items.
-Result<ScoredTraffic> observed_traffic_for(const std::string& path, const Cluster& c, const JobInputs& i) {
-  Result<ObservedTraffic> t = observed_traffic_load(path);
-  RETURN_IF_ERROR(t);
-  Result<ComputeEstimate> compute = compute_estimate(i.job, c.device(i.layout.gpu_of_rank.front()).model);
-  RETURN_IF_ERROR(compute);
-  Result<StepTraffic> model = step_traffic(i.job, *compute);
-  RETURN_IF_ERROR(model);
-  Result<ScoredTraffic> scored = scored_traffic(*t, c, i.job, i.layout, *model);
-  if (!scored) return Error{path + ": " + scored.error()};
-  if (scored->matched.empty())
-    return Error{path + ": no communicator of the log is a group of the job in this layout (" +
-                 (scored->unscored.empty() ? std::string("the log has none") : scored->unscored.front()) +
-                 "); check --layout against the hosts and GPUs the log names"};
-  return scored;
-}
-
 void print_observed(std::ostream& out, const std::string& path, const ScoredTraffic& t) {
   out << "\ntraffic from NCCL's log (" << path << "): " << t.matched.size() << " communicators scored as the job's groups\n";
   for (const std::string& u : t.unscored) out << "  left out: " << u << "\n";
   for (const std::string& n : t.notes) out << "  note: " << n << "\n";
-}
-
-// One row per physical link that carries bytes: both directions side by side.
-Result<void> write_links_csv(const std::string& path, const Cluster& c, const JobScore& s) {
-  std::ofstream f(path);
-  if (!f) return Error{path + ": cannot write"};
-  std::vector<const LinkUse*> by_edge(c.num_edges(), nullptr);
-  for (const LinkUse& u : s.links) by_edge[u.edge] = &u;
-  f << "link,from,to,kind,tier,bw_GBps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse,"
-       "peak_utilization_forward,peak_utilization_reverse\n";
-  for (EdgeId e = 0; e < c.num_edges(); e += 2) {
-    const LinkUse *fw = by_edge[e], *rv = by_edge[e + 1];
-    if (!fw && !rv) continue;
-    f << c.edge_name(e) << "," << c.device(c.source(e)).name << "," << c.device(c.target(e)).name << ","
-      << to_string(c.link(e).kind) << "," << link_tier(c, e) << "," << c.link(e).bw_GBps << "," << (fw ? fw->bytes : 0)
-      << "," << (rv ? rv->bytes : 0) << "," << (fw ? fw->utilization : 0) << "," << (rv ? rv->utilization : 0) << ","
-      << (fw ? fw->peak : 0) << "," << (rv ? rv->peak : 0) << "\n";
-  }
-  if (!f) return Error{path + ": write failed"};
-  return {};
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
@@ -118,15 +81,18 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   ScoreOptions options = i.model.options;
   std::optional<ScoredTraffic> observed;
   if (!o.traffic.empty()) {
-    Result<ScoredTraffic> t = observed_traffic_for(o.traffic, c, i);
+    Result<ScoredTraffic> t = scored_traffic_load(o.traffic, c, i.job, i.layout);
     if (!t) return fail(err, t.error());
     observed = std::move(*t);
     options.traffic = &observed->traffic;
   }
   Result<JobScore> s = score_job(c, *i.router, i.job, i.layout, options);
   if (!s) return fail(err, o.job + ": " + s.error());
-  if (!o.links.empty())
-    if (Result<void> ok = write_links_csv(o.links, c, *s); !ok) return fail(err, ok.error());
+  if (!o.links.empty()) {
+    std::ofstream f(o.links);
+    if (!f) return fail(err, o.links + ": cannot write");
+    if (!(f << links_csv(c, *s))) return fail(err, o.links + ": write failed");
+  }
   if (!o.dot.file.empty()) {
     const DotLoad load = dot_load_of(c, *s, s->job + ": link utilization per step (each edge's busiest link, down / up)");
     if (Result<void> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());

@@ -9,6 +9,7 @@
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "observe/traffic_compare.h"
+#include "observe/traffic_compare_json.h"
 #include "planner/score_state.h"
 #include "base/hostlist.h"
 #include "base/units.h"
@@ -63,13 +64,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     nlohmann::json j = observed_traffic_to_json(*t);
     if (rows) {
       j["job"] = job_name;
-      j["beside_model"] = nlohmann::json::array();
-      for (const TrafficRow& r : *rows)
-        j["beside_model"].push_back({{"group_size", r.group_size}, {"op", r.op}, {"kinds", r.kinds},
-                                     {"model_bytes_per_step", r.model_bytes}, {"model_calls_per_step", r.model_calls},
-                                     {"model_groups", r.model_groups}, {"observed_bytes_per_step", r.observed_bytes},
-                                     {"observed_calls_per_step", r.observed_calls}, {"observed_comms", r.observed_comms},
-                                     {"verdict", std::string(to_string(r.verdict))}});
+      j["beside_model"] = traffic_rows_json(*rows);
     }
     out << j.dump(2) << "\n";
     return kExitOk;

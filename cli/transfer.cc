@@ -1,16 +1,16 @@
 // topoplan transfer: how long moving a data set between facilities takes at best, and beside a
 // job whose own traffic crosses the same links (planner/dci_headroom.h).
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/job_inputs.h"
+#include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
-#include "planner/dci_headroom.h"
+#include "planner/transfer_beside_job.h"
+#include "planner/transfer_beside_job_json.h"
 #include "base/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
@@ -22,7 +22,7 @@ namespace {
 
 struct Options {
   std::string size, rate, cluster, from, to, deadline, every, job, layout;
-  ModelFlags model;
+  ModelSources model;
   double efficiency = 1;
   double length_km = 0;
   double share = 0.5;
@@ -32,36 +32,16 @@ struct Options {
 // An input edge's number (CLI11 reads it as a double): finite and within [lo, hi].
 bool in_range(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
 
-// transfer_estimate's time, infinite at no rate (a job that leaves nothing spare).
-double seconds_at(double bytes, double rate_GBps, double efficiency, double length_km) {
-  return rate_GBps > 0 ? transfer_estimate(bytes, rate_GBps, efficiency, length_km).seconds
-                       : std::numeric_limits<double>::infinity();
-}
-
-nlohmann::json seconds_json(double s) { return std::isfinite(s) ? nlohmann::json(s) : nlohmann::json(nullptr); }
-
 std::string seconds_text(double s) { return std::isfinite(s) ? format_duration(s) : "never"; }
 
 std::string share_text(double part, double whole) {
   return whole > 0 ? format_number(100 * part / whole, 1) + "%" : "-";
 }
 
-// A recurring transfer (--every): its average part of the line rate, and whether each copy is
-// done before the next starts.
-struct Recurring {
-  double period_s = 0;
-  double share_of_capacity = 0;
-  // Its part of a line rate: what it moves, line bytes included, over the period's capacity.
-  void set_rate(double bytes, double efficiency, double rate_GBps) {
-    share_of_capacity = bytes / efficiency / (period_s * rate_GBps * 1e9);
-  }
-};
-
 // The transfer beside a job: the DCI capacity the job leaves free in each direction, the
 // transfer's time on what is left from --from to --to, and the job's step while the transfer
 // takes --share of those links instead.
-int run_beside_job(const Options& o, double bytes, std::optional<Recurring> every, std::ostream& out,
-                   std::ostream& err) {
+int run_beside_job(const Options& o, double bytes, std::optional<double> every_s, std::ostream& out, std::ostream& err) {
   if (o.cluster.empty() || o.from.empty() || o.to.empty())
     return fail(err, "--job needs --cluster C --from SITE --to SITE: the links the transfer and the job share");
   if (!o.rate.empty()) return fail(err, "--job takes the rate from --cluster's DCI links, not --rate");
@@ -70,81 +50,25 @@ int run_beside_job(const Options& o, double bytes, std::optional<Recurring> ever
                          format_exact(o.share));
   Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
   if (!in) return fail(err, in.error());
-  const JobInputs& i = **in;
-  const Cluster& c = i.cluster;
-  const ScoreOptions& options = i.model.options;
-  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, *i.router, i.job, i.layout, options);
-  if (!state) return fail(err, o.job + ": " + state.error());
-  Result<JobScore> score = score_report(c, *i.router, i.job, **state, options);
-  if (!score) return fail(err, o.job + ": " + score.error());
-  Result<std::array<DciDirection, 2>> dirs = dci_directions(c, **state, *score, options.background, o.from, o.to);
-  if (!dirs) return fail(err, dirs.error());
-  const DciDirection& d = (*dirs)[0];
-  const double propagation_s = d.length_km * kFibreUsPerKm * 1e-6;
-  if (every) every->set_rate(bytes, o.efficiency, d.capacity_GBps);
-
-  // The transfer takes --share of each link while the job sends, and whatever the job leaves
-  // otherwise: the job's step under that share, and the transfer's rate beside the slower job.
-  const Background taken = background_with_transfer(options.background, (*state)->share(), d.edges, o.share);
-  ScoreOptions taking = options;
-  taking.background = &taken;
-  Result<JobScore> slowed = score_job(c, *i.router, i.job, i.layout, taking);
-  if (!slowed) return fail(err, o.job + ": " + slowed.error());
-  const double job_avg_taking_GBps = slowed->step_s > 0 ? d.job_bytes_per_step / slowed->step_s / 1e9 : 0;
-  const double take_GBps = std::max(0.0, d.capacity_GBps - d.background_GBps - job_avg_taking_GBps);
-  const double spare_s = seconds_at(bytes, d.spare_avg_GBps(), o.efficiency, d.length_km);
-  const double take_s = seconds_at(bytes, take_GBps, o.efficiency, d.length_km);
-  const double slowdown = score->step_s > 0 ? slowed->step_s / score->step_s : 1;
-  // Training time lost while the transfer runs: each step it overlaps is that much longer.
-  const double lost_s = std::isfinite(take_s) ? take_s * (1 - 1 / slowdown) : take_s;
-
+  const Cluster& c = (*in)->cluster;
+  const TransferBesideJobRequest req{bytes, o.efficiency, o.from, o.to, o.share, every_s, o.job};
+  Result<TransferBesideJob> r = transfer_beside_job(**in, req);
+  if (!r) return fail(err, r.error());
   if (o.json) {
-    nlohmann::json j = {{"bytes", bytes}, {"efficiency", o.efficiency}, {"from", o.from}, {"to", o.to},
-                        {"length_km", d.length_km}, {"propagation_s", propagation_s}};
-    j["job"] = {{"name", score->job}, {"layout", score->layout}, {"fabric", std::string(to_string(score->fabric))},
-                {"background", score->background}, {"step_s", score->step_s}};
-    j["directions"] = nlohmann::json::array();
-    for (const DciDirection& x : *dirs) {
-      nlohmann::json phases = nlohmann::json::object();
-      for (size_t p = 0; p < kPhases; ++p)
-        phases[std::string(phase_window_name(static_cast<Phase>(p)))] = x.job_phase_GBps[p] * 8;
-      j["directions"].push_back({{"from", c.sites()[static_cast<size_t>(x.from_site)]},
-                                 {"to", c.sites()[static_cast<size_t>(x.to_site)]},
-                                 {"links", x.edges.size()},
-                                 {"capacity_gbit_s", x.capacity_GBps * 8},
-                                 {"background_gbit_s", x.background_GBps * 8},
-                                 {"job_bytes_per_step", x.job_bytes_per_step},
-                                 {"job_avg_gbit_s", x.job_avg_GBps * 8},
-                                 {"job_phase_gbit_s", phases},
-                                 {"job_peak_gbit_s", x.job_peak_GBps * 8},
-                                 {"job_peak_phase", x.job_peak_GBps > 0 ? nlohmann::json(std::string(phase_window_name(x.peak_phase))) : nlohmann::json(nullptr)},
-                                 {"spare_avg_gbit_s", x.spare_avg_GBps() * 8},
-                                 {"spare_peak_gbit_s", x.spare_peak_GBps() * 8}});
-    }
-    j["on_spare"] = {{"rate_gbit_s", d.spare_avg_GBps() * 8}, {"seconds", seconds_json(spare_s)}};
-    j["taking_share"] = {{"share", o.share},
-                         {"rate_gbit_s", take_GBps * 8},
-                         {"seconds", seconds_json(take_s)},
-                         {"job_step_s", slowed->step_s},
-                         {"job_slowdown", slowdown},
-                         {"job_time_lost_s", seconds_json(lost_s)}};
-    if (every)
-      j["every"] = {{"period_s", every->period_s},
-                    {"share_of_capacity", every->share_of_capacity},
-                    {"finishes_on_spare", spare_s <= every->period_s},
-                    {"finishes_taking_share", take_s <= every->period_s}};
-    out << j.dump(2) << "\n";
+    out << transfer_beside_job_to_json(c, req, *r).dump(2) << "\n";
     return kExitOk;
   }
-  out << format_bytes(bytes) << " from " << o.from << " to " << o.to << " beside " << score->job << " (layout "
-      << score->layout << ", " << to_string(score->fabric) << " fabric"
-      << (score->background.empty() ? "" : ", background " + score->background) << "): step "
-      << format_duration(score->step_s) << "\n\n";
+  const JobScore& score = r->score;
+  const DciDirection& d = r->directions[0];
+  out << format_bytes(bytes) << " from " << o.from << " to " << o.to << " beside " << score.job << " (layout "
+      << score.layout << ", " << to_string(score.fabric) << " fabric"
+      << (score.background.empty() ? "" : ", background " + score.background) << "): step "
+      << format_duration(score.step_s) << "\n\n";
   using A = TextTable::Align;
   TextTable t({A::left, A::right, A::right, A::right, A::right, A::right, A::left, A::right, A::right});
   t.add({"DCI", "links", "capacity", "other traffic", "job per step", "job average", "job peak", "spare average",
          "spare at peak"});
-  for (const DciDirection& x : *dirs)
+  for (const DciDirection& x : r->directions)
     t.add({c.sites()[static_cast<size_t>(x.from_site)] + " -> " + c.sites()[static_cast<size_t>(x.to_site)],
            std::to_string(x.edges.size()), format_rate_gbit(x.capacity_GBps), format_rate_gbit(x.background_GBps),
            format_bytes(x.job_bytes_per_step),
@@ -158,24 +82,24 @@ int run_beside_job(const Options& o, double bytes, std::optional<Recurring> ever
   const std::string efficiency = o.efficiency < 1 ? " x " + format_number(o.efficiency, 3) + " efficiency" : "";
   if (d.job_bytes_per_step <= 0)
     out << "the job sends nothing from " << o.from << " to " << o.to << ": the capacity is the transfer's\n";
-  out << "on the spare capacity, the job first: " << seconds_text(spare_s) << " at "
+  out << "on the spare capacity, the job first: " << seconds_text(r->spare_s) << " at "
       << format_rate_gbit(d.spare_avg_GBps()) << efficiency << " on average";
   if (d.job_peak_GBps > 0)
     out << " (" << format_rate_gbit(d.spare_peak_GBps()) << " while the job's " << phase_window_name(d.peak_phase) << " run)";
   out << "\n";
   out << "taking " << format_number(100 * o.share, 0) << "% of each link while the job sends (--share): "
-      << seconds_text(take_s) << " at " << format_rate_gbit(take_GBps) << efficiency << "; the job's step "
-      << format_duration(score->step_s) << " -> " << format_duration(slowed->step_s) << " (+"
-      << format_number(100 * (slowdown - 1), 1) << "%) meanwhile, " << seconds_text(lost_s) << " of training time lost\n";
-  if (propagation_s > 0)
-    out << "  both include propagation " << format_duration(propagation_s) << " over " << format_number(d.length_km, 1)
+      << seconds_text(r->take_s) << " at " << format_rate_gbit(r->take_GBps) << efficiency << "; the job's step "
+      << format_duration(score.step_s) << " -> " << format_duration(r->slowed_step_s) << " (+"
+      << format_number(100 * (r->slowdown - 1), 1) << "%) meanwhile, " << seconds_text(r->lost_s) << " of training time lost\n";
+  if (r->propagation_s > 0)
+    out << "  both include propagation " << format_duration(r->propagation_s) << " over " << format_number(d.length_km, 1)
         << " km\n";
-  if (every)
-    out << "every " << format_duration(every->period_s) << " (--every): " << format_number(100 * every->share_of_capacity, 2)
+  if (every_s)
+    out << "every " << format_duration(*every_s) << " (--every): " << format_number(100 * r->every_share_of_capacity, 2)
         << "% of the link's capacity on average; done before the next one "
-        << (spare_s <= every->period_s ? "on the spare capacity" : take_s <= every->period_s ? "only by taking its share" : "in neither way: the copies pile up")
+        << (r->spare_s <= *every_s ? "on the spare capacity" : r->take_s <= *every_s ? "only by taking its share" : "in neither way: the copies pile up")
         << "\n";
-  if (score->fabric == FabricMode::shared && score->background.empty())
+  if (score.fabric == FabricMode::shared && score.background.empty())
     out << "other jobs' traffic on the DCI is not counted: give --background with what they use\n";
   return kExitOk;
 }
@@ -189,16 +113,16 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!in_range(o.length_km, 0, limits::kMaxLengthKm))
     return fail(err, "--distance-km: expected a distance from 0 to " + format_number(limits::kMaxLengthKm) +
                          " km, got " + format_exact(o.length_km));
-  std::optional<Recurring> every;
+  std::optional<double> every_s;
   if (!o.every.empty()) {
     Result<double> d = parse_duration_s(o.every);
     if (!d) return fail(err, "--every: " + d.error());
     if (*d <= 0) return fail(err, "--every: must be > 0");
-    every = Recurring{*d, 0};
+    every_s = *d;
   }
   if (!o.job.empty()) {
     if (!o.deadline.empty()) return fail(err, "--deadline is for a transfer alone; with --job, give --every");
-    return run_beside_job(o, *bytes, every, out, err);
+    return run_beside_job(o, *bytes, every_s, out, err);
   }
   if (!o.layout.empty()) return fail(err, "--layout needs --job");
   if (!o.rate.empty() && !o.cluster.empty()) return fail(err, "give --rate RATE or --cluster C --from SITE --to SITE, not both");
@@ -221,7 +145,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     length_km = link->length_km;
     via = std::to_string(link->links) + " DCI links " + o.from + " -> " + o.to;
   }
-  if (every && rate_GBps <= 0) return fail(err, "--every needs the rate: --rate or --cluster");
+  if (every_s && rate_GBps <= 0) return fail(err, "--every needs the rate: --rate or --cluster");
   nlohmann::json j = {{"bytes", *bytes}, {"efficiency", o.efficiency}, {"length_km", length_km}};
   std::optional<TransferEstimate> t;
   if (rate_GBps > 0) {
@@ -233,12 +157,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     j["seconds"] = t->seconds;
     j["propagation_s"] = t->propagation_s;
   }
-  if (every) {
-    every->set_rate(*bytes, o.efficiency, rate_GBps);
-    j["every"] = {{"period_s", every->period_s},
-                  {"share_of_capacity", every->share_of_capacity},
-                  {"finishes_before_next", t->seconds <= every->period_s}};
-  }
+  const double every_share = every_s ? transfer_share_of_capacity(*bytes, o.efficiency, *every_s, rate_GBps) : 0;
+  if (every_s)
+    j["every"] = {{"period_s", *every_s}, {"share_of_capacity", every_share}, {"finishes_before_next", t->seconds <= *every_s}};
   double deadline_s = 0, need_gbit_s = 0;
   if (!o.deadline.empty()) {
     Result<double> d = parse_duration_s(o.deadline);
@@ -264,9 +185,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (deadline_s > 0)
       out << "  to finish within " << format_duration(deadline_s) << ": " << format_rate_gbit(need_gbit_s / 8)
           << " line rate needed\n";
-    if (every)
-      out << "  every " << format_duration(every->period_s) << ": " << format_number(100 * every->share_of_capacity, 2)
-          << "% of the line rate on average; " << (t->seconds <= every->period_s ? "done" : "not done")
+    if (every_s)
+      out << "  every " << format_duration(*every_s) << ": " << format_number(100 * every_share, 2)
+          << "% of the line rate on average; " << (t->seconds <= *every_s ? "done" : "not done")
           << " before the next one\n";
   } else {
     out << format_bytes(*bytes) << efficiency << " within " << format_duration(deadline_s) << ": "

@@ -209,4 +209,20 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
   return out;
 }
 
+Result<ScoredTraffic> scored_traffic_load(const std::string& path, const Cluster& c, const Job& job, const Layout& layout) {
+  Result<ObservedTraffic> t = observed_traffic_load(path);
+  RETURN_IF_ERROR(t);
+  Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);
+  RETURN_IF_ERROR(compute);
+  Result<StepTraffic> model = step_traffic(job, *compute);
+  RETURN_IF_ERROR(model);
+  Result<ScoredTraffic> scored = scored_traffic(*t, c, job, layout, *model);
+  if (!scored) return Error{path + ": " + scored.error()};
+  if (scored->matched.empty())
+    return Error{path + ": no communicator of the log is a group of the job in this layout (" +
+                 (scored->unscored.empty() ? std::string("the log has none") : scored->unscored.front()) +
+                 "); check --layout against the hosts and GPUs the log names"};
+  return scored;
+}
+
 }  // namespace topoplan

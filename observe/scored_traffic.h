@@ -31,4 +31,9 @@ struct ScoredTraffic {
 Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Cluster& cluster, const Job& job,
                                      const Layout& layout, const StepTraffic& model);
 
+// The traffic NCCL's log shows (a `topoplan traffic --json` file) scored as the job's items under
+// the model's compute; an error, naming the file, when no communicator of it is a group of the job.
+Result<ScoredTraffic> scored_traffic_load(const std::string& path, const Cluster& cluster, const Job& job,
+                                          const Layout& layout);
+
 }  // namespace topoplan

@@ -10,22 +10,12 @@
 #include "planner/lower_bound.h"
 #include "planner/orders.h"
 #include "planner/plan.h"
-#include "base/hostlist.h"
 #include "base/index_list.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "topology/summary.h"
 
 namespace topoplan {
-namespace {
-
-std::string host_names(const Cluster& c, const std::vector<int>& hosts) {
-  std::vector<std::string> names;
-  for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
-  return hostlist_compress(names);
-}
-
-}  // namespace
-
 struct Explainer::Impl {
   const Cluster& c;
   const Router& r;
@@ -162,7 +152,7 @@ void Explainer::Impl::inside(GroupExplanation& g) {
                   (level == Level::domain ? "" : " at " + std::to_string(p) + " per host");
     } else {
       u.possible = true;
-      u.hosts = host_names(c, used);
+      u.hosts = hostlist_of(c, used);
       for (size_t i = 0; i < state->item_count(); ++i)
         if (state->traffic().items[i].op == g.item.op && state->traffic().items[i].bytes == g.item.bytes &&
             state->traffic().items[i].group == g.item.group) {
@@ -292,7 +282,7 @@ Result<void> Explainer::Impl::moves(GroupExplanation& g) {
     Result<Plan> p = plan_job(c, r, job, req);
     if (!p) return Error{"the planner on the same hosts: " + p.error()};
     planned = Move{"topoplan plan on the same hosts (order " + p->job.parallel.order + ", hosts in rank order " +
-                       host_names(c, p->host_order) + ")",
+                       hostlist_of(c, p->host_order) + ")",
                    p->job.parallel.order, {}, {}, p->score.exposed_comm_s};
   }
   found.push_back(*planned);
@@ -320,7 +310,7 @@ Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   g.excess_s = cost.excess_s;
   const std::vector<int> hosts = c.hosts_of(g.gpus);
   std::string where = hosts.size() == 1 ? c.hosts()[static_cast<size_t>(hosts[0])].name
-                                        : std::to_string(hosts.size()) + " hosts (" + host_names(c, hosts) + ")";
+                                        : std::to_string(hosts.size()) + " hosts (" + hostlist_of(c, hosts) + ")";
   g.summary = g.ref.kind + " " + std::to_string(g.ref.index) + " (ranks " + format_index_list(g.ranks) + ") on " + where;
   if (heaviest == SIZE_MAX) {
     g.summary += ": no collectives in the job's traffic";

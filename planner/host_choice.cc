@@ -1,4 +1,5 @@
 #include "planner/host_choice.h"
+#include "base/suggest.h"
 #include "base/words.h"
 
 #include <algorithm>
@@ -124,6 +125,24 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
     out.why += ": every whole host offered, and the fullest of those with a GPU, NIC or cable down";
   else
     out.why += ": the fewest leaf groups, pods and sites that hold " + std::to_string(gpus) + " GPUs on whole hosts";
+  return out;
+}
+
+Result<std::vector<int>> hosts_by_name(const Cluster& c, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  std::vector<char> seen(c.hosts().size(), 0);
+  std::vector<std::string> all;
+  for (const std::string& name : names) {
+    std::optional<int> h = c.host_index(name);
+    if (!h) {
+      if (all.empty())
+        for (const Host& host : c.hosts()) all.push_back(host.name);
+      return Error{"--nodes: no host '" + name + "' in the cluster" + did_you_mean(name, all) + " (hosts are named like '" +
+                   c.hosts().front().name + "')"};
+    }
+    if (seen[static_cast<size_t>(*h)]++) return Error{"--nodes: host '" + name + "' is listed twice"};
+    out.push_back(*h);
+  }
   return out;
 }
 

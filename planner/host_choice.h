@@ -29,4 +29,8 @@ Result<HostChoice> hosts_choose(const Cluster& cluster, const Locality& locality
 // Sorts hosts into topology order (site, pod, leaf group, domain, host index).
 void hosts_sort(const Locality& locality, std::vector<int>& hosts);
 
+// Host indices of `names` (--nodes), in the order given; an unknown name (with a close one) or one
+// listed twice is an error.
+Result<std::vector<int>> hosts_by_name(const Cluster& cluster, const std::vector<std::string>& names);
+
 }  // namespace topoplan

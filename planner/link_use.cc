@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "planner/group_ref.h"
 #include "planner/score.h"
 
 namespace topoplan {
@@ -60,6 +61,11 @@ std::unordered_map<EdgeId, std::vector<LinkUser>> link_users(const ScoreState& s
     }
   }
   return out;
+}
+
+std::string link_user_text(const ScoreState& st, const LinkUser& u) {
+  const TrafficItem& it = st.traffic().items[u.item];
+  return group_ref_text(it.group, u.list_index) + " " + std::string(to_string(it.op)) + " (" + it.what + ")";
 }
 
 }  // namespace topoplan

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -34,5 +35,7 @@ struct LinkUser {
 // groups' routes for all the edges (a report flags thousands of links on a large cluster).
 std::unordered_map<EdgeId, std::vector<LinkUser>> link_users(const ScoreState& state, const Router& router,
                                                              const std::vector<EdgeId>& edges);
+// "dp:3 reduce_scatter (dense gradients, per bucket)": explain --group takes the first word.
+std::string link_user_text(const ScoreState& state, const LinkUser& user);
 
 }  // namespace topoplan

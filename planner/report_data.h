@@ -18,7 +18,7 @@ struct ReportPart {
   std::string label;  // "layout default", "layout under review", "plan"
   const Job* job = nullptr;  // its order string places the groups
   const JobScore* score = nullptr;
-  nlohmann::json tables;  // its tables as the command prints them (cli/score_tables)
+  nlohmann::json tables;  // its tables as the command prints them (planner/score_tables)
   // Port counters' observed / predicted per directed edge (observe --html): 0 where no counter
   // measured it, kDotBusyUnpredicted where the job puts nothing on a busy link; null for none.
   const std::vector<double>* observed_ratio = nullptr;

@@ -9,6 +9,7 @@
 
 #include "topology/cpu_models.h"
 #include "topology/routing.h"
+#include "base/hostlist.h"
 #include "base/suggest.h"
 #include "base/units.h"
 #include "base/words.h"
@@ -242,6 +243,12 @@ Result<SiteLink> site_link(const Cluster& c, const std::string& from, const std:
   }
   if (out.links == 0) return Error{"no DCI link joins site '" + from + "' to '" + to + "'"};
   return out;
+}
+
+std::string hostlist_of(const Cluster& c, const std::vector<int>& hosts) {
+  std::vector<std::string> names;
+  for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  return hostlist_compress(names);
 }
 
 }  // namespace topoplan

@@ -69,4 +69,7 @@ struct SiteLink {
 };
 Result<SiteLink> site_link(const Cluster& cluster, const std::string& from, const std::string& to);
 
+// Hosts by index as a Slurm hostlist of their names, in the order given: "h[001-004,009]".
+std::string hostlist_of(const Cluster& cluster, const std::vector<int>& hosts);
+
 }  // namespace topoplan

@@ -16,4 +16,8 @@ double transfer_required_gbit_s(double bytes, double deadline_s, double efficien
   return bytes * 8 / 1e9 / usable_s / efficiency;
 }
 
+double transfer_share_of_capacity(double bytes, double efficiency, double period_s, double rate_GBps) {
+  return bytes / efficiency / (period_s * rate_GBps * 1e9);
+}
+
 }  // namespace topoplan

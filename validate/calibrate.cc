@@ -341,4 +341,12 @@ Result<CalibrationSeries> calibration_series(const NcclTestsRun& run, const Clus
   return s;
 }
 
+std::vector<HeldSize> held_out_sizes(const CalibrationFit& fit) {
+  std::map<double, std::vector<double>> by;
+  for (const HeldOut& h : fit.held_out) by[h.bytes].push_back(h.error());
+  std::vector<HeldSize> out;
+  for (const auto& [bytes, errors] : by) out.push_back({bytes, median(errors), static_cast<int>(errors.size())});
+  return out;
+}
+
 }  // namespace topoplan

@@ -86,6 +86,13 @@ struct CalibrationFit {
   std::vector<std::string> notes;
 };
 
+// Held-out sizes: per size, the median error over the series that ran it.
+struct HeldSize {
+  double bytes = 0, median_error = 0;
+  int series = 0;
+};
+std::vector<HeldSize> held_out_sizes(const CalibrationFit& fit);
+
 // Fits `base` to the series; sizes in `hold_out` are left out of the fit and predicted with the
 // result instead. An error when no series has two sizes to fit.
 Result<CalibrationFit> calibrate(const Cluster& cluster, const Router& router, const NcclTuning& tuning,

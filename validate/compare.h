@@ -61,6 +61,10 @@ struct Comparison {
   std::vector<Suspect> suspects;  // most slow groups first
 };
 
+// What a run in host memory checked, and why its times are not set beside the GPU model's.
+inline constexpr const char* kCompareHostMemoryNote =
+    "host-memory run: values checked, timing not compared with the GPU model";
+
 // Whether a backend runs its collectives in host memory rather than on the GPUs (validate/mpi).
 bool backend_in_host_memory(const std::string& backend);
 

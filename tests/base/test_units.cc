@@ -138,3 +138,14 @@ TEST_CASE("units: durations are never an overflowed number") {
   CHECK(format_exact(0.1) == "0.1");
   CHECK(format_number(1e300).size() == 301);
 }
+
+TEST_CASE("parse_bytes_range: MIN:MAX sizes, MIN at least one byte and at most MAX") {
+  Result<std::pair<double, double>> r = parse_bytes_range("8B:16GiB");
+  REQUIRE(r.ok());
+  CHECK(r->first == 8);
+  CHECK(r->second == 17179869184.0);
+  CHECK(parse_bytes_range("1GiB").error() == "expected MIN:MAX such as 8B:16GiB, got '1GiB'");
+  CHECK(parse_bytes_range("16GiB:8B").error() == "expected 1 <= MIN <= MAX, got '16GiB:8B'");
+  CHECK(parse_bytes_range("0:8B").error() == "expected 1 <= MIN <= MAX, got '0:8B'");
+  CHECK(!parse_bytes_range("8B:lots").ok());
+}

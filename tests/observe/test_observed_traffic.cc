@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "observe/observed_traffic.h"
 #include "observe/scored_traffic.h"
 #include "observe/traffic_compare.h"
+#include "observe/traffic_compare_json.h"
 #include "planner/score.h"
 #include "tests/observe/job_log.h"
 #include "tests/support.h"
@@ -171,4 +173,37 @@ TEST_CASE("scored_traffic: a log from other GPUs than the layout's") {
   Result<ScoredTraffic> e = scored_traffic(elsewhere, t.c, t.job, t.layout, t.model);
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().find("'gpu-z9', which the cluster lacks") != std::string::npos);
+}
+
+TEST_CASE("scored_traffic_load: a traffic file scored under the model's compute; none matched names the file") {
+  const Tiny t;
+  const std::filesystem::path dir = test::temp_dir("scored_traffic_load");
+  const std::string path = (dir / "t.json").string();
+  std::ofstream(path) << observed_traffic_to_json(t.observed()).dump();
+  Result<ScoredTraffic> s = scored_traffic_load(path, t.c, t.job, t.layout);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  Result<ScoredTraffic> direct = scored_traffic(t.observed(), t.c, t.job, t.layout, t.model);
+  REQUIRE(direct.ok());
+  CHECK(s->matched == direct->matched);
+  CHECK(exposed_s(t, &s->traffic) == doctest::Approx(exposed_s(t, &direct->traffic)));
+
+  const Cluster two = test::load_cluster("dgx-h100:2");
+  Layout second = *layout_default(two, 16);
+  second.gpu_of_rank.erase(second.gpu_of_rank.begin(), second.gpu_of_rank.begin() + 8);
+  Result<ScoredTraffic> none = scored_traffic_load(path, two, t.job, second);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().rfind(path + ": no communicator of the log is a group of the job in this layout", 0) == 0);
+}
+
+TEST_CASE("traffic_rows_json: one object per row, its verdict spelt out") {
+  const Tiny t;
+  Result<std::vector<TrafficRow>> rows = traffic_beside_model(t.observed(), t.job, t.model, 1.5);
+  REQUIRE(rows.ok());
+  const nlohmann::json j = traffic_rows_json(*rows);
+  REQUIRE(j.size() == rows->size());
+  for (size_t i = 0; i < rows->size(); ++i) {
+    CHECK(j[i]["group_size"] == (*rows)[i].group_size);
+    CHECK(j[i]["verdict"] == std::string(to_string((*rows)[i].verdict)));
+    CHECK(j[i]["model_bytes_per_step"].get<double>() == doctest::Approx((*rows)[i].model_bytes));
+  }
 }

@@ -61,3 +61,11 @@ TEST_CASE("host choice: hosts with something down only when whole ones run out")
   REQUIRE_FALSE(short_of.ok());
   CHECK(short_of.error() == "the job needs 16 GPUs; the 2 free hosts have 15 up");
 }
+
+TEST_CASE("hosts_by_name: indices in the order given; unknown and repeated names refused") {
+  const Cluster c = test::load_cluster("dgx-h100:4");
+  CHECK(*hosts_by_name(c, {"h003", "h001"}) == std::vector<int>{2, 0});
+  CHECK(hosts_by_name(c, {"h01"}).error().rfind("--nodes: no host 'h01' in the cluster", 0) == 0);
+  CHECK(hosts_by_name(c, {"h01"}).error().find("(hosts are named like 'h001')") != std::string::npos);
+  CHECK(hosts_by_name(c, {"h002", "h002"}).error() == "--nodes: host 'h002' is listed twice");
+}

@@ -234,3 +234,10 @@ TEST_CASE("fabric: bad specs and preset names") {
   spec.nodes = 20;
   CHECK(cluster_build(spec).error().find("not a multiple") != std::string::npos);
 }
+
+TEST_CASE("hostlist_of: hosts by index as a hostlist, in the order given") {
+  const Cluster c = test::load_cluster("dgx-h100:8");
+  CHECK(hostlist_of(c, {0, 1, 2, 3}) == "h[001-004]");
+  CHECK(hostlist_of(c, {4, 0}) == "h[005,001]");
+  CHECK(hostlist_of(c, {}).empty());
+}

@@ -7,6 +7,7 @@
 
 #include "cost/collective.h"
 #include "tests/support.h"
+#include "validate/calibrate_json.h"
 #include "validate/nccl_tests_format.h"
 
 namespace topoplan {
@@ -193,6 +194,31 @@ TEST_CASE("calibrate: bad input exits 2 with the reason") {
   std::ofstream(results) << R"({"format": "topoplan-validate", "world": 8, "groups": []})";
   CHECK(refused("--measured " + results) == "topoplan: error: " + results + ": plan: the results do not name their plan; give --plan\n");
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("held_out_sizes and calibration_fit_to_json: per size the median error; the fit as a document") {
+  CalibrationFit fit;
+  fit.held_out = {{0, 1024, 10, 11}, {1, 1024, 10, 13}, {2, 1024, 10, 12}, {0, 4096, 20, 15}};
+  const std::vector<HeldSize> held = held_out_sizes(fit);
+  REQUIRE(held.size() == 2);
+  CHECK(held[0].bytes == 1024);
+  CHECK(held[0].series == 3);
+  CHECK(held[0].median_error == doctest::Approx(0.2));
+  CHECK(held[1].bytes == 4096);
+  CHECK(held[1].median_error == doctest::Approx(-0.25));
+
+  const std::vector<CalibrationSeries> series = {{"a", CollectiveOp::all_reduce, {}, {}, false},
+                                                 {"b", CollectiveOp::all_gather, {}, {}, false},
+                                                 {"c", CollectiveOp::sendrecv, {}, {}, false}};
+  const nlohmann::json j = calibration_fit_to_json({"results.json"}, series, fit, held, 0.3, true, "");
+  CHECK(j["format"] == "topoplan-calibrate");
+  CHECK(j["sources"] == nlohmann::json::array({"results.json"}));
+  CHECK(j["held_out"]["sizes"].size() == 2);
+  CHECK(j["held_out"]["points"][0]["series"] == "a");
+  CHECK(j["held_out"]["ok"] == false);
+  CHECK(j["held_out"]["tolerance"] == 0.3);
+  CHECK(j["written"].is_null());
+  CHECK(calibration_fit_to_json({}, series, fit, held, 0.3, false, "cal.json")["written"] == "cal.json");
 }
 
 }  // namespace topoplan

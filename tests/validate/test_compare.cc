@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
+#include "validate/compare_json.h"
 
 namespace topoplan {
 namespace {
@@ -219,6 +220,29 @@ TEST_CASE("compare: bad input exits 2 with the reason") {
   CHECK(not_plan.err.find("expected a plan file") != std::string::npos);
   auto threshold = run_topoplan("compare --plan " + job + " --measured x --threshold -1");
   CHECK(threshold.exit_code == 2);
+}
+
+TEST_CASE("comparison_to_json: rows beside predictions, a host-memory run untimed and said so") {
+  Case k;
+  Measured m = measure(k, 1);
+  Result<Comparison> timed = compare_measured(k.c, k.r, k.job, k.layout, {}, m, 0.25);
+  REQUIRE(timed.ok());
+  const nlohmann::json j = comparison_to_json(k.c, "plan.json", "results.json", m, *timed);
+  CHECK(j["plan"] == "plan.json");
+  CHECK(j["measured"] == "results.json");
+  CHECK(j["timing_compared"] == true);
+  CHECK(j["note"].is_null());
+  REQUIRE(j["rows"].size() == timed->rows.size());
+  CHECK(j["rows"][0]["predicted_us"].get<double>() == doctest::Approx(timed->rows[0].predicted_us));
+  CHECK(j["slow_groups"] == timed->slow);
+
+  Measured host = measure(k, 1, "mpi");
+  Result<Comparison> untimed = compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25);
+  REQUIRE(untimed.ok());
+  const nlohmann::json h = comparison_to_json(k.c, "plan.json", "results.json", host, *untimed);
+  CHECK(h["timing_compared"] == false);
+  CHECK(h["note"] == kCompareHostMemoryNote);
+  CHECK(h["rows"][0]["predicted_us"].is_null());
 }
 
 }  // namespace topoplan

@@ -1,4 +1,4 @@
-#include "cli/job_inputs.h"
+#include "planner/job_inputs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,17 +6,32 @@
 #include "base/json_fields.h"
 #include "topology/load.h"
 
-namespace topoplan::cli {
+namespace topoplan {
+
+Result<void> model_inputs_load(const ModelSources& f, const Cluster& c, ModelInputs& in) {
+  Result<Calibration> cl = calibration_load_or_default(f.calibration);
+  RETURN_IF_ERROR(cl);
+  in.calibration = std::move(*cl);
+  in.options.calibration = &in.calibration;
+  in.options.fabric = f.fabric == "idle" ? FabricMode::idle : FabricMode::shared;
+  if (!f.background.empty()) {
+    Result<Background> bg = background_load(f.background, c);
+    RETURN_IF_ERROR(bg);
+    in.background = std::move(*bg);
+    in.options.background = &in.background;
+  }
+  return {};
+}
 
 namespace {
 
 Result<std::unique_ptr<JobInputs>> make(Cluster cluster, Job job, const std::string& job_path, const std::string& layout_path,
-                                        const ModelFlags& flags) {
+                                        const ModelSources& model) {
   auto in = std::make_unique<JobInputs>();
   in->job = std::move(job);
   in->cluster = std::move(cluster);
   const Cluster& cl = in->cluster;
-  RETURN_IF_ERROR(model_flags_load(flags, cl, in->model));
+  RETURN_IF_ERROR(model_inputs_load(model, cl, in->model));
   const int ranks = job_ranks(in->job);
   if (Result<void> fits = job_fits(in->job, static_cast<int>(cl.gpus().size())); !fits)
     return Error{job_path + ": " + fits.error()};
@@ -51,23 +66,23 @@ Result<WorldHint> world_from_layout_or_cluster(const Cluster& cluster, const std
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_arg, const std::string& job_path,
-                                                   const std::string& layout_path, const ModelFlags& flags) {
+                                                   const std::string& layout_path, const ModelSources& model) {
   Result<Cluster> c = cluster_load(cluster_arg);
   RETURN_IF_ERROR(c);
   Result<Job> job = job_load(job_path, [&] { return world_from_layout_or_cluster(*c, cluster_arg, layout_path); });
   RETURN_IF_ERROR(job);
-  return make(std::move(*c), std::move(*job), job_path, layout_path, flags);
+  return make(std::move(*c), std::move(*job), job_path, layout_path, model);
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_arg, Job job, const std::string& job_path,
-                                                   const std::string& layout_path, const ModelFlags& flags) {
+                                                   const std::string& layout_path, const ModelSources& model) {
   Result<Cluster> c = cluster_load(cluster_arg);
   RETURN_IF_ERROR(c);
-  return make(std::move(*c), std::move(job), job_path, layout_path, flags);
+  return make(std::move(*c), std::move(job), job_path, layout_path, model);
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_path, const std::string& cluster_arg,
-                                                        const ModelFlags& flags) {
+                                                        const ModelSources& model) {
   Result<std::string> text = text_read_file(plan_path);
   RETURN_IF_ERROR(text);
   Result<nlohmann::json> plan = plan_document_parse(*text, plan_path);
@@ -81,7 +96,7 @@ Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_
   if (!plan->contains("job") || !(*plan)["job"].is_object()) return Error{plan_path + ": job: expected the planned job"};
   Result<Job> job = job_from_json((*plan)["job"], plan_path + ": job");
   RETURN_IF_ERROR(job);
-  return job_inputs_make(cluster, std::move(*job), plan_path + ": job", plan_path, flags);
+  return job_inputs_make(cluster, std::move(*job), plan_path + ": job", plan_path, model);
 }
 
-}  // namespace topoplan::cli
+}  // namespace topoplan

@@ -1,4 +1,4 @@
-#include "cli/score_tables.h"
+#include "planner/score_tables.h"
 
 #include <algorithm>
 #include <map>
@@ -7,7 +7,7 @@
 #include "base/units.h"
 #include "base/words.h"
 
-namespace topoplan::cli {
+namespace topoplan {
 
 Rows kind_rows(const JobScore& s) {
   Rows rows{{"kind", "alone", "contended", "exposed"}};
@@ -75,4 +75,4 @@ nlohmann::json score_tables_json(const Cluster& c, const JobScore& s, size_t hot
   return {{"kinds", kind_rows(s)}, {"items", item_rows(s)}, {"links", link_rows(c, s, hottest)}, {"findings", findings}};
 }
 
-}  // namespace topoplan::cli
+}  // namespace topoplan

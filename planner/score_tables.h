@@ -9,7 +9,7 @@
 
 #include "planner/score.h"
 
-namespace topoplan::cli {
+namespace topoplan {
 
 using Rows = std::vector<std::vector<std::string>>;
 
@@ -28,4 +28,4 @@ Rows link_rows(const Cluster& c, const JobScore& s, size_t n);
 // each a list of rows of strings (findings: severity, message, cost per step, fix).
 nlohmann::json score_tables_json(const Cluster& c, const JobScore& s, size_t hottest);
 
-}  // namespace topoplan::cli
+}  // namespace topoplan
