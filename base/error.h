@@ -50,10 +50,10 @@ class Result<void> {
 
 // Returns a failed Result's error from the calling function, as NCCL's NCCLCHECK does, so a step
 // is one line: `RETURN_IF_ERROR(c.finalize());`. Works on a call or on a Result already named.
-#define RETURN_IF_ERROR(...)                                                    \
-  do {                                                                          \
-    if (auto&& topoplan_result_ = (__VA_ARGS__); !topoplan_result_)             \
-      return ::topoplan::Error{topoplan_result_.error()};                       \
+#define RETURN_IF_ERROR(...)                                        \
+  do {                                                              \
+    if (auto&& topoplan_result_ = (__VA_ARGS__); !topoplan_result_) \
+      return ::topoplan::Error{topoplan_result_.error()};           \
   } while (false)
 
 // Prefixes an error with its context, e.g. "cluster.json: " + "links[3].bw_GBps: must be > 0".

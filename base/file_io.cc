@@ -1,12 +1,12 @@
 #include "base/file_io.h"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "base/limits.h"
 #include "base/units.h"

@@ -34,7 +34,8 @@ Result<std::vector<Range>> parse_group(std::string_view body, size_t at) {
     if (width == 0)
       return Error{where(start) + "expected a number inside [...], got " +
                    (start < body.size() ? "'" + std::string(1, body[start]) + "'" : "the end of the group")};
-    if (width > kMaxDigits) return Error{where(start) + "host number longer than " + std::to_string(kMaxDigits) + " digits"};
+    if (width > kMaxDigits)
+      return Error{where(start) + "host number longer than " + std::to_string(kMaxDigits) + " digits"};
     value = std::stoull(std::string(body.substr(start, width)));
     return std::nullopt;
   };
@@ -53,7 +54,8 @@ Result<std::vector<Range>> parse_group(std::string_view body, size_t at) {
     }
     out.push_back(r);
     if (pos == body.size()) break;
-    if (body[pos] != ',') return Error{where(pos) + "expected ',' or ']' after a number, got '" + std::string(1, body[pos]) + "'"};
+    if (body[pos] != ',')
+      return Error{where(pos) + "expected ',' or ']' after a number, got '" + std::string(1, body[pos]) + "'"};
     ++pos;
     if (pos == body.size()) return Error{where(pos) + "expected a number after ','"};
   }
@@ -85,17 +87,20 @@ Result<void> expand_entry(std::string_view entry, size_t at, std::vector<std::st
     }
     const size_t close = entry.find(']', i);
     const size_t nested = entry.find('[', i + 1);
-    if (close == std::string_view::npos) return Error{"hostlist: column " + std::to_string(at + i + 1) + ": '[' is never closed"};
+    if (close == std::string_view::npos)
+      return Error{"hostlist: column " + std::to_string(at + i + 1) + ": '[' is never closed"};
     if (nested < close) return Error{"hostlist: column " + std::to_string(at + nested + 1) + ": brackets do not nest"};
     Result<std::vector<Range>> ranges = parse_group(entry.substr(i + 1, close - i - 1), at + i + 1);
     RETURN_IF_ERROR(ranges);
     Part p;
     p.count = 0;
     // Capped per range, so that many huge ranges cannot wrap the sum around to a small count.
-    for (const Range& r : *ranges) p.count = std::min<uint64_t>(p.count + (r.last - r.first + 1), kHostlistMaxNames + 1);
+    for (const Range& r : *ranges)
+      p.count = std::min<uint64_t>(p.count + (r.last - r.first + 1), kHostlistMaxNames + 1);
     p.ranges = std::move(*ranges);
     if (p.count > kHostlistMaxNames || total * p.count > kHostlistMaxNames)
-      return Error{"hostlist: '" + std::string(entry) + "' names more than " + std::to_string(kHostlistMaxNames) + " hosts"};
+      return Error{"hostlist: '" + std::string(entry) + "' names more than " + std::to_string(kHostlistMaxNames) +
+                   " hosts"};
     total *= p.count;
     parts.push_back(std::move(p));
     i = close + 1;

@@ -22,12 +22,14 @@ Result<std::vector<int>> parse_index_list(std::string_view text, int limit) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string_view item = text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view item =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     const std::string quoted = "'" + std::string(item) + "'";
     size_t dash = item.find('-');
     int lo = 0, hi = 0;
-    bool ok = dash == std::string_view::npos ? parse_int(item, &lo) && (hi = lo, true)
-                                             : parse_int(item.substr(0, dash), &lo) && parse_int(item.substr(dash + 1), &hi);
+    bool ok = dash == std::string_view::npos
+                  ? parse_int(item, &lo) && (hi = lo, true)
+                  : parse_int(item.substr(0, dash), &lo) && parse_int(item.substr(dash + 1), &hi);
     if (!ok) return Error{"expected an index or a range such as 4-7, got " + quoted};
     if (hi < lo) return Error{"range " + quoted + " runs backwards"};
     if (hi >= limit)

@@ -133,7 +133,9 @@ double Fields::number(const std::string& key, std::optional<double> fallback, do
   const double x = v->is_number() ? v->get<double>() : NAN;
   if ((inclusive ? x >= minimum : x > minimum) && x <= maximum) return x;
   const std::string lo = format_number(minimum, 6), hi = format_number(maximum, 6);
-  std::string expected = maximum == kNoMaximum ? (inclusive ? "a number >= " + lo : minimum == 0 ? "a positive number" : "a number > " + lo)
+  std::string expected = maximum == kNoMaximum ? (inclusive      ? "a number >= " + lo
+                                                  : minimum == 0 ? "a positive number"
+                                                                 : "a number > " + lo)
                          : inclusive           ? "a number from " + lo + " to " + hi
                                                : "a number above " + lo + ", at most " + hi;
   fail(at(key), "expected " + expected + ", got " + json_shown(*v));

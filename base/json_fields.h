@@ -58,7 +58,8 @@ class Fields {
                 double maximum = kNoMaximum);
   bool boolean(const std::string& key, std::optional<bool> fallback);
   // A string that must be one of `names`: "expected one of "bf16", "fp16", got "bf61", did you mean 'bf16'?".
-  std::string choice(const std::string& key, std::optional<std::string> fallback, const std::vector<std::string>& names);
+  std::string choice(const std::string& key, std::optional<std::string> fallback,
+                     const std::vector<std::string>& names);
 
  private:
   const nlohmann::json& value_;

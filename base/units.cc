@@ -1,8 +1,8 @@
 #include "base/units.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -76,9 +76,9 @@ std::string bits_as_bytes(std::string_view unit, double number, const Quantity& 
   std::string as_bytes(unit);
   as_bytes[as_bytes.rfind('b')] = 'B';
   static constexpr std::pair<const char*, const char*> kWords[] = {
-      {"B", "bits"},      {"KB", "kilobits"}, {"MB", "megabits"}, {"GB", "gigabits"}, {"TB", "terabits"},
-      {"PB", "petabits"}, {"EB", "exabits"},  {"KiB", "kibibits"}, {"MiB", "mebibits"}, {"GiB", "gibibits"},
-      {"TiB", "tebibits"}, {"PiB", "pebibits"}};
+      {"B", "bits"},       {"KB", "kilobits"},  {"MB", "megabits"},  {"GB", "gigabits"},
+      {"TB", "terabits"},  {"PB", "petabits"},  {"EB", "exabits"},   {"KiB", "kibibits"},
+      {"MiB", "mebibits"}, {"GiB", "gibibits"}, {"TiB", "tebibits"}, {"PiB", "pebibits"}};
   for (const Unit& u : q.units)
     if (folded(as_bytes) == folded(u.name))
       for (const auto& [name, word] : kWords)
@@ -157,10 +157,11 @@ const Quantity& rates() {
 }
 
 const Quantity& durations() {
-  static const Quantity q{"duration",
-                          {{"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}},
-                          limits::kMaxSeconds,
-                          "1000 years"};
+  static const Quantity q{
+      "duration",
+      {{"d", 86400}, {"h", 3600}, {"min", 60}, {"m", 60}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}},
+      limits::kMaxSeconds,
+      "1000 years"};
   return q;
 }
 
@@ -199,7 +200,9 @@ Result<double> parse_duration_s(std::string_view text) {
     if (digits == 0 || letters == digits)
       return Error{"invalid duration '" + std::string(text) + "': expected e.g. 1h, 30min, 1h30m, 90s"};
     Result<double> part = parse_with(rest.substr(0, letters), durations(), true);
-    if (!part) return Error{part.error() + (rest.size() == text.size() && letters == rest.size() ? "" : " in '" + std::string(text) + "'")};
+    if (!part)
+      return Error{part.error() +
+                   (rest.size() == text.size() && letters == rest.size() ? "" : " in '" + std::string(text) + "'")};
     total += *part;
     rest.remove_prefix(letters);
   }
@@ -253,9 +256,11 @@ std::string format_duration(double seconds) {
   // 3-4 significant digits as sizes have: 2.81 ms, 66.6 ms, 413.9 us, 80 ps (a byte at 100 Gbps,
   // which in microseconds would read 0). Zero stays "0 us".
   auto sig = [](double x) { return format_number(x, x < 100 ? 2 : 1); };
-  static constexpr std::pair<double, const char*> kSmall[] = {{1e15, "fs"}, {1e12, "ps"}, {1e9, "ns"}, {1e6, "us"}, {1e3, "ms"}};
+  static constexpr std::pair<double, const char*> kSmall[] = {
+      {1e15, "fs"}, {1e12, "ps"}, {1e9, "ns"}, {1e6, "us"}, {1e3, "ms"}};
   for (const auto& [per_s, name] : kSmall)
-    if ((seconds > 0 || per_s == 1e6) && std::stod(sig(seconds * per_s)) < 1000) return sig(seconds * per_s) + " " + name;
+    if ((seconds > 0 || per_s == 1e6) && std::stod(sig(seconds * per_s)) < 1000)
+      return sig(seconds * per_s) + " " + name;
   if (std::stod(sig(seconds)) < 60) return sig(seconds) + " s";
   auto total = static_cast<long long>(std::llround(seconds));
   long long d = total / 86400, h = total % 86400 / 3600, m = total % 3600 / 60, s = total % 60;
@@ -329,8 +334,8 @@ std::string format_rate_gbit(double GBps) {
   const double bits = GBps * 8e9;
   if (!std::isfinite(bits) || bits < 1) return format_number(bits, 3) + " bps";
   // As format_bytes: the largest unit that leaves at least 1, 3-4 significant digits.
-  static constexpr std::pair<const char*, double> units[] = {
-      {"Pbps", 1e15}, {"Tbps", 1e12}, {"Gbps", 1e9}, {"Mbps", 1e6}, {"Kbps", 1e3}, {"bps", 1}};
+  static constexpr std::pair<const char*, double> units[] = {{"Pbps", 1e15}, {"Tbps", 1e12}, {"Gbps", 1e9},
+                                                             {"Mbps", 1e6},  {"Kbps", 1e3},  {"bps", 1}};
   for (const auto& [name, f] : units)
     if (bits >= f || f == 1) {
       const double q = bits / f;

@@ -38,9 +38,10 @@ int main() {
   size_t flagged = 0, named = 0;
   for (const LinkObservation& row : r->rows) flagged += !row.verdicts.empty();
   for (const auto& entry : r->users) named += entry.second.size();
-  std::printf("%s on %s: %zu ports matched in %.3f s; scored, %zu directions judged, %zu flagged and their groups "
-              "(%zu) named in %.3f s; peak RSS %.0f MiB\n",
-              (*in)->job.name.c_str(), c.name.c_str(), r->ports, t_match, r->rows.size(), flagged, named,
-              t_observe, bench::peak_rss_mib());
+  std::printf(
+      "%s on %s: %zu ports matched in %.3f s; scored, %zu directions judged, %zu flagged and their groups "
+      "(%zu) named in %.3f s; peak RSS %.0f MiB\n",
+      (*in)->job.name.c_str(), c.name.c_str(), r->ports, t_match, r->rows.size(), flagged, named, t_observe,
+      bench::peak_rss_mib());
   return 0;
 }

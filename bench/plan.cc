@@ -14,13 +14,13 @@
 #include <map>
 #include <set>
 
+#include "base/json_fields.h"
 #include "bench/bench.h"
 #include "planner/orders.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"
 #include "topology/fabric.h"
 #include "topology/formats/json.h"
-#include "base/json_fields.h"
 #include "topology/load.h"
 
 using namespace topoplan;
@@ -60,11 +60,13 @@ Job moe_across_hosts() {
 }
 
 void fragmented() {
-  std::printf("# a: fragmented allocations on threetier-h100 (pods of 128 hosts, 7:1 above), hosts listed pod-interleaved\n");
-  std::printf("# ratio: input / plan; above the bound: (input - bound) / (plan - bound), what the plan removed of\n"
-              "# what any placement could remove\n");
-  std::printf("# %-24s %-10s %5s %12s %12s %12s %7s %12s %10s\n", "job", "hosts", "seed", "input", "plan", "lower bound",
-              "ratio", "above bound", "time");
+  std::printf(
+      "# a: fragmented allocations on threetier-h100 (pods of 128 hosts, 7:1 above), hosts listed pod-interleaved\n");
+  std::printf(
+      "# ratio: input / plan; above the bound: (input - bound) / (plan - bound), what the plan removed of\n"
+      "# what any placement could remove\n");
+  std::printf("# %-24s %-10s %5s %12s %12s %12s %7s %12s %10s\n", "job", "hosts", "seed", "input", "plan",
+              "lower bound", "ratio", "above bound", "time");
   Cluster c = load(kSource + "/data/clusters/threetier-h100.json");
   Router r(c);
   Job no_overlap = load_job("llama3-70b");
@@ -75,8 +77,11 @@ void fragmented() {
     Job job;
     int pods, per_pod;
   };
-  const std::vector<Case> cases = {{load_job("llama3-70b"), 4, 4}, {no_overlap, 4, 4}, {no_overlap, 8, 2},
-                                   {moe_across_hosts(), 4, 2}, {load_job("mixtral-8x7b"), 8, 1}};
+  const std::vector<Case> cases = {{load_job("llama3-70b"), 4, 4},
+                                   {no_overlap, 4, 4},
+                                   {no_overlap, 8, 2},
+                                   {moe_across_hosts(), 4, 2},
+                                   {load_job("mixtral-8x7b"), 8, 1}};
   for (const Case& k : cases) {
     // A few hosts from every other pod, taken from the middle of each pod, interleaved.
     std::vector<int> hosts;
@@ -185,9 +190,10 @@ void optimality() {
     optimal += hit;
     runs += 10;
     worst_gap = std::max(worst_gap, gap);
-    std::printf("  %-22s optimum %.4f s over %d layouts (%.1f s); plan optimal on %d of 10 seeds, worst gap %.2f%% "
-                "(before local search: %d of 10)\n",
-                k.job.name.c_str(), best, layouts, t_enum, hit, 100 * gap, start_hit);
+    std::printf(
+        "  %-22s optimum %.4f s over %d layouts (%.1f s); plan optimal on %d of 10 seeds, worst gap %.2f%% "
+        "(before local search: %d of 10)\n",
+        k.job.name.c_str(), best, layouts, t_enum, hit, 100 * gap, start_hit);
   }
   std::printf("  optimal on %d of %d runs (%.0f%%), worst gap %.2f%%\n", optimal, runs, 100.0 * optimal / runs,
               100 * worst_gap);
@@ -221,9 +227,10 @@ void timing(bool huge) {
   const double t_build = now_s() - t0;
   t0 = now_s();
   Plan p = plan_or_die(huge_c, hr, big, {});
-  std::printf("  %-12s %6d GPUs: %6.2f s (cluster %.2f s), %lld moves, exposed %.3f s (input %.3f s), peak RSS %.0f MiB\n",
-              big.name.c_str(), job_ranks(big), now_s() - t0, t_build, static_cast<long long>(p.stats.moves),
-              p.score.exposed_comm_s, p.baselines.front().exposed_s, bench::peak_rss_mib());
+  std::printf(
+      "  %-12s %6d GPUs: %6.2f s (cluster %.2f s), %lld moves, exposed %.3f s (input %.3f s), peak RSS %.0f MiB\n",
+      big.name.c_str(), job_ranks(big), now_s() - t0, t_build, static_cast<long long>(p.stats.moves),
+      p.score.exposed_comm_s, p.baselines.front().exposed_s, bench::peak_rss_mib());
 }
 
 void determinism() {

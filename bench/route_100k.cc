@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <string>
 #include <random>
+#include <string>
 
 #include "bench/bench.h"
 #include "topology/fabric.h"
@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     hops += router.route(c->gpus()[pick(rng)], c->gpus()[pick(rng)], connection(static_cast<uint32_t>(i)))->hops.size();
   double t4 = now_s();
 
-  std::printf("# three-tier DGX H100, pods of 128 nodes, 7:1 above the pods, %s routing\n", std::string(to_string(*routing)).c_str());
+  std::printf("# three-tier DGX H100, pods of 128 nodes, 7:1 above the pods, %s routing\n",
+              std::string(to_string(*routing)).c_str());
   std::printf("gpus %zu devices %zu directed_edges %zu\n", c->gpus().size(), c->num_devices(), c->num_edges());
   std::printf("build_s %.3f router_s %.3f route_from_one_s %.3f (%zu routes) random_pairs_s %.3f (%d routes)\n",
               t1 - t0, t2 - t1, t3 - t2, c->hosts().size() - 1, t4 - t3, pairs);

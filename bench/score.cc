@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <optional>
 
+#include "base/json_fields.h"
 #include "bench/bench.h"
 #include "planner/score.h"
 #include "topology/formats/json.h"
-#include "base/json_fields.h"
 #include "topology/load.h"
 
 using namespace topoplan;
@@ -25,10 +25,11 @@ int run(const Cluster& c, Job job, double t_cluster) {
   Result<JobScore> s = score_job(c, router, job, *layout);
   if (!s) return std::fprintf(stderr, "%s\n", s.error().c_str()), 1;
   const double t1 = now_s();
-  std::printf("%s %d GPUs (tp %d pp %d dp %d): cluster %.2f s, score %.3f s, exposed %.3f s of a %.2f s step, "
-              "%zu items, %zu loaded links, peak RSS %.0f MiB\n",
-              job.name.c_str(), job_ranks(job), job.parallel.tp, job.parallel.pp, job.parallel.dp, t_cluster, t1 - t0,
-              s->exposed_comm_s, s->step_s, s->items.size(), s->links.size(), bench::peak_rss_mib());
+  std::printf(
+      "%s %d GPUs (tp %d pp %d dp %d): cluster %.2f s, score %.3f s, exposed %.3f s of a %.2f s step, "
+      "%zu items, %zu loaded links, peak RSS %.0f MiB\n",
+      job.name.c_str(), job_ranks(job), job.parallel.tp, job.parallel.pp, job.parallel.dp, t_cluster, t1 - t0,
+      s->exposed_comm_s, s->step_s, s->items.size(), s->links.size(), bench::peak_rss_mib());
   return 0;
 }
 

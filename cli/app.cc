@@ -1,8 +1,8 @@
 #include <ostream>
 
+#include "base/suggest.h"
 #include "cli/guard.h"
 #include "cli/tool.h"
-#include "base/suggest.h"
 
 namespace topoplan::cli {
 namespace {
@@ -52,8 +52,8 @@ int cli_main_unguarded(int argc, const char* const* argv, std::ostream& out, std
     std::vector<std::string> extras = at->remaining();
     std::vector<std::string> subs = subcommand_names(*at);
     if (!extras.empty() && !subs.empty() && extras[0].rfind("-", 0) != 0)
-      return fail(err, "unknown command '" + extras[0] + "'" + did_you_mean(extras[0], subs) +
-                           " (see '" + at->get_display_name(true) + " --help')");
+      return fail(err, "unknown command '" + extras[0] + "'" + did_you_mean(extras[0], subs) + " (see '" +
+                           at->get_display_name(true) + " --help')");
     return fail(err, e.what() + std::string(" (see '") + at->get_display_name(true) + " --help')");
   }
   for (auto& [sub, run] : runs)

@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "base/hostlist.h"
+#include "base/json_fields.h"
+#include "base/units.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
-#include "base/json_fields.h"
-#include "base/hostlist.h"
 #include "planner/job_inputs.h"
 #include "topology/load.h"
-#include "base/units.h"
 #include "validate/calibrate.h"
 #include "validate/calibrate_json.h"
 #include "validate/compare.h"
@@ -33,20 +33,21 @@ struct Options {
 
 std::string percent(double fraction) { return (fraction > 0 ? "+" : "") + format_number(100 * fraction, 1) + "%"; }
 
-void print_text(std::ostream& out, const Options& o, const std::vector<CalibrationSeries>& series, const CalibrationFit& fit,
-                const std::vector<HeldSize>& held, bool failed) {
+void print_text(std::ostream& out, const Options& o, const std::vector<CalibrationSeries>& series,
+                const CalibrationFit& fit, const std::vector<HeldSize>& held, bool failed) {
   size_t used = 0;
   for (const SeriesFit& s : fit.series) used += s.cls.has_value();
-  const std::string logs = std::to_string(o.logs.size()) + (o.logs.size() == 1 ? " nccl-tests log" : " nccl-tests logs");
-  out << "calibrated from " << (o.measured.empty() ? logs : o.measured) << ": "
-      << series.size() << " series, " << used << " fitted, " << fit.iterations << (fit.iterations == 1 ? " round" : " rounds")
-      << "\n\n";
+  const std::string logs =
+      std::to_string(o.logs.size()) + (o.logs.size() == 1 ? " nccl-tests log" : " nccl-tests logs");
+  out << "calibrated from " << (o.measured.empty() ? logs : o.measured) << ": " << series.size() << " series, " << used
+      << " fitted, " << fit.iterations << (fit.iterations == 1 ? " round" : " rounds") << "\n\n";
   using A = TextTable::Align;
   TextTable classes({A::left, A::right, A::right, A::right, A::right, A::right, A::right});
   classes.add({"class", "series", "line rate", "efficiency", "effective", "latency per call", "measured α, β"}, "  ");
   for (const ClassFit& c : fit.classes)
     classes.add({calibration_class_name(c.cls), std::to_string(c.series), format_number(c.line_GBps, 1) + " GB/s",
-                 format_number(c.efficiency_before, 3) + " -> " + format_number(c.efficiency_after, 4) + (c.clamped ? " (limit)" : ""),
+                 format_number(c.efficiency_before, 3) + " -> " + format_number(c.efficiency_after, 4) +
+                     (c.clamped ? " (limit)" : ""),
                  format_number(c.line_GBps * c.efficiency_after, 2) + " GB/s", format_duration(c.latency_us * 1e-6),
                  format_duration(c.alpha_us * 1e-6) + ", " + format_number(c.beta_GBps, 2) + " GB/s"},
                 "  ");
@@ -72,7 +73,8 @@ void print_text(std::ostream& out, const Options& o, const std::vector<Calibrati
     std::vector<double> sizes;
     for (const HeldSize& s : held) sizes.push_back(s.bytes);
     const SizeUnits units = size_units_of(sizes);
-    for (const HeldSize& s : held) h.add({format_bytes(s.bytes, units), std::to_string(s.series), percent(s.median_error)}, "  ");
+    for (const HeldSize& s : held)
+      h.add({format_bytes(s.bytes, units), std::to_string(s.series), percent(s.median_error)}, "  ");
     out << h.str() << (failed ? "FAILED" : "OK") << ": tolerance " << format_number(100 * o.tolerance, 0) << "%\n";
   }
   for (const std::string& n : fit.notes) out << "note: " << n << "\n";
@@ -83,7 +85,8 @@ void print_text(std::ostream& out, const Options& o, const std::vector<Calibrati
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  if (o.measured.empty() == o.logs.empty()) return fail(err, "give either --measured RESULTS.json or --nccl-tests LOG...");
+  if (o.measured.empty() == o.logs.empty())
+    return fail(err, "give either --measured RESULTS.json or --nccl-tests LOG...");
   std::vector<double> hold_out;
   if (!o.hold_out.empty()) {
     Result<std::vector<double>> h = validate_sizes_parse(o.hold_out);
@@ -135,10 +138,11 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       return fail(err, w.error());
   }
   const std::vector<HeldSize> held = held_out_sizes(*fit);
-  const bool failed = std::any_of(held.begin(), held.end(), [&](const HeldSize& h) { return std::abs(h.median_error) > o.tolerance; });
+  const bool failed =
+      std::any_of(held.begin(), held.end(), [&](const HeldSize& h) { return std::abs(h.median_error) > o.tolerance; });
   if (o.json)
-    out << calibration_fit_to_json(o.measured.empty() ? o.logs : std::vector<std::string>{o.measured}, series, *fit, held,
-                                   o.tolerance, failed, o.output)
+    out << calibration_fit_to_json(o.measured.empty() ? o.logs : std::vector<std::string>{o.measured}, series, *fit,
+                                   held, o.tolerance, failed, o.output)
                .dump(2)
         << "\n";
   else
@@ -152,7 +156,8 @@ Run setup(CLI::App& app) {
   app.add_option("--plan", o->plan, "the plan the results ran (default: the one they name)");
   app.add_option("--nccl-tests", o->logs, "nccl-tests output logs (any collective, several files)");
   app.add_option("--cluster", o->cluster, "the cluster (nccl-tests logs: required; results: default the plan's)");
-  app.add_option("--nodes", o->nodes, "the cluster hosts of the logs' hosts, in order of first appearance (h[001-002])");
+  app.add_option("--nodes", o->nodes,
+                 "the cluster hosts of the logs' hosts, in order of first appearance (h[001-002])");
   app.add_option("--hold-out", o->hold_out, "sizes left out of the fit and predicted instead, e.g. 64KiB,4MiB");
   app.add_option("--tolerance", o->tolerance, "largest median error at a held-out size before exit 1 (0.3 = 30%)")
       ->check(CLI::Range(0.0, 100.0));

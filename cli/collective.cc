@@ -7,17 +7,17 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/index_list.h"
+#include "base/limits.h"
+#include "base/units.h"
+#include "base/words.h"
 #include "cli/count_option.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "cost/collective.h"
 #include "cost/collective_json.h"
-#include "base/index_list.h"
-#include "base/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
-#include "base/units.h"
-#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -31,8 +31,8 @@ struct Options {
 std::string time_text(double us) { return format_duration(us * 1e-6); }
 
 void print_one(std::ostream& out, const CollectivePrediction& p) {
-  out << to_string(p.op) << " " << format_bytes(p.bytes) << " on " << counted(p.ranks, "GPU") << " (" << counted(p.nodes, "node") << ", "
-      << counted(p.channels, "channel") << "): " << p.algorithm << "/"
+  out << to_string(p.op) << " " << format_bytes(p.bytes) << " on " << counted(p.ranks, "GPU") << " ("
+      << counted(p.nodes, "node") << ", " << counted(p.channels, "channel") << "): " << p.algorithm << "/"
       << to_string(p.proto) << "\n";
   out << "  time " << time_text(p.time_us) << "   algbw " << format_number(p.algbw_GBps, 1) << " GB/s   busbw "
       << format_number(p.busbw_GBps, 1) << " GB/s\n";
@@ -41,12 +41,14 @@ void print_one(std::ostream& out, const CollectivePrediction& p) {
   const CollectiveCandidate& chosen = p.candidates.front();
   if (chosen.window_us > std::max(chosen.link_us, chosen.cap_us))
     out << " (bound by what a connection holds in flight per DCI round trip)";
-  out << "\n  busiest link " << p.bottleneck.link << " (" << to_string(p.bottleneck.kind) << "): "
-      << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_GBps, 1) << " GB/s effective\n";
+  out << "\n  busiest link " << p.bottleneck.link << " (" << to_string(p.bottleneck.kind)
+      << "): " << format_bytes(p.bottleneck.bytes) << " at " << format_number(p.bottleneck.bw_GBps, 1)
+      << " GB/s effective\n";
   out << "  routing: " << routing_text(p.routing) << "\n";
   if (p.even_bottleneck)
-    out << "  split evenly instead (what " << to_string(p.routing.mode) << " routing gives on average), the busiest link would be "
-        << p.even_bottleneck->link << ": " << format_bytes(p.even_bottleneck->bytes) << "; as routed the worst carries "
+    out << "  split evenly instead (what " << to_string(p.routing.mode)
+        << " routing gives on average), the busiest link would be " << p.even_bottleneck->link << ": "
+        << format_bytes(p.even_bottleneck->bytes) << "; as routed the worst carries "
         << format_number(p.bottleneck.bytes / p.even_bottleneck->bytes, 2) << "x that\n";
   out << "  candidates:";
   for (size_t i = 0; i < p.candidates.size() && i < 6; ++i)
@@ -87,7 +89,8 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
   row("NCCL's own estimate (what it picks by)", [&](const CollectiveCandidate& x) { return us(x.nccl_time_us); });
   out << "\nwhy " << p.algorithm << "/" << to_string(p.proto) << " ("
       << (p.tuner_pick ? "NCCL's tuner picks it" : "fastest here; NCCL's pick is not modelled") << "; " << p.channels
-      << " channels" << (p.nvls_heads > 0 ? ", " + std::to_string(p.nvls_heads) + " NVLS heads" : std::string()) << "):\n"
+      << " channels" << (p.nvls_heads > 0 ? ", " + std::to_string(p.nvls_heads) + " NVLS heads" : std::string())
+      << "):\n"
       << t.str();
   for (size_t i = 0; i < shown; ++i) {
     const CollectiveCandidate& x = cs[i];
@@ -97,9 +100,9 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
           << format_bytes(x.link_bytes) << " at " << format_number(x.link_GBps, 1) << " GB/s effective";
     if (x.cap_us > 0) out << "; NCCL's channel cap " << format_number(x.cap_GBps, 1) << " GB/s on the size";
     const char* bound = x.window_us > std::max(x.link_us, x.cap_us) ? "the DCI window (in flight per round trip)"
-                        : x.cap_us > x.link_us                       ? "the channel cap"
-                        : x.latency_us > x.transfer_us               ? "latency"
-                                                                     : "the link";
+                        : x.cap_us > x.link_us                      ? "the channel cap"
+                        : x.latency_us > x.transfer_us              ? "latency"
+                                                                    : "the link";
     out << "; bound by " << bound << "\n";
   }
   if (shown == 2 && cs[1].time_us < cs[0].time_us)
@@ -108,16 +111,17 @@ void print_why(std::ostream& out, const Cluster& c, const CollectivePrediction& 
         << time_text(cs[0].nccl_time_us) << "\n";
   else if (shown == 2)
     out << "  the runner-up loses by " << time_text(cs[1].time_us - cs[0].time_us) << ": latency "
-        << (cs[1].latency_us >= cs[0].latency_us ? "+" : "-") << time_text(std::abs(cs[1].latency_us - cs[0].latency_us))
-        << ", transfer " << (cs[1].transfer_us >= cs[0].transfer_us ? "+" : "-")
+        << (cs[1].latency_us >= cs[0].latency_us ? "+" : "-")
+        << time_text(std::abs(cs[1].latency_us - cs[0].latency_us)) << ", transfer "
+        << (cs[1].transfer_us >= cs[0].transfer_us ? "+" : "-")
         << time_text(std::abs(cs[1].transfer_us - cs[0].transfer_us)) << "\n";
 }
 
 // nccl-tests' layout: '#' comment lines, then one row per size; columns as wide as their values.
 void print_sweep(std::ostream& out, const std::string& cluster, const std::vector<CollectivePrediction>& rows) {
   const CollectivePrediction& first = rows.front();
-  out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << counted(first.ranks, "rank") << ", "
-      << counted(first.nodes, "node") << ", " << counted(first.channels, "channel") << "\n";
+  out << "# topoplan collective " << to_string(first.op) << " on " << cluster << ": " << counted(first.ranks, "rank")
+      << ", " << counted(first.nodes, "node") << ", " << counted(first.channels, "channel") << "\n";
   out << "# routing: " << routing_text(first.routing) << "\n";
   using A = TextTable::Align;
   TextTable table({A::right, A::right, A::right, A::right, A::left, A::left});
@@ -182,7 +186,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.gpus_per_node > 0 && per_host[static_cast<size_t>(c->device(v).host)]++ >= o.gpus_per_node) continue;
     req.gpus.push_back(v);
   }
-  if (req.gpus.size() < 2) return fail(err, "--gpus: a collective needs at least 2 GPUs, got " + std::to_string(req.gpus.size()));
+  if (req.gpus.size() < 2)
+    return fail(err, "--gpus: a collective needs at least 2 GPUs, got " + std::to_string(req.gpus.size()));
 
   Router router(*c);
   CollectiveModel model(*c, router, nccl_tuning_default(), cal);
@@ -217,12 +222,13 @@ Run setup(CLI::App& app) {
   app.add_option("--size", o->size, "nccl-tests size: 1GiB, 8MB, 4096");
   app.add_option("--sweep", o->sweep, "powers of two MIN:MAX, e.g. 8B:16GiB");
   app.add_option("--gpus", o->gpus, "global GPU indices, host-major: 0-7,16 (default: every GPU)");
-  add_count_option(app, "--gpus-per-node", o->gpus_per_node, "keep the first K selected GPUs of each host (default: all)", 1,
-                   static_cast<int>(limits::kMaxGpus));
+  add_count_option(app, "--gpus-per-node", o->gpus_per_node,
+                   "keep the first K selected GPUs of each host (default: all)", 1, static_cast<int>(limits::kMaxGpus));
   app.add_option("--algo", o->algo, "auto, ring, tree, nvls, nvlstree, pat (NCCL_ALGO)");
   app.add_option("--proto", o->proto, "auto, ll, ll128, simple (NCCL_PROTO)");
   app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
-  app.add_flag("--why", o->why, "the terms of the prediction: latency, link and channel-cap time, chosen against the runner-up");
+  app.add_flag("--why", o->why,
+               "the terms of the prediction: latency, link and channel-cap time, chosen against the runner-up");
   app.add_flag("--json", o->json, "machine-readable output (the terms of every candidate)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

@@ -6,11 +6,11 @@
 #include <memory>
 #include <ostream>
 
+#include "base/json_fields.h"
+#include "base/units.h"
 #include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
-#include "base/json_fields.h"
-#include "base/units.h"
 #include "validate/compare.h"
 #include "validate/compare_json.h"
 
@@ -25,21 +25,25 @@ struct Options {
 };
 
 std::string wrong_text(int wrong) {
-  return wrong == 0 ? "values right" : std::to_string(wrong) + (wrong == 1 ? " result" : " results") + " with wrong values";
+  return wrong == 0 ? "values right"
+                    : std::to_string(wrong) + (wrong == 1 ? " result" : " results") + " with wrong values";
 }
 
 void print_text(std::ostream& out, const Cluster& c, const Options& o, const Measured& m, const Comparison& cmp) {
   out << o.measured << " beside " << o.plan << ": ";
   if (cmp.timed)
-    out << cmp.rows.size() << " results, " << cmp.slow << (cmp.slow == 1 ? " group" : " groups") << " slower than predicted by more than "
-        << format_number(100 * cmp.threshold, 0) << "%" << (cmp.wrong ? ", " + wrong_text(cmp.wrong) : "") << "\n\n";
+    out << cmp.rows.size() << " results, " << cmp.slow << (cmp.slow == 1 ? " group" : " groups")
+        << " slower than predicted by more than " << format_number(100 * cmp.threshold, 0) << "%"
+        << (cmp.wrong ? ", " + wrong_text(cmp.wrong) : "") << "\n\n";
   else
-    out << kCompareHostMemoryNote << " (" << m.backend << " backend: the CPUs' memory and MPI's transport, not the NVLink, PCIe and "
-        << "NICs the model prices); " << cmp.rows.size() << " results, every group with the plan's ranks, " << wrong_text(cmp.wrong)
-        << "\n\n";
+    out << kCompareHostMemoryNote << " (" << m.backend
+        << " backend: the CPUs' memory and MPI's transport, not the NVLink, PCIe and "
+        << "NICs the model prices); " << cmp.rows.size() << " results, every group with the plan's ranks, "
+        << wrong_text(cmp.wrong) << "\n\n";
   using A = TextTable::Align;
   // The slowdown of running beside the kind's other groups, where the run measured it (--alone).
-  const bool slowdown = std::any_of(cmp.rows.begin(), cmp.rows.end(), [](const CompareRow& r) { return r.measured_slowdown > 0; });
+  const bool slowdown =
+      std::any_of(cmp.rows.begin(), cmp.rows.end(), [](const CompareRow& r) { return r.measured_slowdown > 0; });
   auto factor = [](double x) { return x > 0 ? format_number(x, 2) + "x" : std::string("-"); };
   std::vector<A> align = {A::left, A::right, A::left, A::right};
   std::vector<std::string> head = {"kind", "group", "op", "size"};
@@ -62,17 +66,21 @@ void print_text(std::ostream& out, const Cluster& c, const Options& o, const Mea
   TextTable t(align);
   t.add(head, "  ");
   for (const CompareRow& r : cmp.rows) {
-    std::vector<std::string> row = {r.measured.kind, std::to_string(r.measured.index), std::string(to_string(r.measured.op)),
-                                    format_bytes(r.measured.bytes, units)};
+    std::vector<std::string> row = {r.measured.kind, std::to_string(r.measured.index),
+                                    std::string(to_string(r.measured.op)), format_bytes(r.measured.bytes, units)};
     if (cmp.timed)
-      row.insert(row.end(), {format_duration(r.predicted_us * 1e-6) + (r.contended ? "" : " (alone)"), format_duration(r.measured.time_us * 1e-6),
-                             format_number(r.ratio, 2) + "x", format_number(r.predicted_busbw_GBps, 2) + " GB/s",
+      row.insert(row.end(), {format_duration(r.predicted_us * 1e-6) + (r.contended ? "" : " (alone)"),
+                             format_duration(r.measured.time_us * 1e-6), format_number(r.ratio, 2) + "x",
+                             format_number(r.predicted_busbw_GBps, 2) + " GB/s",
                              format_number(r.measured.busbw_GBps, 2) + " GB/s"});
     else
-      row.insert(row.end(), {format_duration(r.measured.time_us * 1e-6), format_number(r.measured.busbw_GBps, 2) + " GB/s"});
+      row.insert(row.end(),
+                 {format_duration(r.measured.time_us * 1e-6), format_number(r.measured.busbw_GBps, 2) + " GB/s"});
     if (slowdown) row.insert(row.end(), {factor(r.measured_slowdown), cmp.timed ? factor(r.predicted_slowdown) : "-"});
-    std::string verdict = r.slow ? "SLOW" + (r.has_hot_edge ? " (bound by " + c.edge_name(r.hot_edge) + ")" : std::string()) : "";
-    if (r.measured.wrong > 0) verdict = "WRONG (" + std::to_string(r.measured.wrong) + " values)" + (verdict.empty() ? "" : ", " + verdict);
+    std::string verdict =
+        r.slow ? "SLOW" + (r.has_hot_edge ? " (bound by " + c.edge_name(r.hot_edge) + ")" : std::string()) : "";
+    if (r.measured.wrong > 0)
+      verdict = "WRONG (" + std::to_string(r.measured.wrong) + " values)" + (verdict.empty() ? "" : ", " + verdict);
     row.push_back(verdict);
     t.add(row, "  ");
   }
@@ -81,7 +89,8 @@ void print_text(std::ostream& out, const Cluster& c, const Options& o, const Mea
     out << "\nsuspects (links the slow groups cross):\n";
     for (const Suspect& s : cmp.suspects)
       out << "  " << c.edge_name(s.edge) << " (" << to_string(c.link(s.edge).kind) << ", "
-          << format_number(c.link(s.edge).bw_GBps, 1) << " GB/s): " << s.slow_groups << (s.slow_groups == 1 ? " slow group\n" : " slow groups\n");
+          << format_number(c.link(s.edge).bw_GBps, 1) << " GB/s): " << s.slow_groups
+          << (s.slow_groups == 1 ? " slow group\n" : " slow groups\n");
   }
   if (!cmp.timed) out << "\n(for the GPUs' timing, run topoplan-validate with --backend nccl)\n";
 }
@@ -92,7 +101,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Measured> measured = measured_read(o.measured);
   if (!measured) return fail(err, measured.error());
   const JobInputs& i = **in;
-  Result<Comparison> cmp = compare_measured(i.cluster, *i.router, i.job, i.layout, i.model.options, *measured, o.threshold);
+  Result<Comparison> cmp =
+      compare_measured(i.cluster, *i.router, i.job, i.layout, i.model.options, *measured, o.threshold);
   if (!cmp) return fail(err, cmp.error());
   if (o.json)
     out << comparison_to_json(i.cluster, o.plan, o.measured, *measured, *cmp).dump(2) << "\n";
@@ -115,6 +125,8 @@ Run setup(CLI::App& app) {
 
 }  // namespace
 
-Tool compare_tool() { return {"compare", "topoplan-validate's measurements beside the model's prediction for the plan", setup}; }
+Tool compare_tool() {
+  return {"compare", "topoplan-validate's measurements beside the model's prediction for the plan", setup};
+}
 
 }  // namespace topoplan::cli

@@ -5,8 +5,8 @@
 
 namespace topoplan::cli {
 
-CLI::Option* add_count_option(CLI::App& app, const std::string& name, int& value, const std::string& help,
-                              int minimum, int maximum) {
+CLI::Option* add_count_option(CLI::App& app, const std::string& name, int& value, const std::string& help, int minimum,
+                              int maximum) {
   auto parse = [&value, name, minimum, maximum](const std::string& text) {
     int64_t n = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);

@@ -8,7 +8,7 @@
 
 namespace topoplan::cli {
 
-CLI::Option* add_count_option(CLI::App& app, const std::string& name, int& value, const std::string& help,
-                              int minimum, int maximum);
+CLI::Option* add_count_option(CLI::App& app, const std::string& name, int& value, const std::string& help, int minimum,
+                              int maximum);
 
 }  // namespace topoplan::cli

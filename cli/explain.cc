@@ -6,6 +6,9 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/index_list.h"
+#include "base/units.h"
+#include "base/words.h"
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
@@ -14,9 +17,6 @@
 #include "planner/explain.h"
 #include "planner/explain_json.h"
 #include "planner/score_tables.h"
-#include "base/index_list.h"
-#include "base/units.h"
-#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -54,9 +54,9 @@ void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g,
   if (!g.paths.empty()) out << "  placed on: " << placement_text(c, g) << "\n";
   if (!g.found_traffic) return;
   out << "  its heaviest collective: " << to_string(g.item.op) << " of " << format_bytes(g.item.bytes) << " ("
-      << g.item.what << "), " << format_number(g.item.calls, 0) << " calls per step: "
-      << format_duration(g.alone_us * 1e-6) << " alone, " << format_duration(g.contended_us * 1e-6)
-      << " with every group running\n";
+      << g.item.what << "), " << format_number(g.item.calls, 0)
+      << " calls per step: " << format_duration(g.alone_us * 1e-6) << " alone, "
+      << format_duration(g.contended_us * 1e-6) << " with every group running\n";
   if (g.has_slowest)
     out << "  slowest link: " << c.edge_name(g.slowest) << " (" << to_string(c.link(g.slowest).kind) << ", "
         << format_number(c.link(g.slowest).bw_GBps, 2) << " GB/s): " << format_number(100 * g.behind_share, 0)
@@ -87,9 +87,11 @@ void print_group(std::ostream& out, const Cluster& c, const GroupExplanation& g,
 Result<void> write_dot(const Options& o, DotHosts hosts, const Cluster& c, const JobScore& s,
                        const std::vector<GroupExplanation>& groups, const std::optional<EdgeId>& link) {
   std::string what;
-  for (const GroupExplanation& g : groups) what += (what.empty() ? "" : ", ") + g.ref.kind + " " + std::to_string(g.ref.index);
+  for (const GroupExplanation& g : groups)
+    what += (what.empty() ? "" : ", ") + g.ref.kind + " " + std::to_string(g.ref.index);
   if (link) what = c.edge_name(*link);
-  DotLoad load = dot_load_of(c, s, s.job + ": " + what + " in blue; link utilization per step (each edge's busiest link, down / up)");
+  DotLoad load = dot_load_of(
+      c, s, s.job + ": " + what + " in blue; link utilization per step (each edge's busiest link, down / up)");
   if (link) load.highlight_edges.push_back(*link);
   for (const GroupExplanation& g : groups) {
     load.highlight_edges.insert(load.highlight_edges.end(), g.path_edges.begin(), g.path_edges.end());
@@ -101,7 +103,8 @@ Result<void> write_dot(const Options& o, DotHosts hosts, const Cluster& c, const
 ReportFocus focus_of(const std::vector<GroupExplanation>& groups) {
   if (groups.empty()) return {};
   const GroupExplanation& g = groups.front();
-  return {g.ref.kind, g.ref.index, std::nullopt, g.has_slowest ? std::optional<EdgeId>(g.slowest) : std::nullopt, g.summary};
+  return {g.ref.kind, g.ref.index, std::nullopt, g.has_slowest ? std::optional<EdgeId>(g.slowest) : std::nullopt,
+          g.summary};
 }
 
 int run(const Options& o, std::ostream& printed, std::ostream& err) {
@@ -136,8 +139,8 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
       return fail(err, ok.error());
     return kExitOk;
   };
-  nlohmann::json j = {{"job", i.job.name}, {"layout", i.layout.source}, {"order", i.job.parallel.order},
-                      {"exposed_comm_s", exposed}};
+  nlohmann::json j = {
+      {"job", i.job.name}, {"layout", i.layout.source}, {"order", i.job.parallel.order}, {"exposed_comm_s", exposed}};
   if (!o.link.empty()) {
     Result<LinkExplanation> l = (*ex)->link(o.link);
     if (!l) return fail(err, l.error());
@@ -149,16 +152,17 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
       return done({"", 0, l->edge});
     }
     const size_t ports = bundle_ports(c, l->edge);
-    out << c.edge_name(l->edge) << " (" << to_string(c.link(l->edge).kind) << ", " << format_number(c.link(l->edge).bw_GBps, 2)
-        << " GB/s" << (ports > 1 ? ", each of its " + std::to_string(ports) + " parallel ports" : "") << ") per step:\n";
+    out << c.edge_name(l->edge) << " (" << to_string(c.link(l->edge).kind) << ", "
+        << format_number(c.link(l->edge).bw_GBps, 2) << " GB/s"
+        << (ports > 1 ? ", each of its " + std::to_string(ports) + " parallel ports" : "") << ") per step:\n";
     if (l->uses.empty()) out << "  no collective of the job crosses it\n";
     for (const LinkExplanation::Use& u : l->uses)
       out << "  " << to_string(u.item.kind) << " " << to_string(u.item.op) << " (" << u.item.what << ", "
           << to_string(u.item.phase) << "): " << u.groups << (u.groups == 1 ? " group, " : " groups, ")
           << format_bytes(u.bytes_per_step) << ", busy " << format_duration(u.busy_s) << "\n";
     for (const auto& p : l->phases)
-      out << "  " << p.phase << ": busy " << format_duration(p.busy_s) << " of " << format_duration(p.duration_s) << " ("
-          << format_number(100 * p.utilization, 1) << "%)\n";
+      out << "  " << p.phase << ": busy " << format_duration(p.busy_s) << " of " << format_duration(p.duration_s)
+          << " (" << format_number(100 * p.utilization, 1) << "%)\n";
     return done({"", 0, l->edge});
   }
   std::vector<GroupExplanation> groups;
@@ -176,19 +180,21 @@ int run(const Options& o, std::ostream& printed, std::ostream& err) {
     groups = std::move(*r);
   }
   if (!o.dot.file.empty())
-    if (Result<void> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), groups, std::nullopt); !ok) return fail(err, ok.error());
+    if (Result<void> ok = write_dot(o, *dot_hosts, c, (*ex)->score(), groups, std::nullopt); !ok)
+      return fail(err, ok.error());
   if (o.json) {
     j["groups"] = nlohmann::json::array();
     for (const GroupExplanation& g : groups) j["groups"].push_back(group_explanation_json(c, g));
     out << j.dump(2) << "\n";
     return done(focus_of(groups));
   }
-  out << i.job.name << ", layout " << i.layout.source << ", order " << i.job.parallel.order << ": exposed communication "
-      << format_duration(exposed) << " per step\n";
+  out << i.job.name << ", layout " << i.layout.source << ", order " << i.job.parallel.order
+      << ": exposed communication " << format_duration(exposed) << " per step\n";
   if (o.rank >= 0) out << "rank " << o.rank << " is in:\n";
   if (!ref && o.rank < 0)
-    out << (groups.size() == 1 ? "the group that costs the most over its best case:\n"
-                               : "the " + std::to_string(groups.size()) + " groups that cost the most over their best case:\n");
+    out << (groups.size() == 1
+                ? "the group that costs the most over its best case:\n"
+                : "the " + std::to_string(groups.size()) + " groups that cost the most over their best case:\n");
   for (const GroupExplanation& g : groups) {
     out << "\n";
     if (o.rank >= 0)
@@ -211,7 +217,8 @@ Run setup(CLI::App& app) {
   dot_flags_add(app, o->dot,
                 "write the job's load (as score --dot) with the explained groups' paths and hosts in blue, or the "
                 "--link; --rank marks hosts only");
-  app.add_option("--html", o->html, "write a self-contained HTML report opened on the group or link explained, with this text");
+  app.add_option("--html", o->html,
+                 "write a self-contained HTML report opened on the group or link explained, with this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

@@ -2,12 +2,12 @@
 #include <memory>
 #include <ostream>
 
+#include "base/limits.h"
 #include "cli/count_option.h"
 #include "cli/tool.h"
 #include "planner/job.h"
 #include "planner/rank_groups.h"
 #include "planner/rank_groups_text.h"
-#include "base/limits.h"
 
 namespace topoplan::cli {
 namespace {
@@ -32,10 +32,13 @@ Tool groups_tool() {
             add_count_option(sub, "--pp", o->sizes.pp, "pipeline-parallel size", 1, most);
             add_count_option(sub, "--dp", o->sizes.dp, "data-parallel size", 1, most);
             add_count_option(sub, "--ep", o->sizes.ep, "expert-parallel size", 1, most);
-            add_count_option(sub, "--expert-tp", o->sizes.expert_tp, "expert tensor-parallel size (0: the tp size)", 0, most);
-            CLI::Option* order = sub.add_option("--order", o->order, "axes, fastest-varying first")->capture_default_str();
+            add_count_option(sub, "--expert-tp", o->sizes.expert_tp, "expert tensor-parallel size (0: the tp size)", 0,
+                             most);
+            CLI::Option* order =
+                sub.add_option("--order", o->order, "axes, fastest-varying first")->capture_default_str();
             CLI::Option* job = sub.add_option("--job", o->job, "take the sizes and order from a job file");
-            for (const char* size : {"--tp", "--cp", "--pp", "--dp", "--ep", "--expert-tp"}) job->excludes(sub.get_option(size));
+            for (const char* size : {"--tp", "--cp", "--pp", "--dp", "--ep", "--expert-tp"})
+              job->excludes(sub.get_option(size));
             sub.add_flag("--json", o->json, "every group of every list, as JSON");
             return [o, order](std::ostream& out, std::ostream& err) {
               if (!o->job.empty()) {

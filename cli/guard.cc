@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <typeinfo>
-#include <memory>
 
 #include "cli/tool.h"
 
@@ -23,8 +23,9 @@ std::string command_line(int argc, const char* const* argv) {
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i] ? argv[i] : "";
     if (i == 0) a = "topoplan";  // the path the binary was run from is no help in a report
-    bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                                   "-_./:=,@+%") == std::string::npos;
+    bool plain = !a.empty() && a.find_first_not_of(
+                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                   "-_./:=,@+%") == std::string::npos;
     if (!plain) {
       std::string quoted = "'";
       for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -91,7 +92,8 @@ void guard_terminate(int argc, const char* const* argv) {
   guard_argv = argv;
   std::set_terminate([] {
     std::string what = "terminate called";
-    if (std::exception_ptr e = std::current_exception()) what = describe(e).what + " (thrown where no exception may pass)";
+    if (std::exception_ptr e = std::current_exception())
+      what = describe(e).what + " (thrown where no exception may pass)";
     internal(std::cerr, what, guard_argc, guard_argv);
     std::cerr.flush();
     std::_Exit(kExitInternal);

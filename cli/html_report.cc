@@ -1,8 +1,8 @@
 #include "cli/html_report.h"
 
+#include "base/json_fields.h"
 #include "planner/score_tables.h"
 #include "report_assets.h"
-#include "base/json_fields.h"
 
 namespace topoplan::cli {
 namespace {
@@ -14,11 +14,20 @@ std::string escaped(const std::string& text) {
   std::string out;
   for (char ch : text) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -35,7 +44,8 @@ std::string script_safe(std::string json) {
 std::string html_report(const nlohmann::json& data) {
   const std::string title = data.value("title", "topoplan report");
   std::string page;
-  page += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escaped(title) + "</title>\n";
+  page +=
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escaped(title) + "</title>\n";
   page += "<style>\n" + std::string(kReportStyle) + "</style>\n</head>\n<body>\n";
   // The verdict first: PASS or FAIL and the ratio are what a reader needs before the map.
   const std::string verdict = data.value("verdict", "");
@@ -43,7 +53,8 @@ std::string html_report(const nlohmann::json& data) {
   page += "<p class=\"verdict" + status + "\">" + escaped(verdict) + "</p>\n";
   page += "<h1>" + escaped(title) + "</h1>\n<div id=\"app\"></div>\n";
   page += "<h2>What the command printed</h2>\n<pre class=\"text\">" + escaped(data.value("text", "")) + "</pre>\n";
-  page += "<script type=\"application/json\" id=\"topoplan-data\">" + script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"topoplan-data\">" +
+          script_safe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script>\n";
   page += "<script>\n" + std::string(kReportScript) + "</script>\n</body>\n</html>\n";
   return page;
 }

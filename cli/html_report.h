@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/report_data.h"
 #include "base/error.h"
+#include "planner/report_data.h"
 
 namespace topoplan::cli {
 

@@ -6,14 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "cli/text_table.h"
-#include "cli/tool.h"
-#include "topology/formats/import_format.h"
-#include "topology/formats/node_import.h"
-#include "topology/formats/hwloc.h"
-#include "topology/formats/json.h"
 #include "base/json_fields.h"
 #include "base/words.h"
+#include "cli/text_table.h"
+#include "cli/tool.h"
+#include "topology/formats/hwloc.h"
+#include "topology/formats/import_format.h"
+#include "topology/formats/json.h"
+#include "topology/formats/node_import.h"
 
 namespace topoplan::cli {
 namespace {
@@ -37,8 +37,8 @@ std::string bonds_text(const NodeType& type) {
 struct Options {
   std::string format, file, output;
   NodeHintOptions hints;
-  std::string node_type;         // a fabric's formats
-  ClusterImportOptions fabric;   // the same, beside the node type
+  std::string node_type;        // a fabric's formats
+  ClusterImportOptions fabric;  // the same, beside the node type
   int nodes = 0;
   bool json = false;
 };
@@ -56,19 +56,27 @@ int run_fabric(const Options& o, const ImportFormat& format, std::ostream& out, 
   if (o.json) {
     nlohmann::ordered_json tiers = nlohmann::ordered_json::array();
     for (const auto& [tier, n] : per_tier) tiers.push_back({{"tier", tier}, {"switches", n}});
-    nlohmann::ordered_json j = {{"file", o.file}, {"format", o.format}, {"node_type", imported->type.name}, {"hosts", c.hosts().size()},
-                                {"gpus", c.gpus().size()}, {"tiers", tiers}, {"notes", notes}};
+    nlohmann::ordered_json j = {{"file", o.file},
+                                {"format", o.format},
+                                {"node_type", imported->type.name},
+                                {"hosts", c.hosts().size()},
+                                {"gpus", c.gpus().size()},
+                                {"tiers", tiers},
+                                {"notes", notes}};
     if (!o.output.empty()) j["written"] = o.output;
     out << j.dump(2) << "\n";
     return kExitOk;
   }
-  out << o.file << " (" << o.format << "): " << counted(static_cast<int64_t>(c.hosts().size()), "host") << " of " << imported->type.name << " ("
-      << counted(static_cast<int64_t>(c.gpus().size()), "GPU") << "), switches";
-  for (const auto& [tier, n] : per_tier) out << " " << n << " at tier " << tier << (tier == per_tier.rbegin()->first ? "" : ",");
+  out << o.file << " (" << o.format << "): " << counted(static_cast<int64_t>(c.hosts().size()), "host") << " of "
+      << imported->type.name << " (" << counted(static_cast<int64_t>(c.gpus().size()), "GPU") << "), switches";
+  for (const auto& [tier, n] : per_tier)
+    out << " " << n << " at tier " << tier << (tier == per_tier.rbegin()->first ? "" : ",");
   out << "\n";
   for (const std::string& n : notes) out << "  note: " << n << "\n";
-  if (!o.output.empty()) out << "wrote " << o.output << ": the cluster as an explicit graph, which every CLUSTER argument takes\n";
-  else out << "(-o FILE writes the cluster)\n";
+  if (!o.output.empty())
+    out << "wrote " << o.output << ": the cluster as an explicit graph, which every CLUSTER argument takes\n";
+  else
+    out << "(-o FILE writes the cluster)\n";
   return kExitOk;
 }
 
@@ -95,27 +103,31 @@ int node_type_out(const Options& o, const std::string& label, const NodeFacts& f
     out << extra.dump(2) << "\n";
     return kExitOk;
   }
-  out << label << ": node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model << ", " << counted(type.nics, "NIC") << ", "
-      << counted(type.cpus, "CPU") << "\n";
+  out << label << ": node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model << ", "
+      << counted(type.nics, "NIC") << ", " << counted(type.cpus, "CPU") << "\n";
   TextTable table({TextTable::left, TextTable::left, TextTable::left});
   table.add({"field", "value", "from"}, "  ");
   for (const auto& [key, value] : (o.nodes > 0 ? doc["node"] : doc).items()) {
-    if (key == "format" || key == "version" || key == "name" || (value.is_array() && !value.empty() && value[0].is_string())) continue;
+    if (key == "format" || key == "version" || key == "name" ||
+        (value.is_array() && !value.empty() && value[0].is_string()))
+      continue;
     std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
     if (key == "nvlink_bonds") shown = bonds_text(type);
     table.add({key, shown, sources.contains(key) ? sources[key].get<std::string>() : "file: counted"}, "  ");
   }
   out << table.str();
   if (!buildable) out << "  note: " << no_nics << "\n";
-  for (const auto& [what, list] : {std::pair{"NICs in rail order:", &type.nic_names}, std::pair{"GPU bus IDs:", &type.gpu_busids}})
+  for (const auto& [what, list] :
+       {std::pair{"NICs in rail order:", &type.nic_names}, std::pair{"GPU bus IDs:", &type.gpu_busids}})
     if (!list->empty()) {
       out << "  " << what;
       for (const std::string& n : *list) out << " " << n;
       out << "\n";
     }
   if (!o.output.empty())
-    out << "wrote " << o.output << (o.nodes > 0 ? ": a cluster recipe of " + std::to_string(o.nodes) + " such nodes"
-                                                : ": a node type; a recipe takes it as \"node\" (with \"nodes\": N)")
+    out << "wrote " << o.output
+        << (o.nodes > 0 ? ": a cluster recipe of " + std::to_string(o.nodes) + " such nodes"
+                        : ": a node type; a recipe takes it as \"node\" (with \"nodes\": N)")
         << "\n";
   else
     out << "(-o FILE writes it; --nodes N writes a cluster recipe of N such nodes)\n";
@@ -128,7 +140,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if ((*format)->cluster) return run_fabric(o, **format, out, err);
   const std::string fabrics = import_format_names(ImportKind::cluster);
   if (!o.node_type.empty()) return fail(err, "--node-type: only with " + fabrics + " (node files give the node type)");
-  if (!o.fabric.topology.empty()) return fail(err, "--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)");
+  if (!o.fabric.topology.empty())
+    return fail(err, "--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)");
   NodeType base;
   Result<NodeHints> hints = node_hints_make(o.hints, file_stem(o.file), &base);
   if (!hints) return fail(err, hints.error());
@@ -156,11 +169,13 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
   const std::string label = o.file.empty() ? "this host" : o.file;
   nlohmann::ordered_json nics = nlohmann::ordered_json::array();
   for (const NodeFacts::Nic& n : f.nics) nics.push_back(n.name);
-  nlohmann::ordered_json found = {{"numa_nodes", host->numa_nodes}, {"cores", f.cores},   {"cpu_model", host->cpu_model},
-                                  {"gpus", f.gpus.size()},          {"rdma_nics", nics}, {"other_nics", host->other_nics}};
+  nlohmann::ordered_json found = {
+      {"numa_nodes", host->numa_nodes}, {"cores", f.cores},  {"cpu_model", host->cpu_model},
+      {"gpus", f.gpus.size()},          {"rdma_nics", nics}, {"other_nics", host->other_nics}};
   if (!o.json) {
     out << label << ": " << counted(host->numa_nodes, "NUMA node") << ", " << counted(f.cores, "core")
-        << (host->cpu_model.empty() ? "" : " (" + host->cpu_model + ")") << ", " << counted(static_cast<int64_t>(f.gpus.size()), "NVIDIA GPU") << ", "
+        << (host->cpu_model.empty() ? "" : " (" + host->cpu_model + ")") << ", "
+        << counted(static_cast<int64_t>(f.gpus.size()), "NVIDIA GPU") << ", "
         << counted(static_cast<int64_t>(f.nics.size()), "RDMA NIC");
     for (const NodeFacts::Nic& n : f.nics) out << " " << n.name;
     if (!host->other_nics.empty()) out << "; other network devices, which NCCL's IB transport does not use:";
@@ -168,8 +183,11 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
     out << "\n";
   }
   if (f.gpus.empty()) {
-    if (o.json) out << nlohmann::ordered_json{{"source", label}, {"found", found}, {"node_type", nullptr}}.dump(2) << "\n";
-    else out << "no NVIDIA GPU here, so no node type to write (a machine without GPUs, as CI runs on, has none to describe)\n";
+    if (o.json)
+      out << nlohmann::ordered_json{{"source", label}, {"found", found}, {"node_type", nullptr}}.dump(2) << "\n";
+    else
+      out << "no NVIDIA GPU here, so no node type to write (a machine without GPUs, as CI runs on, has none to "
+             "describe)\n";
     return kExitOk;
   }
   return node_type_out(o, label, f, *hints, {{"source", label}, {"found", found}}, out, err);
@@ -178,32 +196,43 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
 // The options that fill what a node file does not say.
 void hint_options(CLI::App& app, Options& o) {
   app.add_option("--base", o.hints.base, "preset that supplies what the file does not say (GPU model, NIC rate, ...)");
-  app.add_option("--gpu-model", o.hints.gpu_model, "GPU model, e.g. H100-SXM5 (NCCL's dumps and hwloc name it by PCI device ID; nvidia-smi does not)");
-  app.add_option("--cpu-model", o.hints.cpu_model, "CPU model, e.g. Xeon-8480C (docs/cluster-format.md): sets the socket link as NCCL does");
+  app.add_option("--gpu-model", o.hints.gpu_model,
+                 "GPU model, e.g. H100-SXM5 (NCCL's dumps and hwloc name it by PCI device ID; nvidia-smi does not)");
+  app.add_option("--cpu-model", o.hints.cpu_model,
+                 "CPU model, e.g. Xeon-8480C (docs/cluster-format.md): sets the socket link as NCCL does");
   app.add_option("--nic-rate", o.hints.nic_rate, "NIC line rate: 400Gbps");
   app.add_option("--pcie-rate", o.hints.pcie_rate, "PCIe link rate per direction: 63GB/s (Gen5 x16)");
   app.add_option("--cpu-link-rate", o.hints.cpu_link_rate, "socket-to-socket rate per direction: 10GB/s");
-  app.add_option("--nvlink-rate", o.hints.nvlink_rate, "one NVLink's rate per direction: 25GB/s (default by GPU generation)");
-  app.add_option("--nvlinks", o.hints.nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")->check(CLI::Range(0, 1024));
+  app.add_option("--nvlink-rate", o.hints.nvlink_rate,
+                 "one NVLink's rate per direction: 25GB/s (default by GPU generation)");
+  app.add_option("--nvlinks", o.hints.nvlinks, "NVLinks per GPU, where the file leaves them to NCCL (0 for none)")
+      ->check(CLI::Range(0, 1024));
   app.add_option("--name", o.hints.name, "the node type's name (default: the file's name)");
-  app.add_option("--nodes", o.nodes, "write a cluster recipe of N such nodes instead of the node type")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--nodes", o.nodes, "write a cluster recipe of N such nodes instead of the node type")
+      ->check(CLI::Range(1, 1 << 20));
   app.add_option("-o,--output", o.output, "file to write");
   app.add_flag("--json", o.json, "machine-readable output");
 }
 
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("format", o->format, import_format_help(ImportKind::node) + ": a node type; " + import_format_help(ImportKind::cluster) + ": a cluster")
+  app.add_option("format", o->format,
+                 import_format_help(ImportKind::node) + ": a node type; " + import_format_help(ImportKind::cluster) +
+                     ": a cluster")
       ->required();
   app.add_option("file", o->file, "the file to read")->required();
   hint_options(app, *o);
   const std::string fabrics = import_format_names(ImportKind::cluster);
-  app.add_option("--node-type", o->node_type, fabrics + ": what each host is: a preset, a node type file, or a server's " +
-                                                  import_format_names(ImportKind::node) + " file");
+  app.add_option("--node-type", o->node_type,
+                 fabrics + ": what each host is: a preset, a node type file, or a server's " +
+                     import_format_names(ImportKind::node) + " file");
   // Each format refuses those of these it has no use for, so the help says which files they are for.
-  app.add_option("--topology", o->fabric.topology, "a fabric's file of several topologies (Slurm's topology.yaml): which one (default: its cluster_default)");
-  app.add_option("--oversubscription", o->fabric.oversubscription,
-                 "a fabric's file without port counts (Slurm's): what a switch has below over what it has above (default 1)");
+  app.add_option(
+      "--topology", o->fabric.topology,
+      "a fabric's file of several topologies (Slurm's topology.yaml): which one (default: its cluster_default)");
+  app.add_option(
+      "--oversubscription", o->fabric.oversubscription,
+      "a fabric's file without port counts (Slurm's): what a switch has below over what it has above (default 1)");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 
@@ -217,12 +246,15 @@ Run setup_discover(CLI::App& app) {
 }  // namespace
 
 Tool discover_tool() {
-  return {"discover", "this machine (or an hwloc XML) through hwloc: CPUs, PCIe, GPUs, RDMA NICs, and the node type they make", setup_discover};
+  return {"discover",
+          "this machine (or an hwloc XML) through hwloc: CPUs, PCIe, GPUs, RDMA NICs, and the node type they make",
+          setup_discover};
 }
 
 Tool import_tool() {
-  static const std::string summary = "read other tools' files: a server (" + import_format_displays(ImportKind::node) + ") as a node type, " +
-                                     import_format_displays(ImportKind::cluster) + " as a cluster";
+  static const std::string summary = "read other tools' files: a server (" + import_format_displays(ImportKind::node) +
+                                     ") as a node type, " + import_format_displays(ImportKind::cluster) +
+                                     " as a cluster";
   return {"import", summary.c_str(), setup};
 }
 

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/units.h"
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
@@ -14,7 +15,6 @@
 #include "observe/counters.h"
 #include "observe/observe_job.h"
 #include "observe/observe_job_json.h"
-#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {
@@ -51,8 +51,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!dot_hosts) return fail(err, dot_hosts.error());
   if (o.counters.empty()) return fail(err, "--counters: give the counter files (two samples, or a CSV of windows)");
   if (!(o.tolerance > 1 && o.tolerance <= 1000))
-    return fail(err, "--tolerance: expected a factor above 1 (2: flag links at over twice or under half the prediction), got " +
-                         format_exact(o.tolerance));
+    return fail(
+        err, "--tolerance: expected a factor above 1 (2: flag links at over twice or under half the prediction), got " +
+                 format_exact(o.tolerance));
   std::optional<double> interval_s, step_s;
   if (!o.interval.empty()) {
     Result<double> d = seconds_arg("--interval", o.interval);
@@ -99,18 +100,25 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
-  text << score.job << " on " << o.cluster << ", layout " << score.layout << ": step " << format_duration(r->options.step_s)
-       << (step_s ? " (measured; the model's " + format_duration(r->options.model_step_s) + ")" : " (the model's; --step-s for the measured one)")
-       << "\n" << r->ports << " port" << (r->ports == 1 ? "" : "s") << " from " << o.counters.size()
-       << " file" << (o.counters.size() == 1 ? "" : "s") << ", predicted = the job's bytes per step / step; "
+  text << score.job << " on " << o.cluster << ", layout " << score.layout << ": step "
+       << format_duration(r->options.step_s)
+       << (step_s ? " (measured; the model's " + format_duration(r->options.model_step_s) + ")"
+                  : " (the model's; --step-s for the measured one)")
+       << "\n"
+       << r->ports << " port" << (r->ports == 1 ? "" : "s") << " from " << o.counters.size() << " file"
+       << (o.counters.size() == 1 ? "" : "s") << ", predicted = the job's bytes per step / step; "
        << "flagged beyond " << format_number(o.tolerance, 2) << "x either way\n\n";
   using A = TextTable::Align;
   TextTable t({A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
-  t.add({"link", "counter", "observed", "predicted", "ratio", "job peak", "discards", "wait", "pause", "verdict"}, "  ");
+  t.add({"link", "counter", "observed", "predicted", "ratio", "job peak", "discards", "wait", "pause", "verdict"},
+        "  ");
   for (const LinkObservation& row : r->rows)
     t.add({c.edge_name(row.edge), row.counter + (row.transmit ? " tx" : " rx"), rate_text(row.observed_GBps),
-           format_rate_gbit(row.predicted_GBps), row.ratio() ? format_number(*row.ratio(), *row.ratio() < 0.1 ? 4 : 2) + "x" : "-",
-           row.predicted_peak_GBps > 0 ? format_rate_gbit(row.predicted_peak_GBps) + " " + std::string(phase_window_name(row.peak_phase)) : "-",
+           format_rate_gbit(row.predicted_GBps),
+           row.ratio() ? format_number(*row.ratio(), *row.ratio() < 0.1 ? 4 : 2) + "x" : "-",
+           row.predicted_peak_GBps > 0
+               ? format_rate_gbit(row.predicted_peak_GBps) + " " + std::string(phase_window_name(row.peak_phase))
+               : "-",
            optional_count(row.discards), optional_count(row.wait), optional_count(row.pause), verdicts_text(row)},
           "  ");
   text << t.str();
@@ -120,7 +128,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!any) text << "\nflagged:\n";
     any = true;
     for (LinkVerdict v : row.verdicts)
-      text << "  [" << to_string(v) << "] " << c.edge_name(row.edge) << " (" << row.counter << "): " << verdict_meaning(v) << "\n";
+      text << "  [" << to_string(v) << "] " << c.edge_name(row.edge) << " (" << row.counter
+           << "): " << verdict_meaning(v) << "\n";
     const std::vector<LinkUser>& on = r->users_of(row.edge);
     if (on.empty()) text << "    the job's groups: none\n";
     for (size_t k = 0; k < on.size() && k < 8; ++k) text << "    " << link_user_text(*r->state, on[k]) << "\n";
@@ -135,7 +144,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   text << "\n" << kObserveCorrelation << "\n";
   if (!o.html.empty()) {
     ReportPart part{"layout " + score.layout, &(*in)->job, &score, nullptr, &ratios};
-    if (Result<void> ok = html_report_write(o.html, c, {part}, score.job + " on " + o.cluster + ": observed / predicted", text.str());
+    if (Result<void> ok =
+            html_report_write(o.html, c, {part}, score.job + " on " + o.cluster + ": observed / predicted", text.str());
         !ok)
       return fail(err, ok.error());
   }
@@ -148,22 +158,26 @@ Run setup(CLI::App& app) {
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
   app.add_option("--job", o->job, kJobHelp)->required();
   app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
-  app.add_option("--counters", o->counters,
-                 "port counter files: " + counter_formats_help() + " (docs/observe.md)")
+  app.add_option("--counters", o->counters, "port counter files: " + counter_formats_help() + " (docs/observe.md)")
       ->required();
-  app.add_option("--port-map", o->port_map, "CSV 'counter,port': the cluster's port for each counter key whose names differ");
+  app.add_option("--port-map", o->port_map,
+                 "CSV 'counter,port': the cluster's port for each counter key whose names differ");
   app.add_option("--interval", o->interval, "time between the two samples when the files carry no times: 60s, 5min");
   app.add_option("--step-s", o->step, "the job's measured step time (default: the model's): 12.6s, 900ms");
-  app.add_option("--tolerance", o->tolerance, "flag links above this factor of the prediction, or below its inverse (default 2)");
+  app.add_option("--tolerance", o->tolerance,
+                 "flag links above this factor of the prediction, or below its inverse (default 2)");
   model_flags_add(app, o->model);
   dot_flags_add(app, o->dot, "write the links with counters, coloured by observed / predicted (Graphviz)");
-  app.add_option("--html", o->html, "write a self-contained HTML report: the fabric coloured by observed / predicted, this text");
+  app.add_option("--html", o->html,
+                 "write a self-contained HTML report: the fabric coloured by observed / predicted, this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 
 }  // namespace
 
-Tool observe_tool() { return {"observe", "port counters beside a job's predicted link load: what stands out, and who uses it", setup}; }
+Tool observe_tool() {
+  return {"observe", "port counters beside a job's predicted link load: what stands out, and who uses it", setup};
+}
 
 }  // namespace topoplan::cli

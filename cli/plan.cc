@@ -8,6 +8,11 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/json_fields.h"
+#include "base/list_arg.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "base/words.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
@@ -16,12 +21,7 @@
 #include "planner/plan.h"
 #include "planner/plan_json.h"
 #include "planner/plan_text.h"
-#include "base/json_fields.h"
-#include "base/list_arg.h"
 #include "topology/load.h"
-#include "base/suggest.h"
-#include "base/units.h"
-#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -155,7 +155,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       if (Result<JobScore> s = score_job(*c, router, *job, *plan->input_layout, req.score)) input = std::move(*s);
     if (input) parts.push_back({"input order (hosts as offered, order " + job->parallel.order + ")", &*job, &*input});
     parts.push_back({"plan (order " + plan->job.parallel.order + ")", &plan->job, &plan->score});
-    if (Result<void> ok = html_report_write(o.html, *c, parts, plan->job.name + " on " + o.cluster + ": plan", text.str()); !ok)
+    if (Result<void> ok =
+            html_report_write(o.html, *c, parts, plan->job.name + " on " + o.cluster + ": plan", text.str());
+        !ok)
       return fail(err, ok.error());
   }
   if (o.json)
@@ -168,14 +170,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--job", o->job, kJobHelp)
-      ->required();
+  app.add_option("--job", o->job, kJobHelp)->required();
   app.add_option("--nodes", o->nodes,
                  "the allocation: a Slurm hostlist (h[0001-0016,0033]) or @FILE with one host per line; "
                  "default every host, and the planner picks which");
-  app.add_option("--exclude", o->exclude,
-                 "GPUs, NICs, switches, hosts or links that are down, comma-separated (links as 'leaf0<->spine3'), or @FILE; "
-                 "`topoplan topo show CLUSTER --names` lists every name it takes");
+  app.add_option(
+      "--exclude", o->exclude,
+      "GPUs, NICs, switches, hosts or links that are down, comma-separated (links as 'leaf0<->spine3'), or @FILE; "
+      "`topoplan topo show CLUSTER --names` lists every name it takes");
   app.add_option("--keep", o->keep,
                  "rules that must hold: tp-in-domain, dp-only-across-sites (both kept where they can be by "
                  "default), or none");
@@ -186,7 +188,9 @@ Run setup(CLI::App& app) {
                      " (comma-separated; docs/plan-outputs.md)");
   app.add_option("-o,--output", o->out_dir, "directory for the plan (plan.json) and --emit files");
   model_flags_add(app, o->model);
-  app.add_option("--html", o->html, "write a self-contained HTML report: the plan's load on the fabric as a heat map, its groups, this text");
+  app.add_option(
+      "--html", o->html,
+      "write a self-contained HTML report: the plan's load on the fabric as a heat map, its groups, this text");
   app.add_flag("--json", o->json, "the plan as JSON on stdout");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

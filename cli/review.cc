@@ -7,13 +7,13 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/units.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/review.h"
 #include "planner/review_json.h"
 #include "planner/review_text.h"
-#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {
@@ -39,8 +39,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     double x = 0;
     const char* end = text.data() + text.size();
     if (std::from_chars(text.data(), end, x).ptr != end || !(x >= 1) || !std::isfinite(x))
-      return fail(err, "--max-slowdown: expected a multiple of the planner's best of at least 1 (1.25: at most 25% more) "
-                       "or 'none', got '" + text + "'");
+      return fail(err,
+                  "--max-slowdown: expected a multiple of the planner's best of at least 1 (1.25: at most 25% more) "
+                  "or 'none', got '" +
+                      text + "'");
     limits.max_slowdown = x;
   }
   Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
@@ -52,13 +54,18 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   std::ostringstream text;
   if (!o.json || !o.html.empty()) text << review_text(i.cluster, i.job.parallel.order, *r);
   if (!o.html.empty()) {
-    const std::vector<ReportPart> parts = {{"layout under review (" + i.layout.source + ")", &i.job, &r->score},
-                                           {"the planner's best on the same hosts (order " + r->best.job.parallel.order + ")", &r->best.job, &r->best.score}};
-    if (Result<void> ok = html_report_write(o.html, i.cluster, parts, i.job.name + " on " + o.cluster + ": review", text.str()); !ok)
+    const std::vector<ReportPart> parts = {
+        {"layout under review (" + i.layout.source + ")", &i.job, &r->score},
+        {"the planner's best on the same hosts (order " + r->best.job.parallel.order + ")", &r->best.job,
+         &r->best.score}};
+    if (Result<void> ok =
+            html_report_write(o.html, i.cluster, parts, i.job.name + " on " + o.cluster + ": review", text.str());
+        !ok)
       return fail(err, ok.error());
   }
   if (o.json) {
-    out << review_to_json(i.cluster, *i.router, o.cluster, i.job.parallel.order, *r, limits, i.model.options, i.down).dump(2)
+    out << review_to_json(i.cluster, *i.router, o.cluster, i.job.parallel.order, *r, limits, i.model.options, i.down)
+               .dump(2)
         << "\n";
   } else {
     out << text.str();
@@ -74,9 +81,12 @@ Run setup(CLI::App& app) {
   app.add_option("--max-exposed", o->max_exposed, "also fail above this exposed communication per step (e.g. 2s)");
   app.add_option("--max-slowdown", o->max_slowdown,
                  "fail above this multiple of the planner's best exposed communication on the same hosts "
-                 "(default " + format_number(*ReviewLimits{}.max_slowdown, 2) + ": at most 25% more; 'none': no such gate)");
+                 "(default " +
+                     format_number(*ReviewLimits{}.max_slowdown, 2) + ": at most 25% more; 'none': no such gate)");
   model_flags_add(app, o->model);
-  app.add_option("--html", o->html, "write a self-contained HTML report: the layout and the planner's side by side as heat maps, this text");
+  app.add_option(
+      "--html", o->html,
+      "write a self-contained HTML report: the layout and the planner's side by side as heat maps, this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
@@ -84,7 +94,8 @@ Run setup(CLI::App& app) {
 }  // namespace
 
 Tool review_tool() {
-  return {"review", "gate a layout: its score beside the planner's best on the same hosts; exit 1 when it fails", setup};
+  return {"review", "gate a layout: its score beside the planner's best on the same hosts; exit 1 when it fails",
+          setup};
 }
 
 }  // namespace topoplan::cli

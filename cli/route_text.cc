@@ -38,7 +38,8 @@ std::string range_text(double lo, double hi, int decimals) {
 
 std::string hop_line(const Cluster& c, const Hop& h) {
   const Link& l = c.link(h.edge);
-  std::string s = "  " + c.edge_name(h.edge) + "  " + std::string(to_string(l.kind)) + " " + format_number(l.bw_GBps, 2) + " GB/s";
+  std::string s =
+      "  " + c.edge_name(h.edge) + "  " + std::string(to_string(l.kind)) + " " + format_number(l.bw_GBps, 2) + " GB/s";
   if (h.share < 1) s += "  share " + format_number(h.share, 4);
   return s + "\n";
 }

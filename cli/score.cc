@@ -7,6 +7,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/units.h"
+#include "base/words.h"
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
@@ -18,8 +20,6 @@
 #include "planner/score_json.h"
 #include "planner/score_tables.h"
 #include "topology/load.h"
-#include "base/units.h"
-#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -37,15 +37,14 @@ std::string time_text(double seconds) { return format_duration(seconds); }
 
 void print_text(std::ostream& out, const Cluster& c, const std::string& cluster, const JobScore& s) {
   const ComputeEstimate& ce = s.traffic.compute;
-  out << s.job << " on " << cluster << ": " << counted(s.ranks, "rank") << ", layout " << s.layout << ", " << to_string(s.fabric)
-      << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
+  out << s.job << " on " << cluster << ": " << counted(s.ranks, "rank") << ", layout " << s.layout << ", "
+      << to_string(s.fabric) << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
   out << "routing: " << routing_text(c.routing) << "\n";
   out << "step " << time_text(s.step_s) << " = compute " << time_text(s.compute_s) << " (" << ce.gpu.model << " at "
       << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
       << " TFLOPS, " << ce.micro_batches << " micro-batches, pipeline bubble "
       << format_number(100 * ce.bubble_idle_fraction, 1) << "% of the step"
-      << (ce.recompute_step_us() > 0 ? ", recomputation " + time_text(ce.recompute_step_us() / 1e6)
-                                        : "")
+      << (ce.recompute_step_us() > 0 ? ", recomputation " + time_text(ce.recompute_step_us() / 1e6) : "")
       << ") + exposed communication " << time_text(s.exposed_comm_s) << "\n";
   out << "MFU " << format_number(100 * s.mfu, 1) << "% (" << format_number(s.model_tflops_per_gpu, 0)
       << " model TFLOPS per GPU, recomputation not counted)\n\n";
@@ -66,7 +65,8 @@ void print_text(std::ostream& out, const Cluster& c, const std::string& cluster,
 }
 
 void print_observed(std::ostream& out, const std::string& path, const ScoredTraffic& t) {
-  out << "\ntraffic from NCCL's log (" << path << "): " << t.matched.size() << " communicators scored as the job's groups\n";
+  out << "\ntraffic from NCCL's log (" << path << "): " << t.matched.size()
+      << " communicators scored as the job's groups\n";
   for (const std::string& u : t.unscored) out << "  left out: " << u << "\n";
   for (const std::string& n : t.notes) out << "  note: " << n << "\n";
 }
@@ -94,7 +94,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     if (!(f << links_csv(c, *s))) return fail(err, o.links + ": write failed");
   }
   if (!o.dot.file.empty()) {
-    const DotLoad load = dot_load_of(c, *s, s->job + ": link utilization per step (each edge's busiest link, down / up)");
+    const DotLoad load =
+        dot_load_of(c, *s, s->job + ": link utilization per step (each edge's busiest link, down / up)");
     if (Result<void> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
   }
   // The text once: printed, and the page's with --html.
@@ -107,22 +108,25 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     int critical = 0;
     for (const Finding& f : s->findings) critical += f.severity == "critical";
     ReportFocus focus;
-    focus.verdict = s->job + ", layout " + s->layout + ": step " + format_duration(s->step_s) + ", exposed communication " +
-                    format_duration(s->exposed_comm_s) + " per step, MFU " + format_number(100 * s->mfu, 1) + "%" +
-                    (critical ? ", " + std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings") : "");
-    if (Result<void> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}}, s->job + " on " + o.cluster,
-                                            text.str(), focus);
+    focus.verdict =
+        s->job + ", layout " + s->layout + ": step " + format_duration(s->step_s) + ", exposed communication " +
+        format_duration(s->exposed_comm_s) + " per step, MFU " + format_number(100 * s->mfu, 1) + "%" +
+        (critical ? ", " + std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings")
+                  : "");
+    if (Result<void> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}},
+                                            s->job + " on " + o.cluster, text.str(), focus);
         !ok)
       return fail(err, ok.error());
   }
   if (o.json) {
     nlohmann::json j = score_to_json(c, *i.router, o.cluster, *s);
     if (observed)
-      j["traffic"] = {{"source", o.traffic}, {"matched", observed->matched}, {"unscored", observed->unscored},
+      j["traffic"] = {{"source", o.traffic},
+                      {"matched", observed->matched},
+                      {"unscored", observed->unscored},
                       {"notes", observed->notes}};
     out << j.dump(2) << "\n";
-  }
-  else
+  } else
     out << text.str();
   return kExitOk;
 }
@@ -137,13 +141,16 @@ Run setup(CLI::App& app) {
                  "score the collectives NCCL's log shows (`topoplan traffic --json` output) instead of the model's");
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");
   dot_flags_add(app, o->dot, "write the job's part of the cluster, links coloured by utilization (Graphviz)");
-  app.add_option("--html", o->html, "write a self-contained HTML report: the fabric as a heat map, the job's groups on it, this text");
+  app.add_option("--html", o->html,
+                 "write a self-contained HTML report: the fabric as a heat map, the job's groups on it, this text");
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
 
 }  // namespace
 
-Tool score_tool() { return {"score", "score a job's placement: exposed communication, hottest links, findings", setup}; }
+Tool score_tool() {
+  return {"score", "score a job's placement: exposed communication, hottest links, findings", setup};
+}
 
 }  // namespace topoplan::cli

@@ -19,20 +19,8 @@ Tool traffic_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
-      plan_tool(),
-      review_tool(),
-      explain_tool(),
-      compare_tool(),
-      observe_tool(),
-      traffic_tool(),
-      calibrate_tool(),
-      topo_tool(),
-      import_tool(),
-      discover_tool(),
-      transfer_tool(),
-      groups_tool(),
-      collective_tool(),
-      score_tool(),
+      plan_tool(), review_tool(), explain_tool(),  compare_tool(),  observe_tool(), traffic_tool(),    calibrate_tool(),
+      topo_tool(), import_tool(), discover_tool(), transfer_tool(), groups_tool(),  collective_tool(), score_tool(),
   };
   return table;
 }

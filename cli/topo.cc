@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "base/json_fields.h"
+#include "base/suggest.h"
+#include "base/units.h"
 #include "cli/dot_flags.h"
 #include "cli/route_text.h"
 #include "cli/tool.h"
@@ -15,12 +18,9 @@
 #include "topology/down.h"
 #include "topology/formats/dot.h"
 #include "topology/formats/export.h"
-#include "base/json_fields.h"
 #include "topology/load.h"
 #include "topology/routing.h"
 #include "topology/summary.h"
-#include "base/suggest.h"
-#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {
@@ -41,7 +41,8 @@ Result<VertexId> gpu_arg(const Cluster& c, const std::string& text) {
     uint64_t i = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
     if (ec != std::errc() || end != text.data() + text.size() || i >= c.gpus().size())
-      return Error{"GPU index " + text + " is out of range: the cluster has " + std::to_string(c.gpus().size()) + " GPUs"};
+      return Error{"GPU index " + text + " is out of range: the cluster has " + std::to_string(c.gpus().size()) +
+                   " GPUs"};
     return c.gpus()[i];
   }
   if (auto v = c.find(text)) return *v;
@@ -94,7 +95,8 @@ bool switch_to_switch(const Cluster& c, EdgeId e) {
   return is_fabric(c.device(c.source(e)).kind) && is_fabric(c.device(c.target(e)).kind);
 }
 
-Result<PeerConnections> connections_route(const Router& router, VertexId a, VertexId b, const Route& even, NicPolicy nic) {
+Result<PeerConnections> connections_route(const Router& router, VertexId a, VertexId b, const Route& even,
+                                          NicPolicy nic) {
   const Cluster& c = router.cluster();
   PeerConnections out;
   if (c.routing.mode == Routing::adaptive || even.src_nic == kNoVertex) return out;
@@ -117,7 +119,8 @@ Result<PeerConnections> connections_route(const Router& router, VertexId a, Vert
 std::string chain_text(const Cluster& c, const Route& r) {
   std::string s = r.src_nic == kNoVertex ? "" : c.device(r.src_nic).name;
   for (const Hop& h : r.hops)
-    if (c.link(h.edge).kind == LinkKind::NET || c.link(h.edge).kind == LinkKind::DCI) s += " -> " + c.device(c.target(h.edge)).name;
+    if (c.link(h.edge).kind == LinkKind::NET || c.link(h.edge).kind == LinkKind::DCI)
+      s += " -> " + c.device(c.target(h.edge)).name;
   return s;
 }
 
@@ -163,7 +166,8 @@ int path(const Options& o, std::ostream& out, std::ostream& err) {
     if (!conns->routes.empty()) {
       j["connections"] = nlohmann::json::array();
       for (const Route& x : conns->routes) j["connections"].push_back(route_json(*c, x));
-      j["busiest_switch_link"] = {{"link", c->edge_name(conns->busiest)}, {"share", conns->share}, {"even_share", conns->even_share}};
+      j["busiest_switch_link"] = {
+          {"link", c->edge_name(conns->busiest)}, {"share", conns->share}, {"even_share", conns->even_share}};
     }
     out << j.dump(2) << "\n";
     return kExitOk;
@@ -204,7 +208,8 @@ Result<std::string> export_text(const Options& o) {
   }
   if (!o.labels.empty()) {
     RETURN_IF_ERROR(only_with(**format, ExportTakes::labels, "--labels"));
-    if (o.labels == "tiers") options.labels = K8sLabels::tiers;
+    if (o.labels == "tiers")
+      options.labels = K8sLabels::tiers;
     else if (o.labels != "topograph")
       return Error{"--labels: unknown scheme '" + o.labels + "' (expected topograph or tiers)"};
   }
@@ -228,7 +233,8 @@ Run setup(CLI::App& app) {
   const char* cluster_help = "preset spec (dgx-h100:32, gb200-nvl72:2) or cluster file (recipe or graph JSON)";
   CLI::App* s = app.add_subcommand("show", "counts, tiers, capacity and DCI links of a cluster");
   s->add_option("cluster", o->cluster, cluster_help)->required();
-  s->add_flag("--names", o->names, "list every host, device (by kind) and link by the name plan --exclude takes, one a line");
+  s->add_flag("--names", o->names,
+              "list every host, device (by kind) and link by the name plan --exclude takes, one a line");
   s->add_flag("--json", o->json, "machine-readable output");
   CLI::App* p = app.add_subcommand("path", "hop-by-hop path(s) between two GPUs, class and bottleneck");
   p->add_option("cluster", o->cluster, cluster_help)->required();
@@ -237,13 +243,19 @@ Run setup(CLI::App& app) {
   p->add_flag("--pxn", o->pxn, "leave the host through the NIC on the destination's rail (NCCL PXN)");
   p->add_flag("--all", o->all, "list every hop of every equal-cost path, not one line per stage");
   p->add_flag("--json", o->json, "machine-readable output (every hop)");
-  CLI::App* x = app.add_subcommand("export", "write the cluster as JSON (lossless), Graphviz DOT, Slurm or Kubernetes topology, or one server's NCCL topology file");
+  CLI::App* x = app.add_subcommand("export",
+                                   "write the cluster as JSON (lossless), Graphviz DOT, Slurm or Kubernetes topology, "
+                                   "or one server's NCCL topology file");
   x->add_option("cluster", o->cluster, cluster_help)->required();
   x->add_option("--format", o->format, export_formats_help())->required();
   x->add_option("-o,--output", o->output, "file to write (default: stdout)");
-  x->add_option("--dot-hosts", o->dot_hosts, "with --format " + names_list(export_formats_taking(ExportTakes::dot_hosts), " or ") +
-                                                 ": collapse (a host is one node, the default) or expand");
-  x->add_option("--labels", o->labels, "with " + names_list(export_formats_taking(ExportTakes::labels), " or ") + ": topograph (network.topology.nvidia.com/block, spine, ..., the default) or tiers (fabric.topograph.run/tier-N, accelerator.topograph.run/domain)");
+  x->add_option("--dot-hosts", o->dot_hosts,
+                "with --format " + names_list(export_formats_taking(ExportTakes::dot_hosts), " or ") +
+                    ": collapse (a host is one node, the default) or expand");
+  x->add_option("--labels", o->labels,
+                "with " + names_list(export_formats_taking(ExportTakes::labels), " or ") +
+                    ": topograph (network.topology.nvidia.com/block, spine, ..., the default) or tiers "
+                    "(fabric.topograph.run/tier-N, accelerator.topograph.run/domain)");
   return [o, s, p, x](std::ostream& out, std::ostream& err) {
     if (s->parsed()) return show(*o, out, err);
     if (p->parsed()) return path(*o, out, err);

@@ -6,14 +6,14 @@
 #include <optional>
 #include <ostream>
 
+#include "base/hostlist.h"
+#include "base/units.h"
+#include "base/words.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "observe/traffic_compare.h"
 #include "observe/traffic_compare_json.h"
 #include "planner/score_state.h"
-#include "base/hostlist.h"
-#include "base/units.h"
-#include "base/words.h"
 
 namespace topoplan::cli {
 namespace {
@@ -32,14 +32,16 @@ std::string members_text(const ObservedComm& c) {
   std::vector<std::string> hosts;
   for (const NcclLogRank& m : c.members)
     if (std::find(hosts.begin(), hosts.end(), m.host) == hosts.end()) hosts.push_back(m.host);
-  std::string s = hostlist_compress(hosts) + ": " + std::to_string(c.members.size()) + " of " + counted(c.nranks, "rank");
+  std::string s =
+      hostlist_compress(hosts) + ": " + std::to_string(c.members.size()) + " of " + counted(c.nranks, "rank");
   return s;
 }
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!(o.tolerance > 1 && o.tolerance <= 1000))
     return fail(err, "--tolerance: expected a factor above 1, got " + format_exact(o.tolerance));
-  if (o.steps < 0 || o.steps > 1e9) return fail(err, "--steps: expected the number of steps the log covers, got " + format_exact(o.steps));
+  if (o.steps < 0 || o.steps > 1e9)
+    return fail(err, "--steps: expected the number of steps the log covers, got " + format_exact(o.steps));
   Result<NcclLog> log = nccl_log_load(o.logs);
   if (!log) return fail(err, log.error());
   Result<ObservedTraffic> t = observed_traffic(*log, o.steps > 0 ? std::optional<double>(o.steps) : std::nullopt);
@@ -85,7 +87,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   table.add({"ranks", "comms", "first", "members (first)", "per step, per communicator"}, "  ");
   for (const auto& key : order) {
     const std::vector<const ObservedComm*>& cs = classes[key];
-    table.add({std::to_string(key.first), std::to_string(cs.size()), cs[0]->comm_id, members_text(*cs[0]), key.second}, "  ");
+    table.add({std::to_string(key.first), std::to_string(cs.size()), cs[0]->comm_id, members_text(*cs[0]), key.second},
+              "  ");
   }
   out << table.str();
   // Setup calls the same way: "32 communicators of 4 ranks: Broadcast 2 MB x 1".
@@ -113,9 +116,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       std::string kinds;
       for (const std::string& k : r.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
       m.add({std::to_string(r.group_size), r.op, kinds.empty() ? "-" : kinds,
-             r.model_groups ? format_bytes(r.model_bytes, units) : "-", r.model_groups ? format_number(r.model_calls, 1) : "-",
-             r.observed_comms ? format_bytes(r.observed_bytes, units) : "-", r.observed_comms ? format_number(r.observed_calls, 1) : "-",
-             std::string(to_string(r.verdict))},
+             r.model_groups ? format_bytes(r.model_bytes, units) : "-",
+             r.model_groups ? format_number(r.model_calls, 1) : "-",
+             r.observed_comms ? format_bytes(r.observed_bytes, units) : "-",
+             r.observed_comms ? format_number(r.observed_calls, 1) : "-", std::string(to_string(r.verdict))},
             "  ");
     }
     out << m.str();
@@ -129,7 +133,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("--nccl-log", o->logs, "logs written with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL (one per rank, host or launcher)")
+  app.add_option("--nccl-log", o->logs,
+                 "logs written with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL (one per rank, host or launcher)")
       ->required();
   app.add_option("--job", o->job, "lay the log beside this job's modelled traffic (docs/job-format.md)");
   app.add_option("--steps", o->steps, "training steps the log covers (default: found in the calls' pattern)");
@@ -140,6 +145,8 @@ Run setup(CLI::App& app) {
 
 }  // namespace
 
-Tool traffic_tool() { return {"traffic", "the communicators and per-step collectives in NCCL's log, beside the model's", setup}; }
+Tool traffic_tool() {
+  return {"traffic", "the communicators and per-step collectives in NCCL's log, beside the model's", setup};
+}
 
 }  // namespace topoplan::cli

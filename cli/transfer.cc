@@ -2,20 +2,20 @@
 // job whose own traffic crosses the same links (planner/dci_headroom.h).
 #include <cmath>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
+#include "base/limits.h"
+#include "base/units.h"
 #include "cli/model_flags.h"
 #include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/transfer_beside_job.h"
 #include "planner/transfer_beside_job_json.h"
-#include "base/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
 #include "topology/transfer.h"
-#include "base/units.h"
 
 namespace topoplan::cli {
 namespace {
@@ -41,7 +41,8 @@ std::string share_text(double part, double whole) {
 // The transfer beside a job: the DCI capacity the job leaves free in each direction, the
 // transfer's time on what is left from --from to --to, and the job's step while the transfer
 // takes --share of those links instead.
-int run_beside_job(const Options& o, double bytes, std::optional<double> every_s, std::ostream& out, std::ostream& err) {
+int run_beside_job(const Options& o, double bytes, std::optional<double> every_s, std::ostream& out,
+                   std::ostream& err) {
   if (o.cluster.empty() || o.from.empty() || o.to.empty())
     return fail(err, "--job needs --cluster C --from SITE --to SITE: the links the transfer and the job share");
   if (!o.rate.empty()) return fail(err, "--job takes the rate from --cluster's DCI links, not --rate");
@@ -69,15 +70,16 @@ int run_beside_job(const Options& o, double bytes, std::optional<double> every_s
   t.add({"DCI", "links", "capacity", "other traffic", "job per step", "job average", "job peak", "spare average",
          "spare at peak"});
   for (const DciDirection& x : r->directions)
-    t.add({c.sites()[static_cast<size_t>(x.from_site)] + " -> " + c.sites()[static_cast<size_t>(x.to_site)],
-           std::to_string(x.edges.size()), format_rate_gbit(x.capacity_GBps), format_rate_gbit(x.background_GBps),
-           format_bytes(x.job_bytes_per_step),
-           format_rate_gbit(x.job_avg_GBps) + " (" + share_text(x.job_avg_GBps, x.capacity_GBps) + ")",
-           x.job_peak_GBps > 0 ? format_rate_gbit(x.job_peak_GBps) + " (" + share_text(x.job_peak_GBps, x.capacity_GBps) +
-                                     ", " + std::string(phase_window_name(x.peak_phase)) + ")"
-                               : "-",
-           format_rate_gbit(x.spare_avg_GBps()), format_rate_gbit(x.spare_peak_GBps())},
-          "  ");
+    t.add(
+        {c.sites()[static_cast<size_t>(x.from_site)] + " -> " + c.sites()[static_cast<size_t>(x.to_site)],
+         std::to_string(x.edges.size()), format_rate_gbit(x.capacity_GBps), format_rate_gbit(x.background_GBps),
+         format_bytes(x.job_bytes_per_step),
+         format_rate_gbit(x.job_avg_GBps) + " (" + share_text(x.job_avg_GBps, x.capacity_GBps) + ")",
+         x.job_peak_GBps > 0 ? format_rate_gbit(x.job_peak_GBps) + " (" + share_text(x.job_peak_GBps, x.capacity_GBps) +
+                                   ", " + std::string(phase_window_name(x.peak_phase)) + ")"
+                             : "-",
+         format_rate_gbit(x.spare_avg_GBps()), format_rate_gbit(x.spare_peak_GBps())},
+        "  ");
   out << t.str() << "\n";
   const std::string efficiency = o.efficiency < 1 ? " x " + format_number(o.efficiency, 3) + " efficiency" : "";
   if (d.job_bytes_per_step <= 0)
@@ -85,19 +87,23 @@ int run_beside_job(const Options& o, double bytes, std::optional<double> every_s
   out << "on the spare capacity, the job first: " << seconds_text(r->spare_s) << " at "
       << format_rate_gbit(d.spare_avg_GBps()) << efficiency << " on average";
   if (d.job_peak_GBps > 0)
-    out << " (" << format_rate_gbit(d.spare_peak_GBps()) << " while the job's " << phase_window_name(d.peak_phase) << " run)";
+    out << " (" << format_rate_gbit(d.spare_peak_GBps()) << " while the job's " << phase_window_name(d.peak_phase)
+        << " run)";
   out << "\n";
-  out << "taking " << format_number(100 * o.share, 0) << "% of each link while the job sends (--share): "
-      << seconds_text(r->take_s) << " at " << format_rate_gbit(r->take_GBps) << efficiency << "; the job's step "
-      << format_duration(score.step_s) << " -> " << format_duration(r->slowed_step_s) << " (+"
-      << format_number(100 * (r->slowdown - 1), 1) << "%) meanwhile, " << seconds_text(r->lost_s) << " of training time lost\n";
+  out << "taking " << format_number(100 * o.share, 0)
+      << "% of each link while the job sends (--share): " << seconds_text(r->take_s) << " at "
+      << format_rate_gbit(r->take_GBps) << efficiency << "; the job's step " << format_duration(score.step_s) << " -> "
+      << format_duration(r->slowed_step_s) << " (+" << format_number(100 * (r->slowdown - 1), 1) << "%) meanwhile, "
+      << seconds_text(r->lost_s) << " of training time lost\n";
   if (r->propagation_s > 0)
-    out << "  both include propagation " << format_duration(r->propagation_s) << " over " << format_number(d.length_km, 1)
-        << " km\n";
+    out << "  both include propagation " << format_duration(r->propagation_s) << " over "
+        << format_number(d.length_km, 1) << " km\n";
   if (every_s)
     out << "every " << format_duration(*every_s) << " (--every): " << format_number(100 * r->every_share_of_capacity, 2)
         << "% of the link's capacity on average; done before the next one "
-        << (r->spare_s <= *every_s ? "on the spare capacity" : r->take_s <= *every_s ? "only by taking its share" : "in neither way: the copies pile up")
+        << (r->spare_s <= *every_s  ? "on the spare capacity"
+            : r->take_s <= *every_s ? "only by taking its share"
+                                    : "in neither way: the copies pile up")
         << "\n";
   if (score.fabric == FabricMode::shared && score.background.empty())
     out << "other jobs' traffic on the DCI is not counted: give --background with what they use\n";
@@ -125,9 +131,11 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     return run_beside_job(o, *bytes, every_s, out, err);
   }
   if (!o.layout.empty()) return fail(err, "--layout needs --job");
-  if (!o.rate.empty() && !o.cluster.empty()) return fail(err, "give --rate RATE or --cluster C --from SITE --to SITE, not both");
+  if (!o.rate.empty() && !o.cluster.empty())
+    return fail(err, "give --rate RATE or --cluster C --from SITE --to SITE, not both");
   if (o.rate.empty() && o.cluster.empty() && o.deadline.empty())
-    return fail(err, "give --rate RATE or --cluster C --from SITE --to SITE for the time, or --deadline D for the rate needed");
+    return fail(
+        err, "give --rate RATE or --cluster C --from SITE --to SITE for the time, or --deadline D for the rate needed");
   double rate_GBps = 0;
   double length_km = o.length_km;
   std::string via;
@@ -159,7 +167,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   }
   const double every_share = every_s ? transfer_share_of_capacity(*bytes, o.efficiency, *every_s, rate_GBps) : 0;
   if (every_s)
-    j["every"] = {{"period_s", *every_s}, {"share_of_capacity", every_share}, {"finishes_before_next", t->seconds <= *every_s}};
+    j["every"] = {
+        {"period_s", *every_s}, {"share_of_capacity", every_share}, {"finishes_before_next", t->seconds <= *every_s}};
   double deadline_s = 0, need_gbit_s = 0;
   if (!o.deadline.empty()) {
     Result<double> d = parse_duration_s(o.deadline);
@@ -206,10 +215,14 @@ Run setup(CLI::App& app) {
   app.add_option("--distance-km", o->length_km, "fibre length for the propagation delay (with --rate)");
   app.add_option("--efficiency", o->efficiency, "useful fraction of the line rate (default 1)");
   app.add_option("--deadline", o->deadline, "report the rate needed to finish within: 1h, 30min");
-  app.add_option("--every", o->every, "a recurring transfer (a checkpoint): its share of the link, and whether it finishes before the next");
-  app.add_option("--job", o->job, "a job whose per-step traffic shares the DCI: the capacity it leaves, its slowdown (with --cluster --from --to)");
+  app.add_option("--every", o->every,
+                 "a recurring transfer (a checkpoint): its share of the link, and whether it finishes before the next");
+  app.add_option(
+      "--job", o->job,
+      "a job whose per-step traffic shares the DCI: the capacity it leaves, its slowdown (with --cluster --from --to)");
   app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
-  app.add_option("--share", o->share, "with --job: the part of each DCI link the transfer takes while the job sends (default 0.5)");
+  app.add_option("--share", o->share,
+                 "with --job: the part of each DCI link the transfer takes while the job sends (default 0.5)");
   model_flags_add(app, o->model);
   app.add_flag("--json", o->json, "machine-readable output");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };

@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cost/comm_group.h"
 #include "base/enum_names.h"
 #include "base/json_fields.h"
 #include "base/limits.h"
+#include "cost/comm_group.h"
 
 namespace topoplan {
 namespace {
@@ -140,7 +140,8 @@ const Calibration& calibration_default() {
   return c;
 }
 
-Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where, const Calibration& base) {
+Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where,
+                                          const Calibration& base) {
   std::string error;
   Calibration c = base;
   Fields top(doc, "", {"source", "efficiency", "nvl_efficiency", "nvls_efficiency", "launch_us", "latency_us"}, &error);
@@ -160,7 +161,8 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
     }
   }
   read_efficiencies(top, "nvl_efficiency", gpu_arch_names(), base.nvl_efficiency, c.nvl_efficiency, error);
-  read_efficiencies(top, "nvls_efficiency", enum_names(kNvlsDomainNames), base.nvls_efficiency, c.nvls_efficiency, error);
+  read_efficiencies(top, "nvls_efficiency", enum_names(kNvlsDomainNames), base.nvls_efficiency, c.nvls_efficiency,
+                    error);
   c.launch_us = top.number("launch_us", base.launch_us, 0, true, limits::kMaxOverheadUs);
   if (!error.empty()) return error_in(where, error);
   return c;

@@ -7,9 +7,9 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
+#include "base/error.h"
 #include "cost/nccl_tuning.h"
 #include "topology/cluster.h"
-#include "base/error.h"
 #include "topology/kinds.h"
 
 namespace topoplan {

@@ -33,8 +33,10 @@ double protocol_factor(const NcclTuning& t, NcclAlgo a, NcclProto p, int nodes) 
       return p == NcclProto::ll      ? t.tree_ll_factor
              : p == NcclProto::ll128 ? (nodes == 1 ? t.tree_ll128_factor_one_node : t.tree_ll128_factor_multi_node)
                                      : 1.0;
-    case NcclAlgo::pat: return t.pat_factor;
-    default: return 1.0;
+    case NcclAlgo::pat:
+      return t.pat_factor;
+    default:
+      return 1.0;
   }
 }
 
@@ -46,7 +48,8 @@ int tree_site_crossings(const CommGroup& g) {
     for (int k = 0; k < n; ++k) {
       int crossings = 0;
       for (int v = k; parent[static_cast<size_t>(v)] >= 0; v = parent[static_cast<size_t>(v)])
-        crossings += g.nodes[static_cast<size_t>(v)].site != g.nodes[static_cast<size_t>(parent[static_cast<size_t>(v)])].site;
+        crossings +=
+            g.nodes[static_cast<size_t>(v)].site != g.nodes[static_cast<size_t>(parent[static_cast<size_t>(v)])].site;
       worst = std::max(worst, crossings);
     }
   return worst;
@@ -90,9 +93,12 @@ int dci_crossings(CollectiveOp op, NcclAlgo a, const CommGroup& g) {
     case NcclAlgo::ring:
       return ring_path_crossings(g, (op == CollectiveOp::all_reduce ? 2 : 1) * (g.size() - 1), !chain(op));
     case NcclAlgo::tree:
-    case NcclAlgo::nvls_tree: return 2 * tree_site_crossings(g);
-    case NcclAlgo::pat: return ceil_log2(g.size());
-    default: return 0;
+    case NcclAlgo::nvls_tree:
+      return 2 * tree_site_crossings(g);
+    case NcclAlgo::pat:
+      return ceil_log2(g.size());
+    default:
+      return 0;
   }
 }
 
@@ -129,7 +135,8 @@ Connection boundary_connection(const NcclTuning& t, const NcclComm& comm, Collec
       const double conn = bytes / std::max(nccl_nvls_ops(t, comm), 1);
       return held(conn, static_cast<double>(nccl_nvls_chunk_bytes(t, comm, a, bytes)), 1);
     }
-    default: return held(bytes / channels, bytes / channels, 1);  // a tree channel streams its share
+    default:
+      return held(bytes / channels, bytes / channels, 1);  // a tree channel streams its share
   }
 }
 
@@ -186,8 +193,8 @@ std::string collective_algorithm_name(CollectiveOp op, NcclAlgo algo) {
 // One algorithm's transfers routed at a size of one byte: link loads scale with the size.
 struct CollectiveModel::Profile {
   NcclAlgo algo = NcclAlgo::ring;
-  std::string unavailable;  // why it cannot run, when it cannot
-  LinkLoad::Peak peak;      // at 1 byte
+  std::string unavailable;   // why it cannot run, when it cannot
+  LinkLoad::Peak peak;       // at 1 byte
   LinkLoad::Peak even_peak;  // the same split evenly (hash or static routing only)
   double dci_latency_us = 0;
   PathClass worst = PathClass::LOC;
@@ -205,7 +212,8 @@ struct CollectiveModel::Prepared {
 CollectiveModel::CollectiveModel(const Cluster& cluster, const Router& router, const NcclTuning& tuning,
                                  const Calibration& calibration, const LinkShare* share)
     : cluster_(cluster), router_(router), tuning_(tuning), cal_(calibration), load_(router, calibration, share) {
-  if (cluster.routing.mode != Routing::adaptive) even_ = std::make_unique<LinkLoad>(router, calibration, share, Spread::even);
+  if (cluster.routing.mode != Routing::adaptive)
+    even_ = std::make_unique<LinkLoad>(router, calibration, share, Spread::even);
 }
 
 CollectiveModel::~CollectiveModel() = default;
@@ -281,7 +289,8 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
       continue;
     }
     const double link_us = prof.peak.busy_us * bytes;
-    const double class_us = prof.peak.any ? cal_.latency_us[static_cast<size_t>(cluster_.link(prof.peak.edge).kind)] : 0;
+    const double class_us =
+        prof.peak.any ? cal_.latency_us[static_cast<size_t>(cluster_.link(prof.peak.edge).kind)] : 0;
     const double dci_us = prof.dci_latency_us > 0 ? dci_crossings(req.op, prof.algo, g) * prof.dci_latency_us : 0;
     // Across a DCI link each connection is held to its window per round trip.
     auto window_us = [&](NcclAlgo a, NcclProto proto, double channels) {
@@ -311,9 +320,10 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
         // overhead for every remote peer a rank posts to (alltoall: all ranks on other nodes).
         if (proto != NcclProto::simple) continue;
         const double remote_peers = req.op == CollectiveOp::alltoall ? g.size() - g.max_local() : (nodes > 1);
-        c.nccl_latency_us = t.base_latency_us[static_cast<size_t>(NcclAlgo::ring)][2] +
-                            t.hw_latency_us[static_cast<size_t>(hw_for(prof.worst))][static_cast<size_t>(NcclAlgo::ring)][2] +
-                            remote_peers * nccl_net_overhead_us(t, p.comm.cpu);
+        c.nccl_latency_us =
+            t.base_latency_us[static_cast<size_t>(NcclAlgo::ring)][2] +
+            t.hw_latency_us[static_cast<size_t>(hw_for(prof.worst))][static_cast<size_t>(NcclAlgo::ring)][2] +
+            remote_peers * nccl_net_overhead_us(t, p.comm.cpu);
         c.latency_us = c.nccl_latency_us + c.overhead_us + dci_us;
         c.link_us = link_us;
         c.window_us = window_us(prof.algo, proto, 0);
@@ -363,7 +373,8 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
           // chunk per lane at the head's multimem rate, the network ones at its NIC's shared by
           // the head's channels; a call under a chunk per lane moves smaller chunks.
           const double ops = nccl_nvls_ops(t, p.comm);
-          const double chunk = std::min(static_cast<double>(nccl_nvls_chunk_bytes(t, p.comm, prof.algo, bytes)), bytes / ops);
+          const double chunk =
+              std::min(static_cast<double>(nccl_nvls_chunk_bytes(t, p.comm, prof.algo, bytes)), bytes / ops);
           if (prof.algo == NcclAlgo::nvls) {
             const int handoffs = req.op == CollectiveOp::all_reduce ? 2 : 1;
             c.fill_us = handoffs * transfer * ops * chunk / bytes;
@@ -414,8 +425,8 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   out.busbw_GBps = out.algbw_GBps * nccl_busbw_factor(req.op, g.size());
   out.routing = cluster_.routing;
   auto bottleneck = [&](const LinkLoad::Peak& pk) {
-    return CollectivePrediction::Bottleneck{pk.edge, cluster_.edge_name(pk.edge), cluster_.link(pk.edge).kind, pk.bytes * bytes,
-                                            pk.effective_GBps};
+    return CollectivePrediction::Bottleneck{pk.edge, cluster_.edge_name(pk.edge), cluster_.link(pk.edge).kind,
+                                            pk.bytes * bytes, pk.effective_GBps};
   };
   if (best.profile->peak.any) out.bottleneck = bottleneck(best.profile->peak);
   if (even_ && best.profile->even_peak.any) out.even_bottleneck = bottleneck(best.profile->even_peak);

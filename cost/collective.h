@@ -45,7 +45,7 @@ struct CollectiveCandidate {
   double fill_us = 0;          // pipeline fill: a Simple chain's, NVLS's chunk hand-offs
   double nccl_time_us = -1;    // NCCL's own estimate, what its tuner picks by (-1: p2p, not tuned)
   bool has_link = false;
-  EdgeId link_edge = 0;        // the busiest link
+  EdgeId link_edge = 0;                  // the busiest link
   double link_bytes = 0, link_GBps = 0;  // its bytes and effective bandwidth
   // Under hash or static routing, link_us were every connection split evenly over the equal-cost
   // paths (what hashing gives on average); 0 under adaptive routing, where that is link_us.
@@ -56,7 +56,7 @@ struct CollectivePrediction {
   CollectiveOp op = CollectiveOp::all_reduce;
   double bytes = 0;
   int ranks = 0, nodes = 0;
-  int channels = 0;  // NCCL's communicator channels (ring graph after duplication)
+  int channels = 0;    // NCCL's communicator channels (ring graph after duplication)
   int nvls_heads = 0;  // channels of NCCL's NVLS graph, one head GPU each; 0 without NVLS
   std::string algorithm;
   NcclAlgo algo = NcclAlgo::ring;  // what the transfers were expanded with
@@ -75,7 +75,7 @@ struct CollectivePrediction {
     LinkKind kind = LinkKind::NVL;
     double bytes = 0;
     double bw_GBps = 0;  // effective, GB/s
-  } bottleneck;  // as routed: under hash routing the worst link the hash made
+  } bottleneck;          // as routed: under hash routing the worst link the hash made
   // Under hash or static routing, the busiest link were the bytes split evenly over the
   // equal-cost paths: the expected one beside the routed worst. Empty under adaptive routing.
   std::optional<Bottleneck> even_bottleneck;

@@ -21,7 +21,8 @@ nlohmann::json collective_prediction_to_json(const CollectivePrediction& p) {
                       {"busbw_GBps", p.busbw_GBps},
                       {"channel_bound", p.channel_bound}};
   auto bottleneck = [](const CollectivePrediction::Bottleneck& b) {
-    return nlohmann::json{{"link", b.link}, {"class", std::string(to_string(b.kind))}, {"bytes", b.bytes}, {"bw_GBps", b.bw_GBps}};
+    return nlohmann::json{
+        {"link", b.link}, {"class", std::string(to_string(b.kind))}, {"bytes", b.bytes}, {"bw_GBps", b.bw_GBps}};
   };
   j["routing"] = routing_json(p.routing);
   j["bottleneck"] = bottleneck(p.bottleneck);

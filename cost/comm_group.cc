@@ -173,7 +173,8 @@ Bonds bonds_of(const Cluster& c, const CommNode& node, int cc) {
       auto j = std::find(node.gpus.begin(), node.gpus.end(), c.target(e));
       if (j == node.gpus.end()) continue;
       if (bonds.empty()) bonds.assign(node.gpus.size(), std::vector<int>(node.gpus.size()));
-      bonds[i][static_cast<size_t>(j - node.gpus.begin())] = lane > 0 ? std::max(1, static_cast<int>(std::lround(c.link(e).bw_GBps / lane))) : 1;
+      bonds[i][static_cast<size_t>(j - node.gpus.begin())] =
+          lane > 0 ? std::max(1, static_cast<int>(std::lround(c.link(e).bw_GBps / lane))) : 1;
     }
   return bonds;
 }
@@ -294,8 +295,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
         VertexId nic = router.nic_for(v);
         if (nic == kNoVertex) return Error{"GPU '" + c.device(v).name + "' has no NIC to reach the other nodes"};
         std::optional<PathClass> cls = router.gpu_nic_class(v, nic);
-        if (!cls)
-          return Error{"no path from '" + c.device(v).name + "' to its NIC '" + c.device(nic).name + "'"};
+        if (!cls) return Error{"no path from '" + c.device(v).name + "' to its NIC '" + c.device(nic).name + "'"};
         g.inter = std::max(g.inter, *cls);
       }
   }
@@ -310,7 +310,8 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   comm.compute_capability = g.compute_capability;
   comm.cpu = g.cpu;
   comm.has_nvswitch = g.nvswitch;
-  comm.ll128_enabled = nccl_ll128_default_enabled(g.compute_capability, g.intra, g.nodes.size() > 1 ? g.inter : PathClass::LOC);
+  comm.ll128_enabled =
+      nccl_ll128_default_enabled(g.compute_capability, g.intra, g.nodes.size() > 1 ? g.inter : PathClass::LOC);
   const int cc = g.compute_capability;
 
   // What one GPU can give the channels inside a node: its NVLinks at NCCL's per-link figure, or
@@ -334,9 +335,10 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   const auto& speeds = comm.n_nodes > 1 ? t.search_speeds_inter_GBps[list] : t.search_speeds_intra_GBps[list];
   // One GPU alone has no ring to search; NCCL still runs one channel per... one local copy.
   // A mesh node alone runs the rings it packs at one link's speed; across nodes the NICs decide.
-  Search s = g.size() == 1                        ? Search{1, gpu_bw}
-             : g.mesh_rings > 0 && nic_bws.empty() ? Search{std::min(g.mesh_rings, t.ring_graph_max_channels), t.nvlink_bw_GBps(cc)}
-                                                   : search(speeds, gpu_bw, nic_bws, t.ring_graph_max_channels);
+  Search s = g.size() == 1 ? Search{1, gpu_bw}
+             : g.mesh_rings > 0 && nic_bws.empty()
+                 ? Search{std::min(g.mesh_rings, t.ring_graph_max_channels), t.nvlink_bw_GBps(cc)}
+                 : search(speeds, gpu_bw, nic_bws, t.ring_graph_max_channels);
   if (s.channels == 0) s = {1, std::min(gpu_bw, nic_bws.empty() ? gpu_bw : nic_bws[0])};
   // search.cc ncclTopoDupChannels (2.25.1): fast channels split in two, except past SM80 (ccMin >
   // 80) below 50 GB/s with more than 4 channels, and never past the graph's channel limit.

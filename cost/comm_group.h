@@ -13,14 +13,14 @@
 namespace topoplan {
 
 struct CommNode {
-  std::vector<VertexId> gpus;  // the group's GPUs on this node, in rank order
+  std::vector<VertexId> gpus;      // the group's GPUs on this node, in rank order
   std::vector<VertexId> gpu_nics;  // each GPU's rail-aligned NIC, parallel to gpus
   std::vector<VertexId> nics;      // the distinct ones, in first-seen order
   // Per NIC: the local GPUs (indices into gpus) a ring channel on it enters at (the NIC's own
   // GPU) and leaves from (another GPU with the best path to the same NIC, as NCCL's search
   // ends the node's chain next to the NIC it started from).
   std::vector<size_t> entry, exit;
-  VertexId nvswitch = kNoVertex;   // where all its GPUs meet over NVLink, if they do
+  VertexId nvswitch = kNoVertex;  // where all its GPUs meet over NVLink, if they do
   // Where its GPUs bond point to point (an NVLink mesh, cost/mesh_rings.h): the rings NCCL's
   // search packs on a node alone, and per NIC the chain a channel crosses the node by, from its
   // entry to its exit GPU (indices into gpus). Both empty on other nodes, or where no NVLink ring
@@ -38,16 +38,16 @@ struct CommNode {
 };
 
 struct CommGroup {
-  std::vector<VertexId> ranks;   // GPU of each rank
+  std::vector<VertexId> ranks;    // GPU of each rank
   std::vector<int> node_of_rank;  // index into nodes
-  std::vector<CommNode> nodes;   // in order of their first rank
-  int compute_capability = 0;    // minimum over the ranks
+  std::vector<CommNode> nodes;    // in order of their first rank
+  int compute_capability = 0;     // minimum over the ranks
   NcclCpu cpu = NcclCpu::other;
-  bool nvswitch = false;          // every node's GPUs meet in one NVSwitch
-  int mesh_rings = 0;             // NVLink rings on every node's mesh (the fewest); 0 if not all meshes
+  bool nvswitch = false;             // every node's GPUs meet in one NVSwitch
+  int mesh_rings = 0;                // NVLink rings on every node's mesh (the fewest); 0 if not all meshes
   PathClass intra = PathClass::LOC;  // worst GPU-to-GPU class inside a node
   PathClass inter = PathClass::LOC;  // worst GPU-to-NIC class, for multi-node groups
-  double nvlink_GBps = 0;         // per GPU into the NVSwitch, line rate (min over ranks)
+  double nvlink_GBps = 0;            // per GPU into the NVSwitch, line rate (min over ranks)
 
   int size() const { return static_cast<int>(ranks.size()); }
   int min_local() const;

@@ -116,7 +116,7 @@ class LinkLoad {
   // over NVLink, and NVLS multimem; empty until needed.
   mutable std::vector<double> nvl_copy_efficiency_, multimem_efficiency_;
   const std::vector<uint8_t>* levels_ = nullptr;
-  mutable LevelBytes level_bytes_{};  // per edge: in loaded_ (bytes may come back off to zero)
+  mutable LevelBytes level_bytes_{};                      // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes
   double dci_latency_us_ = 0;
   PathClass worst_class_ = PathClass::LOC;
@@ -128,7 +128,8 @@ class LinkLoad {
   };
   struct RouteKeyHash {
     size_t operator()(const RouteKey& k) const {
-      return std::hash<uint64_t>()((uint64_t{k.a} << 32 | k.b) ^ (uint64_t{k.flow} << 17) ^ (k.pxn ? uint64_t{1} << 63 : 0));
+      return std::hash<uint64_t>()((uint64_t{k.a} << 32 | k.b) ^ (uint64_t{k.flow} << 17) ^
+                                   (k.pxn ? uint64_t{1} << 63 : 0));
     }
   };
   std::unordered_map<RouteKey, Route, RouteKeyHash> routes_;

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_fields.h"
-#include "topology/locality.h"
 #include "base/suggest.h"
+#include "topology/locality.h"
 
 namespace topoplan {
 namespace {

@@ -27,8 +27,8 @@ std::vector<std::vector<size_t>> peers_of(const Bonds& bonds) {
 // Paths from `path.back()` over unvisited GPUs to `length` GPUs, until `steps` reaches `limit`;
 // `done` sees each complete one and says whether to stop.
 template <typename Done>
-bool extend(const std::vector<std::vector<size_t>>& peers, std::vector<size_t>& path, std::vector<bool>& seen, size_t length,
-            long& steps, long limit, const Done& done) {
+bool extend(const std::vector<std::vector<size_t>>& peers, std::vector<size_t>& path, std::vector<bool>& seen,
+            size_t length, long& steps, long limit, const Done& done) {
   if (path.size() == length) return done(path);
   for (size_t next : peers[path.back()]) {
     if (seen[next]) continue;
@@ -61,7 +61,8 @@ struct Packing {
   void run(size_t from, Bonds& left) {
     if (chosen.size() > best.size()) best = chosen;
     if (best.size() >= bound) return;
-    for (size_t k = from; k < cycles.size() && best.size() < bound && (steps += static_cast<long>(cycles[k].size())) <= kMaxSteps; ++k) {
+    for (size_t k = from;
+         k < cycles.size() && best.size() < bound && (steps += static_cast<long>(cycles[k].size())) <= kMaxSteps; ++k) {
       if (!fits(cycles[k], left)) continue;
       take(cycles[k], left, 1);
       chosen.push_back(k);
@@ -89,7 +90,8 @@ std::vector<std::vector<size_t>> mesh_rings(const Bonds& bonds) {
   });
   // No GPU sends on more rings than it has links.
   size_t bound = SIZE_MAX;
-  for (const std::vector<int>& row : bonds) bound = std::min(bound, static_cast<size_t>(std::accumulate(row.begin(), row.end(), 0)));
+  for (const std::vector<int>& row : bonds)
+    bound = std::min(bound, static_cast<size_t>(std::accumulate(row.begin(), row.end(), 0)));
   Packing pack{cycles, bound};
   Bonds left = bonds;
   pack.run(0, left);
@@ -106,7 +108,8 @@ std::vector<std::vector<size_t>> mesh_chains(const Bonds& bonds, const std::vect
   std::vector<std::vector<int>> used(p, std::vector<int>(p));
   auto load = [&](const std::vector<size_t>& c) {
     double worst = 0;
-    for (size_t i = 0; i + 1 < c.size(); ++i) worst = std::max(worst, (used[c[i]][c[i + 1]] + 1.0) / bonds[c[i]][c[i + 1]]);
+    for (size_t i = 0; i + 1 < c.size(); ++i)
+      worst = std::max(worst, (used[c[i]][c[i + 1]] + 1.0) / bonds[c[i]][c[i + 1]]);
     return worst;
   };
   long steps = 0;

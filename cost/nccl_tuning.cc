@@ -96,8 +96,10 @@ NcclTuning make_v2_25_1() {
   // Blackwell rows are written as 2x the Hopper ones in 2.25.1. For ll_max_bw on multiple nodes
   // NCCL picks the row by CPU: 0 Intel, 1 AMD (the comment in the source: "Intel-N2/AMD-N2").
   t.ll_max_bw_GBps = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
-  t.per_channel_max_ring_ll128_bw_GBps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}};
-  t.per_channel_max_tree_ll128_bw_GBps = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}};
+  t.per_channel_max_ring_ll128_bw_GBps = {
+      {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}}};
+  t.per_channel_max_tree_ll128_bw_GBps = {
+      {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {73.4, 73.4, 58.0}}};
   t.per_channel_max_tree_bw_GBps = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {77.4, 82.8, 72.0}}};
   // NVIDIA/nccl v2.28.9-1 (dbc86fd06e8b0c4517b95d8958a09ccacf9520c9) src/graph/tuning.cc
   // perChMaxNVLSTreeBws, L193-198: Hopper {0, 57.7, 45.5}, Blackwell {0, 96.0, 43.8}; NVLS tree
@@ -198,13 +200,12 @@ NcclTuning make_v2_25_1() {
       std::vector<double>{40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0},
       std::vector<double>{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0},
       std::vector<double>{90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0}};
-  t.search_speeds_inter_GBps = {
-      std::vector<double>{48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0,
-                          2.4, 1.2, 0.24, 0.12},
-      std::vector<double>{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
-                          0.24, 0.12},
-      std::vector<double>{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2,
-                          0.24, 0.12}};
+  t.search_speeds_inter_GBps = {std::vector<double>{48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0,
+                                                    5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12},
+                                std::vector<double>{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                                    6.0, 3.0, 2.4, 1.2, 0.24, 0.12},
+                                std::vector<double>{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                                    6.0, 3.0, 2.4, 1.2, 0.24, 0.12}};
 
   // src/graph/topo.h: per NVLink (one link, one direction) SM60 18, SM70 20, SM80 20, SM86 12,
   // SM90 20.6, SM100 40; PCI_BW 12 (Gen3 x16), NET_BW 12 (100 Gbit), LOC_BW 5000. The socket
@@ -306,13 +307,16 @@ double nccl_busbw_factor(CollectiveOp op, int nranks) {
   if (nranks < 1) return 0.0;
   double n = nranks;
   switch (op) {
-    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_reduce:
+      return 2.0 * (n - 1) / n;
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
-    case CollectiveOp::alltoall: return (n - 1) / n;
+    case CollectiveOp::alltoall:
+      return (n - 1) / n;
     case CollectiveOp::broadcast:
     case CollectiveOp::reduce:
-    case CollectiveOp::sendrecv: return 1.0;
+    case CollectiveOp::sendrecv:
+      return 1.0;
   }
   return 0.0;
 }
@@ -325,7 +329,7 @@ double nccl_busbw_factor_in_network(int nranks) {
 // ---- table -----------------------------------------------------------------------------------
 
 double NcclTuning::nvlink_bw_GBps(int cc) const {
-  return cc >= 100 ? nvlink_bw_sm100
+  return cc >= 100  ? nvlink_bw_sm100
          : cc >= 90 ? nvlink_bw_sm90
          : cc == 86 ? nvlink_bw_sm86
          : cc >= 80 ? nvlink_bw_sm80
@@ -408,7 +412,7 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
     if (c.compute_capability >= 90) bus *= t.collnet_direct_sm90_factor;
   }
   if (!(a != A::ring && is_ag_rs(op))) {
-    double ratio = a == A::ring                      ? static_cast<double>(n_ranks) / nsteps
+    double ratio = a == A::ring                          ? static_cast<double>(n_ranks) / nsteps
                    : (a == A::nvls || a == A::nvls_tree) ? t.nvls_algbw_ratio
                                                          : t.tree_algbw_ratio;
     bus *= ratio;
@@ -457,12 +461,16 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
     case A::collnet_direct:
       lat += 2 * (std::min(1, local - 1) * intra_lat + (local - 1) * t.collnet_direct_arity_us) + inter_lat;
       break;
-    case A::collnet_chain: lat += 2 * (local - 1) * intra_lat + inter_lat; break;
+    case A::collnet_chain:
+      lat += 2 * (local - 1) * intra_lat + inter_lat;
+      break;
     case A::nvls:
       lat = intra_lat;
       if (n_nodes > 1) lat += inter_lat;
       break;
-    case A::nvls_tree: lat += intra_lat + 2 * nccl_log2i(n_nodes) * inter_lat; break;
+    case A::nvls_tree:
+      lat += intra_lat + 2 * nccl_log2i(n_nodes) * inter_lat;
+      break;
     case A::pat:
       lat = t.pat_base_latency_us + nccl_log2i(n_nodes) * (inter_lat / t.pat_log_inter_divisor) +
             n_ranks * t.pat_per_rank_us;
@@ -482,8 +490,7 @@ double nccl_tree_correction(const NcclTuning& t, CollectiveOp op, NcclAlgo a, Nc
   return 1.0;
 }
 
-double nccl_latency_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
-                       double bytes) {
+double nccl_latency_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p, double bytes) {
   NcclEstimate e = nccl_estimate(t, c, op, a, p);
   if (!e.available) return -1.0;
   double lat = e.latency_us;
@@ -495,8 +502,7 @@ double nccl_latency_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, 
   return lat;
 }
 
-double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
-                    double bytes) {
+double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p, double bytes) {
   NcclEstimate e = nccl_estimate(t, c, op, a, p);
   if (!e.available) return -1.0;
   double bw = e.bandwidth_GBps * nccl_tree_correction(t, op, a, p, bytes);
@@ -521,7 +527,8 @@ int nccl_channels(const NcclTuning& t, const NcclComm& c, NcclAlgo a, NcclProto 
 }
 
 int nccl_nvls_ops(const NcclTuning& t, const NcclComm& c) {
-  return nccl_channels(t, c, NcclAlgo::nvls, NcclProto::simple, 0) * std::max(c.graphs[idx(NcclAlgo::nvls)].n_channels, 1);
+  return nccl_channels(t, c, NcclAlgo::nvls, NcclProto::simple, 0) *
+         std::max(c.graphs[idx(NcclAlgo::nvls)].n_channels, 1);
 }
 
 long long nccl_nvls_chunk_bytes(const NcclTuning& t, const NcclComm& c, NcclAlgo a, double bytes) {

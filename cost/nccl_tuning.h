@@ -69,7 +69,7 @@ std::vector<std::string> nccl_proto_names();
 std::vector<std::string> gpu_arch_names();  // "volta", "ampere", "hopper", "blackwell"
 
 GpuArch gpu_arch_from_compute_capability(int sm);  // 90 -> hopper, 100 -> blackwell, < 80 -> volta
-int nccl_node_scale(int n_nodes);                   // 1 -> 0, 2 -> 1, >= 3 -> 2
+int nccl_node_scale(int n_nodes);                  // 1 -> 0, 2 -> 1, >= 3 -> 2
 
 // NCCL_MAX_NVLS_ARITY (src/include/device.h, 2.25.1 and later): an NVLS graph has at most this
 // many heads, and NVLS all_gather / reduce_scatter run on at most this many ranks.
@@ -101,9 +101,9 @@ struct NcclTuning {
   Table2<double, kGpuArchs, kNodeScales> per_channel_max_nvls_tree_bw_GBps;
 
   // Bandwidth refinements applied to nChannels x graph bandwidth (dimensionless).
-  double ring_ll_factor;             // LL moves 4 data bytes per 8-byte flag+data word
-  double ring_ll128_factor;          // ~120/128 data per 128-byte line
-  double tree_factor;                // tree all_reduce
+  double ring_ll_factor;     // LL moves 4 data bytes per 8-byte flag+data word
+  double ring_ll128_factor;  // ~120/128 data per 128-byte line
+  double tree_factor;        // tree all_reduce
   double tree_ll_factor;
   double tree_ll128_factor_one_node;
   double tree_ll128_factor_multi_node;
@@ -138,17 +138,17 @@ struct NcclTuning {
   // Channels and threads.
   int max_channels;             // MAXCHANNELS
   int ring_graph_max_channels;  // the ring search stops here; postset then duplicates (x2)
-  int nvls_channels_sm90;   // NVLS thread blocks (CTAs), not the graph's channels (heads)
+  int nvls_channels_sm90;       // NVLS thread blocks (CTAs), not the graph's channels (heads)
   int nvls_channels_sm100;
   int nvls_min_local_gpus;  // NVLS is off at or below 2 GPUs in the node
-  int ring_chunk_steps;   // Simple ring: buffer slots a rank's chunk takes per step (ALLREDUCE_CHUNKSTEPS)
-  int chain_slice_steps;  // Simple broadcast / reduce: buffer slots per slice, the unit a hop forwards
+  int ring_chunk_steps;     // Simple ring: buffer slots a rank's chunk takes per step (ALLREDUCE_CHUNKSTEPS)
+  int chain_slice_steps;    // Simple broadcast / reduce: buffer slots per slice, the unit a hop forwards
   int nvls_max_arity;       // heads of an NVLS graph; NVLS all_gather / reduce_scatter ranks
   int collnet_direct_max_local_ranks;
-  int ncclsteps;  // NCCL_STEPS: slots per connection buffer
-  std::array<int, kNcclProtos> thread_threshold;  // bytes per thread before adding channels
-  std::array<int, kNcclProtos> max_threads;       // per channel (block)
-  std::array<int, kNcclProtos> grain_bytes;       // ncclProtoGrainSize
+  int ncclsteps;                                    // NCCL_STEPS: slots per connection buffer
+  std::array<int, kNcclProtos> thread_threshold;    // bytes per thread before adding channels
+  std::array<int, kNcclProtos> max_threads;         // per channel (block)
+  std::array<int, kNcclProtos> grain_bytes;         // ncclProtoGrainSize
   std::array<long long, kNcclProtos> buffer_bytes;  // per connection, DEFAULT_*BUFFSIZE
   // Point-to-point over the network: the step a connection sends (its window is NCCL_STEPS of
   // them) and the channels each remote peer gets.
@@ -187,10 +187,10 @@ int nccl_log2i(long long n);
 
 // What NCCL's search found for one algorithm's graph (struct ncclTopoGraph).
 struct NcclGraph {
-  int n_channels = 0;          // graph->nChannels (after the search's own duplication)
-  double bw_intra_GBps = 0;    // graph->bwIntra, per channel
-  double bw_inter_GBps = 0;    // graph->bwInter, per channel
-  bool intra_nvlink = true;    // typeIntra is NVLink: NVLINK latencies, else PCI
+  int n_channels = 0;           // graph->nChannels (after the search's own duplication)
+  double bw_intra_GBps = 0;     // graph->bwIntra, per channel
+  double bw_inter_GBps = 0;     // graph->bwInter, per channel
+  bool intra_nvlink = true;     // typeIntra is NVLink: NVLINK latencies, else PCI
   double latency_inter_us = 0;  // graph->latencyInter (the NIC's latency)
   bool same_channels = true;
   bool simple_tree_pattern = false;  // pattern TREE instead of BALANCED_TREE
@@ -218,8 +218,8 @@ bool nccl_ll128_default_enabled(int compute_capability, PathClass intra, PathCla
 
 struct NcclEstimate {
   bool available = false;
-  double latency_us = 0;       // comm->latencies[coll][algo][proto]
-  double bandwidth_GBps = 0;   // comm->bandwidths: algorithm bandwidth (bytes / time)
+  double latency_us = 0;      // comm->latencies[coll][algo][proto]
+  double bandwidth_GBps = 0;  // comm->bandwidths: algorithm bandwidth (bytes / time)
 };
 
 // Latency and algorithm bandwidth NCCL computes at init for one (collective, algo, proto);
@@ -229,15 +229,13 @@ NcclEstimate nccl_estimate(const NcclTuning& t, const NcclComm& c, CollectiveOp 
 // ncclTopoGetAlgoTime: latency (with the ring plateau) + bytes / bandwidth (with the tree
 // correction), in microseconds; -1 when unavailable. `bytes` is the nccl-tests "size" (the full
 // buffer for all_gather / reduce_scatter).
-double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
-                    double bytes);
+double nccl_time_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p, double bytes);
 // getNetOverhead: the host's cost to post one network operation (Intel 1 us, AMD 2 us, else 1).
 double nccl_net_overhead_us(const NcclTuning& t, NcclCpu cpu);
 // The size-dependent factor NCCL multiplies tree all_reduce bandwidth by (1 elsewhere).
 double nccl_tree_correction(const NcclTuning& t, CollectiveOp op, NcclAlgo a, NcclProto p, double bytes);
 // The latency part alone: nccl_estimate's latency with the ring plateau applied; -1 when unavailable.
-double nccl_latency_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p,
-                       double bytes);
+double nccl_latency_us(const NcclTuning& t, const NcclComm& c, CollectiveOp op, NcclAlgo a, NcclProto p, double bytes);
 
 struct NcclChoice {
   bool ok = false;

@@ -53,7 +53,8 @@ Transfers ring(const CommGroup& g, CollectiveOp op, double bytes, int channels) 
     const CommNode& node = g.nodes[0];
     const double share = per_hop / static_cast<double>(node.mesh_rings.size());
     for (const std::vector<size_t>& r : node.mesh_rings)
-      for (size_t i = 0; i + (chain ? 1 : 0) < r.size(); ++i) out.push_back({node.gpus[r[i]], node.gpus[r[(i + 1) % r.size()]], share});
+      for (size_t i = 0; i + (chain ? 1 : 0) < r.size(); ++i)
+        out.push_back({node.gpus[r[i]], node.gpus[r[(i + 1) % r.size()]], share});
     return out;
   }
   if (nodes == 1) {
@@ -156,8 +157,10 @@ Transfers pat(const CommGroup& g, CollectiveOp op, double bytes, int channels) {
     const double chunk = std::min(d, n - d) * bytes / n;
     for (int r = 0; r < n; ++r) {
       int peer = (r + d) % n;
-      if (op == CollectiveOp::reduce_scatter) out.push_back({g.ranks[peer], g.ranks[r], chunk, FlowMode::copy, true, 0, connections});
-      else out.push_back({g.ranks[r], g.ranks[peer], chunk, FlowMode::copy, true, 0, connections});
+      if (op == CollectiveOp::reduce_scatter)
+        out.push_back({g.ranks[peer], g.ranks[r], chunk, FlowMode::copy, true, 0, connections});
+      else
+        out.push_back({g.ranks[r], g.ranks[peer], chunk, FlowMode::copy, true, 0, connections});
     }
   }
   return out;
@@ -267,14 +270,16 @@ Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, Collectiv
   bool uniform = true;
   for (const CommNode& n : g.nodes) uniform = uniform && n.gpus.size() == g.nodes[0].gpus.size();
   switch (algo) {
-    case A::ring: return ring(g, op, bytes, connections.channels);
+    case A::ring:
+      return ring(g, op, bytes, connections.channels);
     case A::tree:
       if (op != CollectiveOp::all_reduce) return Error{why_not(algo, "NCCL's trees only run all_reduce")};
       return tree(g, bytes, connections.channels);
     case A::nvls:
       if (!g.nvswitch) return Error{why_not(algo, "NVLS needs every GPU on one NVSwitch")};
       if (!one_node) return Error{why_not(algo, "across nodes NVLS runs as nvls_tree")};
-      if (op != CollectiveOp::all_reduce && !ag_rs) return Error{why_not(algo, "NVLS runs all_reduce, all_gather and reduce_scatter")};
+      if (op != CollectiveOp::all_reduce && !ag_rs)
+        return Error{why_not(algo, "NVLS runs all_reduce, all_gather and reduce_scatter")};
       {
         Transfers out;
         nvls_into(out, g.nodes[0], op, bytes, g.nodes[0].nvls_heads.size());
@@ -292,7 +297,8 @@ Result<std::vector<Transfer>> collective_transfers(const CommGroup& g, Collectiv
       if (g.max_local() != 1) return Error{why_not(algo, "PAT needs one GPU per node")};
       return pat(g, op, bytes, connections.channels);
     case A::collnet_direct:
-    case A::collnet_chain: return Error{why_not(algo, "CollNet needs a SHARP plugin, which topoplan does not model")};
+    case A::collnet_chain:
+      return Error{why_not(algo, "CollNet needs a SHARP plugin, which topoplan does not model")};
   }
   return Error{why_not(algo, "unknown")};
 }

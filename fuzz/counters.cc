@@ -4,9 +4,9 @@
 // is finite and >= 0, made over a positive window unless flagged as in one sample only.
 #include <cmath>
 
+#include "base/limits.h"
 #include "fuzz/fuzz.h"
 #include "observe/counters.h"
-#include "base/limits.h"
 
 using namespace topoplan;
 

@@ -1,6 +1,6 @@
 // explain's --group KIND:INDEX.
-#include "fuzz/fuzz.h"
 #include "planner/group_ref.h"
+#include "fuzz/fuzz.h"
 
 using namespace topoplan;
 

@@ -1,6 +1,6 @@
 // Slurm host lists: expand, and compress the names back to a list that expands to the same.
-#include "fuzz/fuzz.h"
 #include "base/hostlist.h"
+#include "fuzz/fuzz.h"
 
 using namespace topoplan;
 

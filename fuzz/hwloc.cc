@@ -1,7 +1,7 @@
 // hwloc XML (lstopo --of xml) through hwloc's own reader: GPUs, RDMA NICs and NVLink bandwidth
 // found, a node type inferred and built.
-#include "fuzz/node_import.h"
 #include "topology/formats/hwloc.h"
+#include "fuzz/node_import.h"
 
 using namespace topoplan;
 

@@ -1,8 +1,8 @@
 // InfiniBand's ibnetdiscover dump: parse and build with dgx-h100 hosts; an error says why, and a
 // cluster that builds holds every host the file's Ca blocks name.
 
-#include "fuzz/fuzz.h"
 #include "topology/formats/ibnetdiscover.h"
+#include "fuzz/fuzz.h"
 
 using namespace topoplan;
 

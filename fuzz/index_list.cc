@@ -1,8 +1,8 @@
 // GPU index lists ("0-7,12"): every index parsed is in range and listed once.
 #include <set>
 
-#include "fuzz/fuzz.h"
 #include "base/index_list.h"
+#include "fuzz/fuzz.h"
 
 using namespace topoplan;
 

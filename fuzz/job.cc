@@ -1,8 +1,8 @@
 // Job files: parse, round trip through job_to_json, and run the compute estimate and the
 // per-step traffic on every job that loads (their arithmetic is where overflow would hide).
+#include "planner/job.h"
 #include "fuzz/fuzz.h"
 #include "planner/compute.h"
-#include "planner/job.h"
 #include "planner/traffic.h"
 
 using namespace topoplan;

@@ -1,8 +1,8 @@
 // Layout files, every form: a host list in rank order (hostlist expressions, slots=N), JSON, plan
 // files, Open MPI rankfiles, ranks.env and torchrun.txt. The first byte sets the job's rank count
 // (1 to 16, or 0: as many as the file places), the rest is the file, on a fixed two-node cluster.
-#include "fuzz/fuzz.h"
 #include "planner/layout.h"
+#include "fuzz/fuzz.h"
 #include "topology/load.h"
 
 using namespace topoplan;

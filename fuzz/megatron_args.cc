@@ -2,8 +2,8 @@
 // shell's quoting and continuations, torchrun's world size, the --moe-layer-freq pattern and every
 // flag's value. The first byte sets the world size the command would give (0: none), the rest is
 // the file. Every error must name the file; a job that loads must round-trip through job_to_json.
-#include "fuzz/fuzz.h"
 #include "planner/megatron_args.h"
+#include "fuzz/fuzz.h"
 
 using namespace topoplan;
 

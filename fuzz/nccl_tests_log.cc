@@ -16,8 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const NcclTestsRun& run : log->runs) {
     if (run.rows.empty()) fuzz::violated("a run without rows");
     for (const NcclTestsRow& r : run.rows)
-      for (double v : {r.bytes, r.time_us, r.algbw_GBps, r.busbw_GBps, r.in_place_time_us, r.in_place_algbw_GBps, r.in_place_busbw_GBps})
-        if (!std::isfinite(v) || v < 0 || !(r.bytes > 0)) fuzz::violated("a row of no bytes, or a time or rate not finite and >= 0");
+      for (double v : {r.bytes, r.time_us, r.algbw_GBps, r.busbw_GBps, r.in_place_time_us, r.in_place_algbw_GBps,
+                       r.in_place_busbw_GBps})
+        if (!std::isfinite(v) || v < 0 || !(r.bytes > 0))
+          fuzz::violated("a row of no bytes, or a time or rate not finite and >= 0");
     std::set<int> ranks;
     for (const NcclTestsRank& k : run.ranks)
       if (!ranks.insert(k.rank).second) fuzz::violated("a rank listed twice");

@@ -1,6 +1,6 @@
 // NCCL topology XML: parse, infer a node type, build it.
-#include "fuzz/node_import.h"
 #include "topology/formats/nccl_xml.h"
+#include "fuzz/node_import.h"
 
 using namespace topoplan;
 

@@ -1,6 +1,6 @@
 // `nvidia-smi topo -m` text: parse, infer a node type, build it.
-#include "fuzz/node_import.h"
 #include "topology/formats/nvidia_smi.h"
+#include "fuzz/node_import.h"
 
 using namespace topoplan;
 

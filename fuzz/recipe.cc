@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fuzz::ok_or_explained(plan) || plan->devices > kBuildDevices) return 0;
   Result<Cluster> c = cluster_build(*spec);
   if (!fuzz::ok_or_explained(c)) return 0;
-  if (static_cast<int64_t>(c->num_devices()) != plan->devices || static_cast<int64_t>(c->num_edges()) != 2 * plan->links)
+  if (static_cast<int64_t>(c->num_devices()) != plan->devices ||
+      static_cast<int64_t>(c->num_edges()) != 2 * plan->links)
     fuzz::violated("the plan's counts differ from the built cluster's");
   summary_to_text(cluster_summarize(*c));
   return 0;

@@ -7,6 +7,7 @@ using namespace topoplan;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Result<SlurmTopology> topo = slurm_topology_parse(fuzz::text(data, size), "fuzz.conf");
   if (!fuzz::ok_or_explained(topo)) return 0;
-  fuzz::expect_slurm_round_trip(*topo, [](const Cluster& c) { return slurm_topology_parse(slurm_tree_write(c), "written.conf"); });
+  fuzz::expect_slurm_round_trip(
+      *topo, [](const Cluster& c) { return slurm_topology_parse(slurm_tree_write(c), "written.conf"); });
   return 0;
 }

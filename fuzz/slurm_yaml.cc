@@ -1,7 +1,7 @@
 // Slurm topology.yaml through yaml-cpp: parse, build the small ones, write the cluster's
 // topology.yaml and read its tree back to the same hosts and switches.
-#include "fuzz/slurm_build.h"
 #include "topology/formats/slurm_yaml.h"
+#include "fuzz/slurm_build.h"
 
 using namespace topoplan;
 

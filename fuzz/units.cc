@@ -2,9 +2,9 @@
 // and formats without overflow.
 #include <cmath>
 
-#include "fuzz/fuzz.h"
 #include "base/limits.h"
 #include "base/units.h"
+#include "fuzz/fuzz.h"
 
 using namespace topoplan;
 

@@ -20,8 +20,6 @@ std::string shown(std::string_view s) {
   return "'" + out + (s.size() > 80 ? "...'" : "'");
 }
 
-
-
 std::optional<double> number(std::string_view s) {
   // Go's ParseFloat (Prometheus) takes "+1" and "+Inf"; from_chars takes neither.
   if (s.size() > 1 && s.front() == '+' && s[1] != '-' && s[1] != '+') s.remove_prefix(1);

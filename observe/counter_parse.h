@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "observe/counters.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "observe/counters.h"
 
 namespace topoplan::counter_parse {
 

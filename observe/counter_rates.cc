@@ -2,9 +2,9 @@
 #include <cmath>
 #include <map>
 
+#include "base/limits.h"
 #include "observe/counter_parse.h"
 #include "observe/counters.h"
-#include "base/limits.h"
 
 namespace topoplan {
 
@@ -167,12 +167,14 @@ Result<std::vector<PortRate>> counter_rates(const std::vector<CounterSample>& sa
     }
   } else {
     if (!interval_s)
-      return Error{samples.front().source + ": the samples have no times ('# time:' lines or Prometheus timestamps): "
+      return Error{samples.front().source +
+                   ": the samples have no times ('# time:' lines or Prometheus timestamps): "
                    "give the interval between them"};
     if (samples.size() == 1)
       return Error{samples.front().source + ": one sample without times: rates need a second one, taken later"};
     if (samples.size() % 2)
-      return Error{std::to_string(samples.size()) + " samples without times: the first half is read as one moment and "
+      return Error{std::to_string(samples.size()) +
+                   " samples without times: the first half is read as one moment and "
                    "the second half as the next, so give as many files after as before (or '# time:' lines)"};
     const size_t half = samples.size() / 2;
     for (const std::string& key : order) {

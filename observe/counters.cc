@@ -1,10 +1,10 @@
 #include "observe/counters.h"
 
-#include "observe/counter_parse.h"
 #include "base/file_io.h"
 #include "base/limits.h"
 #include "base/suggest.h"
 #include "base/words.h"
+#include "observe/counter_parse.h"
 
 namespace topoplan {
 namespace {
@@ -25,8 +25,8 @@ struct Reader {
 constexpr Reader kReaders[] = {
     {CounterFormat::perfquery, "perfquery", "perfquery output", "perfquery's '# Port counters: Lid N port N' header",
      perfquery_detect, parse_perfquery},
-    {CounterFormat::prometheus, "prometheus", "Prometheus text (node_exporter)", "Prometheus text ('name{labels} value')",
-     prometheus_detect, parse_prometheus},
+    {CounterFormat::prometheus, "prometheus", "Prometheus text (node_exporter)",
+     "Prometheus text ('name{labels} value')", prometheus_detect, parse_prometheus},
     {CounterFormat::csv, "csv", "CSV windows", "a CSV header with a 'link' column", csv_detect, parse_csv},
 };
 

@@ -44,15 +44,15 @@ struct CounterValue {
 // One port in one sample. Cumulative counters, except in a CSV row, where they are the deltas over
 // window_s. A field is absent when the source does not have it.
 struct PortCounters {
-  std::string key;  // "lid 12 port 1", "h001 mlx5_0 1", "h001 eth0", or the CSV's link verbatim
+  std::string key;                 // "lid 12 port 1", "h001 mlx5_0 1", "h001 eth0", or the CSV's link verbatim
   std::optional<double> time_s;    // unix seconds when sampled: '# time:' line or Prometheus timestamp
   std::optional<double> window_s;  // CSV only: the row's values are deltas over this many seconds
   std::optional<CounterValue> tx_bytes, rx_bytes;
-  std::optional<CounterValue> tx_discards, rx_discards;      // packets dropped (congestion, port down)
-  std::optional<CounterValue> tx_errors, rx_errors;          // packets with errors (IB: PortRcvErrors)
-  std::optional<CounterValue> xmit_wait;                     // IB ticks with data to send and no credit
-  std::optional<CounterValue> link_downed, symbol_errors;    // IB link flaps, physical-layer errors
-  std::optional<CounterValue> ecn_marked, pfc_pause;         // RoCE congestion marks, pause frames
+  std::optional<CounterValue> tx_discards, rx_discards;    // packets dropped (congestion, port down)
+  std::optional<CounterValue> tx_errors, rx_errors;        // packets with errors (IB: PortRcvErrors)
+  std::optional<CounterValue> xmit_wait;                   // IB ticks with data to send and no credit
+  std::optional<CounterValue> link_downed, symbol_errors;  // IB link flaps, physical-layer errors
+  std::optional<CounterValue> ecn_marked, pfc_pause;       // RoCE congestion marks, pause frames
   int line = 0;  // where it was read: the perfquery block's header, the first Prometheus series, the CSV row
 };
 
@@ -71,7 +71,7 @@ Result<CounterSample> counters_load(const std::string& path);
 
 struct PortRate {
   std::string key;
-  double window_s = 0;  // seconds between the readings used; 0 for a port in one sample only
+  double window_s = 0;                   // seconds between the readings used; 0 for a port in one sample only
   std::optional<double> tx_Bps, rx_Bps;  // bytes per second
   // Counts in the window (deltas, not per second).
   std::optional<double> tx_discards, rx_discards, tx_errors, rx_errors, xmit_wait, link_downed, symbol_errors,

@@ -99,14 +99,16 @@ Result<CounterSample> parse_csv(std::string_view text, const std::string& where)
       for (size_t c = 0; c < header.size(); ++c) {
         const std::string& name = header[c];
         const auto before = header.begin() + static_cast<ptrdiff_t>(c);
-        if (std::find(header.begin(), before, name) != before)
-          return Error{at + ": column " + shown(name) + " twice"};
+        if (std::find(header.begin(), before, name) != before) return Error{at + ": column " + shown(name) + " twice"};
         if (name == "tx_discards" && std::find(header.begin(), header.end(), "discards") != header.end())
           return Error{at + ": columns 'discards' and 'tx_discards' both: discards is tx_discards"};
         const std::optional<CounterField> counter = csv_counter(name);
-        if (name == "link") link = c, has_link = true;
-        else if (name == "window_s") window = c, has_window = true;
-        else if (!counter) return Error{at + ": unknown column " + shown(name) + did_you_mean(name, csv_columns())};
+        if (name == "link")
+          link = c, has_link = true;
+        else if (name == "window_s")
+          window = c, has_window = true;
+        else if (!counter)
+          return Error{at + ": unknown column " + shown(name) + did_you_mean(name, csv_columns())};
         has_bytes = has_bytes || name == "tx_bytes" || name == "rx_bytes";
         counters.push_back(counter);
       }

@@ -90,7 +90,7 @@ Result<CounterSample> parse_perfquery(std::string_view text, const std::string& 
   Block block = Block::none;
   PortCounters current;  // the block being read
   int block_line = 0;
-  std::vector<uint8_t> kinds;  // per port of the sample: the blocks read for it (1 plain, 2 extended)
+  std::vector<uint8_t> kinds;          // per port of the sample: the blocks read for it (1 plain, 2 extended)
   std::vector<std::string_view> seen;  // counter names in this block
 
   // A block is kept when it ends: it must have a data counter, and it merges with a block of the

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <vector>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "base/limits.h"
 #include "base/words.h"

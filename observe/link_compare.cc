@@ -6,26 +6,40 @@ namespace topoplan {
 
 std::string_view to_string(LinkVerdict v) {
   switch (v) {
-    case LinkVerdict::above_line_rate: return "above_line_rate";
-    case LinkVerdict::errors: return "errors";
-    case LinkVerdict::busy_not_predicted: return "busy_not_predicted";
-    case LinkVerdict::above_prediction: return "above_prediction";
-    case LinkVerdict::below_prediction: return "below_prediction";
-    case LinkVerdict::congestion_foreseen: return "congestion_foreseen";
-    case LinkVerdict::congestion_unforeseen: return "congestion_unforeseen";
+    case LinkVerdict::above_line_rate:
+      return "above_line_rate";
+    case LinkVerdict::errors:
+      return "errors";
+    case LinkVerdict::busy_not_predicted:
+      return "busy_not_predicted";
+    case LinkVerdict::above_prediction:
+      return "above_prediction";
+    case LinkVerdict::below_prediction:
+      return "below_prediction";
+    case LinkVerdict::congestion_foreseen:
+      return "congestion_foreseen";
+    case LinkVerdict::congestion_unforeseen:
+      return "congestion_unforeseen";
   }
   return "?";
 }
 
 std::string_view verdict_meaning(LinkVerdict v) {
   switch (v) {
-    case LinkVerdict::above_line_rate: return "faster than the link's line rate: the window or the port mapping is wrong";
-    case LinkVerdict::errors: return "errors or link downs: check the cable, optic and port";
-    case LinkVerdict::busy_not_predicted: return "busy where the job puts nothing: other traffic, or the job's traffic routed here";
-    case LinkVerdict::above_prediction: return "above the job's predicted load: other traffic, or a routing or rail mismatch";
-    case LinkVerdict::below_prediction: return "below the job's predicted load: its traffic took another path, or the job ran slower";
-    case LinkVerdict::congestion_foreseen: return "discards, waits or pauses where the model has the job's load hot";
-    case LinkVerdict::congestion_unforeseen: return "discards, waits or pauses where the model has the link cool: other traffic?";
+    case LinkVerdict::above_line_rate:
+      return "faster than the link's line rate: the window or the port mapping is wrong";
+    case LinkVerdict::errors:
+      return "errors or link downs: check the cable, optic and port";
+    case LinkVerdict::busy_not_predicted:
+      return "busy where the job puts nothing: other traffic, or the job's traffic routed here";
+    case LinkVerdict::above_prediction:
+      return "above the job's predicted load: other traffic, or a routing or rail mismatch";
+    case LinkVerdict::below_prediction:
+      return "below the job's predicted load: its traffic took another path, or the job ran slower";
+    case LinkVerdict::congestion_foreseen:
+      return "discards, waits or pauses where the model has the job's load hot";
+    case LinkVerdict::congestion_unforeseen:
+      return "discards, waits or pauses where the model has the link cool: other traffic?";
   }
   return "?";
 }
@@ -86,7 +100,7 @@ void judge(LinkObservation& o, const ObserveOptions& opt) {
   }
   if (positive(o.discards) || positive(o.wait) || positive(o.pause) || positive(o.ecn_marked))
     flag(o.predicted_peak_GBps >= opt.hot_fraction * o.capacity_GBps ? LinkVerdict::congestion_foreseen
-                                                                       : LinkVerdict::congestion_unforeseen);
+                                                                     : LinkVerdict::congestion_unforeseen);
 }
 
 }  // namespace

@@ -25,21 +25,21 @@ enum class LinkVerdict : uint8_t {
   congestion_unforeseen,  // discards, waits or pauses where the model has the link cool
 };
 inline constexpr int kLinkVerdicts = 7;
-std::string_view to_string(LinkVerdict v);  // "above_line_rate", ...
+std::string_view to_string(LinkVerdict v);        // "above_line_rate", ...
 std::string_view verdict_meaning(LinkVerdict v);  // one line for people
 
 struct ObserveOptions {
-  double step_s = 0;          // the job's step: measured (--step-s) or the model's
-  double model_step_s = 0;    // the model's, whose phase windows are scaled to step_s
-  double tolerance = 2;       // observed / predicted beyond which (either way) a link is flagged
+  double step_s = 0;            // the job's step: measured (--step-s) or the model's
+  double model_step_s = 0;      // the model's, whose phase windows are scaled to step_s
+  double tolerance = 2;         // observed / predicted beyond which (either way) a link is flagged
   double busy_fraction = 0.01;  // of the line rate: below it a link is idle, and small gaps are noise
   double hot_fraction = 0.5;    // of the line rate in the job's busiest phase: a link the model has hot
 };
 
 struct LinkObservation {
   EdgeId edge = 0;
-  std::string port;     // "leaf3:5 (leaf3 -> spine1)"
-  std::string counter;  // the counter's key, as its file names the port
+  std::string port;      // "leaf3:5 (leaf3 -> spine1)"
+  std::string counter;   // the counter's key, as its file names the port
   bool transmit = true;  // the counter's device sends on this direction (else it receives on it)
   std::string where;     // the readings used
   double window_s = 0;

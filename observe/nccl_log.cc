@@ -44,8 +44,8 @@ std::optional<uint64_t> pointer(std::string_view s) {
 std::string busid_of(uint64_t id) {
   char s[48];
   std::snprintf(s, sizeof s, "%04llx:%02llx:%02llx.%01llx", static_cast<unsigned long long>(id >> 20),
-                static_cast<unsigned long long>((id & 0xff000) >> 12), static_cast<unsigned long long>((id & 0xff0) >> 4),
-                static_cast<unsigned long long>(id & 0xf));
+                static_cast<unsigned long long>((id & 0xff000) >> 12),
+                static_cast<unsigned long long>((id & 0xff0) >> 4), static_cast<unsigned long long>(id & 0xf));
   return s;
 }
 
@@ -67,7 +67,8 @@ std::optional<InfoLine> info_line(std::string_view line, size_t marker) {
   std::string_view head = trim(line.substr(0, marker));
   if (!head.ends_with(']')) return std::nullopt;
   const size_t open = head.rfind('[');
-  if (open == std::string_view::npos || !number<int>(head.substr(open + 1, head.size() - open - 2))) return std::nullopt;
+  if (open == std::string_view::npos || !number<int>(head.substr(open + 1, head.size() - open - 2)))
+    return std::nullopt;
   head = trim(head.substr(0, open));
   size_t start = head.size();
   while (start > 0 && !blank(head[start - 1])) --start;
@@ -105,7 +106,8 @@ std::optional<Version> version_in(std::string_view line) {
   const std::string_view v = token.substr(0, plus);
   const size_t dot1 = v.find('.'), dot2 = dot1 == std::string_view::npos ? dot1 : v.find('.', dot1 + 1);
   if (dot2 == std::string_view::npos) return std::nullopt;
-  const std::optional<int> major = number<int>(v.substr(0, dot1)), minor = number<int>(v.substr(dot1 + 1, dot2 - dot1 - 1));
+  const std::optional<int> major = number<int>(v.substr(0, dot1)),
+                           minor = number<int>(v.substr(dot1 + 1, dot2 - dot1 - 1));
   size_t patch_end = dot2 + 1;
   while (patch_end < v.size() && std::isdigit(static_cast<unsigned char>(v[patch_end]))) ++patch_end;
   if (!major || !minor || patch_end == dot2 + 1 || v.size() > 32) return std::nullopt;
@@ -122,12 +124,11 @@ struct OpInfo {
   std::string_view name;
   bool per_rank, rooted, p2p, reduces;
 };
-constexpr OpInfo kOps[] = {
-    {"AllReduce", false, false, false, true}, {"AllGather", true, false, false, false},
-    {"ReduceScatter", true, false, false, true}, {"Broadcast", false, true, false, false},
-    {"Reduce", false, true, false, true},     {"Send", false, false, true, false},
-    {"Recv", false, false, true, false},      {"AlltoAll", true, false, false, false},
-    {"Gather", true, true, false, false},     {"Scatter", true, true, false, false}};
+constexpr OpInfo kOps[] = {{"AllReduce", false, false, false, true},    {"AllGather", true, false, false, false},
+                           {"ReduceScatter", true, false, false, true}, {"Broadcast", false, true, false, false},
+                           {"Reduce", false, true, false, true},        {"Send", false, false, true, false},
+                           {"Recv", false, false, true, false},         {"AlltoAll", true, false, false, false},
+                           {"Gather", true, true, false, false},        {"Scatter", true, true, false, false}};
 
 const OpInfo* op_info(std::string_view name) {
   for (const OpInfo& op : kOps)
@@ -241,7 +242,8 @@ class FileReader {
   }
   void cut(int no, bool last_cut, std::string_view what, std::string_view text) {
     if (last_cut)
-      g_.notes.add("lines cut short", at(no) + ": the last line is cut short (" + std::string(what) + "), got " + shown(text));
+      g_.notes.add("lines cut short",
+                   at(no) + ": the last line is cut short (" + std::string(what) + "), got " + shown(text));
     else
       g_.notes.add("lines cut or mixed", at(no) + ": expected " + std::string(what) + ", got " + shown(text) +
                                              "; left out (processes writing one stream can cut and mix lines)");
@@ -260,7 +262,7 @@ class FileReader {
   const std::string& where_;
   Gathered& g_;
   std::map<std::string, int, std::less<>> hosts_;
-  std::map<Key, size_t> bound_;                                  // -> g_.members
+  std::map<Key, size_t> bound_;  // -> g_.members
   // (host, pid, id, bus id) -> communicators so far: a GPU is in a communicator once, so a second
   // init of one id on one GPU is another communicator (2.18-2.22 give every split of a parent with
   // one color the same commId).
@@ -302,18 +304,21 @@ Result<void> FileReader::line(std::string_view text, int no, bool last_cut) {
       return {};
     }
   const Words w = words_of(l->message);
-  if (w.size() >= 2 && w[0].size() > 1 && w[0].back() == ':' && w[1] == "opCount") return coll(*l, w, no, last_cut, text);
+  if (w.size() >= 2 && w[0].size() > 1 && w[0].back() == ':' && w[1] == "opCount")
+    return coll(*l, w, no, last_cut, text);
   size_t comm_word = 0;
   if (w.size() >= 2 && w[0].starts_with("nccl") && w[1] == "comm") comm_word = 1;
   if (w.size() < 2 || w[comm_word] != "comm") return {};
   return init(*l, w, comm_word, no, last_cut, text);
 }
 
-Result<void> FileReader::init(const InfoLine& l, const Words& w, size_t comm_word, int no, bool last_cut, std::string_view text) {
+Result<void> FileReader::init(const InfoLine& l, const Words& w, size_t comm_word, int no, bool last_cut,
+                              std::string_view text) {
   const Fields f = fields_of(w, comm_word);
   const std::optional<uint64_t> ptr = f.get("comm") ? pointer(*f.get("comm")) : std::nullopt;
   const Key key{host_id(l.host), l.pid, ptr.value_or(0)};
-  const bool destroy = w.back() == "COMPLETE" && w.size() >= 2 && (w[w.size() - 2] == "Destroy" || w[w.size() - 2] == "Abort");
+  const bool destroy =
+      w.back() == "COMPLETE" && w.size() >= 2 && (w[w.size() - 2] == "Destroy" || w[w.size() - 2] == "Abort");
   if (destroy && ptr) {
     bound_.erase(key);
     ++g_.lines_used;
@@ -338,14 +343,16 @@ Result<void> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
     if (last_cut || f.get("commId") || split) cut(no, last_cut, "an init line like " + std::string(kInitExample), text);
     return {};
   }
-  const std::optional<int> rank = number<int>(f.get("rank").value_or("")), nranks = number<int>(f.get("nranks").value_or(""));
+  const std::optional<int> rank = number<int>(f.get("rank").value_or("")),
+                           nranks = number<int>(f.get("nranks").value_or(""));
   const std::optional<int> cuda = number<int>(f.get("cudaDev").value_or(""));
   const std::optional<int> nvml = f.get("nvmlDev") ? number<int>(*f.get("nvmlDev")) : std::optional<int>(-1);
   const std::optional<uint64_t> bus = number<uint64_t>(f.get("busId").value_or(""), 16);
   const std::optional<std::string_view> comm_id = f.get("commId");
   const std::optional<uint64_t> parent = split ? pointer(*f.get("parent")) : std::nullopt;
   const std::optional<int> color = split ? number<int>(f.get("color").value_or("")) : std::nullopt;
-  const std::optional<int> split_count = f.get("splitCount") ? number<int>(*f.get("splitCount")) : std::optional<int>(-1);
+  const std::optional<int> split_count =
+      f.get("splitCount") ? number<int>(*f.get("splitCount")) : std::optional<int>(-1);
   if (!ptr || !rank || !nranks || !cuda || !nvml || !bus || (comm_id && !pointer(*comm_id)) || (!comm_id && !split) ||
       (split && (!parent || !color || !split_count))) {
     cut(no, last_cut, "an init line like " + std::string(kInitExample), text);
@@ -385,12 +392,13 @@ Result<void> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
       ++p.splits;
       id = p.comm_key + "/split" + std::to_string(ordinal) + "/color" + std::to_string(split_color);
     } else {
-      id = "split of " + std::string(*f.get("parent")) + " on " + std::string(l.host) + ":" + std::to_string(l.pid) + "/color" +
-           std::to_string(split_color);
-      g_.notes.add("splits of unknown parents", at(no) + ": communicator " + std::string(*f.get("comm")) + " is split from " +
-                                                    std::string(*f.get("parent")) +
-                                                    ", whose init line is not in the log; its ranks cannot be matched with "
-                                                    "other processes'");
+      id = "split of " + std::string(*f.get("parent")) + " on " + std::string(l.host) + ":" + std::to_string(l.pid) +
+           "/color" + std::to_string(split_color);
+      g_.notes.add("splits of unknown parents",
+                   at(no) + ": communicator " + std::string(*f.get("comm")) + " is split from " +
+                       std::string(*f.get("parent")) +
+                       ", whose init line is not in the log; its ranks cannot be matched with "
+                       "other processes'");
     }
   }
   const int instance = instances_[{std::get<0>(key), l.pid, id, *bus}]++;
@@ -409,10 +417,12 @@ Result<void> FileReader::init(const InfoLine& l, const Words& w, size_t comm_wor
 
 Result<void> FileReader::coll(const InfoLine& l, const Words& w, int no, bool last_cut, std::string_view text) {
   const std::string_view op = w[0].substr(0, w[0].size() - 1);
-  const bool named = !op.empty() && op.size() <= 32 &&
-                     std::all_of(op.begin(), op.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+  const bool named = !op.empty() && op.size() <= 32 && std::all_of(op.begin(), op.end(), [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) != 0;
+  });
   // "%s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p"
-  static constexpr std::string_view kKeys[] = {"opCount", "sendbuff", "recvbuff", "count", "datatype", "op", "root", "comm"};
+  static constexpr std::string_view kKeys[] = {"opCount",  "sendbuff", "recvbuff", "count",
+                                               "datatype", "op",       "root",     "comm"};
   std::string_view v[std::size(kKeys)];
   bool whole = named && w.size() >= 1 + 2 * std::size(kKeys) + 3;
   for (size_t k = 0; whole && k < std::size(kKeys); ++k) {
@@ -425,11 +435,12 @@ Result<void> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
     nranks = number<int>(w[tail].substr(8, w[tail].size() - 9));
   const std::optional<uint64_t> op_count = whole ? number<uint64_t>(v[0], 16) : std::nullopt;
   const std::optional<uint64_t> count = whole ? number<uint64_t>(v[3]) : std::nullopt;
-  const std::optional<int> datatype = whole ? number<int>(v[4]) : std::nullopt, redop = whole ? number<int>(v[5]) : std::nullopt,
+  const std::optional<int> datatype = whole ? number<int>(v[4]) : std::nullopt,
+                           redop = whole ? number<int>(v[5]) : std::nullopt,
                            root = whole ? number<int>(v[6]) : std::nullopt;
   const std::optional<uint64_t> ptr = whole ? pointer(v[7]) : std::nullopt;
-  if (!whole || !nranks || *nranks < 1 || !op_count || !count || !datatype || !redop || !root || !ptr || w[tail + 1] != "stream" ||
-      !pointer(w[tail + 2]) || !pointer(v[1]) || !pointer(v[2])) {
+  if (!whole || !nranks || *nranks < 1 || !op_count || !count || !datatype || !redop || !root || !ptr ||
+      w[tail + 1] != "stream" || !pointer(w[tail + 2]) || !pointer(v[1]) || !pointer(v[2])) {
     cut(no, last_cut, "a COLL line like " + std::string(kCollExample), text);
     return {};
   }
@@ -450,7 +461,8 @@ Result<void> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
   Member& m = g_.members[it->second];
   const OpInfo* info = op_info(op);
   if (!info && g_.odd_ops.size() < 64 && g_.odd_ops.insert(std::string(op)).second)
-    g_.notes.add("unknown ops", at(no) + ": op " + std::string(op) + " is not one NCCL 2.18-2.28 prints; its bytes are count x word");
+    g_.notes.add("unknown ops",
+                 at(no) + ": op " + std::string(op) + " is not one NCCL 2.18-2.28 prints; its bytes are count x word");
   if (info && (info->rooted || info->p2p) && (*root < 0 || *root >= m.nranks)) {
     cut(no, last_cut, std::string(info->p2p ? "a peer" : "a root") + " below nranks", text);
     return {};
@@ -459,8 +471,9 @@ Result<void> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
   int word = nccl_log_datatype_bytes(*datatype);
   if (*datatype >= 10 && g_.version_major == 2 && g_.version_minor < 24) word = 0;
   if (word == 0 && g_.odd_types.size() < 64 && g_.odd_types.insert(*datatype).second)
-    g_.notes.add("unknown datatypes", at(no) + ": datatype " + std::to_string(*datatype) + " is no ncclDataType_t of NCCL " +
-                                          (g_.version.empty() ? "2.18-2.28" : g_.version) + "; its calls count 0 bytes");
+    g_.notes.add("unknown datatypes",
+                 at(no) + ": datatype " + std::to_string(*datatype) + " is no ncclDataType_t of NCCL " +
+                     (g_.version.empty() ? "2.18-2.28" : g_.version) + "; its calls count 0 bytes");
   NcclLogCall c;
   c.op = std::string(op);
   c.op_count = *op_count;
@@ -471,8 +484,9 @@ Result<void> FileReader::coll(const InfoLine& l, const Words& w, int no, bool la
   if (info && info->rooted) c.root = *root;
   c.bytes = static_cast<double>(*count) * word * (info && info->per_rank ? m.nranks : 1);
   if (!(c.bytes <= limits::kMaxBytes))
-    return Error{at(no) + ": " + c.op + " of count " + std::to_string(*count) + " of datatype " + std::to_string(*datatype) + " on " +
-                 std::to_string(m.nranks) + " ranks is more than the limit of 1e18 bytes (limits::kMaxBytes), in " + shown(text)};
+    return Error{at(no) + ": " + c.op + " of count " + std::to_string(*count) + " of datatype " +
+                 std::to_string(*datatype) + " on " + std::to_string(m.nranks) +
+                 " ranks is more than the limit of 1e18 bytes (limits::kMaxBytes), in " + shown(text)};
   m.calls.push_back(std::move(c));
   ++g_.lines_used;
   return {};
@@ -482,8 +496,8 @@ void FileReader::finish() {
   for (const auto& [key, u] : unmatched_) {
     char ptr[24];
     std::snprintf(ptr, sizeof ptr, "0x%llx", static_cast<unsigned long long>(std::get<2>(key)));
-    g_.notes.add("communicators without an init line", at(u.line) + ": " + std::to_string(u.calls) + " call(s) on communicator " +
-                                                           ptr + " of process " + u.host +
+    g_.notes.add("communicators without an init line", at(u.line) + ": " + std::to_string(u.calls) +
+                                                           " call(s) on communicator " + ptr + " of process " + u.host +
                                                            ", which no init line in the log set up; left out");
   }
 }
@@ -498,10 +512,11 @@ void compare_calls(const std::vector<Member*>& ranks, const Member& kept, const 
       while (j < m->calls.size() && is_p2p(m->calls[j])) ++j;
       if (i >= kept.calls.size() || j >= m->calls.size()) break;
       if (!same_call(kept.calls[i], m->calls[j])) {
-        notes.add("ranks whose calls disagree", "communicator " + id + ": rank " + std::to_string(m->who.rank) + "'s collective #" +
-                                                    std::to_string(k + 1) + " (" + call_shown(m->calls[j]) + ") is not rank " +
-                                                    std::to_string(kept.who.rank) + "'s (" + call_shown(kept.calls[i]) +
-                                                    "); the calls kept are rank " + std::to_string(kept.who.rank) + "'s");
+        notes.add("ranks whose calls disagree",
+                  "communicator " + id + ": rank " + std::to_string(m->who.rank) + "'s collective #" +
+                      std::to_string(k + 1) + " (" + call_shown(m->calls[j]) + ") is not rank " +
+                      std::to_string(kept.who.rank) + "'s (" + call_shown(kept.calls[i]) +
+                      "); the calls kept are rank " + std::to_string(kept.who.rank) + "'s");
         break;
       }
       ++i, ++j, ++k;
@@ -514,7 +529,8 @@ bool same_device(const NcclLogRank& a, const NcclLogRank& b) {
 }
 
 std::string device_shown(const NcclLogRank& r) {
-  return "cuda device " + std::to_string(r.cuda_ordinal) + " (" + r.pci_busid + ") on " + r.host + " (pid " + std::to_string(r.pid) + ")";
+  return "cuda device " + std::to_string(r.cuda_ordinal) + " (" + r.pci_busid + ") on " + r.host + " (pid " +
+         std::to_string(r.pid) + ")";
 }
 
 Result<NcclLog> finish(Gathered& g, const std::string& what) {
@@ -529,8 +545,9 @@ Result<NcclLog> finish(Gathered& g, const std::string& what) {
                    std::string(kCollExample) + ", from a run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL)"};
     return Error{what + ": no communicator init line among " + std::to_string(g.nccl_lines) + " NCCL lines (expected " +
                  std::string(kInitExample) + "; NCCL_DEBUG_SUBSYS must include INIT)" +
-                 (g.calls_unmatched ? "; " + std::to_string(g.calls_unmatched) + " calls name communicators never initialised"
-                                    : "")};
+                 (g.calls_unmatched
+                      ? "; " + std::to_string(g.calls_unmatched) + " calls name communicators never initialised"
+                      : "")};
   }
   std::map<std::string, size_t> index;
   std::vector<std::vector<Member*>> groups;
@@ -548,12 +565,13 @@ Result<NcclLog> finish(Gathered& g, const std::string& what) {
     std::map<int, const Member*> by_rank;
     for (const Member* m : group) {
       if (m->nranks != c.nranks)
-        return Error{m->where + ": communicator " + c.comm_id + " has " + std::to_string(m->nranks) + " ranks here, but " +
-                     std::to_string(c.nranks) + " at " + first.where};
+        return Error{m->where + ": communicator " + c.comm_id + " has " + std::to_string(m->nranks) +
+                     " ranks here, but " + std::to_string(c.nranks) + " at " + first.where};
       auto [it, fresh] = by_rank.emplace(m->who.rank, m);
       if (!fresh && !same_device(it->second->who, m->who))
         return Error{m->where + ": rank " + std::to_string(m->who.rank) + " of communicator " + c.comm_id + " is " +
-                     device_shown(m->who) + ", but " + it->second->where + " gave that rank to " + device_shown(it->second->who)};
+                     device_shown(m->who) + ", but " + it->second->where + " gave that rank to " +
+                     device_shown(it->second->who)};
       c.nnodes = std::max(c.nnodes, m->nnodes);
       if (c.parent_id.empty()) c.parent_id = m->parent_id;
       if (c.split_color < 0) c.split_color = m->split_color;
@@ -562,7 +580,8 @@ Result<NcclLog> finish(Gathered& g, const std::string& what) {
     // The rank that logged most (a log cut short loses the others' last calls), the lowest on a tie.
     Member* kept = nullptr;
     for (Member* m : group)
-      if (!kept || m->calls.size() > kept->calls.size() || (m->calls.size() == kept->calls.size() && m->who.rank < kept->who.rank))
+      if (!kept || m->calls.size() > kept->calls.size() ||
+          (m->calls.size() == kept->calls.size() && m->who.rank < kept->who.rank))
         kept = m;
     compare_calls(group, *kept, c.comm_id, g.notes);
     if (!kept->calls.empty()) {
@@ -572,10 +591,12 @@ Result<NcclLog> finish(Gathered& g, const std::string& what) {
     log.comms.push_back(std::move(c));
   }
   if (g.version.empty())
-    g.notes.add("version lines", what + ": no 'NCCL version' line (rank 0 prints it on stdout up to 2.21); read as NCCL 2.18-2.28");
+    g.notes.add("version lines",
+                what + ": no 'NCCL version' line (rank 0 prints it on stdout up to 2.21); read as NCCL 2.18-2.28");
   else if (g.version_major != 2 || g.version_minor < 18 || g.version_minor > 28)
-    g.notes.add("version lines", g.version_where + ": NCCL " + g.version +
-                                     " is outside the versions this reader follows (2.18 to 2.28); the lines that match are read");
+    g.notes.add("version lines",
+                g.version_where + ": NCCL " + g.version +
+                    " is outside the versions this reader follows (2.18 to 2.28); the lines that match are read");
   log.warnings = g.notes.finish();
   return log;
 }
@@ -587,7 +608,8 @@ Result<void> read_text(std::string_view text, const std::string& where, Gathered
     const size_t newline = text.find('\n', begin);
     const size_t end = newline == std::string_view::npos ? text.size() : newline;
     ++g.lines;
-    if (Result<void> ok = reader.line(text.substr(begin, end - begin), ++no, newline == std::string_view::npos); !ok) return ok;
+    if (Result<void> ok = reader.line(text.substr(begin, end - begin), ++no, newline == std::string_view::npos); !ok)
+      return ok;
     begin = end + 1;
   }
   reader.finish();
@@ -626,7 +648,8 @@ StepPattern nccl_log_pattern(const std::vector<NcclLogCall>& calls) {
   std::vector<int> id(calls.size());
   for (size_t i = 0; i < calls.size(); ++i) {
     const NcclLogCall& c = calls[i];
-    id[i] = ids.emplace(std::make_tuple(std::string_view(c.op), c.count, c.datatype, c.peer, c.root), static_cast<int>(ids.size()))
+    id[i] = ids.emplace(std::make_tuple(std::string_view(c.op), c.count, c.datatype, c.peer, c.root),
+                        static_cast<int>(ids.size()))
                 .first->second;
   }
   // For each number t of trailing calls left out, the longest periodic suffix of the rest: the

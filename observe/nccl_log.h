@@ -29,7 +29,7 @@ namespace topoplan {
 
 // One rank of a communicator, from its init line.
 struct NcclLogRank {
-  std::string host;       // as NCCL prints it: gethostname() cut at the first '.'
+  std::string host;  // as NCCL prints it: gethostname() cut at the first '.'
   int pid = 0;
   int cuda_ordinal = -1;  // cudaDev
   int nvml_index = -1;    // nvmlDev; -1 where the line has none (2.18.1)
@@ -59,8 +59,8 @@ struct NcclLogComm {
   // seen (a 2.18-2.22 split of one parent twice with one color) gets "#2", "#3" ...
   std::string comm_id;
   int nranks = 0;
-  int nnodes = 0;              // 0 unless the log says (2.20 on)
-  std::string parent_id;       // ncclCommSplit's parent, "" otherwise (and before 2.21)
+  int nnodes = 0;         // 0 unless the log says (2.20 on)
+  std::string parent_id;  // ncclCommSplit's parent, "" otherwise (and before 2.21)
   int split_color = -1;
   std::vector<NcclLogRank> members;  // by rank, only those the log shows
   std::vector<NcclLogCall> calls;    // one rank's calls in order (all ranks issue the same collectives)
@@ -69,7 +69,7 @@ struct NcclLogComm {
 };
 
 struct NcclLog {
-  std::string version;  // "2.21.5"; "" when no version line was found
+  std::string version;             // "2.21.5"; "" when no version line was found
   std::vector<NcclLogComm> comms;  // in the order first initialised
   // "file:line: ..." for lines cut short or mixed, unknown versions, calls on communicators no init
   // line set up, ranks whose calls disagree; past a few of one kind, a line counting the rest.

@@ -49,7 +49,8 @@ Result<ObserveJob> observe_job(const JobInputs& in, PortMatch match, const Obser
   r.options.tolerance = o.tolerance;
   r.step_measured = o.step_s.has_value();
   r.ports = match.rates.size();
-  r.rows = observe_links(c, match.rates, match.ports, link_phase_bytes(*r.state), phase_durations_us(*r.state), r.options);
+  r.rows =
+      observe_links(c, match.rates, match.ports, link_phase_bytes(*r.state), phase_durations_us(*r.state), r.options);
   r.unmatched = std::move(match.unmatched);
   std::vector<EdgeId> flagged;
   for (const LinkObservation& row : r.rows)

@@ -76,9 +76,9 @@ Result<ObservedTraffic> observed_traffic(const NcclLog& log, std::optional<doubl
   } else if (fewest) {
     // A log that ends inside a step counts the whole steps it holds.
     out.steps = std::max(1.0, std::floor(fewest_pattern.repeats));
-    out.steps_from = "communicator " + fewest->comm_id + " (" + counted(fewest->nranks, "rank") + "): " +
-                     format_number(fewest_pattern.repeats, 2) + " repeats of " + std::to_string(fewest_pattern.period) +
-                     " calls";
+    out.steps_from = "communicator " + fewest->comm_id + " (" + counted(fewest->nranks, "rank") +
+                     "): " + format_number(fewest_pattern.repeats, 2) + " repeats of " +
+                     std::to_string(fewest_pattern.period) + " calls";
   } else {
     out.steps = 1;
     out.steps_from = "no communicator's calls repeat: the log is taken as one step (--steps N to say how many)";
@@ -130,18 +130,28 @@ Result<std::vector<ObservedCall>> calls_from(const nlohmann::json* list, const s
 }  // namespace
 
 nlohmann::json observed_traffic_to_json(const ObservedTraffic& t) {
-  nlohmann::json j = {{"format", "topoplan-traffic"}, {"nccl_version", t.version}, {"steps", t.steps},
-                      {"steps_from", t.steps_from}, {"warnings", t.warnings}};
+  nlohmann::json j = {{"format", "topoplan-traffic"},
+                      {"nccl_version", t.version},
+                      {"steps", t.steps},
+                      {"steps_from", t.steps_from},
+                      {"warnings", t.warnings}};
   j["comms"] = nlohmann::json::array();
   for (const ObservedComm& c : t.comms) {
     nlohmann::json members = nlohmann::json::array();
     for (const NcclLogRank& m : c.members)
-      members.push_back({{"rank", m.rank}, {"host", m.host}, {"cuda_ordinal", m.cuda_ordinal}, {"pci_busid", m.pci_busid}});
-    j["comms"].push_back({{"comm_id", c.comm_id}, {"nranks", c.nranks}, {"members", members},
-                          {"per_step", calls_json(c.per_step)}, {"setup", calls_json(c.setup)},
+      members.push_back(
+          {{"rank", m.rank}, {"host", m.host}, {"cuda_ordinal", m.cuda_ordinal}, {"pci_busid", m.pci_busid}});
+    j["comms"].push_back({{"comm_id", c.comm_id},
+                          {"nranks", c.nranks},
+                          {"members", members},
+                          {"per_step", calls_json(c.per_step)},
+                          {"setup", calls_json(c.setup)},
                           {"bytes_per_step", c.bytes_per_step()},
-                          {"pattern", {{"period", c.pattern.period}, {"setup_calls", c.pattern.setup_calls},
-                                       {"trailing_calls", c.pattern.trailing_calls}, {"repeats", c.pattern.repeats}}}});
+                          {"pattern",
+                           {{"period", c.pattern.period},
+                            {"setup_calls", c.pattern.setup_calls},
+                            {"trailing_calls", c.pattern.trailing_calls},
+                            {"repeats", c.pattern.repeats}}}});
   }
   return j;
 }
@@ -157,7 +167,8 @@ Result<ObservedTraffic> observed_traffic_from_json(const nlohmann::json& doc, co
   if (!f.ok()) return error_in(where, error);
   for (size_t i = 0; i < comms->size(); ++i) {
     const std::string at = json_indexed("comms", i);
-    Fields c((*comms)[i], at, {"comm_id", "nranks", "members", "per_step", "setup", "bytes_per_step", "pattern"}, &error);
+    Fields c((*comms)[i], at, {"comm_id", "nranks", "members", "per_step", "setup", "bytes_per_step", "pattern"},
+             &error);
     ObservedComm oc;
     oc.comm_id = c.text("comm_id", "");
     oc.nranks = c.integer("nranks", kRequired, 1, static_cast<int>(limits::kMaxGpus));
@@ -184,7 +195,8 @@ Result<ObservedTraffic> observed_traffic_from_json(const nlohmann::json& doc, co
       if (!m.ok()) return error_in(where, error);
       for (const NcclLogRank& other : oc.members)
         if (other.rank == r.rank)
-          return error_in(where, json_indexed(at + ".members", k) + ".rank: rank " + std::to_string(r.rank) + " listed twice");
+          return error_in(where,
+                          json_indexed(at + ".members", k) + ".rank: rank " + std::to_string(r.rank) + " listed twice");
       oc.members.push_back(std::move(r));
     }
     Result<std::vector<ObservedCall>> ps = calls_from(per_step, at + ".per_step");

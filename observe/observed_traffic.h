@@ -16,7 +16,7 @@ namespace topoplan {
 
 // Calls of one kind (op and size) on one communicator.
 struct ObservedCall {
-  std::string op;  // as NCCL prints it: AllReduce, Send ...
+  std::string op;    // as NCCL prints it: AllReduce, Send ...
   double bytes = 0;  // nccl-tests' size
   double calls = 0;  // per step; for setup calls, in all
 };
@@ -30,7 +30,7 @@ std::string observed_calls_text(const std::vector<ObservedCall>& calls);
 struct ObservedComm {
   std::string comm_id;
   int nranks = 0;
-  std::vector<NcclLogRank> members;  // by rank, those the log shows
+  std::vector<NcclLogRank> members;    // by rank, those the log shows
   std::vector<ObservedCall> per_step;  // in order of first appearance
   std::vector<ObservedCall> setup;     // before the pattern starts (parameter broadcasts ...)
   StepPattern pattern;

@@ -35,8 +35,8 @@ Result<PortLink> by_device(const Cluster& c, const std::string& device, int port
   const std::vector<EdgeId> ports = network_ports(c, *v);
   if (ports.empty()) return Error{"'" + key + "': " + device + " has no network port"};
   if (port == 0 && ports.size() > 1)
-    return Error{"'" + key + "': " + device + " has " + std::to_string(ports.size()) + " network ports; name one, e.g. " +
-                 device + ":1"};
+    return Error{"'" + key + "': " + device + " has " + std::to_string(ports.size()) +
+                 " network ports; name one, e.g. " + device + ":1"};
   if (port > static_cast<int>(ports.size()))
     return Error{"'" + key + "': " + device + " has " + std::to_string(ports.size()) + " network ports, not " +
                  std::to_string(port)};
@@ -80,9 +80,12 @@ Result<PortMapping> port_mapping_load(const std::string& path, const Cluster& c)
     if (t.empty() || t[0] == '#') continue;
     const size_t comma = t.rfind(',');
     if (comma == std::string::npos)
-      return Error{at + ": expected 'counter,port' (a counter key, a comma, a port such as leaf3:5 or 'h001/nic0 -> leaf0'), got '" +
-                   t + "'"};
-    const std::string key(trim(std::string_view(t).substr(0, comma))), port(trim(std::string_view(t).substr(comma + 1)));
+      return Error{
+          at +
+          ": expected 'counter,port' (a counter key, a comma, a port such as leaf3:5 or 'h001/nic0 -> leaf0'), got '" +
+          t + "'"};
+    const std::string key(trim(std::string_view(t).substr(0, comma))),
+        port(trim(std::string_view(t).substr(comma + 1)));
     if (n == 1 && key == "counter" && port == "port") continue;
     if (key.empty() || port.empty()) return Error{at + ": a counter key and a port are both needed"};
     if (Result<PortLink> p = port_find(c, port, nullptr); !p) return Error{at + ": " + p.error()};

@@ -18,7 +18,7 @@ namespace topoplan {
 std::vector<EdgeId> network_ports(const Cluster& cluster, VertexId device);
 
 struct PortLink {
-  EdgeId tx = 0;  // out of the counter's device; its reverse is what the port receives
+  EdgeId tx = 0;     // out of the counter's device; its reverse is what the port receives
   std::string name;  // "leaf3:5 (leaf3 -> spine1)"
 };
 

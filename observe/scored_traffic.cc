@@ -5,10 +5,10 @@
 #include <map>
 #include <optional>
 
-#include "planner/group_ref.h"
-#include "planner/rank_groups.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "planner/group_ref.h"
+#include "planner/rank_groups.h"
 
 namespace topoplan {
 namespace {
@@ -17,9 +17,12 @@ namespace {
 // pipeline's sends in its slots, data parallelism with the optimizer; on the critical path.
 Phase default_phase(TrafficKind k) {
   switch (k) {
-    case TrafficKind::pp: return Phase::pipeline;
-    case TrafficKind::dp: return Phase::optimizer;
-    default: return Phase::forward;
+    case TrafficKind::pp:
+      return Phase::pipeline;
+    case TrafficKind::dp:
+      return Phase::optimizer;
+    default:
+      return Phase::forward;
   }
 }
 
@@ -41,7 +44,7 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
     std::string name;
     TrafficKind kind;
     GroupList groups;
-    std::vector<std::pair<int, int>> at;  // rank -> (group, position)
+    std::vector<std::pair<int, int>> at;                        // rank -> (group, position)
     std::vector<std::pair<const ObservedComm*, size_t>> comms;  // matched, with their group
   };
   std::vector<Token> tokens;
@@ -49,9 +52,11 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
     if (std::any_of(tokens.begin(), tokens.end(), [&it](const Token& t) { return t.name == it.group; })) continue;
     Result<GroupList> list = rank_groups->groups(it.group);
     RETURN_IF_ERROR(list);
-    Token t{it.group, it.kind, std::move(*list), std::vector<std::pair<int, int>>(layout.gpu_of_rank.size(), {-1, -1}), {}};
+    Token t{
+        it.group, it.kind, std::move(*list), std::vector<std::pair<int, int>>(layout.gpu_of_rank.size(), {-1, -1}), {}};
     for (size_t g = 0; g < t.groups.size(); ++g)
-      for (size_t k = 0; k < t.groups[g].size(); ++k) t.at[static_cast<size_t>(t.groups[g][k])] = {static_cast<int>(g), static_cast<int>(k)};
+      for (size_t k = 0; k < t.groups[g].size(); ++k)
+        t.at[static_cast<size_t>(t.groups[g][k])] = {static_cast<int>(g), static_cast<int>(k)};
     tokens.push_back(std::move(t));
   }
   // Each communicator is the group whose ranks sit at its members' places, in the first kind that
@@ -65,13 +70,17 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
     std::string problem;
     for (const NcclLogRank& m : comm.members) {
       const std::optional<int> h = c.host_index(m.host);
-      if (!h) return Error{"communicator " + comm.comm_id + ": rank " + std::to_string(m.rank) + " runs on host '" + m.host + "', which the cluster lacks"};
+      if (!h)
+        return Error{"communicator " + comm.comm_id + ": rank " + std::to_string(m.rank) + " runs on host '" + m.host +
+                     "', which the cluster lacks"};
       const std::vector<VertexId>& gpus = c.hosts()[static_cast<size_t>(*h)].gpus;
       if (m.cuda_ordinal < 0 || static_cast<size_t>(m.cuda_ordinal) >= gpus.size())
-        return Error{"communicator " + comm.comm_id + ": rank " + std::to_string(m.rank) + " on " + m.host + " uses CUDA device " +
-                     std::to_string(m.cuda_ordinal) + ", and the host has " + std::to_string(gpus.size()) + " GPUs"};
+        return Error{"communicator " + comm.comm_id + ": rank " + std::to_string(m.rank) + " on " + m.host +
+                     " uses CUDA device " + std::to_string(m.cuda_ordinal) + ", and the host has " +
+                     std::to_string(gpus.size()) + " GPUs"};
       const int r = rank_of[gpus[static_cast<size_t>(m.cuda_ordinal)]];
-      if (r < 0 && problem.empty()) problem = m.host + " GPU " + std::to_string(m.cuda_ordinal) + " has no rank in the layout";
+      if (r < 0 && problem.empty())
+        problem = m.host + " GPU " + std::to_string(m.cuda_ordinal) + " has no rank in the layout";
       members.emplace_back(m.rank, r);
     }
     if (!problem.empty()) {
@@ -83,8 +92,9 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
       const int g = t.at[static_cast<size_t>(members[0].second)].first;
       if (g < 0 || t.groups[static_cast<size_t>(g)].size() != static_cast<size_t>(comm.nranks)) continue;
       const std::vector<int>& group = t.groups[static_cast<size_t>(g)];
-      if (std::all_of(members.begin(), members.end(),
-                      [&group](const std::pair<int, int>& m) { return group[static_cast<size_t>(m.first)] == m.second; })) {
+      if (std::all_of(members.begin(), members.end(), [&group](const std::pair<int, int>& m) {
+            return group[static_cast<size_t>(m.first)] == m.second;
+          })) {
         t.comms.emplace_back(&comm, static_cast<size_t>(g));
         out.matched.push_back(comm_text(comm) + " = " + group_ref_text(t.name, g));
         found = true;
@@ -116,7 +126,8 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
       out.notes.push_back(kind + ": " + std::to_string(t.comms.size()) + " of " + std::to_string(t.groups.size()) +
                           " groups in the log; their calls stand for every group");
     // A stage class per communicator when the model reduces per class, else one class (-1).
-    const bool per_class = std::any_of(items.begin(), items.end(), [&](size_t i) { return model.items[i].stage_class >= 0; });
+    const bool per_class =
+        std::any_of(items.begin(), items.end(), [&](size_t i) { return model.items[i].stage_class >= 0; });
     auto class_of = [&](size_t group) -> int {
       if (!per_class) return -1;
       const int stage = stage_of[static_cast<size_t>(t.groups[group].front())];
@@ -124,8 +135,10 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
         if (std::ranges::binary_search(model.stage_classes[k].stages, stage)) return static_cast<int>(k);
       return -1;
     };
-    const bool alltoall = std::any_of(items.begin(), items.end(), [&](size_t i) { return model.items[i].op == CollectiveOp::alltoall; });
-    std::map<int, std::map<std::pair<CollectiveOp, double>, double>> calls_by_class;  // class -> (op, bytes) -> calls summed
+    const bool alltoall =
+        std::any_of(items.begin(), items.end(), [&](size_t i) { return model.items[i].op == CollectiveOp::alltoall; });
+    std::map<int, std::map<std::pair<CollectiveOp, double>, double>>
+        calls_by_class;  // class -> (op, bytes) -> calls summed
     std::map<int, int> comms_by_class;
     for (const auto& [comm, group] : t.comms) {
       const int cls = class_of(group);
@@ -161,13 +174,15 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
         double closest = INFINITY;
         for (size_t k = 0; k < items.size(); ++k) {
           const TrafficItem& m = model.items[items[k]];
-          if (m.op == op && m.stage_class == cls && m.bytes > 0) closest = std::min(closest, std::abs(std::log(m.bytes / bytes)));
+          if (m.op == op && m.stage_class == cls && m.bytes > 0)
+            closest = std::min(closest, std::abs(std::log(m.bytes / bytes)));
         }
         std::vector<size_t> like;
         double like_calls = 0;
         for (size_t k = 0; k < items.size(); ++k) {
           const TrafficItem& m = model.items[items[k]];
-          if (m.op == op && m.stage_class == cls && m.bytes > 0 && std::abs(std::log(m.bytes / bytes)) <= closest + 0.01) {
+          if (m.op == op && m.stage_class == cls && m.bytes > 0 &&
+              std::abs(std::log(m.bytes / bytes)) <= closest + 0.01) {
             like.push_back(k);
             like_calls += m.calls;
           }
@@ -183,8 +198,8 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
           it.bytes = bytes;
           it.calls = per_group;
           it.what = "observed only";
-          out.notes.push_back(kind + " " + std::string(to_string(op)) + " " + format_bytes(bytes) + " x " + format_number(per_group, 2) +
-                              ": no such item in the model; scored on the critical path");
+          out.notes.push_back(kind + " " + std::string(to_string(op)) + " " + format_bytes(bytes) + " x " +
+                              format_number(per_group, 2) + ": no such item in the model; scored on the critical path");
           out.traffic.items.push_back(std::move(it));
           continue;
         }
@@ -209,7 +224,8 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
   return out;
 }
 
-Result<ScoredTraffic> scored_traffic_load(const std::string& path, const Cluster& c, const Job& job, const Layout& layout) {
+Result<ScoredTraffic> scored_traffic_load(const std::string& path, const Cluster& c, const Job& job,
+                                          const Layout& layout) {
   Result<ObservedTraffic> t = observed_traffic_load(path);
   RETURN_IF_ERROR(t);
   Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);

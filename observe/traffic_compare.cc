@@ -9,19 +9,21 @@ namespace topoplan {
 
 std::string_view to_string(TrafficRow::Verdict v) {
   switch (v) {
-    case TrafficRow::Verdict::ok: return "ok";
-    case TrafficRow::Verdict::model_lacks: return "model lacks";
-    case TrafficRow::Verdict::model_over_counts: return "model over-counts";
-    case TrafficRow::Verdict::model_under_counts: return "model under-counts";
+    case TrafficRow::Verdict::ok:
+      return "ok";
+    case TrafficRow::Verdict::model_lacks:
+      return "model lacks";
+    case TrafficRow::Verdict::model_over_counts:
+      return "model over-counts";
+    case TrafficRow::Verdict::model_under_counts:
+      return "model under-counts";
   }
   return "?";
 }
 
 namespace {
 
-std::string op_key(CollectiveOp op) {
-  return op == CollectiveOp::alltoall ? "sendrecv" : std::string(to_string(op));
-}
+std::string op_key(CollectiveOp op) { return op == CollectiveOp::alltoall ? "sendrecv" : std::string(to_string(op)); }
 
 }  // namespace
 
@@ -41,9 +43,11 @@ Result<std::vector<TrafficRow>> traffic_beside_model(const ObservedTraffic& obse
     const int size = static_cast<int>((*list)[0].size());
     const int token_groups = static_cast<int>(list->size());
     // A stage class's item runs on its stages' groups only.
-    const double running = it.stage_class >= 0 && pp > 0
-                               ? token_groups * static_cast<double>(model.stage_classes[static_cast<size_t>(it.stage_class)].stages.size()) / pp
-                               : token_groups;
+    const double running =
+        it.stage_class >= 0 && pp > 0
+            ? token_groups *
+                  static_cast<double>(model.stage_classes[static_cast<size_t>(it.stage_class)].stages.size()) / pp
+            : token_groups;
     TrafficRow& r = rows[{size, op_key(it.op)}];
     r.group_size = size;
     r.op = op_key(it.op);

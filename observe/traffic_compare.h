@@ -13,8 +13,8 @@ namespace topoplan {
 
 struct TrafficRow {
   int group_size = 0;
-  std::string op;  // the model's spelling; "sendrecv" for Send/Recv and AlltoAll, which p2p and
-                   // all-to-all both become in NCCL's log
+  std::string op;                  // the model's spelling; "sendrecv" for Send/Recv and AlltoAll, which p2p and
+                                   // all-to-all both become in NCCL's log
   std::vector<std::string> kinds;  // the model's group kinds of that size and op: "tp", "dp"
   // Per communicator (group) and step, averaged over the groups of that size: bytes as
   // nccl-tests counts them (a Send counts, its Recv not) and calls.

@@ -19,19 +19,40 @@ struct GpuEntry {
 // (Llama 3 paper, Dubey et al. 2024, table 4: 38-43% BF16 MFU on 16K H100); Blackwell and L40S
 // are assumptions, below Hopper, until published runs say otherwise. First matching prefix wins.
 constexpr GpuEntry kGpus[] = {
-    {.prefix = "A100", .bf16_tflops = 312, .fp8_tflops = 0, .fraction = 0.52,
+    {.prefix = "A100",
+     .bf16_tflops = 312,
+     .fp8_tflops = 0,
+     .fraction = 0.52,
      .source = "A100 datasheet; 52% as Narayanan et al. SC21 measured"},
-    {.prefix = "H100", .bf16_tflops = 989, .fp8_tflops = 1979, .fraction = 0.40,
+    {.prefix = "H100",
+     .bf16_tflops = 989,
+     .fp8_tflops = 1979,
+     .fraction = 0.40,
      .source = "H100 SXM datasheet; 40% as the Llama 3 paper reports"},
-    {.prefix = "H200", .bf16_tflops = 989, .fp8_tflops = 1979, .fraction = 0.40,
+    {.prefix = "H200",
+     .bf16_tflops = 989,
+     .fp8_tflops = 1979,
+     .fraction = 0.40,
      .source = "H200 datasheet; 40% as on H100"},
-    {.prefix = "B200-GB200", .bf16_tflops = 2500, .fp8_tflops = 5000, .fraction = 0.35,
+    {.prefix = "B200-GB200",
+     .bf16_tflops = 2500,
+     .fp8_tflops = 5000,
+     .fraction = 0.35,
      .source = "GB200 NVL72 datasheet; 35% assumed"},
-    {.prefix = "GB200", .bf16_tflops = 2500, .fp8_tflops = 5000, .fraction = 0.35,
+    {.prefix = "GB200",
+     .bf16_tflops = 2500,
+     .fp8_tflops = 5000,
+     .fraction = 0.35,
      .source = "GB200 NVL72 datasheet; 35% assumed"},
-    {.prefix = "B200", .bf16_tflops = 2250, .fp8_tflops = 4500, .fraction = 0.35,
+    {.prefix = "B200",
+     .bf16_tflops = 2250,
+     .fp8_tflops = 4500,
+     .fraction = 0.35,
      .source = "HGX B200 datasheet; 35% assumed"},
-    {.prefix = "L40S", .bf16_tflops = 362, .fp8_tflops = 733, .fraction = 0.40,
+    {.prefix = "L40S",
+     .bf16_tflops = 362,
+     .fp8_tflops = 733,
+     .fraction = 0.40,
      .source = "L40S datasheet; 40% assumed"},
 };
 
@@ -48,7 +69,8 @@ LayerFlops layer_flops(const Job& job, bool moe_layer) {
   f.qkv = 2 * tokens * h * (q + 2.0 * m.kv_heads * m.head_dim);
   f.attention_out = 2 * tokens * q * h;
   f.attention_core = 4 * tokens * job.training.seq_length * q;
-  const double ffn = moe_layer ? static_cast<double>(m.moe.ffn_hidden) * (m.moe.top_k + m.moe.shared_experts) : m.ffn_hidden;
+  const double ffn =
+      moe_layer ? static_cast<double>(m.moe.ffn_hidden) * (m.moe.top_k + m.moe.shared_experts) : m.ffn_hidden;
   f.mlp_in = 2 * tokens * h * ffn * (gated(job) - 1);
   f.mlp_out = 2 * tokens * h * ffn;
   if (moe_layer) f.router = 2 * tokens * h * m.moe.experts;
@@ -98,7 +120,8 @@ Result<GpuRate> gpu_rate(const std::string& gpu_model, const Job& job) {
   }
   if (job.compute.peak_tflops) r.peak_tflops = *job.compute.peak_tflops;
   if (job.compute.achievable_fraction) r.achievable_fraction = *job.compute.achievable_fraction;
-  if (job.compute.peak_tflops || job.compute.achievable_fraction) r.source = entry ? r.source + ", overridden by the job file" : "job file";
+  if (job.compute.peak_tflops || job.compute.achievable_fraction)
+    r.source = entry ? r.source + ", overridden by the job file" : "job file";
   return r;
 }
 
@@ -128,8 +151,8 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
       // Megatron's TransformerBlock: "block" checkpoints the first recompute_num_layers layers of
       // each model chunk (c.layers / v of them), "uniform" every layer in units of that many.
       const int per_chunk = static_cast<int>(c.layers / v);
-      c.recomputed_layers = r.method == RecomputeMethod::block ? std::min(r.num_layers, per_chunk) * static_cast<int>(v)
-                                                               : c.layers;
+      c.recomputed_layers =
+          r.method == RecomputeMethod::block ? std::min(r.num_layers, per_chunk) * static_cast<int>(v) : c.layers;
       recompute = c.layers > 0 ? layers_flops * c.recomputed_layers / c.layers : 0;
     } else {
       recompute = dense_layers * recompute_flops(job, dense, false) + c.moe_layers * recompute_flops(job, moe, true);

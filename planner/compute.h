@@ -31,10 +31,10 @@ double logit_flops(const Job& job);
 
 // Dense peak and the fraction of it a large training run sustains, per GPU model.
 struct GpuRate {
-  std::string model;             // the GPU model it was matched from
-  double peak_tflops = 0;        // dense, at the job's dtype
+  std::string model;       // the GPU model it was matched from
+  double peak_tflops = 0;  // dense, at the job's dtype
   double achievable_fraction = 0;
-  std::string source;            // where the default came from, or "job file"
+  std::string source;  // where the default came from, or "job file"
   double effective_tflops() const { return peak_tflops * achievable_fraction; }
 };
 // Table defaults by model prefix, then the job's overrides. An error for an unknown model without
@@ -46,7 +46,7 @@ struct StageCompute {
   // backward = 2 x forward (weights and inputs) + recompute_us: the forward work activation
   // recomputation runs again at the start of each layer's backward.
   double forward_us = 0, backward_us = 0, recompute_us = 0;
-  double attention_core_forward_us = 0;    // what context-parallel K/V exchange overlaps with
+  double attention_core_forward_us = 0;  // what context-parallel K/V exchange overlaps with
   // The column-parallel GEMMs (QKV, fc1) whose backward Megatron overlaps TP's input re-gather
   // and input-gradient reduction with; forward time, the backward's dgrad and wgrad each match it.
   double column_gemm_forward_us = 0;

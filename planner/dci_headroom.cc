@@ -7,13 +7,9 @@
 
 namespace topoplan {
 
-double DciDirection::spare_avg_GBps() const {
-  return std::max(0.0, capacity_GBps - background_GBps - job_avg_GBps);
-}
+double DciDirection::spare_avg_GBps() const { return std::max(0.0, capacity_GBps - background_GBps - job_avg_GBps); }
 
-double DciDirection::spare_peak_GBps() const {
-  return std::max(0.0, capacity_GBps - background_GBps - job_peak_GBps);
-}
+double DciDirection::spare_peak_GBps() const { return std::max(0.0, capacity_GBps - background_GBps - job_peak_GBps); }
 
 namespace {
 

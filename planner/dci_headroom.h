@@ -22,7 +22,7 @@ struct DciDirection {
   // What other traffic takes (--background), GB/s; the job and a transfer share the rest.
   double background_GBps = 0;
   double job_bytes_per_step = 0;
-  double job_avg_GBps = 0;  // over the step
+  double job_avg_GBps = 0;                       // over the step
   std::array<double, kPhases> job_phase_GBps{};  // over each phase's window (phase_durations_us)
   Phase peak_phase = Phase::forward;
   double job_peak_GBps = 0;
@@ -32,9 +32,9 @@ struct DciDirection {
 
 // Both directions between `from` and `to` for a scored state; the first is from -> to. Errors name
 // the site, or say that no DCI link joins them.
-Result<std::array<DciDirection, 2>> dci_directions(const Cluster& cluster, const ScoreState& state, const JobScore& score,
-                                                   const Background* background, const std::string& from,
-                                                   const std::string& to);
+Result<std::array<DciDirection, 2>> dci_directions(const Cluster& cluster, const ScoreState& state,
+                                                   const JobScore& score, const Background* background,
+                                                   const std::string& from, const std::string& to);
 
 // The background that leaves the job (1 - `share`) of the part of each of `edges` it had under
 // `before` (its fabric mode and background): a transfer taking that share while the job sends.

@@ -6,13 +6,13 @@
 #include <optional>
 #include <set>
 
+#include "base/index_list.h"
+#include "base/units.h"
+#include "base/words.h"
 #include "planner/host_choice.h"
 #include "planner/lower_bound.h"
 #include "planner/orders.h"
 #include "planner/plan.h"
-#include "base/index_list.h"
-#include "base/units.h"
-#include "base/words.h"
 #include "topology/summary.h"
 
 namespace topoplan {
@@ -35,7 +35,13 @@ struct Explainer::Impl {
   bool blocks = false;
 
   Impl(const Cluster& cl, const Router& ro, Job j, Layout l, DownSet d, const ScoreOptions& o, RankGroups g)
-      : c(cl), r(ro), job(std::move(j)), layout(std::move(l)), down(std::move(d)), opt(o), loc(locality_of(cl)),
+      : c(cl),
+        r(ro),
+        job(std::move(j)),
+        layout(std::move(l)),
+        down(std::move(d)),
+        opt(o),
+        loc(locality_of(cl)),
         groups(std::move(g)) {}
 
   // The dense kinds always; the expert ones when the job's traffic uses them (an MoE model).
@@ -82,17 +88,22 @@ std::string Explainer::Impl::why(const GroupExplanation& g) const {
     std::string before;
     if (Result<std::vector<Axis>> axes = order_parse(groups.dense().order()))
       for (Axis a : *axes) {
-        if (kind.find(axis_name(a)) != std::string::npos || std::string(group_token(kind)).find(axis_name(a)) != std::string::npos) break;
+        if (kind.find(axis_name(a)) != std::string::npos ||
+            std::string(group_token(kind)).find(axis_name(a)) != std::string::npos)
+          break;
         if (groups.dense().size(a) > 1)
-          before += (before.empty() ? "" : ", ") + std::string(axis_name(a)) + " " + std::to_string(groups.dense().size(a));
+          before +=
+              (before.empty() ? "" : ", ") + std::string(axis_name(a)) + " " + std::to_string(groups.dense().size(a));
       }
     const std::string head = "a host holds " + std::to_string(per_host) + " consecutive ranks";
     if (stride == 1)
       return "the group's " + std::to_string(g.ranks.size()) + " ranks are consecutive and " + head + ", so it spans " +
              counted(static_cast<int64_t>(hosts.size()), "host");
     return "order " + groups.dense().order() + " puts " + (before.empty() ? "other axes" : before) + " before " + kind +
-           ": the group's ranks are " + std::to_string(stride) + " apart (" + format_index_list({sorted.begin(), sorted.begin() + std::min<size_t>(sorted.size(), 4)}) +
-           (sorted.size() > 4 ? ", ..." : "") + ") and " + head + ", so it spans " + counted(static_cast<int64_t>(hosts.size()), "host");
+           ": the group's ranks are " + std::to_string(stride) + " apart (" +
+           format_index_list({sorted.begin(), sorted.begin() + std::min<size_t>(sorted.size(), 4)}) +
+           (sorted.size() > 4 ? ", ..." : "") + ") and " + head + ", so it spans " +
+           counted(static_cast<int64_t>(hosts.size()), "host");
   }
   // A layout file: name the lines that put the ranks on different hosts.
   std::string out = "the layout " + layout.source + " puts ";
@@ -105,12 +116,14 @@ std::string Explainer::Impl::why(const GroupExplanation& g) const {
       break;
     }
     const std::vector<int>& rs = by_host[h];
-    out += (shown > 1 ? ", " : "") + std::string("ranks ") + format_index_list(rs) + " on " + c.hosts()[static_cast<size_t>(h)].name;
+    out += (shown > 1 ? ", " : "") + std::string("ranks ") + format_index_list(rs) + " on " +
+           c.hosts()[static_cast<size_t>(h)].name;
     if (!layout.line_of_rank.empty()) {
       // A hostlist expression or slots=N places several ranks from one line: name it once.
       std::set<int> lines;
       for (int rank : rs) lines.insert(layout.line_of_rank[static_cast<size_t>(rank)]);
-      out += std::string(lines.size() == 1 ? " (line " : " (lines ") + format_index_list({lines.begin(), lines.end()}) + ")";
+      out += std::string(lines.size() == 1 ? " (line " : " (lines ") + format_index_list({lines.begin(), lines.end()}) +
+             ")";
     }
   }
   return out;
@@ -147,8 +160,8 @@ void Explainer::Impl::inside(GroupExplanation& g) {
       if (took) used.push_back(h);
     }
     if (gpus.size() < k) {
-      u.why_not = "the " + std::string(to_string(level)) + " of " + c.hosts()[static_cast<size_t>(first)].name + " has " +
-                  std::to_string(gpus.size()) + " GPUs for the group's " + std::to_string(k) +
+      u.why_not = "the " + std::string(to_string(level)) + " of " + c.hosts()[static_cast<size_t>(first)].name +
+                  " has " + std::to_string(gpus.size()) + " GPUs for the group's " + std::to_string(k) +
                   (level == Level::domain ? "" : " at " + std::to_string(p) + " per host");
     } else {
       u.possible = true;
@@ -240,8 +253,8 @@ Result<void> Explainer::Impl::moves(GroupExplanation& g) {
         from.push_back(a);
         to.push_back(b);
       }
-      m.what = "swap ranks " + format_index_list(from) + " with ranks " + format_index_list(to) + ": the whole group on " +
-               c.hosts()[static_cast<size_t>(target)].name;
+      m.what = "swap ranks " + format_index_list(from) + " with ranks " + format_index_list(to) +
+               ": the whole group on " + c.hosts()[static_cast<size_t>(target)].name;
       m.order = job.parallel.order;
       found.push_back(std::move(m));
     }
@@ -283,7 +296,10 @@ Result<void> Explainer::Impl::moves(GroupExplanation& g) {
     if (!p) return Error{"the planner on the same hosts: " + p.error()};
     planned = Move{"topoplan plan on the same hosts (order " + p->job.parallel.order + ", hosts in rank order " +
                        hostlist_of(c, p->host_order) + ")",
-                   p->job.parallel.order, {}, {}, p->score.exposed_comm_s};
+                   p->job.parallel.order,
+                   {},
+                   {},
+                   p->score.exposed_comm_s};
   }
   found.push_back(*planned);
   // A move that leaves the step as it is or makes it worse is no advice.
@@ -298,8 +314,8 @@ Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   Result<GroupList> list = groups.groups(token);
   RETURN_IF_ERROR(list);
   if (g.ref.index < 0 || g.ref.index >= static_cast<int>(list->size()))
-    return Error{g.ref.kind + ":" + std::to_string(g.ref.index) + ": the job has " + std::to_string(list->size()) + " " +
-                 g.ref.kind + " groups (0-" + std::to_string(list->size() - 1) + ")"};
+    return Error{g.ref.kind + ":" + std::to_string(g.ref.index) + ": the job has " + std::to_string(list->size()) +
+                 " " + g.ref.kind + " groups (0-" + std::to_string(list->size() - 1) + ")"};
   g.ranks = (*list)[static_cast<size_t>(g.ref.index)];
   for (int rank : g.ranks) g.gpus.push_back(layout.gpu_of_rank[static_cast<size_t>(rank)]);
 
@@ -311,7 +327,8 @@ Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
   const std::vector<int> hosts = c.hosts_of(g.gpus);
   std::string where = hosts.size() == 1 ? c.hosts()[static_cast<size_t>(hosts[0])].name
                                         : std::to_string(hosts.size()) + " hosts (" + hostlist_of(c, hosts) + ")";
-  g.summary = g.ref.kind + " " + std::to_string(g.ref.index) + " (ranks " + format_index_list(g.ranks) + ") on " + where;
+  g.summary =
+      g.ref.kind + " " + std::to_string(g.ref.index) + " (ranks " + format_index_list(g.ranks) + ") on " + where;
   if (heaviest == SIZE_MAX) {
     g.summary += ": no collectives in the job's traffic";
     g.why = why(g);
@@ -333,7 +350,8 @@ Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
                format_duration(g.contended_us * 1e-6) + " per call";
   if (g.has_slowest)
     g.summary += " behind " + c.edge_name(g.slowest) + " (" + std::string(to_string(c.link(g.slowest).kind)) + ")";
-  g.summary += ", " + format_duration(g.per_step_s) + " per step, " + format_duration(g.excess_s) + " over its best case";
+  g.summary +=
+      ", " + format_duration(g.per_step_s) + " per step, " + format_duration(g.excess_s) + " over its best case";
   g.why = why(g);
   if (!full) return {};
 
@@ -354,10 +372,11 @@ Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
                                   {pxn ? NicPolicy::pxn : NicPolicy::rail_aligned, false});
     RETURN_IF_ERROR(route);
     for (const Hop& h : route->hops) g.path_edges.push_back(h.edge);
-    const std::string shape = std::string(to_string(route->path_class)) + "|" + std::to_string(route->hops.size()) + "|" +
-                              format_number(route->bw_GBps, 3) + "|" +
-                              std::to_string(static_cast<int>(loc.level(c.device(g.gpus[static_cast<size_t>(a)]).host,
-                                                                       c.device(g.gpus[static_cast<size_t>(b)]).host)));
+    const std::string shape =
+        std::string(to_string(route->path_class)) + "|" + std::to_string(route->hops.size()) + "|" +
+        format_number(route->bw_GBps, 3) + "|" +
+        std::to_string(static_cast<int>(
+            loc.level(c.device(g.gpus[static_cast<size_t>(a)]).host, c.device(g.gpus[static_cast<size_t>(b)]).host)));
     auto [it, fresh] = shapes.try_emplace(shape, g.paths.size());
     if (fresh)
       g.paths.push_back({g.ranks[static_cast<size_t>(a)], g.ranks[static_cast<size_t>(b)], std::move(*route), 1});
@@ -373,18 +392,18 @@ Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
 Explainer::Explainer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Explainer::~Explainer() = default;
 
-Result<std::unique_ptr<Explainer>> Explainer::make(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
-                                                   const DownSet& down, const ScoreOptions& opt) {
+Result<std::unique_ptr<Explainer>> Explainer::make(const Cluster& c, const Router& r, const Job& job,
+                                                   const Layout& layout, const DownSet& down, const ScoreOptions& opt) {
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
   RETURN_IF_ERROR(groups);
   auto impl = std::make_unique<Impl>(c, r, job, layout, down, opt, std::move(*groups));
   const std::vector<VertexId>& gpus = layout.gpu_of_rank;
-  impl->per_host = static_cast<int>(std::count_if(gpus.begin(), gpus.end(), [&](VertexId v) {
-    return c.device(v).host == c.device(gpus.front()).host;
-  }));
+  impl->per_host = static_cast<int>(std::count_if(
+      gpus.begin(), gpus.end(), [&](VertexId v) { return c.device(v).host == c.device(gpus.front()).host; }));
   impl->blocks = impl->per_host > 0;
   for (size_t rk = 1; rk < gpus.size() && impl->blocks; ++rk)
-    impl->blocks = c.device(gpus[rk]).host == c.device(gpus[rk - 1]).host || rk % static_cast<size_t>(impl->per_host) == 0;
+    impl->blocks =
+        c.device(gpus[rk]).host == c.device(gpus[rk - 1]).host || rk % static_cast<size_t>(impl->per_host) == 0;
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
   RETURN_IF_ERROR(state);
   impl->state = std::move(*state);
@@ -409,7 +428,8 @@ Result<GroupExplanation> Explainer::group(const GroupRef& ref) {
 
 Result<std::vector<GroupExplanation>> Explainer::rank(int rank) {
   const int world = impl_->layout.world_size();
-  if (rank < 0 || rank >= world) return Error{"--rank: the job has ranks 0-" + std::to_string(world - 1) + ", got " + std::to_string(rank)};
+  if (rank < 0 || rank >= world)
+    return Error{"--rank: the job has ranks 0-" + std::to_string(world - 1) + ", got " + std::to_string(rank)};
   std::vector<GroupExplanation> out;
   for (const GroupKind& k : group_kinds()) {
     Result<GroupList> list = impl_->groups.groups(k.token);

@@ -32,10 +32,10 @@ struct InsideUnit {
 // A change to the layout, scored: only moves that lower the job's exposed communication are offered.
 struct Move {
   std::string what;
-  std::string order;                              // the order string after the move
-  std::vector<std::pair<int, int>> exchange;      // ranks whose GPUs trade places
+  std::string order;                               // the order string after the move
+  std::vector<std::pair<int, int>> exchange;       // ranks whose GPUs trade places
   std::vector<std::pair<int, VertexId>> moves_to;  // ranks that move, and the GPU each moves to
-  double exposed_s = 0;                           // the job's exposed communication after it
+  double exposed_s = 0;                            // the job's exposed communication after it
 };
 
 struct GroupExplanation {
@@ -43,11 +43,11 @@ struct GroupExplanation {
   std::string token;  // the group list it indexes ("tp", "dp-cp", "pp", "expert.ep" ...)
   std::vector<int> ranks;
   std::vector<VertexId> gpus;
-  bool found_traffic = false;  // the job issues collectives on it
-  TrafficItem item;            // its heaviest collective
+  bool found_traffic = false;             // the job issues collectives on it
+  TrafficItem item;                       // its heaviest collective
   double alone_us = 0, contended_us = 0;  // per call
-  double per_step_s = 0;       // every collective on the group, contended, per step
-  double excess_s = 0;         // per step, over each collective's best-case time
+  double per_step_s = 0;                  // every collective on the group, contended, per step
+  double excess_s = 0;                    // per step, over each collective's best-case time
   std::vector<PairPath> paths;
   std::vector<EdgeId> path_edges;  // every directed edge on the paths of every pair, sorted
   bool has_slowest = false;
@@ -56,7 +56,7 @@ struct GroupExplanation {
   std::string why;
   std::vector<InsideUnit> inside;
   std::vector<Move> moves;  // each lowers the job's exposed communication, best last
-  std::string summary;  // one line
+  std::string summary;      // one line
 };
 
 struct LinkExplanation {
@@ -77,7 +77,8 @@ struct LinkExplanation {
 class Explainer {
  public:
   static Result<std::unique_ptr<Explainer>> make(const Cluster& cluster, const Router& router, const Job& job,
-                                                 const Layout& layout, const DownSet& down, const ScoreOptions& options);
+                                                 const Layout& layout, const DownSet& down,
+                                                 const ScoreOptions& options);
   ~Explainer();
 
   // With moves and counterfactuals.

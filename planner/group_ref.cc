@@ -8,7 +8,7 @@
 namespace topoplan {
 namespace {
 
-constexpr GroupKind kKinds[] = {{"tp", "tp"},        {"cp", "cp"},         {"dp", "dp-cp"},    {"pp", "pp"},
+constexpr GroupKind kKinds[] = {{"tp", "tp"},        {"cp", "cp"},         {"dp", "dp-cp"},     {"pp", "pp"},
                                 {"ep", "expert.ep"}, {"etp", "expert.tp"}, {"edp", "expert.dp"}};
 
 std::string kind_names() {
@@ -37,7 +37,8 @@ Result<GroupRef> group_ref_parse(std::string_view text) {
   const size_t colon = text.find(':');
   const std::string kind(text.substr(0, colon));
   if (colon == std::string_view::npos)
-    return Error{"--group: expected KIND:INDEX such as tp:3 (kinds: " + kind_names() + "), got '" + std::string(text) + "'"};
+    return Error{"--group: expected KIND:INDEX such as tp:3 (kinds: " + kind_names() + "), got '" + std::string(text) +
+                 "'"};
   if (group_token(kind).empty()) {
     std::vector<std::string> kinds;
     for (const GroupKind& k : kKinds) kinds.push_back(k.kind);
@@ -54,6 +55,8 @@ std::string group_kind_name(std::string_view token) {
   return std::string(kind.empty() ? token : kind);
 }
 
-std::string group_ref_text(std::string_view token, int index) { return group_kind_name(token) + ":" + std::to_string(index); }
+std::string group_ref_text(std::string_view token, int index) {
+  return group_kind_name(token) + ":" + std::to_string(index);
+}
 
 }  // namespace topoplan

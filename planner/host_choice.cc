@@ -67,8 +67,8 @@ void hosts_sort(const Locality& loc, std::vector<int>& hosts) {
   });
 }
 
-Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const DownSet& down, const std::vector<int>& free,
-                                int gpus) {
+Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const DownSet& down,
+                                const std::vector<int>& free, int gpus) {
   std::vector<int> capacity(c.hosts().size(), 0);
   std::vector<int> whole, partial;
   int whole_gpus = 0, all_gpus = 0;
@@ -85,8 +85,9 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
     }
   }
   if (all_gpus < gpus)
-    return Error{"the job needs " + std::to_string(gpus) + " GPUs; the " + counted(static_cast<int64_t>(free.size()), "free host") +
-                 (free.size() == 1 ? " has " : " have ") + std::to_string(all_gpus) + " up"};
+    return Error{"the job needs " + std::to_string(gpus) + " GPUs; the " +
+                 counted(static_cast<int64_t>(free.size()), "free host") + (free.size() == 1 ? " has " : " have ") +
+                 std::to_string(all_gpus) + " up"};
   hosts_sort(loc, whole);
   hosts_sort(loc, partial);
   HostChoice out;
@@ -117,8 +118,8 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
   }
   const int n = static_cast<int>(out.hosts.size());
   auto span = [&](Level l) { return out.spans[static_cast<size_t>(l)]; };
-  out.why = counted(n, "host") + " in " + counted(span(Level::leaf_group), "leaf group") + ", " + counted(span(Level::pod), "pod") + ", " +
-            counted(span(Level::site), "site");
+  out.why = counted(n, "host") + " in " + counted(span(Level::leaf_group), "leaf group") + ", " +
+            counted(span(Level::pod), "pod") + ", " + counted(span(Level::site), "site");
   if (static_cast<int>(free.size()) == n)
     out.why += ": every host offered";
   else if (out.partial_hosts)
@@ -137,8 +138,8 @@ Result<std::vector<int>> hosts_by_name(const Cluster& c, const std::vector<std::
     if (!h) {
       if (all.empty())
         for (const Host& host : c.hosts()) all.push_back(host.name);
-      return Error{"--nodes: no host '" + name + "' in the cluster" + did_you_mean(name, all) + " (hosts are named like '" +
-                   c.hosts().front().name + "')"};
+      return Error{"--nodes: no host '" + name + "' in the cluster" + did_you_mean(name, all) +
+                   " (hosts are named like '" + c.hosts().front().name + "')"};
     }
     if (seen[static_cast<size_t>(*h)]++) return Error{"--nodes: host '" + name + "' is listed twice"};
     out.push_back(*h);

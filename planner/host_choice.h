@@ -14,11 +14,11 @@
 namespace topoplan {
 
 struct HostChoice {
-  std::vector<int> hosts;  // in topology order: site, pod, leaf group, domain, host index
-  int gpus = 0;            // up GPUs on them
+  std::vector<int> hosts;            // in topology order: site, pod, leaf group, domain, host index
+  int gpus = 0;                      // up GPUs on them
   std::array<int, kLevels> spans{};  // units spanned per Level (hosts, domains, leaf groups, ...)
-  std::string why;         // one sentence for people
-  bool partial_hosts = false;  // some chosen host has a GPU down
+  std::string why;                   // one sentence for people
+  bool partial_hosts = false;        // some chosen host has a GPU down
 };
 
 // `free`: the hosts the scheduler offers, in its order; `gpus` the job needs. An error names what

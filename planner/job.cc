@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "planner/megatron_args.h"
 #include "base/enum_names.h"
 #include "base/json_fields.h"
 #include "base/limits.h"
+#include "planner/megatron_args.h"
 
 namespace topoplan {
 namespace {
@@ -21,8 +21,8 @@ constexpr std::array<std::string_view, 4> kDtypeNames = {"bf16", "fp16", "fp8", 
 constexpr std::array<std::string_view, 2> kCpCommNames = {"p2p", "allgather"};
 constexpr std::array<std::string_view, 3> kRecomputeNames = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kRecomputeMethodNames = {"uniform", "block"};
-constexpr std::array<std::string_view, 7> kRecomputeModuleNames = {"core_attn", "mlp",       "moe",        "shared_experts",
-                                                                   "moe_act",   "layernorm", "mla_up_proj"};
+constexpr std::array<std::string_view, 7> kRecomputeModuleNames = {
+    "core_attn", "mlp", "moe", "shared_experts", "moe_act", "layernorm", "mla_up_proj"};
 
 std::string str(int64_t n) { return std::to_string(n); }
 
@@ -79,8 +79,8 @@ MoeShape moe_read(const json& value, const ModelShape& m, std::string* error) {
 }
 
 ModelShape model_read(const json& value, std::string* error) {
-  Fields f(value, "model", {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab", "swiglu", "moe"},
-           error);
+  Fields f(value, "model",
+           {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab", "swiglu", "moe"}, error);
   ModelShape m;
   m.layers = f.integer("layers", kRequired, 1, static_cast<int>(limits::kMaxLayers));
   // ffn_hidden defaults to 4 x hidden, which must stay an int.
@@ -154,8 +154,10 @@ Parallelism parallel_read(const json& value, std::string* error) {
   p.fsdp = f.boolean("fsdp", false);
   p.zero_stage = f.integer("zero_stage", p.fsdp ? 3 : 0, 0, 3);
   if (p.fsdp && p.zero_stage != 3)
-    f.fail(f.at("zero_stage"), "fsdp shards parameters, gradients and optimizer state as ZeRO stage 3 does, so "
-                               "zero_stage must be 3 or left out, got " + str(p.zero_stage));
+    f.fail(f.at("zero_stage"),
+           "fsdp shards parameters, gradients and optimizer state as ZeRO stage 3 does, so "
+           "zero_stage must be 3 or left out, got " +
+               str(p.zero_stage));
   p.virtual_pipeline_stages = f.integer("virtual_pipeline_stages", 1, 1);
   p.first_stage_layers = f.integer("first_stage_layers", 0, 0);
   p.last_stage_layers = f.integer("last_stage_layers", 0, 0);
@@ -210,7 +212,8 @@ void tensor_check(const Job& job, bool expert_tp_given, Fields& f) {
   if (m.heads % tp != 0) f.fail("parallel.tp", str(m.heads) + " heads are not divisible by tp " + str(tp));
   // Megatron: num_query_groups must be divisible by the tensor-parallel size.
   if (m.kv_heads % tp != 0) f.fail("parallel.tp", str(m.kv_heads) + " kv_heads are not divisible by tp " + str(tp));
-  if (m.ffn_hidden % tp != 0) f.fail("parallel.tp", "ffn_hidden " + str(m.ffn_hidden) + " is not divisible by tp " + str(tp));
+  if (m.ffn_hidden % tp != 0)
+    f.fail("parallel.tp", "ffn_hidden " + str(m.ffn_hidden) + " is not divisible by tp " + str(tp));
   if (m.is_moe() && m.moe.ffn_hidden % etp != 0)
     f.fail("parallel.expert_tp", "moe.ffn_hidden " + str(m.moe.ffn_hidden) + " is not divisible by expert_tp " +
                                      str(etp) + (expert_tp_given ? "" : " (expert_tp defaults to tp)"));
@@ -268,8 +271,8 @@ void uneven_check(const Job& job, Fields& f) {
     f.fail("parallel.pp", rest_of(job, rest) + " for the other " + str(middle_stages) +
                               " stages; each stage needs at least one layer");
   else if (middle_stages > 0 && rest % middle_stages != 0)
-    f.fail("parallel.pp", rest_of(job, rest) + ", which do not divide evenly over the other " + str(middle_stages) +
-                              " stages");
+    f.fail("parallel.pp",
+           rest_of(job, rest) + ", which do not divide evenly over the other " + str(middle_stages) + " stages");
   if (!f.ok() || p.virtual_pipeline_stages == 1) return;
   std::vector<int> counts = stage_counts(p, job.model.layers);
   for (size_t s = 0; s < counts.size(); ++s)
@@ -294,8 +297,9 @@ void pipeline_check(const Job& job, Fields& f) {
   }
   if (layers % p.pp != 0) f.fail("parallel.pp", str(layers) + " layers are not divisible by pp " + str(p.pp));
   if (layers % (int64_t{p.pp} * v) != 0)
-    f.fail("parallel.virtual_pipeline_stages", str(layers) + " layers are not divisible by pp x virtual_pipeline_stages = " +
-                                                   str(p.pp) + " x " + str(v) + " = " + str(int64_t{p.pp} * v));
+    f.fail("parallel.virtual_pipeline_stages",
+           str(layers) + " layers are not divisible by pp x virtual_pipeline_stages = " + str(p.pp) + " x " + str(v) +
+               " = " + str(int64_t{p.pp} * v));
 }
 
 // Megatron's TransformerConfig checks: method and num_layers belong to full, modules to selective.
@@ -311,11 +315,11 @@ void recompute_check(const json& training, const Job& job, Fields& f) {
     if (!training.contains("recompute_method"))
       f.fail("training.recompute_method", "required with recompute \"full\": \"uniform\" or \"block\"");
     else if (!training.contains("recompute_num_layers"))
-      f.fail("training.recompute_num_layers", "required with recompute \"full\": 1 to the layers per pipeline stage (" +
-                                                  str(per_stage) + ")");
+      f.fail("training.recompute_num_layers",
+             "required with recompute \"full\": 1 to the layers per pipeline stage (" + str(per_stage) + ")");
     else if (r.num_layers > per_stage)
-      f.fail("training.recompute_num_layers", "expected 1 to the layers per pipeline stage (" + str(per_stage) +
-                                                  "), got " + str(r.num_layers));
+      f.fail("training.recompute_num_layers",
+             "expected 1 to the layers per pipeline stage (" + str(per_stage) + "), got " + str(r.num_layers));
   }
   if (r.granularity != Recompute::selective && training.contains("recompute_modules"))
     f.fail("training.recompute_modules", "applies to recompute \"selective\" only; " + granularity);
@@ -402,9 +406,8 @@ Result<Job> job_load(const std::string& path, const WorldHintSource& world) {
 
 json job_to_json(const Job& job) {
   const ModelShape& m = job.model;
-  json model = {{"layers", m.layers},       {"hidden", m.hidden}, {"ffn_hidden", m.ffn_hidden},
-                {"heads", m.heads},         {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"vocab", m.vocab},
-                {"swiglu", m.swiglu}};
+  json model = {{"layers", m.layers},     {"hidden", m.hidden},     {"ffn_hidden", m.ffn_hidden}, {"heads", m.heads},
+                {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}, {"vocab", m.vocab},           {"swiglu", m.swiglu}};
   if (m.is_moe())
     model["moe"] = {{"experts", m.moe.experts},
                     {"top_k", m.moe.top_k},
@@ -447,8 +450,8 @@ json job_to_json(const Job& job) {
                    {"overlap_param_gather", p.overlap_param_gather},
                    {"tp_comm_overlap", p.tp_comm_overlap},
                    {"bucket_params", p.bucket_params}};
-  json doc = {{"format", "topoplan-job"}, {"name", job.name}, {"model", model}, {"training", training},
-              {"parallel", parallel}};
+  json doc = {
+      {"format", "topoplan-job"}, {"name", job.name}, {"model", model}, {"training", training}, {"parallel", parallel}};
   json compute = json::object();
   if (job.compute.achievable_fraction) compute["achievable_fraction"] = *job.compute.achievable_fraction;
   if (job.compute.peak_tflops) compute["peak_tflops"] = *job.compute.peak_tflops;

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "planner/rank_groups.h"
 #include "base/error.h"
+#include "planner/rank_groups.h"
 
 namespace topoplan {
 
@@ -33,9 +33,9 @@ struct MoeShape {
   // form, when layer_pattern[i] == 1 (the list overrides the int when non-empty).
   int layer_freq = 1;
   std::vector<int> layer_pattern;
-  int ffn_hidden = 0;           // per expert
-  int shared_experts = 0;       // always-active experts of ffn_hidden each (DeepSeek)
-  double capacity_factor = 0;   // 0 = dropless
+  int ffn_hidden = 0;          // per expert
+  int shared_experts = 0;      // always-active experts of ffn_hidden each (DeepSeek)
+  double capacity_factor = 0;  // 0 = dropless
 };
 
 struct ModelShape {
@@ -61,8 +61,8 @@ std::string_view to_string(RecomputeModule m);
 struct RecomputeSpec {
   Recompute granularity = Recompute::none;
   RecomputeMethod method = RecomputeMethod::uniform;  // full only
-  int num_layers = 0;                                  // full only: per checkpointed unit (uniform) or per chunk (block)
-  std::vector<RecomputeModule> modules;                // selective only; Megatron's default is core_attn
+  int num_layers = 0;                                 // full only: per checkpointed unit (uniform) or per chunk (block)
+  std::vector<RecomputeModule> modules;               // selective only; Megatron's default is core_attn
   bool recomputes(RecomputeModule m) const;
 };
 
@@ -146,7 +146,7 @@ bool job_layer_is_moe(const Job& job, int layer);
 struct StageLayers {
   int first = 0;  // global index of its first layer
   int count = 0;
-  int moe = 0;    // how many of them are MoE layers
+  int moe = 0;  // how many of them are MoE layers
 };
 std::vector<StageLayers> job_stages(const Job& job);
 // Micro-batches per pipeline per step: global_batch / (micro_batch * dp).

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/plan_json.h"
 #include "base/json_fields.h"
+#include "planner/plan_json.h"
 #include "topology/load.h"
 
 namespace topoplan {
@@ -25,8 +25,8 @@ Result<void> model_inputs_load(const ModelSources& f, const Cluster& c, ModelInp
 
 namespace {
 
-Result<std::unique_ptr<JobInputs>> make(Cluster cluster, Job job, const std::string& job_path, const std::string& layout_path,
-                                        const ModelSources& model) {
+Result<std::unique_ptr<JobInputs>> make(Cluster cluster, Job job, const std::string& job_path,
+                                        const std::string& layout_path, const ModelSources& model) {
   auto in = std::make_unique<JobInputs>();
   in->job = std::move(job);
   in->cluster = std::move(cluster);
@@ -62,7 +62,8 @@ Result<WorldHint> world_from_layout_or_cluster(const Cluster& cluster, const std
                      "the " + std::to_string(cluster.gpus().size()) + " GPUs of cluster " + cluster_arg};
   Result<Layout> layout = layout_load(layout_path, cluster, 0);
   RETURN_IF_ERROR(layout);
-  return WorldHint{layout->world_size(), "the " + std::to_string(layout->world_size()) + " ranks of --layout " + layout_path};
+  return WorldHint{layout->world_size(),
+                   "the " + std::to_string(layout->world_size()) + " ranks of --layout " + layout_path};
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_arg, const std::string& job_path,
@@ -93,7 +94,8 @@ Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_
       return Error{plan_path + ": cluster: expected the cluster the plan was made for (or give --cluster)"};
     cluster = (*plan)["cluster"].get<std::string>();
   }
-  if (!plan->contains("job") || !(*plan)["job"].is_object()) return Error{plan_path + ": job: expected the planned job"};
+  if (!plan->contains("job") || !(*plan)["job"].is_object())
+    return Error{plan_path + ": job: expected the planned job"};
   Result<Job> job = job_from_json((*plan)["job"], plan_path + ": job");
   RETURN_IF_ERROR(job);
   return job_inputs_make(cluster, std::move(*job), plan_path + ": job", plan_path, model);

@@ -12,9 +12,9 @@ namespace topoplan {
 
 // The files and the mode the model reads beside the job, as given (paths empty: none).
 struct ModelSources {
-  std::string calibration;  // overlay of effective link bandwidths (JSON)
+  std::string calibration;        // overlay of effective link bandwidths (JSON)
   std::string fabric = "shared";  // "shared": other jobs fill the fabric; "idle": the job is alone
-  std::string background;   // utilization of links by other traffic (JSON, docs/model.md)
+  std::string background;         // utilization of links by other traffic (JSON, docs/model.md)
 };
 
 // The loaded inputs, kept alive for ScoreOptions, which points into them.

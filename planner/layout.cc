@@ -3,17 +3,18 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "planner/layout_formats/formats.h"
-#include "planner/plan_json.h"
 #include "base/json_fields.h"
 #include "base/suggest.h"
+#include "planner/layout_formats/formats.h"
+#include "planner/plan_json.h"
 
 namespace topoplan {
 namespace {
 
 // Checks and completes a rank -> GPU assignment; `where_of(rank)` says where the rank was given.
 template <typename Where>
-Result<Layout> finish(std::vector<VertexId> gpus, const Cluster& c, int world, const std::string& source, Where where_of) {
+Result<Layout> finish(std::vector<VertexId> gpus, const Cluster& c, int world, const std::string& source,
+                      Where where_of) {
   if (world > 0 && static_cast<int>(gpus.size()) != world)
     return Error{source + ": the job has " + std::to_string(world) + " ranks, the layout places " +
                  std::to_string(gpus.size())};
@@ -33,7 +34,8 @@ Result<Layout> finish(std::vector<VertexId> gpus, const Cluster& c, int world, c
 }
 
 Result<Layout> from_json(const nlohmann::json& doc, const std::string& where, const Cluster& c, int world) {
-  if (doc.is_object() && doc.value("format", nlohmann::json()) == kPlanFormat) return plan_layout_read(doc, where, c, world);
+  if (doc.is_object() && doc.value("format", nlohmann::json()) == kPlanFormat)
+    return plan_layout_read(doc, where, c, world);
   std::string error;
   Fields top(doc, "", {"format", "ranks"}, &error);
   if (top.has("format") && top.text("format", kRequired) != "topoplan-layout")
@@ -124,7 +126,8 @@ Result<Layout> layout_from_ranks(const nlohmann::json& ranks, const std::vector<
 
 Result<Layout> layout_default(const Cluster& c, int world) {
   if (world > static_cast<int>(c.gpus().size()))
-    return Error{"the job needs " + std::to_string(world) + " GPUs, the cluster has " + std::to_string(c.gpus().size())};
+    return Error{"the job needs " + std::to_string(world) + " GPUs, the cluster has " +
+                 std::to_string(c.gpus().size())};
   Layout l;
   l.gpu_of_rank.assign(c.gpus().begin(), c.gpus().begin() + world);
   l.source = "default";

@@ -54,7 +54,8 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
         for (size_t t = 0; t < p && t < g.size() && req.gpus.size() < k; ++t) req.gpus.push_back(g[t]);
       }
       Result<CollectivePrediction> pred = model.predict(req);
-      if (!pred) return Error{std::string(to_string(item.kind)) + " " + std::string(to_string(item.op)) + ": " + pred.error()};
+      if (!pred)
+        return Error{std::string(to_string(item.kind)) + " " + std::string(to_string(item.op)) + ": " + pred.error()};
       fastest = std::min(fastest, pred->time_us);
     }
     if (fastest < std::numeric_limits<double>::infinity()) best[i] = fastest;

@@ -24,7 +24,7 @@ using nlohmann::json;
 struct Token {
   std::string text;
   int line = 0;
-  bool expands = false;  // holds $ or ` that the shell would expand: its value is not written here
+  bool expands = false;      // holds $ or ` that the shell would expand: its value is not written here
   bool starts_line = false;  // the first word after a newline that no backslash continues
   char op = 0;               // the first shell operator in it, unquoted (; & | < > ( )), else 0
 };
@@ -86,9 +86,12 @@ Result<std::vector<Token>> shell_words(const std::string& text, const std::strin
     } else if (ch == '"') {
       size_t j = i + 1;
       for (; j < text.size() && text[j] != '"'; ++j) {
-        if (text[j] == '\\' && j + 1 < text.size() && std::string_view("\"\\$`\n").find(text[j + 1]) != std::string_view::npos) {
-          if (text[++j] == '\n') ++line;
-          else word.text += text[j];
+        if (text[j] == '\\' && j + 1 < text.size() &&
+            std::string_view("\"\\$`\n").find(text[j + 1]) != std::string_view::npos) {
+          if (text[++j] == '\n')
+            ++line;
+          else
+            word.text += text[j];
           continue;
         }
         if (text[j] == '$' || text[j] == '`') word.expands = true;
@@ -183,63 +186,231 @@ constexpr ReadFlag kRead[] = {
 // router losses. Their values are skipped whatever they are.
 constexpr const char* kIgnored[] = {
     // data, tokenizer, paths
-    "--data-path", "--split", "--train-data-path", "--valid-data-path", "--test-data-path", "--data-cache-path",
-    "--data-args-path", "--per-split-data-args-path", "--mock-data", "--num-workers", "--dataloader-type",
-    "--num-dataset-builder-threads", "--object-storage-cache-path", "--no-mmap-bin-files", "--eod-mask-loss",
-    "--reset-position-ids", "--reset-attention-mask", "--no-create-attention-mask-in-dataloader", "--tokenizer-type",
-    "--tokenizer-model", "--tokenizer-metadata", "--tokenizer-special-tokens", "--vocab-file", "--merge-file",
-    "--vocab-extra-ids", "--null-tokenizer-eod-id", "--trust-remote-code", "--make-vocab-size-divisible-by",
+    "--data-path",
+    "--split",
+    "--train-data-path",
+    "--valid-data-path",
+    "--test-data-path",
+    "--data-cache-path",
+    "--data-args-path",
+    "--per-split-data-args-path",
+    "--mock-data",
+    "--num-workers",
+    "--dataloader-type",
+    "--num-dataset-builder-threads",
+    "--object-storage-cache-path",
+    "--no-mmap-bin-files",
+    "--eod-mask-loss",
+    "--reset-position-ids",
+    "--reset-attention-mask",
+    "--no-create-attention-mask-in-dataloader",
+    "--tokenizer-type",
+    "--tokenizer-model",
+    "--tokenizer-metadata",
+    "--tokenizer-special-tokens",
+    "--vocab-file",
+    "--merge-file",
+    "--vocab-extra-ids",
+    "--null-tokenizer-eod-id",
+    "--trust-remote-code",
+    "--make-vocab-size-divisible-by",
     // checkpoints
-    "--save", "--load", "--save-interval", "--save-retain-interval", "--non-persistent-save-interval", "--ckpt-format",
-    "--async-save", "--use-dist-ckpt", "--dist-ckpt-format", "--ckpt-fully-parallel-save", "--ckpt-fully-parallel-load",
-    "--no-ckpt-fully-parallel-save", "--ckpt-assume-constant-structure", "--no-save-optim", "--no-save-rng",
-    "--no-load-optim", "--no-load-rng", "--finetune", "--pretrained-checkpoint", "--exit-on-missing-checkpoint",
-    "--auto-detect-ckpt-format", "--use-persistent-ckpt-worker", "--dist-ckpt-strictness",
+    "--save",
+    "--load",
+    "--save-interval",
+    "--save-retain-interval",
+    "--non-persistent-save-interval",
+    "--ckpt-format",
+    "--async-save",
+    "--use-dist-ckpt",
+    "--dist-ckpt-format",
+    "--ckpt-fully-parallel-save",
+    "--ckpt-fully-parallel-load",
+    "--no-ckpt-fully-parallel-save",
+    "--ckpt-assume-constant-structure",
+    "--no-save-optim",
+    "--no-save-rng",
+    "--no-load-optim",
+    "--no-load-rng",
+    "--finetune",
+    "--pretrained-checkpoint",
+    "--exit-on-missing-checkpoint",
+    "--auto-detect-ckpt-format",
+    "--use-persistent-ckpt-worker",
+    "--dist-ckpt-strictness",
     // schedule, optimizer numbers, loss scaling, initialisation
-    "--train-iters", "--train-samples", "--eval-iters", "--eval-interval", "--exit-interval", "--exit-duration-in-mins",
-    "--exit-signal-handler", "--lr", "--min-lr", "--lr-decay-style", "--lr-decay-iters", "--lr-decay-samples",
-    "--lr-warmup-iters", "--lr-warmup-samples", "--lr-warmup-fraction", "--lr-warmup-init", "--lr-wsd-decay-style",
-    "--lr-wsd-decay-iters", "--lr-wsd-decay-samples", "--weight-decay", "--start-weight-decay", "--end-weight-decay",
-    "--weight-decay-incr-style", "--clip-grad", "--adam-beta1", "--adam-beta2", "--adam-eps", "--sgd-momentum",
-    "--optimizer", "--use-precision-aware-optimizer", "--exp-avg-dtype", "--exp-avg-sq-dtype", "--main-params-dtype",
-    "--override-opt-param-scheduler", "--use-checkpoint-opt-param-scheduler", "--loss-scale", "--initial-loss-scale",
-    "--min-loss-scale", "--loss-scale-window", "--hysteresis", "--init-method-std", "--init-method-xavier-uniform",
-    "--seed", "--hidden-dropout", "--attention-dropout", "--no-initialization", "--use-cpu-initialization",
-    "--data-parallel-random-init", "--calculate-per-token-loss", "--fp16-lm-cross-entropy", "--attention-softmax-in-fp32",
+    "--train-iters",
+    "--train-samples",
+    "--eval-iters",
+    "--eval-interval",
+    "--exit-interval",
+    "--exit-duration-in-mins",
+    "--exit-signal-handler",
+    "--lr",
+    "--min-lr",
+    "--lr-decay-style",
+    "--lr-decay-iters",
+    "--lr-decay-samples",
+    "--lr-warmup-iters",
+    "--lr-warmup-samples",
+    "--lr-warmup-fraction",
+    "--lr-warmup-init",
+    "--lr-wsd-decay-style",
+    "--lr-wsd-decay-iters",
+    "--lr-wsd-decay-samples",
+    "--weight-decay",
+    "--start-weight-decay",
+    "--end-weight-decay",
+    "--weight-decay-incr-style",
+    "--clip-grad",
+    "--adam-beta1",
+    "--adam-beta2",
+    "--adam-eps",
+    "--sgd-momentum",
+    "--optimizer",
+    "--use-precision-aware-optimizer",
+    "--exp-avg-dtype",
+    "--exp-avg-sq-dtype",
+    "--main-params-dtype",
+    "--override-opt-param-scheduler",
+    "--use-checkpoint-opt-param-scheduler",
+    "--loss-scale",
+    "--initial-loss-scale",
+    "--min-loss-scale",
+    "--loss-scale-window",
+    "--hysteresis",
+    "--init-method-std",
+    "--init-method-xavier-uniform",
+    "--seed",
+    "--hidden-dropout",
+    "--attention-dropout",
+    "--no-initialization",
+    "--use-cpu-initialization",
+    "--data-parallel-random-init",
+    "--calculate-per-token-loss",
+    "--fp16-lm-cross-entropy",
+    "--attention-softmax-in-fp32",
     // logging, profiling, resilience
-    "--log-interval", "--log-throughput", "--log-params-norm", "--log-num-zeros-in-grad", "--log-timers-to-tensorboard",
-    "--log-validation-ppl-to-tensorboard", "--log-memory-to-tensorboard", "--log-world-size-to-tensorboard",
-    "--log-loss-scale-to-tensorboard", "--log-progress", "--logging-level", "--timing-log-level", "--timing-log-option",
-    "--tensorboard-dir", "--tensorboard-log-interval", "--tensorboard-queue-size", "--wandb-project", "--wandb-exp-name",
-    "--wandb-save-dir", "--wandb-entity", "--profile", "--profile-step-start", "--profile-step-end", "--profile-ranks",
-    "--use-pytorch-profiler", "--record-memory-history", "--rerun-mode", "--no-check-for-nan-in-loss-and-grad",
-    "--check-for-large-grads", "--log-straggler", "--manual-gc", "--manual-gc-interval", "--empty-unused-memory-level",
-    "--deterministic-mode", "--distributed-backend", "--distributed-timeout-minutes", "--local-rank",
-    "--nccl-communicator-config-path", "--disable-gloo-process-groups", "--high-priority-stream-groups",
-    "--enable-ft-package", "--no-one-logger",
+    "--log-interval",
+    "--log-throughput",
+    "--log-params-norm",
+    "--log-num-zeros-in-grad",
+    "--log-timers-to-tensorboard",
+    "--log-validation-ppl-to-tensorboard",
+    "--log-memory-to-tensorboard",
+    "--log-world-size-to-tensorboard",
+    "--log-loss-scale-to-tensorboard",
+    "--log-progress",
+    "--logging-level",
+    "--timing-log-level",
+    "--timing-log-option",
+    "--tensorboard-dir",
+    "--tensorboard-log-interval",
+    "--tensorboard-queue-size",
+    "--wandb-project",
+    "--wandb-exp-name",
+    "--wandb-save-dir",
+    "--wandb-entity",
+    "--profile",
+    "--profile-step-start",
+    "--profile-step-end",
+    "--profile-ranks",
+    "--use-pytorch-profiler",
+    "--record-memory-history",
+    "--rerun-mode",
+    "--no-check-for-nan-in-loss-and-grad",
+    "--check-for-large-grads",
+    "--log-straggler",
+    "--manual-gc",
+    "--manual-gc-interval",
+    "--empty-unused-memory-level",
+    "--deterministic-mode",
+    "--distributed-backend",
+    "--distributed-timeout-minutes",
+    "--local-rank",
+    "--nccl-communicator-config-path",
+    "--disable-gloo-process-groups",
+    "--high-priority-stream-groups",
+    "--enable-ft-package",
+    "--no-one-logger",
     // kernels, fusions and implementations: the same collectives either way
-    "--use-mcore-models", "--transformer-impl", "--attention-backend", "--use-flash-attn", "--no-masked-softmax-fusion",
-    "--no-bias-gelu-fusion", "--no-bias-swiglu-fusion", "--no-bias-dropout-fusion", "--no-rope-fusion",
-    "--no-persist-layer-norm", "--no-gradient-accumulation-fusion", "--cross-entropy-loss-fusion",
-    "--cross-entropy-fusion-impl", "--moe-grouped-gemm", "--moe-permute-fusion", "--moe-router-fusion",
-    "--enable-cuda-graph", "--cuda-graph-impl", "--cuda-graph-scope", "--cuda-graph-modules", "--use-nccl-ub",
-    "--tp-comm-overlap-cfg", "--tp-comm-bootstrap-backend", "--ddp-average-in-collective",
-    "--ddp-pad-buckets-for-high-nccl-busbw", "--no-gradient-reduce-div-fusion", "--fp8-recipe", "--fp8-margin",
-    "--fp8-interval", "--fp8-amax-history-len", "--fp8-amax-compute-algo", "--first-last-layers-bf16",
+    "--use-mcore-models",
+    "--transformer-impl",
+    "--attention-backend",
+    "--use-flash-attn",
+    "--no-masked-softmax-fusion",
+    "--no-bias-gelu-fusion",
+    "--no-bias-swiglu-fusion",
+    "--no-bias-dropout-fusion",
+    "--no-rope-fusion",
+    "--no-persist-layer-norm",
+    "--no-gradient-accumulation-fusion",
+    "--cross-entropy-loss-fusion",
+    "--cross-entropy-fusion-impl",
+    "--moe-grouped-gemm",
+    "--moe-permute-fusion",
+    "--moe-router-fusion",
+    "--enable-cuda-graph",
+    "--cuda-graph-impl",
+    "--cuda-graph-scope",
+    "--cuda-graph-modules",
+    "--use-nccl-ub",
+    "--tp-comm-overlap-cfg",
+    "--tp-comm-bootstrap-backend",
+    "--ddp-average-in-collective",
+    "--ddp-pad-buckets-for-high-nccl-busbw",
+    "--no-gradient-reduce-div-fusion",
+    "--fp8-recipe",
+    "--fp8-margin",
+    "--fp8-interval",
+    "--fp8-amax-history-len",
+    "--fp8-amax-compute-algo",
+    "--first-last-layers-bf16",
     // shape details that leave the sizes the traffic depends on alone
-    "--normalization", "--norm-epsilon", "--apply-layernorm-1p", "--qk-layernorm", "--add-qkv-bias", "--disable-bias-linear",
-    "--untie-embeddings-and-output-weights", "--position-embedding-type", "--use-rotary-position-embeddings",
-    "--rotary-base", "--rotary-percent", "--rotary-interleaved", "--rotary-seq-len-interpolation-factor",
-    "--use-rope-scaling", "--rope-scaling-factor", "--no-position-embedding", "--max-position-embeddings",
-    "--openai-gelu", "--squared-relu",
+    "--normalization",
+    "--norm-epsilon",
+    "--apply-layernorm-1p",
+    "--qk-layernorm",
+    "--add-qkv-bias",
+    "--disable-bias-linear",
+    "--untie-embeddings-and-output-weights",
+    "--position-embedding-type",
+    "--use-rotary-position-embeddings",
+    "--rotary-base",
+    "--rotary-percent",
+    "--rotary-interleaved",
+    "--rotary-seq-len-interpolation-factor",
+    "--use-rope-scaling",
+    "--rope-scaling-factor",
+    "--no-position-embedding",
+    "--max-position-embeddings",
+    "--openai-gelu",
+    "--squared-relu",
     // MLA: modelled as ordinary attention with as many KV heads as query heads (docs/job-format.md)
-    "--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim", "--qk-pos-emb-head-dim",
-    "--v-head-dim", "--rotary-scaling-factor", "--mscale", "--mscale-all-dim",
+    "--multi-latent-attention",
+    "--q-lora-rank",
+    "--kv-lora-rank",
+    "--qk-head-dim",
+    "--qk-pos-emb-head-dim",
+    "--v-head-dim",
+    "--rotary-scaling-factor",
+    "--mscale",
+    "--mscale-all-dim",
     // the router's losses and scores: which experts, not how many copies
-    "--moe-router-load-balancing-type", "--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-router-dtype",
-    "--moe-router-score-function", "--moe-router-enable-expert-bias", "--moe-router-bias-update-rate",
-    "--moe-router-pre-softmax", "--moe-router-topk-scaling-factor", "--moe-input-jitter-eps", "--moe-per-layer-logging",
-    "--moe-token-drop-policy", "--moe-router-force-load-balancing", "--moe-use-upcycling",
+    "--moe-router-load-balancing-type",
+    "--moe-aux-loss-coeff",
+    "--moe-z-loss-coeff",
+    "--moe-router-dtype",
+    "--moe-router-score-function",
+    "--moe-router-enable-expert-bias",
+    "--moe-router-bias-update-rate",
+    "--moe-router-pre-softmax",
+    "--moe-router-topk-scaling-factor",
+    "--moe-input-jitter-eps",
+    "--moe-per-layer-logging",
+    "--moe-token-drop-policy",
+    "--moe-router-force-load-balancing",
+    "--moe-use-upcycling",
 };
 
 // Flags that change the traffic in a way the model does not follow, each with what it does.
@@ -248,13 +419,15 @@ struct RefusedFlag {
   const char* why;
 };
 constexpr RefusedFlag kRefused[] = {
-    {"--pipeline-model-parallel-layout", "a custom stage layout; topoplan splits stages evenly or by --decoder-first/last-pipeline-num-layers"},
+    {"--pipeline-model-parallel-layout",
+     "a custom stage layout; topoplan splits stages evenly or by --decoder-first/last-pipeline-num-layers"},
     {"--account-for-embedding-in-pipeline-split", "counts the embedding as a layer when splitting stages"},
     {"--account-for-loss-in-pipeline-split", "counts the loss as a layer when splitting stages"},
     {"--hierarchical-context-parallel-sizes", "context parallelism in levels (a2a+p2p)"},
     {"--hybrid-context-parallel", "context parallelism that changes per batch"},
     {"--distribute-saved-activations", "spreads checkpointed activations over tensor-parallel ranks: more all-gathers"},
-    {"--overlap-param-gather-with-optimizer-step", "hides the first bucket's parameter all-gather under the optimizer step"},
+    {"--overlap-param-gather-with-optimizer-step",
+     "hides the first bucket's parameter all-gather under the optimizer step"},
     {"--no-align-param-gather", "lets pipeline stages start their parameter all-gathers at different times"},
     {"--fp8-param-gather", "gathers parameters in fp8: half the bytes the model sends"},
     {"--fp4-format", "FP4 compute"},
@@ -267,8 +440,10 @@ constexpr RefusedFlag kRefused[] = {
     {"--ddp-num-buckets", "sets the bucket count; give --ddp-bucket-size instead"},
     {"--rampup-batch-size", "a batch that grows during training; the step the model scores has one global batch"},
     {"--mtp-num-layers", "multi-token prediction layers beyond --num-layers"},
-    {"--moe-router-num-groups", "group-limited routing: tokens go to fewer expert-parallel ranks than the model spreads them over"},
-    {"--moe-router-group-topk", "group-limited routing: tokens go to fewer expert-parallel ranks than the model spreads them over"},
+    {"--moe-router-num-groups",
+     "group-limited routing: tokens go to fewer expert-parallel ranks than the model spreads them over"},
+    {"--moe-router-group-topk",
+     "group-limited routing: tokens go to fewer expert-parallel ranks than the model spreads them over"},
     {"--moe-router-topk-limited-devices", "device-limited routing"},
     {"--moe-shared-expert-overlap", "runs the shared experts under the token dispatch"},
     {"--overlap-moe-expert-parallel-comm", "overlaps the expert all-to-all with another micro-batch's compute"},
@@ -303,7 +478,8 @@ constexpr RefusedFlag kRefused[] = {
 };
 
 bool ignored(std::string_view name) {
-  return std::find_if(std::begin(kIgnored), std::end(kIgnored), [&](const char* f) { return name == f; }) != std::end(kIgnored);
+  return std::find_if(std::begin(kIgnored), std::end(kIgnored), [&](const char* f) { return name == f; }) !=
+         std::end(kIgnored);
 }
 
 std::vector<std::string> known_flags() {
@@ -372,8 +548,10 @@ class Reader {
       while (script < tokens.size() && !(tokens[script].text.ends_with(".py") && !tokens[script].text.starts_with("-")))
         ++script;
       if (script == tokens.size())
-        return Error{at(tokens[i].line) + "expected Megatron-LM arguments (--num-layers ...) or a launch line that runs a "
-                                          "training script (torchrun ... pretrain_gpt.py ...), got '" + tokens[i].text + "'"};
+        return Error{at(tokens[i].line) +
+                     "expected Megatron-LM arguments (--num-layers ...) or a launch line that runs a "
+                     "training script (torchrun ... pretrain_gpt.py ...), got '" +
+                     tokens[i].text + "'"};
       RETURN_IF_ERROR(launcher(tokens, i, script, cl));
       // The command ends at a newline no backslash continues, or at an operator; what follows is
       // another command.
@@ -383,8 +561,9 @@ class Reader {
                        "' joins shell commands; give one launch line or the arguments alone (docs/job-format.md)"};
       for (size_t k = i + 1; k < tokens.size(); ++k)
         if (tokens[k].starts_line)
-          return Error{at(tokens[k].line) + "'" + tokens[k].text + "' starts a second command after the launch line of line " +
-                       std::to_string(tokens[i].line) + " (a line that goes on ends with a backslash)"};
+          return Error{at(tokens[k].line) + "'" + tokens[k].text +
+                       "' starts a second command after the launch line of line " + std::to_string(tokens[i].line) +
+                       " (a line that goes on ends with a backslash)"};
       i = script + 1;
     }
     for (; i < tokens.size(); ++i) {
@@ -398,17 +577,21 @@ class Reader {
       while (i + 1 < tokens.size() && !tokens[i + 1].text.starts_with("--")) values.push_back(tokens[++i]);
       if (ignored(name)) continue;
       if (const RefusedFlag* r = table_find(kRefused, name))
-        return Error{at(t.line) + name + ": " + r->why + "; the model does not follow it, so topoplan cannot score this job"};
+        return Error{at(t.line) + name + ": " + r->why +
+                     "; the model does not follow it, so topoplan cannot score this job"};
       const ReadFlag* f = table_find(kRead, name);
       if (!f)
-        return Error{at(t.line) + name + ": not a flag topoplan knows; it may change the traffic, so the job is not built "
-                     "without knowing it" + did_you_mean(name, known_flags()) +
+        return Error{at(t.line) + name +
+                     ": not a flag topoplan knows; it may change the traffic, so the job is not built "
+                     "without knowing it" +
+                     did_you_mean(name, known_flags()) +
                      " (docs/job-format.md lists the flags read, ignored and refused)"};
       if (f->arity == Arity::none && !values.empty())
         return Error{at(t.line) + name + ": takes no value, got '" + values[0].text + "'"};
       if (f->arity != Arity::none && values.empty()) return Error{at(t.line) + name + ": a value is missing"};
       if (f->arity == Arity::one && values.size() > 1)
-        return Error{at(values[1].line) + name + ": takes one value, got '" + values[0].text + "' and '" + values[1].text + "'"};
+        return Error{at(values[1].line) + name + ": takes one value, got '" + values[0].text + "' and '" +
+                     values[1].text + "'"};
       for (const Token& v : values)
         if (v.expands) return Error{at(v.line) + name + ": '" + v.text + "'" + shell_note(v)};
       cl.flags[name] = {std::move(values), t.line};
@@ -448,21 +631,23 @@ class Reader {
       // --nnodes MIN:MAX is elastic; a fixed size says MIN:MIN or one number.
       if (const size_t colon = value.find(':'); nodes && colon != std::string::npos) {
         if (value.substr(0, colon) != value.substr(colon + 1))
-          return Error{at(t.line) + "torchrun --nnodes " + value + ": an elastic range has no one world size; give one number"};
+          return Error{at(t.line) + "torchrun --nnodes " + value +
+                       ": an elastic range has no one world size; give one number"};
         number = value.substr(0, colon);
       }
       std::optional<int64_t> n = (v && v->expands) ? std::nullopt : whole(number);
       if (!n || *n < 1)
         return Error{at(t.line) + "torchrun " + name + ": expected a positive whole number, got '" + value + "'" +
-                     (v ? shell_note(*v) : "") + (procs && (value == "gpu" || value == "auto") ? " (give the GPUs per node)" : "")};
+                     (v ? shell_note(*v) : "") +
+                     (procs && (value == "gpu" || value == "auto") ? " (give the GPUs per node)" : "")};
       (nodes ? nnodes : nproc) = *n;
     }
     if (!torchrun || nproc == 0) return {};
     if (nnodes == 0) nnodes = 1;  // torchrun's default
     if (nnodes * nproc > INT_MAX) return Error{at(line) + "torchrun's world size is beyond " + std::to_string(INT_MAX)};
     cl.world = static_cast<int>(nnodes * nproc);
-    cl.world_from = "torchrun --nnodes " + std::to_string(nnodes) + " --nproc-per-node " + std::to_string(nproc) + " (line " +
-                    std::to_string(line) + ")";
+    cl.world_from = "torchrun --nnodes " + std::to_string(nnodes) + " --nproc-per-node " + std::to_string(nproc) +
+                    " (line " + std::to_string(line) + ")";
     return {};
   }
 
@@ -489,7 +674,9 @@ class Translator {
   int line(const std::string& flag) const { return cl_.flags.at(flag).line; }
   const std::string& value(const std::string& flag) const { return cl_.flags.at(flag).values[0].text; }
   const std::vector<Token>& values(const std::string& flag) const { return cl_.flags.at(flag).values; }
-  std::string at(const std::string& flag) const { return where_ + ":" + std::to_string(line(flag)) + ": " + flag + ": "; }
+  std::string at(const std::string& flag) const {
+    return where_ + ":" + std::to_string(line(flag)) + ": " + flag + ": ";
+  }
   // Errors in `json_field` (and the fields under it) name `flag`; "world" names the world size.
   void field(const std::string& json_field, const std::string& flag) { field_flag_[json_field] = flag; }
 
@@ -510,7 +697,8 @@ class Translator {
     const std::string& s = value(flag);
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) fail(at(flag) + "expected a number, got '" + s + "'");
+    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
+      fail(at(flag) + "expected a number, got '" + s + "'");
     return v;
   }
 
@@ -531,7 +719,8 @@ class Translator {
     key = key.substr(0, key.find('['));  // "model.moe.layer_freq[3]" is --moe-layer-freq's
     for (;;) {
       if (auto it = field_flag_.find(key); it != field_flag_.end()) {
-        if (it->second == "world") return where_ + ": with the world size " + std::to_string(cl_.world) + " (" + cl_.world_from + "): " + what;
+        if (it->second == "world")
+          return where_ + ": with the world size " + std::to_string(cl_.world) + " (" + cl_.world_from + "): " + what;
         return at(it->second) + what;
       }
       const size_t dot = key.rfind('.');
@@ -608,8 +797,10 @@ class PatternParser {
       std::optional<int64_t> n = integer();
       if (!n) return fail("expected 0 or 1");
       list.push_back(static_cast<int>(std::min<int64_t>(*n, INT_MAX)));
-      if (i_ < s_.size() && s_[i_] == ',') ++i_;
-      else break;
+      if (i_ < s_.size() && s_[i_] == ',')
+        ++i_;
+      else
+        break;
     }
     if (i_ >= s_.size() || s_[i_] != ']') return fail("expected ']'");
     ++i_;
@@ -647,8 +838,9 @@ json model_doc(Translator& t) {
   const int64_t ffn = m["swiglu"].get<bool>() ? (4 * hidden * 2 / 3) / 64 * 64 : 4 * hidden;
   number_into(t, m, "model", "ffn_hidden", "--ffn-hidden-size", std::max<int64_t>(ffn, 1));
   if (t.has("--num-query-groups") && !t.has("--group-query-attention"))
-    t.fail(t.at("--num-query-groups") + "Megatron-LM reads it only with --group-query-attention (without it every head "
-                                        "has its own key and value); add --group-query-attention or drop it");
+    t.fail(t.at("--num-query-groups") +
+           "Megatron-LM reads it only with --group-query-attention (without it every head "
+           "has its own key and value); add --group-query-attention or drop it");
   if (t.has("--group-query-attention"))
     number_into(t, m, "model", "kv_heads", "--num-query-groups", std::nullopt,
                 "number of key/value heads with --group-query-attention");
@@ -687,7 +879,8 @@ json model_doc(Translator& t) {
   if (t.has("--moe-expert-capacity-factor")) {
     const double cf = t.real("--moe-expert-capacity-factor");
     if (cf > 0 && !t.has("--moe-pad-expert-input-to-capacity"))
-      t.fail(t.at("--moe-expert-capacity-factor") + "without --moe-pad-expert-input-to-capacity Megatron sends only the "
+      t.fail(t.at("--moe-expert-capacity-factor") +
+             "without --moe-pad-expert-input-to-capacity Megatron sends only the "
              "tokens routed, up to the capacity; topoplan counts every expert's full capacity, as padding does: add "
              "--moe-pad-expert-input-to-capacity");
     moe["capacity_factor"] = cf;
@@ -731,7 +924,8 @@ json training_doc(Translator& t, int dp) {
     tr["recompute_method"] = t.choice("--recompute-method", {"uniform", "block"});
     t.field("training.recompute_method", "--recompute-method");
   }
-  if (t.has("--recompute-num-layers")) number_into(t, tr, "training", "recompute_num_layers", "--recompute-num-layers", 0);
+  if (t.has("--recompute-num-layers"))
+    number_into(t, tr, "training", "recompute_num_layers", "--recompute-num-layers", 0);
   if (t.has("--recompute-modules")) {
     json modules = json::array();
     for (const Token& m : t.values("--recompute-modules")) modules.push_back(m.text);
@@ -745,8 +939,10 @@ json parallel_doc(Translator& t, const json& model, json parallel) {
   parallel["sequence_parallel"] = t.has("--sequence-parallel");
   t.field("parallel.sequence_parallel", "--sequence-parallel");
   // Virtual stages: per pipeline rank, or (older) as layers per virtual stage.
-  const std::string per_rank = "--num-virtual-stages-per-pipeline-rank", per_layers = "--num-layers-per-virtual-pipeline-stage";
-  if (t.has(per_rank) && t.has(per_layers)) t.fail(t.at(per_layers) + "give it or " + per_rank + ", not both (arguments.py)");
+  const std::string per_rank = "--num-virtual-stages-per-pipeline-rank",
+                    per_layers = "--num-layers-per-virtual-pipeline-stage";
+  if (t.has(per_rank) && t.has(per_layers))
+    t.fail(t.at(per_layers) + "give it or " + per_rank + ", not both (arguments.py)");
   if (t.has(per_rank)) number_into(t, parallel, "parallel", "virtual_pipeline_stages", per_rank, 1);
   if (t.has(per_layers)) {
     const int64_t per = t.number(per_layers, 1);
@@ -763,7 +959,8 @@ json parallel_doc(Translator& t, const json& model, json parallel) {
   if (t.has("--decoder-last-pipeline-num-layers"))
     number_into(t, parallel, "parallel", "last_stage_layers", "--decoder-last-pipeline-num-layers", 0);
   if (parallel.value("virtual_pipeline_stages", int64_t{1}) > 1 && t.has("--no-overlap-p2p-communication"))
-    t.fail(t.at("--no-overlap-p2p-communication") + "the interleaved schedule's sends and receives then block; topoplan's "
+    t.fail(t.at("--no-overlap-p2p-communication") +
+           "the interleaved schedule's sends and receives then block; topoplan's "
            "model overlaps them with the next chunk's compute, as Megatron does by default");
   if (t.has("--cp-comm-type")) {
     // One type for every layer; a list must repeat it.
@@ -774,7 +971,8 @@ json parallel_doc(Translator& t, const json& model, json parallel) {
                "'); topoplan's model takes one type for every layer");
     const std::string& c = v[0].text;
     if (c != "p2p" && c != "all_gather" && c != "allgather")
-      t.fail(t.at("--cp-comm-type") + "'" + c + "': topoplan models p2p and all_gather" + did_you_mean(c, {"p2p", "all_gather"}));
+      t.fail(t.at("--cp-comm-type") + "'" + c + "': topoplan models p2p and all_gather" +
+             did_you_mean(c, {"p2p", "all_gather"}));
     parallel["cp_comm"] = c == "p2p" ? "p2p" : "allgather";
     t.field("parallel.cp_comm", "--cp-comm-type");
   }
@@ -809,7 +1007,8 @@ json parallel_doc(Translator& t, const json& model, json parallel) {
   parallel["overlap_grad_reduce"] = t.has("--overlap-grad-reduce");
   parallel["overlap_param_gather"] = t.has("--overlap-param-gather");
   if (t.has("--overlap-param-gather") && (zero == 0 || !t.has("--overlap-grad-reduce")))
-    t.fail(t.at("--overlap-param-gather") + "Megatron-LM runs it only with the distributed optimizer or Megatron FSDP, "
+    t.fail(t.at("--overlap-param-gather") +
+           "Megatron-LM runs it only with the distributed optimizer or Megatron FSDP, "
            "and with --overlap-grad-reduce (arguments.py)");
   parallel["tp_comm_overlap"] = t.has("--tp-comm-overlap");
   t.field("parallel.tp_comm_overlap", "--tp-comm-overlap");
@@ -820,7 +1019,8 @@ json parallel_doc(Translator& t, const json& model, json parallel) {
   // The model's expert traffic is the all-to-all dispatcher's; Megatron's default is allgather.
   if (model.contains("moe") && parallel.value("ep", int64_t{1}) > 1) {
     if (!t.has("--moe-token-dispatcher-type"))
-      t.fail(t.at("--expert-model-parallel-size") + "with expert parallelism Megatron's default token dispatcher is "
+      t.fail(t.at("--expert-model-parallel-size") +
+             "with expert parallelism Megatron's default token dispatcher is "
              "allgather; topoplan models the all-to-all one: add --moe-token-dispatcher-type alltoall");
     else if (t.value("--moe-token-dispatcher-type") != "alltoall")
       t.fail(t.at("--moe-token-dispatcher-type") + "'" + t.value("--moe-token-dispatcher-type") +
@@ -863,19 +1063,23 @@ Result<Job> job_from_megatron_args(const std::string& text, const std::string& w
     cl->world_from = hint.from;
   }
   if (cl->world == 0)
-    return Error{where + ": the world size is not given, and Megatron-LM derives the data-parallel size from it: launch "
-                         "with torchrun --nnodes N --nproc-per-node K, put WORLD_SIZE=N before the command, or let the "
-                         "command decide (plan --nodes, score --layout; docs/job-format.md)"};
+    return Error{where +
+                 ": the world size is not given, and Megatron-LM derives the data-parallel size from it: launch "
+                 "with torchrun --nnodes N --nproc-per-node K, put WORLD_SIZE=N before the command, or let the "
+                 "command decide (plan --nodes, score --layout; docs/job-format.md)"};
   Translator t(*cl, where);
 
   json parallel = json::object();
-  for (const auto& [flag, key] : {std::pair{"--tensor-model-parallel-size", "tp"}, {"--pipeline-model-parallel-size", "pp"},
-                                  {"--context-parallel-size", "cp"}, {"--expert-model-parallel-size", "ep"},
+  for (const auto& [flag, key] : {std::pair{"--tensor-model-parallel-size", "tp"},
+                                  {"--pipeline-model-parallel-size", "pp"},
+                                  {"--context-parallel-size", "cp"},
+                                  {"--expert-model-parallel-size", "ep"},
                                   {"--expert-tensor-parallel-size", "expert_tp"}})
     if (t.has(flag)) number_into(t, parallel, "parallel", key, flag, 1);
   if (!t.ok()) return Error{t.error()};
   // The data-parallel size: Megatron derives it from the world size.
-  const int64_t tp = parallel.value("tp", int64_t{1}), cp = parallel.value("cp", int64_t{1}), pp = parallel.value("pp", int64_t{1});
+  const int64_t tp = parallel.value("tp", int64_t{1}), cp = parallel.value("cp", int64_t{1}),
+                pp = parallel.value("pp", int64_t{1});
   const int64_t model_ranks = tp * cp * pp;
   if (tp < 1 || cp < 1 || pp < 1 || cl->world % model_ranks != 0)
     return Error{where + ": the world size " + std::to_string(cl->world) + " (" + cl->world_from +
@@ -890,7 +1094,10 @@ Result<Job> job_from_megatron_args(const std::string& text, const std::string& w
   const json training = training_doc(t, dp);
   parallel = parallel_doc(t, model, std::move(parallel));
   if (!t.ok()) return Error{t.error()};
-  const json doc = {{"format", "topoplan-job"}, {"name", file_stem(where)}, {"model", model}, {"training", training},
+  const json doc = {{"format", "topoplan-job"},
+                    {"name", file_stem(where)},
+                    {"model", model},
+                    {"training", training},
                     {"parallel", parallel}};
   Result<Job> job = job_from_json(doc, "");
   if (!job) return Error{t.rename(job.error())};

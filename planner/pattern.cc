@@ -30,8 +30,13 @@ void take_larger(Peak& p, const Peak& q) {
 }  // namespace
 
 Pattern::Pattern(const Router& router, const Calibration& calibration, const LinkShare* share, size_t groups)
-    : router_(router), total_(router, calibration, share), own_(groups), transfers_(groups), edge_peak_(groups),
-      segment_max_(groups), peaks_(groups) {}
+    : router_(router),
+      total_(router, calibration, share),
+      own_(groups),
+      transfers_(groups),
+      edge_peak_(groups),
+      segment_max_(groups),
+      peaks_(groups) {}
 
 void Pattern::index(size_t group, const Touched& touched, bool add) {
   const uint32_t g = static_cast<uint32_t>(group);
@@ -91,10 +96,12 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers) {
   sort_unique(now.segments);
   Touched off, on;
   const Touched& was = own_[group];
-  std::set_difference(was.edges.begin(), was.edges.end(), now.edges.begin(), now.edges.end(), std::back_inserter(off.edges));
+  std::set_difference(was.edges.begin(), was.edges.end(), now.edges.begin(), now.edges.end(),
+                      std::back_inserter(off.edges));
   std::set_difference(was.segments.begin(), was.segments.end(), now.segments.begin(), now.segments.end(),
                       std::back_inserter(off.segments));
-  std::set_difference(now.edges.begin(), now.edges.end(), was.edges.begin(), was.edges.end(), std::back_inserter(on.edges));
+  std::set_difference(now.edges.begin(), now.edges.end(), was.edges.begin(), was.edges.end(),
+                      std::back_inserter(on.edges));
   std::set_difference(now.segments.begin(), now.segments.end(), was.segments.begin(), was.segments.end(),
                       std::back_inserter(on.segments));
   index(group, off, false);

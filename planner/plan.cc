@@ -5,11 +5,11 @@
 #include <map>
 #include <set>
 
-#include "planner/lower_bound.h"
-#include "planner/orders.h"
 #include "base/suggest.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "planner/lower_bound.h"
+#include "planner/orders.h"
 
 namespace topoplan {
 namespace {
@@ -112,7 +112,8 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   std::vector<int> offered = req.free;
   for (int h : offered)
     if (h < 0 || h >= static_cast<int>(c.hosts().size()))
-      return Error{"host index " + std::to_string(h) + " is not in the cluster (0-" + std::to_string(c.hosts().size() - 1) + ")"};
+      return Error{"host index " + std::to_string(h) + " is not in the cluster (0-" +
+                   std::to_string(c.hosts().size() - 1) + ")"};
   if (offered.empty())
     for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) offered.push_back(h);
 
@@ -136,7 +137,8 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     plan.rules.dp_only_across_sites = true;
 
   // The traffic's groups decide which order strings are really different.
-  Result<ComputeEstimate> compute = compute_estimate(job, c.device(c.hosts()[static_cast<size_t>(plan.hosts.hosts.front())].gpus.front()).model);
+  Result<ComputeEstimate> compute =
+      compute_estimate(job, c.device(c.hosts()[static_cast<size_t>(plan.hosts.hosts.front())].gpus.front()).model);
   RETURN_IF_ERROR(compute);
   Result<StepTraffic> traffic = step_traffic(job, *compute);
   RETURN_IF_ERROR(traffic);
@@ -207,10 +209,11 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     Scored& s = placed[i];
     limits.seed = req.seed * 0x9E3779B97F4A7C15ull + i;
     auto report = [&](const SearchStats& st, const Objective& o) {
-      say("order " + s.order + ": " + format_duration(o.exposed_us / 1e6) + " exposed, " +
-          std::to_string(st.moves) + " moves (" + format_number(st.moves / std::max(st.seconds, 1e-9), 0) + "/s)");
+      say("order " + s.order + ": " + format_duration(o.exposed_us / 1e6) + " exposed, " + std::to_string(st.moves) +
+          " moves (" + format_number(st.moves / std::max(st.seconds, 1e-9), 0) + "/s)");
     };
-    Result<SearchStats> st = search_placement(c, s.groups, plan.rules, s.placement, s.state, s.objective, limits, report);
+    Result<SearchStats> st =
+        search_placement(c, s.groups, plan.rules, s.placement, s.state, s.objective, limits, report);
     if (!st) return Error{s.order + ": " + st.error()};
     plan.stats.moves += st->moves;
     plan.stats.improved += st->improved;

@@ -36,9 +36,9 @@ struct PlanRequest {
 };
 
 struct PlanBaseline {
-  std::string name;   // "input order", "best order on the input hosts"
+  std::string name;  // "input order", "best order on the input hosts"
   std::string order;
-  std::string what;   // how it was laid out
+  std::string what;  // how it was laid out
   double exposed_s = 0;
   int violations = 0;
   bool scored = true;  // false when its groups cannot all be routed (`what` says why)

@@ -1,8 +1,8 @@
 #include "planner/plan_json.h"
 
+#include "base/json_fields.h"
 #include "planner/plan.h"
 #include "planner/score_json.h"
-#include "base/json_fields.h"
 
 namespace topoplan {
 namespace {
@@ -17,9 +17,9 @@ Result<nlohmann::json> plan_document_parse(const std::string& text, const std::s
 }
 
 Result<Layout> plan_layout_read(const nlohmann::json& doc, const std::string& where, const Cluster& c, int world) {
-  static const std::vector<std::string> keys = {"format",     "cluster",   "job",      "order",   "fabric",
-                                                "background", "exclude",   "keep",     "seed",    "hosts",
-                                                "ranks",      "groups",    "score",    "baselines", "candidates",
+  static const std::vector<std::string> keys = {"format",      "cluster",     "job",      "order",     "fabric",
+                                                "background",  "exclude",     "keep",     "seed",      "hosts",
+                                                "ranks",       "groups",      "score",    "baselines", "candidates",
                                                 "lower_bound", "idle_fabric", "findings", "search"};
   std::string error;
   Fields top(doc, "", keys, &error);
@@ -79,24 +79,26 @@ nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string
   j["score"].erase("placement");  // the plan's "ranks" above
   nlohmann::json baselines = nlohmann::json::array();
   for (const PlanBaseline& b : plan.baselines)
-    baselines.push_back({{"name", b.name},
-                         {"order", b.order},
-                         {"what", b.what},
-                         {"scored", b.scored},
-                         {"exposed_comm_s", b.scored ? nlohmann::json(b.exposed_s) : nlohmann::json(nullptr)},
-                         {"step_s", b.scored ? nlohmann::json(plan.score.compute_s + b.exposed_s) : nlohmann::json(nullptr)},
-                         {"rule_violations", b.violations},
-                         {"ratio", b.scored && plan.score.exposed_comm_s > 0 ? nlohmann::json(b.exposed_s / plan.score.exposed_comm_s)
-                                                                 : nlohmann::json(nullptr)}});
+    baselines.push_back(
+        {{"name", b.name},
+         {"order", b.order},
+         {"what", b.what},
+         {"scored", b.scored},
+         {"exposed_comm_s", b.scored ? nlohmann::json(b.exposed_s) : nlohmann::json(nullptr)},
+         {"step_s", b.scored ? nlohmann::json(plan.score.compute_s + b.exposed_s) : nlohmann::json(nullptr)},
+         {"rule_violations", b.violations},
+         {"ratio", b.scored && plan.score.exposed_comm_s > 0 ? nlohmann::json(b.exposed_s / plan.score.exposed_comm_s)
+                                                             : nlohmann::json(nullptr)}});
   j["baselines"] = std::move(baselines);
   nlohmann::json candidates = nlohmann::json::array();
   for (const PlanCandidate& k : plan.candidates)
     candidates.push_back({{"order", k.order}, {"exposed_comm_s", k.exposed_s}, {"rule_violations", k.violations}});
   j["candidates"] = std::move(candidates);
-  j["lower_bound"] = plan.lower_bound_s ? nlohmann::json{{"exposed_comm_s", *plan.lower_bound_s}, {"how", plan.lower_bound_how}}
-                                        : nlohmann::json(nullptr);
+  j["lower_bound"] = plan.lower_bound_s
+                         ? nlohmann::json{{"exposed_comm_s", *plan.lower_bound_s}, {"how", plan.lower_bound_how}}
+                         : nlohmann::json(nullptr);
   j["idle_fabric"] = plan.idle ? nlohmann::json{{"input_exposed_comm_s", plan.idle->input_exposed_s},
-                                                 {"exposed_comm_s", plan.idle->exposed_s}}
+                                                {"exposed_comm_s", plan.idle->exposed_s}}
                                : nlohmann::json(nullptr);
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : plan.findings) findings.push_back(finding_json(c, f));

@@ -22,7 +22,8 @@ std::string ratio_text(double base, double plan) {
 
 }  // namespace
 
-std::string plan_text(const Cluster& c, const std::string& cluster, const Plan& p, const std::vector<std::string>& written) {
+std::string plan_text(const Cluster& c, const std::string& cluster, const Plan& p,
+                      const std::vector<std::string>& written) {
   std::ostringstream out;
   const JobScore& s = p.score;
   const PlanBaseline& input = p.baselines.front();
@@ -51,8 +52,9 @@ std::string plan_text(const Cluster& c, const std::string& cluster, const Plan& 
     out << "; with the job alone (--fabric idle): step " << format_duration(before) << " in the input order, "
         << format_duration(after) << " in the plan";
     if (input.scored && input.exposed_s > s.exposed_comm_s * 1.0005)
-      out << (before <= after * 1.0005 ? ", so the shared fabric's worst case makes the whole difference"
-                                       : ", " + format_number(100 * (before - after) / before, 1) + "% shorter without it");
+      out << (before <= after * 1.0005
+                  ? ", so the shared fabric's worst case makes the whole difference"
+                  : ", " + format_number(100 * (before - after) / before, 1) + "% shorter without it");
   }
   out << "\n\n";
 
@@ -70,7 +72,8 @@ std::string plan_text(const Cluster& c, const std::string& cluster, const Plan& 
   for (const PlanBaseline& b : p.baselines) {
     if (!b.scored) {
       out << "  " << std::left << std::setw(32) << b.name << std::setw(18) << b.order << std::right << std::setw(12)
-          << "-" << "  " << b.what << "\n";
+          << "-"
+          << "  " << b.what << "\n";
       continue;
     }
     row(b.name, b.order, b.exposed_s,
@@ -84,7 +87,8 @@ std::string plan_text(const Cluster& c, const std::string& cluster, const Plan& 
   for (size_t i = 0; i < shown; ++i)
     out << "  " << std::left << std::setw(18) << p.candidates[i].order << std::right << std::setw(12)
         << format_duration(p.candidates[i].exposed_s)
-        << (p.candidates[i].violations ? "  (" + std::to_string(p.candidates[i].violations) + " groups break a rule)" : "")
+        << (p.candidates[i].violations ? "  (" + std::to_string(p.candidates[i].violations) + " groups break a rule)"
+                                       : "")
         << "\n";
   if (p.candidates.size() > shown) out << "  and " << p.candidates.size() - shown << " more\n";
 

@@ -31,7 +31,8 @@ std::vector<std::string_view> split_dashes(std::string_view text) {
 Result<Axis> axis_parse(std::string_view name) {
   for (int i = 0; i < kAxisCount; ++i)
     if (name == kAxisNames[i]) return static_cast<Axis>(i);
-  std::string what = name.empty() ? "empty axis name" : "unknown axis '" + std::string(name) + "'" + did_you_mean(name, axis_names());
+  std::string what =
+      name.empty() ? "empty axis name" : "unknown axis '" + std::string(name) + "'" + did_you_mean(name, axis_names());
   return Error{what + " (axes: tp, cp, ep, dp, pp)"};
 }
 
@@ -97,8 +98,8 @@ Result<RankGrid> RankGrid::make(std::string_view order, const PerAxis& sizes) {
     if (std::find(grid.axes_.begin(), grid.axes_.end(), a) != grid.axes_.end()) continue;
     // RankGenerator appends a missing axis only when its size is 1, and raises otherwise.
     if (sizes[i] != 1)
-      return Error{"order '" + std::string(order) + "' lacks '" + axis_name(a) + "', but the " +
-                   axis_name(a) + " size is " + std::to_string(sizes[i])};
+      return Error{"order '" + std::string(order) + "' lacks '" + axis_name(a) + "', but the " + axis_name(a) +
+                   " size is " + std::to_string(sizes[i])};
     grid.axes_.push_back(a);
   }
   int64_t stride = 1;
@@ -161,9 +162,9 @@ Result<RankGroups> RankGroups::make(const ParallelSizes& s, std::string_view ord
   int expert_tp = s.expert_tp ? s.expert_tp : s.tp;
   int64_t expert_model = int64_t{expert_tp} * s.ep * s.pp;
   if (world % expert_model != 0)
-    return Error{"world size " + std::to_string(world) + " (tp*cp*pp*dp) is not divisible by expert_tp*ep*pp = " +
-                 std::to_string(expert_tp) + "*" + std::to_string(s.ep) + "*" + std::to_string(s.pp) + " = " +
-                 std::to_string(expert_model)};
+    return Error{"world size " + std::to_string(world) +
+                 " (tp*cp*pp*dp) is not divisible by expert_tp*ep*pp = " + std::to_string(expert_tp) + "*" +
+                 std::to_string(s.ep) + "*" + std::to_string(s.pp) + " = " + std::to_string(expert_model)};
   int expert_dp = static_cast<int>(world / expert_model);
 
   Result<RankGrid> dense = RankGrid::make(order, {s.tp, s.cp, 1, s.dp, s.pp});
@@ -180,8 +181,7 @@ Result<RankGroups> RankGroups::make(const ParallelSizes& s, std::string_view ord
   // Both grids feed one pipeline: a stage must hold the same ranks in the dense and MoE layers.
   if (dense->groups("pp").value() != expert->groups("pp").value())
     return Error{"order '" + std::string(order) + "' gives different pipeline groups for the dense grid (" +
-                 dense->order() + ") and the expert grid (" + expert->order() +
-                 "); Megatron requires them equal"};
+                 dense->order() + ") and the expert grid (" + expert->order() + "); Megatron requires them equal"};
   return RankGroups(std::move(*dense), std::move(*expert));
 }
 

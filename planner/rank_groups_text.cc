@@ -8,8 +8,8 @@ namespace topoplan {
 namespace {
 
 // The lists printed, in this order: the groups initialize_model_parallel builds communicators for.
-constexpr const char* kTokens[] = {"tp",        "cp",        "dp",        "pp",        "tp-pp",
-                                   "dp-cp",     "expert.ep", "expert.dp", "expert.tp", "expert.tp-ep"};
+constexpr const char* kTokens[] = {"tp",    "cp",        "dp",        "pp",        "tp-pp",
+                                   "dp-cp", "expert.ep", "expert.dp", "expert.tp", "expert.tp-ep"};
 
 // Text output shows the head of each list; --json has every group.
 constexpr size_t kShownGroups = 4;
@@ -66,8 +66,8 @@ std::string rank_groups_text(const RankGroups& g) {
   out << "# group         count x size  first groups (--json for all)\n";
   for (const char* token : kTokens) {
     GroupList groups = g.groups(token).value();
-    out << std::left << std::setw(14) << token << std::right << std::setw(6) << groups.size() << " x "
-        << std::left << std::setw(6) << groups[0].size() << std::right;
+    out << std::left << std::setw(14) << token << std::right << std::setw(6) << groups.size() << " x " << std::left
+        << std::setw(6) << groups[0].size() << std::right;
     for (size_t i = 0; i < groups.size() && i < kShownGroups; ++i) out << " " << group_text(groups[i]);
     if (groups.size() > kShownGroups) out << " ... " << groups.size() - kShownGroups << " more";
     out << "\n";

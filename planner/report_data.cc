@@ -3,9 +3,9 @@
 #include <cmath>
 #include <map>
 
+#include "base/units.h"
 #include "planner/group_ref.h"
 #include "planner/rank_groups.h"
-#include "base/units.h"
 
 namespace topoplan {
 namespace {
@@ -64,7 +64,8 @@ nlohmann::json load_json(const JobScore& s) {
 nlohmann::json critical_json(const JobScore& s) {
   nlohmann::json out = nlohmann::json::array();
   for (const Finding& f : s.findings)
-    if (f.severity == "critical" && f.has_link) out.push_back({{"link", f.link / 2}, {"dir", f.link % 2}, {"message", f.message}});
+    if (f.severity == "critical" && f.has_link)
+      out.push_back({{"link", f.link / 2}, {"dir", f.link % 2}, {"message", f.message}});
   return out;
 }
 

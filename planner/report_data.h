@@ -15,7 +15,7 @@
 namespace topoplan {
 
 struct ReportPart {
-  std::string label;  // "layout default", "layout under review", "plan"
+  std::string label;         // "layout default", "layout under review", "plan"
   const Job* job = nullptr;  // its order string places the groups
   const JobScore* score = nullptr;
   nlohmann::json tables;  // its tables as the command prints them (planner/score_tables)
@@ -31,12 +31,12 @@ struct ReportFocus {
   int index = 0;
   std::optional<EdgeId> link;
   std::optional<EdgeId> slowest;  // the selected group's slowest link, as the text names it
-  std::string verdict;  // the page's first line; "" takes the text's first line
+  std::string verdict;            // the page's first line; "" takes the text's first line
 };
 
 // `text` is what the command prints, shown as it is. Each part is one scored layout of the same
 // job on the same cluster (review shows the layout under review and the planner's side by side).
-Result<nlohmann::json> report_data(const Cluster& cluster, const std::vector<ReportPart>& parts, const std::string& title,
-                                   const std::string& text, const ReportFocus& focus = {});
+Result<nlohmann::json> report_data(const Cluster& cluster, const std::vector<ReportPart>& parts,
+                                   const std::string& title, const std::string& text, const ReportFocus& focus = {});
 
 }  // namespace topoplan

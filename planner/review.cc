@@ -46,8 +46,8 @@ Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, 
       groups += std::max<int>(1, static_cast<int>(f.groups.size()));
     }
   if (critical)
-    out.reasons.push_back(std::to_string(groups) + (groups == 1 ? " group" : " groups") + " in " + std::to_string(critical) +
-                          (critical == 1 ? " critical finding" : " critical findings"));
+    out.reasons.push_back(std::to_string(groups) + (groups == 1 ? " group" : " groups") + " in " +
+                          std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings"));
   if (limits.max_exposed_s && mine > *limits.max_exposed_s)
     out.reasons.push_back("over --max-exposed " + format_duration(*limits.max_exposed_s));
   if (limits.max_slowdown && out.slowdown > *limits.max_slowdown)
@@ -56,11 +56,12 @@ Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, 
 
   std::string why;
   for (const std::string& reason : out.reasons) why += (why.empty() ? ": " : "; ") + reason;
-  out.verdict = std::string(out.pass ? "PASS" : "FAIL") + " " + job.name + ", layout " + layout.source + ": " +
-                format_duration(mine) + " exposed communication per step (step " + format_duration(out.score.step_s) +
-                "), " + ratio(out.slowdown) + " the planner's best on the same hosts (" + format_duration(theirs) +
-                ", step " + format_duration(out.best.score.step_s) + ", order " + out.best.job.parallel.order + ")" +
-                (limits.max_slowdown ? ", limit " + format_number(*limits.max_slowdown, 2) + "x" : ", no slowdown limit") + why;
+  out.verdict =
+      std::string(out.pass ? "PASS" : "FAIL") + " " + job.name + ", layout " + layout.source + ": " +
+      format_duration(mine) + " exposed communication per step (step " + format_duration(out.score.step_s) + "), " +
+      ratio(out.slowdown) + " the planner's best on the same hosts (" + format_duration(theirs) + ", step " +
+      format_duration(out.best.score.step_s) + ", order " + out.best.job.parallel.order + ")" +
+      (limits.max_slowdown ? ", limit " + format_number(*limits.max_slowdown, 2) + "x" : ", no slowdown limit") + why;
   return out;
 }
 

@@ -19,12 +19,12 @@ struct ReviewLimits {
 };
 
 struct Review {
-  JobScore score;  // of the layout under review
-  Plan best;       // the planner's, on the same hosts
+  JobScore score;       // of the layout under review
+  Plan best;            // the planner's, on the same hosts
   double slowdown = 1;  // score / best, exposed communication
   bool pass = true;
   std::vector<std::string> reasons;  // why it fails, one clause each
-  std::string verdict;  // one line for a ticket
+  std::string verdict;               // one line for a ticket
 };
 
 // `layout` must place the job's ranks; `job` carries the order string it was placed under.

@@ -5,8 +5,9 @@
 
 namespace topoplan {
 
-nlohmann::json review_to_json(const Cluster& c, const Router& router, const std::string& cluster_arg, const std::string& order,
-                              const Review& r, const ReviewLimits& limits, const ScoreOptions& options, const DownSet& down) {
+nlohmann::json review_to_json(const Cluster& c, const Router& router, const std::string& cluster_arg,
+                              const std::string& order, const Review& r, const ReviewLimits& limits,
+                              const ScoreOptions& options, const DownSet& down) {
   PlanRequest req;
   req.score = options;
   req.down = down;

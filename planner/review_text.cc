@@ -21,7 +21,8 @@ std::string review_text(const Cluster& c, const std::string& order, const Review
   row("exposed", format_duration(a.exposed_comm_s), format_duration(b.exposed_comm_s));
   for (int k = 0; k < kTrafficKinds; ++k) {
     const double x = a.by_kind[static_cast<size_t>(k)].exposed_s, y = b.by_kind[static_cast<size_t>(k)].exposed_s;
-    if (x > 0 || y > 0) row("  " + std::string(to_string(static_cast<TrafficKind>(k))), format_duration(x), format_duration(y));
+    if (x > 0 || y > 0)
+      row("  " + std::string(to_string(static_cast<TrafficKind>(k))), format_duration(x), format_duration(y));
   }
   row("step", format_duration(a.step_s), format_duration(b.step_s));
   row("MFU", format_number(100 * a.mfu, 1) + "%", format_number(100 * b.mfu, 1) + "%");

@@ -9,13 +9,13 @@
 #include <set>
 #include <unordered_map>
 
+#include "base/index_list.h"
+#include "base/units.h"
+#include "base/words.h"
 #include "planner/group_ref.h"
 #include "planner/lower_bound.h"
 #include "planner/plan.h"
-#include "base/index_list.h"
 #include "topology/locality.h"
-#include "base/units.h"
-#include "base/words.h"
 
 namespace topoplan {
 namespace {
@@ -66,12 +66,18 @@ bool one_domain(const Cluster& c, const std::vector<VertexId>& gpus) {
 
 std::string plural_op(CollectiveOp op) {
   switch (op) {
-    case CollectiveOp::all_reduce: return "all-reduces";
-    case CollectiveOp::all_gather: return "all-gathers";
-    case CollectiveOp::reduce_scatter: return "reduce-scatters";
-    case CollectiveOp::alltoall: return "all-to-alls";
-    case CollectiveOp::sendrecv: return "sends";
-    default: return std::string(to_string(op)) + "s";
+    case CollectiveOp::all_reduce:
+      return "all-reduces";
+    case CollectiveOp::all_gather:
+      return "all-gathers";
+    case CollectiveOp::reduce_scatter:
+      return "reduce-scatters";
+    case CollectiveOp::alltoall:
+      return "all-to-alls";
+    case CollectiveOp::sendrecv:
+      return "sends";
+    default:
+      return std::string(to_string(op)) + "s";
   }
 }
 
@@ -89,7 +95,12 @@ class Reporter {
  public:
   Reporter(const Cluster& c, const Router& r, const Job& job, const ScoreState& state, const ScoreOptions& opt,
            const std::vector<double>* best_item_us)
-      : c_(c), r_(r), job_(job), state_(state), opt_(opt), scratch_(r, *opt.calibration, &state.share()),
+      : c_(c),
+        r_(r),
+        job_(job),
+        state_(state),
+        opt_(opt),
+        scratch_(r, *opt.calibration, &state.share()),
         best_item_us_(best_item_us) {}
 
   Result<JobScore> run();
@@ -182,8 +193,8 @@ void Reporter::tp_span(size_t index, const std::vector<size_t>& spanning) {
                             ") spans " + hosts_text(c_, f.hosts);
   f.message = spanning.size() == 1 ? first + ": its " + plural_op(item.op) + " cross "
                                    : std::to_string(spanning.size()) + " of the " + std::to_string(of) + " " + axis +
-                                         " groups span NVLink domains (groups " + format_index_list(f.groups) +
-                                         "); " + first + ": its " + plural_op(item.op) + " cross ";
+                                         " groups span NVLink domains (groups " + format_index_list(f.groups) + "); " +
+                                         first + ": its " + plural_op(item.op) + " cross ";
   for (size_t k = 0; k < g.size(); ++k) {
     const VertexId a = g[k], b = g[(k + 1) % g.size()];
     if (same_domain(c_, a, b)) continue;
@@ -299,18 +310,20 @@ void Reporter::find(size_t index, const ItemScore& s) {
       // costs the step nothing however slow the link makes it).
       const double exposed_share = s.time_us > 0 ? std::min(1.0, s.exposed_us / s.time_us) : 0;
       f.message = kind + " " + what + ": " + c_.edge_name(s.hot_edge) + " carries " +
-                  std::to_string(s.hot_edge_groups) + (item.stage_pairs ? " stage pairs" : " groups") + " at once; a call takes " +
-                  format_duration(s.contended_us * 1e-6) + " instead of " + format_duration(s.alone_us * 1e-6) +
-                  " alone (" + fmt("%.1f", slowdown) + "x)" + (exposed_share == 0 ? ", which the step does not wait for" : "");
-      const VertexId nic = c_.device(c_.source(s.hot_edge)).kind == DeviceKind::nic ? c_.source(s.hot_edge)
-                                                                                     : c_.target(s.hot_edge);
+                  std::to_string(s.hot_edge_groups) + (item.stage_pairs ? " stage pairs" : " groups") +
+                  " at once; a call takes " + format_duration(s.contended_us * 1e-6) + " instead of " +
+                  format_duration(s.alone_us * 1e-6) + " alone (" + fmt("%.1f", slowdown) + "x)" +
+                  (exposed_share == 0 ? ", which the step does not wait for" : "");
+      const VertexId nic =
+          c_.device(c_.source(s.hot_edge)).kind == DeviceKind::nic ? c_.source(s.hot_edge) : c_.target(s.hot_edge);
       if (c_.device(nic).kind != DeviceKind::nic) {
         f.fix = tier_fix(index, slowest, s.hot_edge);
       } else {
         // Several GPUs behind one NIC can be kept apart; one GPU's own groups (a pipeline stage
         // sending to both neighbours) cannot.
         const std::vector<VertexId>& host_gpus = c_.hosts()[static_cast<size_t>(c_.device(nic).host)].gpus;
-        const auto behind = std::count_if(host_gpus.begin(), host_gpus.end(), [&](VertexId v) { return r_.nic_for(v) == nic; });
+        const auto behind =
+            std::count_if(host_gpus.begin(), host_gpus.end(), [&](VertexId v) { return r_.nic_for(v) == nic; });
         if (behind > 1)
           f.fix = std::to_string(behind) + " GPUs share " + c_.device(nic).name +
                   ": keep these groups inside hosts, or use hosts with a NIC per GPU";
@@ -327,10 +340,10 @@ void Reporter::find(size_t index, const ItemScore& s) {
     std::vector<int> indices;
     for (size_t i = 0; i < gpus.size(); ++i) {
       const Touched& own = state_.item_touched(index, i);
-      bool crosses = std::any_of(own.edges.begin(), own.edges.end(),
-                                 [&](EdgeId e) { return c_.link(e).kind == LinkKind::DCI; }) ||
-                     std::any_of(own.segments.begin(), own.segments.end(),
-                                 [&](uint32_t id) { return r_.segment(id).crosses_dci; });
+      bool crosses =
+          std::any_of(own.edges.begin(), own.edges.end(), [&](EdgeId e) { return c_.link(e).kind == LinkKind::DCI; }) ||
+          std::any_of(own.segments.begin(), own.segments.end(),
+                      [&](uint32_t id) { return r_.segment(id).crosses_dci; });
       if (!crosses) continue;
       if (d.sites.empty())
         for_each_edge(r_, own, [&](EdgeId e) {
@@ -389,7 +402,9 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   const TrafficItem& item = state_.traffic().items[index];
   const std::string tier = link_tier(c_, hot);
   const int climbs = link_level(c_, hot);
-  const Level level = climbs >= kDciLevel || tier == "site" ? Level::site : climbs <= 2 ? Level::leaf_group : Level::pod;
+  const Level level = climbs >= kDciLevel || tier == "site" ? Level::site
+                      : climbs <= 2                         ? Level::leaf_group
+                                                            : Level::pod;
   const std::string unit(to_string(level));
   if (!loc_) loc_ = locality_of(c_);
   const Locality& loc = *loc_;
@@ -411,7 +426,8 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   for (size_t i = 0; i < state_.item_count(); ++i) {
     Span& sp = spans[state_.traffic().items[i].group];
     for (size_t k = 0; k < state_.item_groups(i).size(); ++k)
-      for (VertexId v : state_.item_groups(i)[k]) sp.hosts[state_.list_index(i, static_cast<size_t>(k))].insert(c_.device(v).host);
+      for (VertexId v : state_.item_groups(i)[k])
+        sp.hosts[state_.list_index(i, static_cast<size_t>(k))].insert(c_.device(v).host);
   }
   auto widest = [&](const Span& sp, bool* inside) {
     size_t n = 0;
@@ -424,8 +440,8 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   const int need = static_cast<int>(spans[item.group].hosts[state_.list_index(index, group)].size());
   auto count = [](int n) { return std::to_string(n) + (n == 1 ? " host" : " hosts"); };
   auto elsewhere = [&](int n, const std::string& what) {
-    return largest >= n ? count(n) + " in one " + unit + " would " + what + " (this cluster's " + unit + "s have up to " +
-                              std::to_string(largest) + ")"
+    return largest >= n ? count(n) + " in one " + unit + " would " + what + " (this cluster's " + unit +
+                              "s have up to " + std::to_string(largest) + ")"
                         : "no " + unit + " of this cluster has the " + count(n) + " to " + what + " (the largest has " +
                               std::to_string(largest) + ")";
   };
@@ -433,7 +449,8 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
     return "unavoidable on these hosts: a " + item.group + " group spans " + count(need) + " and no " + unit +
            " holds more than " + std::to_string(most) + " of the allocation; " + elsewhere(need, "keep it there");
   if (!opt_.planned)
-    return "keep each " + item.group + " group " + (level == Level::site ? "inside one site" : "below the " + tier + " tier") +
+    return "keep each " + item.group + " group " +
+           (level == Level::site ? "inside one site" : "below the " + tier + " tier") +
            "; topoplan plan on the same hosts weighs it against the other groups";
   // The plan's choice: which groups it kept inside the units instead.
   std::string kept;
@@ -448,9 +465,9 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   if (kept.empty())
     return "the plan found no layout of these hosts that keeps each " + item.group + " group inside one " + unit +
            " and exposes less";
-  return "the plan keeps " + kept + " inside each " + unit + " instead, and the fullest " + unit + " of the allocation has " +
-         count(most) + ": room for one " + item.group + " group of " + std::to_string(need) + " or the other, not both; " +
-         elsewhere(need * other, "hold both");
+  return "the plan keeps " + kept + " inside each " + unit + " instead, and the fullest " + unit +
+         " of the allocation has " + count(most) + ": room for one " + item.group + " group of " +
+         std::to_string(need) + " or the other, not both; " + elsewhere(need * other, "hold both");
 }
 
 Result<JobScore> Reporter::run() {
@@ -562,7 +579,8 @@ std::string findings_text(const std::vector<Finding>& findings, const JobScore& 
   std::string out;
   for (const Finding& f : findings) {
     const std::string cost = finding_cost_text(f);
-    out += "  [" + f.severity + "] " + f.message + (cost.empty() ? "" : " (" + cost + ")") + (f.fix.empty() ? "" : "; fix: " + f.fix) + "\n";
+    out += "  [" + f.severity + "] " + f.message + (cost.empty() ? "" : " (" + cost + ")") +
+           (f.fix.empty() ? "" : "; fix: " + f.fix) + "\n";
   }
   if (score.lower_bound_s) {
     int groups = 0, critical = 0;
@@ -640,10 +658,14 @@ std::array<double, kPhases> phase_durations_us(const ScoreState& state) {
 
 std::string_view phase_window_name(Phase p) {
   switch (p) {
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::pipeline: return "pp_slots";
-    case Phase::optimizer: return "optimizer";
+    case Phase::forward:
+      return "forward";
+    case Phase::backward:
+      return "backward";
+    case Phase::pipeline:
+      return "pp_slots";
+    case Phase::optimizer:
+      return "optimizer";
   }
   return "?";
 }

@@ -28,7 +28,7 @@ struct ItemScore {
   // The link that bounds the slowest group under contention, and how many groups load it.
   EdgeId hot_edge = 0;
   bool has_hot_edge = false;
-  int hot_edge_groups = 0;  // groups loading it, every stage class's for DP
+  int hot_edge_groups = 0;    // groups loading it, every stage class's for DP
   double hot_edge_bytes = 0;  // per call, all groups together
   double time_us = 0;         // per step: calls x contended
   double exposed_us = 0;      // per step, after its overlap window
@@ -51,15 +51,15 @@ struct LinkUse {
 };
 
 struct Finding {
-  std::string severity;  // "critical", "warning", "info"
-  std::string kind;      // "tp", "cp", "pp", "dp", "ep"
-  std::string group;     // the group list ("tp", "dp-cp", "expert.ep"), "" for the kind as a whole
-  int index = -1;        // the first group's index in that list (explain --group), -1 for none
+  std::string severity;     // "critical", "warning", "info"
+  std::string kind;         // "tp", "cp", "pp", "dp", "ep"
+  std::string group;        // the group list ("tp", "dp-cp", "expert.ep"), "" for the kind as a whole
+  int index = -1;           // the first group's index in that list (explain --group), -1 for none
   std::vector<int> groups;  // every group of that list the finding is about, the first at `index`
   std::vector<int> ranks;   // of the first group
   std::vector<int> hosts;   // host ordinals of the first group, in order of first appearance
   bool has_link = false;
-  EdgeId link = 0;             // the slowest link, when the finding has one
+  EdgeId link = 0;  // the slowest link, when the finding has one
   // What the step would gain if this one cause were fixed: the job's exposed communication now
   // less what it would be with the items it names at their time without the cause (at their best
   // case, alone, or without the site link's propagation), every other item as it is. For the
@@ -76,18 +76,18 @@ struct JobScore {
   StepTraffic traffic;
   std::vector<ItemScore> items;  // parallel to traffic.items
   std::array<KindScore, kTrafficKinds> by_kind{};
-  double comm_s = 0;          // every call, contended, as if nothing overlapped
-  double exposed_comm_s = 0;  // the score: what the step waits for
+  double comm_s = 0;                 // every call, contended, as if nothing overlapped
+  double exposed_comm_s = 0;         // the score: what the step waits for
   double compute_s = 0, step_s = 0;  // step = compute + exposed communication
   // Model FLOPs (compute.model_flops, no recomputation) per GPU per second of the step, and
   // their share of the GPU's dense peak at the job's dtype: the MFU papers report.
   double model_tflops_per_gpu = 0, mfu = 0;
-  std::vector<LinkUse> links;  // every loaded direction, highest utilization first
+  std::vector<LinkUse> links;     // every loaded direction, highest utilization first
   std::vector<Finding> findings;  // most severe first
   // Every group alone at its best placement on the layout's hosts (lower_bound), when a finding
   // needed it: the floor the findings' costs are measured against.
   std::optional<double> lower_bound_s;
-  LevelBytes level_bytes{};       // per step, by the highest fabric level crossed
+  LevelBytes level_bytes{};           // per step, by the highest fabric level crossed
   std::vector<VertexId> gpu_of_rank;  // the placement scored
 };
 

@@ -10,7 +10,8 @@ constexpr size_t kHottestLinks = 10;
 
 nlohmann::json link_json(const Cluster& c, const LinkUse& u) {
   nlohmann::json phases;
-  for (size_t p = 0; p < kPhases; ++p) phases[std::string(phase_window_name(static_cast<Phase>(p)))] = u.phase_utilization[p];
+  for (size_t p = 0; p < kPhases; ++p)
+    phases[std::string(phase_window_name(static_cast<Phase>(p)))] = u.phase_utilization[p];
   nlohmann::json j = edge_json(c, u.edge);
   j.update({{"tier", link_tier(c, u.edge)},
             {"bytes", u.bytes},

@@ -7,9 +7,9 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "base/index_list.h"
 #include "cost/transfers.h"
 #include "planner/pattern.h"
-#include "base/index_list.h"
 
 namespace topoplan {
 namespace {
@@ -174,9 +174,15 @@ double contended_us(const CollectivePrediction& p, double alone_peak, double sha
 struct ScoreState::Impl {
   Impl(const Cluster& cl, const Router& ro, const Job& j, const Layout& l, const ScoreOptions& o, RankGroups g,
        StepTraffic t)
-      : c(cl), r(ro), job(j), opt(o), layout(l),
+      : c(cl),
+        r(ro),
+        job(j),
+        opt(o),
+        layout(l),
         share(link_share_make(cl, o.fabric, host_weights(cl, l), o.background)),
-        model(cl, ro, *o.tuning, *o.calibration), scratch(ro, *o.calibration), groups(std::move(g)),
+        model(cl, ro, *o.tuning, *o.calibration),
+        scratch(ro, *o.calibration),
+        groups(std::move(g)),
         traffic(std::move(t)) {
     levels.resize(c.num_edges());
     for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
@@ -188,7 +194,7 @@ struct ScoreState::Impl {
   Result<bool> place(size_t item);
   Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo,
-                                         int channels) const;
+                                          int channels) const;
   Result<void> load_group(Shared& p, size_t group);
   Result<void> assign_patterns(const std::vector<size_t>& items);
   void time_item(size_t index);
@@ -316,7 +322,8 @@ Result<void> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
       rings = rings && a->prediction.algo == NcclAlgo::ring;
     }
     const bool ag_rs = rings && (item.op == CollectiveOp::all_gather || item.op == CollectiveOp::reduce_scatter);
-    const std::string key = st.pattern_set()->key + "|" + (ag_rs ? "ring ag/rs" : std::string(to_string(item.op))) + "|" + algos;
+    const std::string key =
+        st.pattern_set()->key + "|" + (ag_rs ? "ring ag/rs" : std::string(to_string(item.op))) + "|" + algos;
     auto [it, fresh] = by_key.try_emplace(key, nullptr);
     if (fresh) {
       auto p = std::make_unique<Shared>(r, *opt.calibration, &share, st.alone.size());
@@ -352,7 +359,9 @@ Result<bool> ScoreState::Impl::place(size_t index) {
     for (const TrafficItem& other : traffic.items)
       if (other.stage_class >= 0 && other.group == item.group) has[static_cast<size_t>(other.stage_class)] = 1;
     for (size_t k = 0; k < has.size(); ++k)
-      if (has[k]) all_stages.insert(all_stages.end(), traffic.stage_classes[k].stages.begin(), traffic.stage_classes[k].stages.end());
+      if (has[k])
+        all_stages.insert(all_stages.end(), traffic.stage_classes[k].stages.begin(),
+                          traffic.stage_classes[k].stages.end());
     std::sort(all_stages.begin(), all_stages.end());
   }
   Result<GroupSet*> set = set_for(item.group, item.stage_pairs, own_stages);
@@ -529,7 +538,9 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
   return std::unique_ptr<ScoreState>(new ScoreState(std::move(impl)));
 }
 
-Result<void> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pairs) { return impl_->exchange(rank_pairs); }
+Result<void> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pairs) {
+  return impl_->exchange(rank_pairs);
+}
 
 Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) const {
   return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt);
@@ -636,7 +647,8 @@ int count_on(const Router& r, EdgeId e, size_t n, const std::function<const Touc
 }  // namespace
 
 int ScoreState::groups_on(size_t item, EdgeId e) const {
-  return count_on(impl_->r, e, item_groups(item).size(), [&](size_t g) -> const Touched& { return item_touched(item, g); });
+  return count_on(impl_->r, e, item_groups(item).size(),
+                  [&](size_t g) -> const Touched& { return item_touched(item, g); });
 }
 
 size_t ScoreState::groups_running(size_t item) const {

@@ -39,7 +39,7 @@ struct ScoreOptions {
 struct ItemTime {
   int slowest_group = 0;
   double contended_us = 0, exposed_us = 0;  // exposed: per step
-  EdgeId hot_edge = 0;  // the link that bounds the slowest group under contention
+  EdgeId hot_edge = 0;                      // the link that bounds the slowest group under contention
   bool has_hot_edge = false;
 };
 
@@ -114,7 +114,8 @@ class ScoreState {
 // last gradient bucket) count in full. Stage classes' items count only for the class that
 // finishes last: its gradient reduction less its slack, then its optimizer-phase transfers; the
 // other classes' items expose 0. Per item into `per_item` when given.
-double exposure_us(const StepTraffic& traffic, const std::vector<double>& time_us, std::vector<double>* per_item = nullptr);
+double exposure_us(const StepTraffic& traffic, const std::vector<double>& time_us,
+                   std::vector<double>* per_item = nullptr);
 
 // Contended time of one call from a group's time alone: its transfer time grows by how much more
 // its busiest link carries with every group running (`shared`, busy microseconds per byte) than

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "topology/locality.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "topology/locality.h"
 
 namespace topoplan {
 
@@ -13,8 +13,8 @@ Rows kind_rows(const JobScore& s) {
   Rows rows{{"kind", "alone", "contended", "exposed"}};
   for (int k = 0; k < kTrafficKinds; ++k) {
     const KindScore& ks = s.by_kind[static_cast<size_t>(k)];
-    rows.push_back({std::string(to_string(static_cast<TrafficKind>(k))), format_duration(ks.alone_s), format_duration(ks.time_s),
-                    format_duration(ks.exposed_s)});
+    rows.push_back({std::string(to_string(static_cast<TrafficKind>(k))), format_duration(ks.alone_s),
+                    format_duration(ks.time_s), format_duration(ks.exposed_s)});
   }
   return rows;
 }
@@ -27,8 +27,8 @@ Rows item_rows(const JobScore& s) {
   for (const ItemScore& i : s.items) {
     const TrafficItem& t = i.item;
     rows.push_back({std::string(to_string(t.kind)), std::string(to_string(t.phase)), std::string(to_string(t.op)),
-                    format_bytes(t.bytes, units), "x " + format_number(t.calls, 0), i.algorithm + "/" + std::string(to_string(i.proto)),
-                    format_duration(i.alone_us / 1e6) + " alone,",
+                    format_bytes(t.bytes, units), "x " + format_number(t.calls, 0),
+                    i.algorithm + "/" + std::string(to_string(i.proto)), format_duration(i.alone_us / 1e6) + " alone,",
                     format_duration(i.contended_us / 1e6) + " with " + counted(i.groups_running, "group") + ";",
                     "exposed " + format_duration(i.exposed_us / 1e6) + "  (" + t.what + ")"});
   }
@@ -37,7 +37,8 @@ Rows item_rows(const JobScore& s) {
 
 size_t bundle_ports(const Cluster& c, EdgeId e) {
   const std::span<const EdgeId> out = c.out_edges(c.source(e));
-  return static_cast<size_t>(std::count_if(out.begin(), out.end(), [&](EdgeId x) { return c.target(x) == c.target(e); }));
+  return static_cast<size_t>(
+      std::count_if(out.begin(), out.end(), [&](EdgeId x) { return c.target(x) == c.target(e); }));
 }
 
 Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
@@ -62,9 +63,9 @@ Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
     const LinkUse& u = *bundles[i].hottest;
     const size_t ports = bundle_ports(c, u.edge);
     rows.push_back({c.edge_name(u.edge) + (ports > 1 ? " (" + std::to_string(ports) + " ports)" : ""),
-                    std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge), format_bytes(bundles[i].bytes, units),
-                    format_number(100 * u.peak, 1) + "%", std::string(phase_window_name(u.peak_phase)),
-                    format_number(100 * u.utilization, 1) + "%"});
+                    std::string(to_string(c.link(u.edge).kind)), link_tier(c, u.edge),
+                    format_bytes(bundles[i].bytes, units), format_number(100 * u.peak, 1) + "%",
+                    std::string(phase_window_name(u.peak_phase)), format_number(100 * u.utilization, 1) + "%"});
   }
   return rows;
 }
@@ -72,7 +73,8 @@ Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
 nlohmann::json score_tables_json(const Cluster& c, const JobScore& s, size_t hottest) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : s.findings) findings.push_back({f.severity, f.message, finding_cost_text(f), f.fix});
-  return {{"kinds", kind_rows(s)}, {"items", item_rows(s)}, {"links", link_rows(c, s, hottest)}, {"findings", findings}};
+  return {
+      {"kinds", kind_rows(s)}, {"items", item_rows(s)}, {"links", link_rows(c, s, hottest)}, {"findings", findings}};
 }
 
 }  // namespace topoplan

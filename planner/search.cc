@@ -44,7 +44,8 @@ Layout placement_layout(const Placement& p, int ranks, const std::string& source
 KeepCheck::KeepCheck(const RankGroups& groups, const KeepRules& rules) {
   auto add = [&](std::vector<GroupList>& into, std::initializer_list<const char*> tokens) {
     for (const char* t : tokens)
-      if (Result<GroupList> l = groups.groups(t); l && !l->empty() && l->front().size() > 1) into.push_back(std::move(*l));
+      if (Result<GroupList> l = groups.groups(t); l && !l->empty() && l->front().size() > 1)
+        into.push_back(std::move(*l));
   };
   if (rules.tp_in_domain) add(in_domain_, {"tp", "expert.tp"});
   if (rules.dp_only_across_sites) add(in_site_, {"tp", "cp", "pp", "expert.tp", "expert.ep"});
@@ -76,8 +77,8 @@ Objective objective_of(const ScoreState& state, int violations) {
   return {violations, state.exposed_us(), state.level_bytes()};
 }
 
-Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups, const KeepRules& rules,
-                                     Placement& p, std::unique_ptr<ScoreState>& state, Objective& objective,
+Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups, const KeepRules& rules, Placement& p,
+                                     std::unique_ptr<ScoreState>& state, Objective& objective,
                                      const SearchLimits& limits,
                                      const std::function<void(const SearchStats&, const Objective&)>& progress) {
   SearchStats stats;
@@ -111,7 +112,8 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
   std::vector<int> domain_hosts(static_cast<size_t>(loc.domains), 0);
   for (int d : loc.domain) ++domain_hosts[static_cast<size_t>(d)];
   auto same_place = [&](int i, int j) {
-    const size_t a = static_cast<size_t>(p.hosts[static_cast<size_t>(i)]), b = static_cast<size_t>(p.hosts[static_cast<size_t>(j)]);
+    const size_t a = static_cast<size_t>(p.hosts[static_cast<size_t>(i)]),
+                 b = static_cast<size_t>(p.hosts[static_cast<size_t>(j)]);
     if (loc.leaf_group[a] != loc.leaf_group[b]) return false;
     return domain_hosts[static_cast<size_t>(loc.domain[a])] == 1 || loc.domain[a] == loc.domain[b];
   };

@@ -56,7 +56,7 @@ struct SearchLimits {
   // did not help, and after this much in all.
   int64_t patience = 0;
   int64_t max_work = 0;
-  double deadline_s = 0;    // and at this time (bench::now-style seconds since the epoch), 0 = none
+  double deadline_s = 0;  // and at this time (bench::now-style seconds since the epoch), 0 = none
 };
 
 struct SearchStats {
@@ -68,9 +68,9 @@ struct SearchStats {
 // Improves `placement` in place; `state` must hold its layout (under the order `groups` follow)
 // and ends holding the result. A move whose groups cannot be routed (a fabric cut by --exclude) is
 // refused, and the state built again from the placement before it.
-Result<SearchStats> search_placement(const Cluster& cluster, const RankGroups& groups,
-                                     const KeepRules& rules, Placement& placement, std::unique_ptr<ScoreState>& state,
-                                     Objective& objective, const SearchLimits& limits,
+Result<SearchStats> search_placement(const Cluster& cluster, const RankGroups& groups, const KeepRules& rules,
+                                     Placement& placement, std::unique_ptr<ScoreState>& state, Objective& objective,
+                                     const SearchLimits& limits,
                                      const std::function<void(const SearchStats&, const Objective&)>& progress = {});
 
 double wall_seconds();

@@ -56,10 +56,10 @@ class Builder {
       // under the neighbouring layers' compute.
       const double per_layer = params / std::max(layers, 1);
       const double calls = m * std::max(layers, 1);
-      add(TrafficKind::dp, Phase::forward, CollectiveOp::all_gather, group, which + " parameters, per layer", per_layer * param,
-          calls, fsdp_forward);
-      add(TrafficKind::dp, Phase::backward, CollectiveOp::all_gather, group, which + " parameters, per layer", per_layer * param,
-          calls, fsdp_backward);
+      add(TrafficKind::dp, Phase::forward, CollectiveOp::all_gather, group, which + " parameters, per layer",
+          per_layer * param, calls, fsdp_forward);
+      add(TrafficKind::dp, Phase::backward, CollectiveOp::all_gather, group, which + " parameters, per layer",
+          per_layer * param, calls, fsdp_backward);
       add(TrafficKind::dp, Phase::backward, CollectiveOp::reduce_scatter, group, which + " gradients, per layer",
           per_layer * grad, calls, fsdp_backward);
       return;
@@ -68,8 +68,8 @@ class Builder {
     const double buckets = std::ceil(params / bucket);
     const double per_bucket = params / buckets;
     const CollectiveOp reduce = p.zero_stage == 0 ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
-    TrafficItem& g = add(TrafficKind::dp, Phase::backward, reduce, group, which + " gradients, per bucket", per_bucket * grad,
-                         buckets, p.overlap_grad_reduce ? backward_window : -1);
+    TrafficItem& g = add(TrafficKind::dp, Phase::backward, reduce, group, which + " gradients, per bucket",
+                         per_bucket * grad, buckets, p.overlap_grad_reduce ? backward_window : -1);
     g.unhidden_calls = p.overlap_grad_reduce ? 1 : 0;
     if (p.zero_stage == 0) return;
     TrafficItem& a = add(TrafficKind::dp, Phase::optimizer, CollectiveOp::all_gather, group,
@@ -104,7 +104,8 @@ StageParams stage_params(const Job& job, const StageLayers& stage, bool first, b
   const Parallelism& p = job.parallel;
   const int dense_layers = stage.count - stage.moe;
   double dense = dense_layers * (attention_params(m) + mlp_params(job, m.ffn_hidden));
-  dense += stage.moe * (attention_params(m) + mlp_params(job, static_cast<double>(m.moe.ffn_hidden) * m.moe.shared_experts));
+  dense +=
+      stage.moe * (attention_params(m) + mlp_params(job, static_cast<double>(m.moe.ffn_hidden) * m.moe.shared_experts));
   if (first) dense += static_cast<double>(m.vocab) * m.hidden;  // embedding
   if (last) dense += static_cast<double>(m.vocab) * m.hidden;   // output layer (untied)
   StageParams out;
@@ -112,7 +113,8 @@ StageParams stage_params(const Job& job, const StageLayers& stage, bool first, b
   // Router weights are replicated, like the layer norms: small, reduced with the dense ones.
   out.dense += stage.moe * static_cast<double>(m.hidden) * m.moe.experts;
   if (stage.moe > 0)
-    out.expert = stage.moe * (static_cast<double>(m.moe.experts) / p.ep) * mlp_params(job, m.moe.ffn_hidden) / p.expert_tp;
+    out.expert =
+        stage.moe * (static_cast<double>(m.moe.experts) / p.ep) * mlp_params(job, m.moe.ffn_hidden) / p.expert_tp;
   return out;
 }
 
@@ -158,17 +160,17 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
   const double etp_again = again_of(etp_pairs, moe_again ? etp_pairs : 0);
   const double cp_again = again_of(slow.layers, r.recomputes(RecomputeModule::core_attn) ? slow.layers : 0);
   const double ep_again = again_of(slow.moe_layers, moe_again ? slow.moe_layers : 0);
-  const int column = b.window("backward GEMMs of the column-parallel layers (QKV, fc1)", m * 2 * slow.column_gemm_forward_us);
+  const int column =
+      b.window("backward GEMMs of the column-parallel layers (QKV, fc1)", m * 2 * slow.column_gemm_forward_us);
   // With tp_comm_overlap every sequence-parallel all-gather and reduce-scatter hides under the
   // GEMM it feeds or follows, in forward, in the recomputed forward and in backward.
   const double tp_gemms_us = slow.column_gemm_forward_us + slow.row_gemm_forward_us;
   const bool overlap = p.tp_comm_overlap;
   const int forward_gemms = overlap ? b.window("forward GEMMs of the tensor-parallel layers", m * tp_gemms_us) : -1;
-  const int recomputed_gemms =
-      overlap && tp_again + etp_again > 0
-          ? b.window("recomputed forward GEMMs of the tensor-parallel layers",
-                     m * tp_gemms_us * (tp_again + etp_again) / (tp_pairs + etp_pairs))
-          : -1;
+  const int recomputed_gemms = overlap && tp_again + etp_again > 0
+                                   ? b.window("recomputed forward GEMMs of the tensor-parallel layers",
+                                              m * tp_gemms_us * (tp_again + etp_again) / (tp_pairs + etp_pairs))
+                                   : -1;
   const int row = overlap ? b.window("backward GEMMs of the row-parallel layers (attention output, fc2)",
                                      m * 2 * slow.row_gemm_forward_us)
                           : -1;
@@ -177,27 +179,30 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
     if (size < 2 || pairs == 0) continue;
     const double calls = m * pairs;
     if (p.sequence_parallel) {
-      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::all_gather, group, "layer inputs (sequence parallel)", hidden_bytes,
-            calls, forward_gemms);
+      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::all_gather, group, "layer inputs (sequence parallel)",
+            hidden_bytes, calls, forward_gemms);
       b.add(TrafficKind::tp, Phase::forward, CollectiveOp::reduce_scatter, group, "layer outputs (sequence parallel)",
             hidden_bytes, calls, forward_gemms);
       if (again > 0) {
         b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group, "layer inputs, recomputed forward",
               hidden_bytes, m * again, recomputed_gemms);
-        b.add(TrafficKind::tp, Phase::backward, CollectiveOp::reduce_scatter, group, "layer outputs, recomputed forward",
-              hidden_bytes, m * again, recomputed_gemms);
+        b.add(TrafficKind::tp, Phase::backward, CollectiveOp::reduce_scatter, group,
+              "layer outputs, recomputed forward", hidden_bytes, m * again, recomputed_gemms);
       }
       b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group, "output gradients (sequence parallel)",
             hidden_bytes, calls, row);
-      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group, "inputs re-gathered for weight gradients",
-            hidden_bytes, calls, column);
-      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::reduce_scatter, group, "input gradients", hidden_bytes, calls, column);
+      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_gather, group,
+            "inputs re-gathered for weight gradients", hidden_bytes, calls, column);
+      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::reduce_scatter, group, "input gradients", hidden_bytes,
+            calls, column);
     } else {
-      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::all_reduce, group, "attention and MLP outputs", hidden_bytes, calls);
+      b.add(TrafficKind::tp, Phase::forward, CollectiveOp::all_reduce, group, "attention and MLP outputs", hidden_bytes,
+            calls);
       if (again > 0)
-        b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_reduce, group, "outputs, recomputed forward", hidden_bytes,
-              m * again);
-      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_reduce, group, "input gradients", hidden_bytes, calls, column);
+        b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_reduce, group, "outputs, recomputed forward",
+              hidden_bytes, m * again);
+      b.add(TrafficKind::tp, Phase::backward, CollectiveOp::all_reduce, group, "input gradients", hidden_bytes, calls,
+            column);
     }
   }
 
@@ -205,18 +210,20 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
   // K and V chunk visits every other rank once per layer; backward moves K/V again and their
   // gradients. The ring of sends moves what a ring all-gather moves, so it is modelled as one.
   if (p.cp > 1) {
-    const double kv_bytes = 2.0 * t.micro_batch * t.seq_length * (static_cast<double>(model.kv_heads) * model.head_dim / p.tp) * act;
+    const double kv_bytes =
+        2.0 * t.micro_batch * t.seq_length * (static_cast<double>(model.kv_heads) * model.head_dim / p.tp) * act;
     const double calls = m * slow.layers;
     if (p.cp_comm == CpComm::p2p) {
       const int fwd = b.window("attention in forward", m * slow.attention_core_forward_us);
       const int bwd = b.window("attention in backward", m * 2 * slow.attention_core_forward_us);
-      b.add(TrafficKind::cp, Phase::forward, CollectiveOp::all_gather, "cp", "K/V ring (p2p)", kv_bytes, calls, fwd).algo =
-          NcclAlgo::ring;
+      b.add(TrafficKind::cp, Phase::forward, CollectiveOp::all_gather, "cp", "K/V ring (p2p)", kv_bytes, calls, fwd)
+          .algo = NcclAlgo::ring;
       b.add(TrafficKind::cp, Phase::backward, CollectiveOp::all_gather, "cp", "K/V and their gradients ring (p2p)",
             2 * kv_bytes, calls, bwd)
           .algo = NcclAlgo::ring;
       if (cp_again > 0) {
-        const int again = b.window("attention recomputed in backward", m * cp_again * slow.attention_core_forward_us / slow.layers);
+        const int again =
+            b.window("attention recomputed in backward", m * cp_again * slow.attention_core_forward_us / slow.layers);
         b.add(TrafficKind::cp, Phase::backward, CollectiveOp::all_gather, "cp", "K/V ring (p2p), recomputed forward",
               kv_bytes, m * cp_again, again)
             .algo = NcclAlgo::ring;
@@ -253,11 +260,13 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
     const double slots = model.moe.capacity_factor > 0 ? model.moe.capacity_factor : 1.0;
     const double bytes = tokens * model.moe.top_k * slots * model.hidden * act;
     const double calls = 2 * m * slow.moe_layers;
-    b.add(TrafficKind::ep, Phase::forward, CollectiveOp::alltoall, "expert.ep", "token dispatch and combine", bytes, calls);
-    b.add(TrafficKind::ep, Phase::backward, CollectiveOp::alltoall, "expert.ep", "dispatch and combine gradients", bytes, calls);
+    b.add(TrafficKind::ep, Phase::forward, CollectiveOp::alltoall, "expert.ep", "token dispatch and combine", bytes,
+          calls);
+    b.add(TrafficKind::ep, Phase::backward, CollectiveOp::alltoall, "expert.ep", "dispatch and combine gradients",
+          bytes, calls);
     if (ep_again > 0)
-      b.add(TrafficKind::ep, Phase::backward, CollectiveOp::alltoall, "expert.ep", "dispatch and combine, recomputed forward",
-            bytes, 2 * m * ep_again);
+      b.add(TrafficKind::ep, Phase::backward, CollectiveOp::alltoall, "expert.ep",
+            "dispatch and combine, recomputed forward", bytes, 2 * m * ep_again);
   }
 
   // Data parallelism: every stage reduces its own dense gradients over dp-cp and its own expert
@@ -305,8 +314,8 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
     const size_t before = out.items.size();
     b.data_parallel("dp-cp", p.dp * p.cp, c.params.dense, "dense", last_backward, first_forward, fsdp_forward,
                     fsdp_backward, c.layers);
-    b.data_parallel("expert.dp", job_expert_dp(job), c.params.expert, "expert", last_backward, first_forward, fsdp_forward,
-                    fsdp_backward, c.layers);
+    b.data_parallel("expert.dp", job_expert_dp(job), c.params.expert, "expert", last_backward, first_forward,
+                    fsdp_forward, fsdp_backward, c.layers);
     if (!split) continue;
     for (size_t i = before; i < out.items.size(); ++i) {
       out.items[i].stage_class = static_cast<int>(k);

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/compute.h"
 #include "cost/nccl_tuning.h"
+#include "planner/compute.h"
 
 namespace topoplan {
 
@@ -38,10 +38,10 @@ struct TrafficItem {
   // each group is split into its adjacent (stage k, k + 1) pairs.
   std::string group;
   bool stage_pairs = false;
-  std::string what;   // "attention and MLP outputs, reduce-scatter (sequence parallel)"
-  double bytes = 0;   // per call, nccl-tests' size
-  double calls = 0;   // per step, per group
-  int window = -1;    // index into StepTraffic::windows, -1 = on the critical path
+  std::string what;           // "attention and MLP outputs, reduce-scatter (sequence parallel)"
+  double bytes = 0;           // per call, nccl-tests' size
+  double calls = 0;           // per step, per group
+  int window = -1;            // index into StepTraffic::windows, -1 = on the critical path
   double unhidden_calls = 0;  // calls exposed whatever the window (the last gradient bucket)
   // Index into StepTraffic::stage_classes: the item runs only on the groups of those pipeline
   // stages; -1: on every group of the token.

@@ -32,7 +32,8 @@ Result<TransferBesideJob> transfer_beside_job(const JobInputs& in, const Transfe
   r.directions = std::move(*dirs);
   const DciDirection& d = r.directions[0];
   r.propagation_s = d.length_km * kFibreUsPerKm * 1e-6;
-  if (req.every_s) r.every_share_of_capacity = transfer_share_of_capacity(req.bytes, req.efficiency, *req.every_s, d.capacity_GBps);
+  if (req.every_s)
+    r.every_share_of_capacity = transfer_share_of_capacity(req.bytes, req.efficiency, *req.every_s, d.capacity_GBps);
 
   // The transfer takes `share` of each link while the job sends, and whatever the job leaves
   // otherwise: the job's step under that share, and the transfer's rate beside the slower job.

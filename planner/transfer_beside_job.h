@@ -14,15 +14,15 @@ namespace topoplan {
 
 struct TransferBesideJobRequest {
   double bytes = 0;
-  double efficiency = 1;  // useful fraction of the line rate
-  std::string from, to;   // sites
-  double share = 0.5;     // of each DCI link the transfer takes while the job sends
+  double efficiency = 1;          // useful fraction of the line rate
+  std::string from, to;           // sites
+  double share = 0.5;             // of each DCI link the transfer takes while the job sends
   std::optional<double> every_s;  // a recurring transfer's period
-  std::string job_where;  // names the job in the scorer's errors
+  std::string job_where;          // names the job in the scorer's errors
 };
 
 struct TransferBesideJob {
-  JobScore score;  // the job alone
+  JobScore score;                          // the job alone
   std::array<DciDirection, 2> directions;  // from -> to first
   double propagation_s = 0;
   // On the spare capacity, the job first; infinite (never) where the job leaves none.
@@ -30,8 +30,8 @@ struct TransferBesideJob {
   // Taking `share` while the job sends: the transfer's rate and time, the job's step meanwhile.
   double take_GBps = 0, take_s = 0;
   double slowed_step_s = 0;
-  double slowdown = 1;  // slowed_step_s over the job's step alone
-  double lost_s = 0;    // training time lost while the transfer runs
+  double slowdown = 1;                 // slowed_step_s over the job's step alone
+  double lost_s = 0;                   // training time lost while the transfer runs
   double every_share_of_capacity = 0;  // with every_s: transfer_share_of_capacity on the DCI
 };
 

@@ -21,7 +21,8 @@ std::string mpirun_validate(int ranks, const std::string& args) {
   // As root Open MPI wants --allow-run-as-root; sanitizer builds would report MPI's own leaks, and
   // CUDA's runtime needs the memory ASan keeps as a shadow gap.
   return std::string("ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0 '") + TOPOPLAN_MPIEXEC +
-         "' --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " '" + TOPOPLAN_VALIDATE_BINARY + "' " + args;
+         "' --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " '" + TOPOPLAN_VALIDATE_BINARY + "' " +
+         args;
 }
 #endif
 

@@ -8,23 +8,23 @@
 #include <functional>
 #include <map>
 
+#include "base/hostlist.h"
+#include "base/index_list.h"
+#include "base/json_fields.h"
+#include "base/units.h"
 #include "cost/calibration.h"
 #include "planner/job.h"
 #include "planner/layout.h"
 #include "planner/rank_groups.h"
 #include "tests/support.h"
 #include "topology/fabric_plan.h"
-#include "topology/formats/json.h"
-#include "base/json_fields.h"
 #include "topology/formats/hwloc.h"
+#include "topology/formats/json.h"
 #include "topology/formats/nccl_xml.h"
 #include "topology/formats/slurm_topology.h"
 #include "topology/formats/slurm_yaml.h"
-#include "base/hostlist.h"
-#include "base/index_list.h"
 #include "topology/load.h"
 #include "topology/routing.h"
-#include "base/units.h"
 #include "validate/compare.h"
 #include "validate/plan_file.h"
 
@@ -79,7 +79,8 @@ const std::map<std::string, std::function<std::string(const std::string&)>>& par
          });
        }},
       {"job", [](const std::string& t) { return json_then(t, [](auto& j) { return job_from_json(j, "f"); }); }},
-      {"calibration", [](const std::string& t) { return json_then(t, [](auto& j) { return calibration_from_json(j, "f"); }); }},
+      {"calibration",
+       [](const std::string& t) { return json_then(t, [](auto& j) { return calibration_from_json(j, "f"); }); }},
       {"layout",
        [](const std::string& t) {
          static const Cluster c = test::load_cluster("dgx-h100:2");

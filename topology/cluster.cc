@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "base/limits.h"
-#include "base/units.h"
 #include "base/union_find.h"
+#include "base/units.h"
 
 namespace topoplan {
 
@@ -80,7 +80,8 @@ Result<void> Cluster::finalize() {
   }
   for (VertexId v = 0; v < n; ++v) {
     const Device& d = g_[v];
-    if (d.kind == DeviceKind::cpu && d.host >= 0 && d.host < static_cast<int>(hosts_.size())) hosts_[d.host].cpus.push_back(v);
+    if (d.kind == DeviceKind::cpu && d.host >= 0 && d.host < static_cast<int>(hosts_.size()))
+      hosts_[d.host].cpus.push_back(v);
     if (d.kind != DeviceKind::gpu && d.kind != DeviceKind::nic) continue;
     if (d.host < 0 || d.host >= static_cast<int>(hosts_.size()))
       return Error{"device '" + d.name + "' (" + std::string(to_string(d.kind)) + ") has no host"};
@@ -100,8 +101,8 @@ Result<void> Cluster::finalize() {
   }
   if (gpus_.empty()) return Error{"the cluster has no GPU"};
   if (gpus_.size() > static_cast<size_t>(limits::kMaxGpus))
-    return Error{"the cluster has " + format_count(static_cast<int64_t>(gpus_.size())) + " GPUs, more than the limit of " +
-                 format_count(limits::kMaxGpus)};
+    return Error{"the cluster has " + format_count(static_cast<int64_t>(gpus_.size())) +
+                 " GPUs, more than the limit of " + format_count(limits::kMaxGpus)};
 
   // Links are symmetric, so components of the directed graph's edges are the undirected ones;
   // union-find over the edge arrays needs no second graph (which cost more than the first).
@@ -132,7 +133,8 @@ std::string_view Cluster::hca_name(VertexId nic) const {
   const Host& h = hosts_[static_cast<size_t>(d.host)];
   if (h.nic_names.empty()) return {};
   auto at = std::find(h.nics.begin(), h.nics.end(), nic);
-  return at == h.nics.end() ? std::string_view() : std::string_view(h.nic_names[static_cast<size_t>(at - h.nics.begin())]);
+  return at == h.nics.end() ? std::string_view()
+                            : std::string_view(h.nic_names[static_cast<size_t>(at - h.nics.begin())]);
 }
 
 std::optional<int> Cluster::host_index(const std::string& host_name) const {

@@ -44,8 +44,8 @@ struct Host {
   std::string name;
   int32_t site = -1;
   int32_t scaleup_domain = -1;
-  std::string node_type;  // preset it was built from, "" for explicit graphs
-  int cores_per_cpu = 0;  // cores per NUMA node, 0 unknown: what CPU binding divides among GPUs
+  std::string node_type;       // preset it was built from, "" for explicit graphs
+  int cores_per_cpu = 0;       // cores per NUMA node, 0 unknown: what CPU binding divides among GPUs
   std::vector<VertexId> gpus;  // by local_index
   std::vector<VertexId> nics;  // by local_index
   std::vector<VertexId> cpus;  // NUMA nodes, in vertex order

@@ -54,7 +54,8 @@ Result<DownSet> down_parse(const Cluster& c, const std::vector<std::string>& ent
     const bool both = entry.find("<->") != std::string::npos;
     const size_t arrow = both ? entry.find("<->") : entry.find("->");
     if (arrow != std::string::npos) {
-      const std::string a(trim(std::string_view(entry).substr(0, arrow))), b(trim(std::string_view(entry).substr(arrow + (both ? 3 : 2))));
+      const std::string a(trim(std::string_view(entry).substr(0, arrow))),
+          b(trim(std::string_view(entry).substr(arrow + (both ? 3 : 2))));
       std::optional<VertexId> va = c.find(a), vb = c.find(b);
       if (!va) return unknown(a);
       if (!vb) return unknown(b);
@@ -87,7 +88,8 @@ DownNames down_names(const Cluster& c) {
     // Each cable once, from its lower vertex; a bundle's parallel ports are one entry.
     std::vector<VertexId> peers;
     for (EdgeId e : c.out_edges(v))
-      if (const VertexId t = c.target(e); t > v && std::find(peers.begin(), peers.end(), t) == peers.end()) peers.push_back(t);
+      if (const VertexId t = c.target(e); t > v && std::find(peers.begin(), peers.end(), t) == peers.end())
+        peers.push_back(t);
     for (VertexId t : peers) out.links.push_back(c.device(v).name + "<->" + c.device(t).name);
   }
   return out;

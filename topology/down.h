@@ -11,8 +11,8 @@
 namespace topoplan {
 
 struct DownSet {
-  std::vector<bool> device;  // per vertex; empty when nothing is down
-  std::vector<bool> edge;    // per edge id
+  std::vector<bool> device;        // per vertex; empty when nothing is down
+  std::vector<bool> edge;          // per edge id
   std::vector<std::string> names;  // as given, in order, for reports and the plan file
 
   bool any() const { return !names.empty(); }

@@ -59,7 +59,8 @@ class SiteFabric {
         const int64_t up = plan_.leaf_up_ports;
         for (size_t j = 0; j < leaves.size(); ++j)
           for (size_t i = 0; i < sp.size(); ++i)
-            add_ports(leaves[j], sp[i], ports_to(static_cast<int64_t>(j) * up, up, static_cast<int64_t>(i), shape.spines));
+            add_ports(leaves[j], sp[i],
+                      ports_to(static_cast<int64_t>(j) * up, up, static_cast<int64_t>(i), shape.spines));
         pod_spines.push_back(sp);
         pod_shapes.push_back(shape);
       }
@@ -73,7 +74,8 @@ class SiteFabric {
     // the radix).
     for (int plane = 0; plane < f_.planes; ++plane) {
       size_t positions = 0, pods = 0;
-      for (size_t p = plane; p < pod_spines.size(); p += f_.planes, ++pods) positions = std::max(positions, pod_spines[p].size());
+      for (size_t p = plane; p < pod_spines.size(); p += f_.planes, ++pods)
+        positions = std::max(positions, pod_spines[p].size());
       const int64_t per_group = plan_.cores_per_group(static_cast<int64_t>(pods), static_cast<int64_t>(positions), f_);
       for (size_t i = 0; i < positions; ++i) {
         std::vector<VertexId> group;
@@ -84,7 +86,8 @@ class SiteFabric {
         for (size_t p = plane; p < pod_spines.size(); p += f_.planes) {
           if (i >= pod_spines[p].size()) continue;
           const PodShape& shape = pod_shapes[p];
-          const int64_t up = ports_to(0, plan_.pod_up_ports(shape, per_group, f_), static_cast<int64_t>(i), shape.spines);
+          const int64_t up =
+              ports_to(0, plan_.pod_up_ports(shape, per_group, f_), static_cast<int64_t>(i), shape.spines);
           for (int64_t k = 0; k < per_group; ++k)
             add_ports(pod_spines[p][i], group[static_cast<size_t>(k)], ports_to(first, up, k, per_group));
           first += up;
@@ -141,7 +144,8 @@ FabricSpec fabric_default(const NodeType& type) {
   // ADAPTIVE_ROUTING by default on IB networks"). HGX and PCIe servers ship on InfiniBand or on
   // RoCE, so their presets leave the default and the text says so.
   for (const char* dgx : {"dgx-a100", "dgx-h100", "gb200-nvl72"})
-    if (type.name == dgx) f.routing = {Routing::adaptive, type.name + " preset: a DGX SuperPOD's InfiniBand, adaptive routing on"};
+    if (type.name == dgx)
+      f.routing = {Routing::adaptive, type.name + " preset: a DGX SuperPOD's InfiniBand, adaptive routing on"};
   return f;
 }
 
@@ -188,8 +192,9 @@ std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector
     const auto per_rack = static_cast<size_t>(type.hosts_per_domain);
     for (size_t i = 0; i < names.size(); i += per_rack) {
       const int index = first_index + static_cast<int>(i);
-      const std::vector<std::string> trays(names.begin() + static_cast<std::ptrdiff_t>(i),
-                                           names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), i + per_rack)));
+      const std::vector<std::string> trays(
+          names.begin() + static_cast<std::ptrdiff_t>(i),
+          names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), i + per_rack)));
       const std::string rack = "r" + host_name(index / type.hosts_per_domain, total).substr(1);
       // Rack names are made here, one per index: they cannot collide.
       const std::vector<int> built = rack_build(c, type, trays, site, rack, first_nic).value();
@@ -197,7 +202,8 @@ std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector
     }
     return hosts;
   }
-  for (const std::string& name : names) hosts.push_back(host_add(c, type, name, site, c.add_domain(name), kNoVertex, first_nic));
+  for (const std::string& name : names)
+    hosts.push_back(host_add(c, type, name, site, c.add_domain(name), kNoVertex, first_nic));
   return hosts;
 }
 
@@ -245,7 +251,8 @@ Result<Cluster> cluster_build(const ClusterSpec& spec) {
         routers[s].push_back(r);
         // Each attachment can carry the router's whole DCI share, so the DCI link is the bottleneck.
         for (VertexId top : site_tops[s])
-          c.add_link(top, r, LinkKind::NET, dci_GBps * static_cast<double>(sites.size() - 1), HopLatency::net_us).value();
+          c.add_link(top, r, LinkKind::NET, dci_GBps * static_cast<double>(sites.size() - 1), HopLatency::net_us)
+              .value();
       }
     const double dci_latency_us = HopLatency::dci_base_us + spec.dci.length_km * kFibreUsPerKm;
     for (size_t a = 0; a < sites.size(); ++a)

@@ -39,8 +39,8 @@ struct SiteSpec {
 };
 
 struct DciSpec {
-  int links = 0;            // parallel links between every pair of sites
-  double link_GBps = 400;   // Gbit/s each (input edge)
+  int links = 0;           // parallel links between every pair of sites
+  double link_GBps = 400;  // Gbit/s each (input edge)
   double length_km = 0;
 };
 

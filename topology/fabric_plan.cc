@@ -28,8 +28,8 @@ Result<void> spec_check(const ClusterSpec& s) {
   if (s.node.nics == 0)
     return bad("node", "node type '" + s.node.name + "' has no NICs: a cluster's fabric joins its hosts through them");
   if (s.node.hosts_per_domain > 1 && s.nodes % s.node.hosts_per_domain != 0)
-    return bad("nodes", s.node.name + " is built in racks of " + std::to_string(s.node.hosts_per_domain) +
-                            " trays; " + std::to_string(s.nodes) + " is not a multiple");
+    return bad("nodes", s.node.name + " is built in racks of " + std::to_string(s.node.hosts_per_domain) + " trays; " +
+                            std::to_string(s.nodes) + " is not a multiple");
   if (f.nodes_per_su <= 0) return bad("fabric.nodes_per_su", "expected a positive integer");
   if (f.nodes_per_pod < kPodsWhenNeeded)
     return bad("fabric.nodes_per_pod", "expected 0 (no core tier) or a positive integer");
@@ -38,7 +38,8 @@ Result<void> spec_check(const ClusterSpec& s) {
   for (auto [name, ratio] : {std::pair{"fabric.leaf_oversubscription", f.leaf_oversubscription},
                              std::pair{"fabric.pod_oversubscription", f.pod_oversubscription}})
     if (!(ratio >= 1 && ratio <= limits::kMaxRatio))
-      return bad(name, "expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(ratio));
+      return bad(name,
+                 "expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(ratio));
   if (f.planes < 1 || f.planes > 8) return bad("fabric.planes", "expected 1 to 8");
   if (f.switch_radix < 4) return bad("fabric.switch_radix", "expected at least 4 ports");
   if (f.spines_per_pod < 0) return bad("fabric.spines_per_pod", "expected 0 (derived) or a positive integer");
@@ -49,7 +50,8 @@ Result<void> spec_check(const ClusterSpec& s) {
     for (size_t i = 0; i < s.sites.size(); ++i) {
       std::string field = "sites[" + std::to_string(i) + "]";
       if (s.sites[i].name.empty()) return bad(field + ".name", "expected a non-empty name");
-      if (!names.insert(s.sites[i].name).second) return bad(field + ".name", "duplicate site '" + s.sites[i].name + "'");
+      if (!names.insert(s.sites[i].name).second)
+        return bad(field + ".name", "duplicate site '" + s.sites[i].name + "'");
       if (s.sites[i].nodes <= 0) return bad(field + ".nodes", "expected a positive number of nodes");
       if (s.node.hosts_per_domain > 1 && s.sites[i].nodes % s.node.hosts_per_domain != 0)
         return bad(field + ".nodes", "must be a multiple of " + std::to_string(s.node.hosts_per_domain) + " trays");
@@ -121,8 +123,8 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
   plan.gpus = mul(s.nodes, type.gpus);
   if (plan.gpus > limits::kMaxGpus)
     return bad("nodes", std::to_string(s.nodes) + " nodes of " + std::to_string(type.gpus) + " GPUs are " +
-                            format_count(plan.gpus) + " GPUs, more than the limit of " + format_count(limits::kMaxGpus) +
-                            " GPUs in a cluster");
+                            format_count(plan.gpus) + " GPUs, more than the limit of " +
+                            format_count(limits::kMaxGpus) + " GPUs in a cluster");
 
   std::vector<SiteSpec> sites = s.sites;
   if (sites.empty()) sites.push_back({"site0", s.nodes});
@@ -134,7 +136,8 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
   plan.port_GBps = type.nic_gbit_s / 8 / f.planes;
   plan.leaf_down_ports = f.kind == FabricKind::rail ? f.nodes_per_su : mul(f.nodes_per_su, type.nics);
   // Whole uplink ports, rounded up: oversubscription comes out at most what was asked.
-  plan.leaf_up_ports = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(plan.leaf_down_ports / f.leaf_oversubscription)));
+  plan.leaf_up_ports =
+      std::max<int64_t>(1, static_cast<int64_t>(std::ceil(plan.leaf_down_ports / f.leaf_oversubscription)));
   const int64_t three_tier_spine_down =
       static_cast<int64_t>(f.switch_radix * f.pod_oversubscription / (f.pod_oversubscription + 1));
 
@@ -175,7 +178,8 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
       spines_total = add(spines_total, mul(mul(count, shape.spines), f.planes));
       // A link per leaf uplink port: every leaf's ports are spread over all the pod's spines.
       if (shape.spines) plan.links = add(plan.links, mul(mul(count, f.planes), mul(shape.leaves, plan.leaf_up_ports)));
-      if (!plan.cores()) site_tops = add(site_tops, mul(mul(count, f.planes), shape.spines ? shape.spines : shape.leaves));
+      if (!plan.cores())
+        site_tops = add(site_tops, mul(mul(count, f.planes), shape.spines ? shape.spines : shape.leaves));
       if (count) most_spines = std::max(most_spines, shape.spines);
     }
     if (plan.cores()) {
@@ -198,9 +202,9 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
   }
 
   // The inputs that size the fabric, for messages that have to say what to change.
-  const std::string inputs = "nodes " + std::to_string(s.nodes) + ", fabric.nodes_per_su " + std::to_string(f.nodes_per_su) +
-                             ", spines_per_pod " + std::to_string(f.spines_per_pod) + ", cores " + std::to_string(f.cores) +
-                             ", switch_radix " + std::to_string(f.switch_radix);
+  const std::string inputs = "nodes " + std::to_string(s.nodes) + ", fabric.nodes_per_su " +
+                             std::to_string(f.nodes_per_su) + ", spines_per_pod " + std::to_string(f.spines_per_pod) +
+                             ", cores " + std::to_string(f.cores) + ", switch_radix " + std::to_string(f.switch_radix);
   const std::string switches = format_count(plan.switches) + " switches (" + format_count(leaves_total) + " leaves, " +
                                format_count(spines_total) + " spines, " + format_count(cores_total) + " cores)";
   if (plan.devices > limits::kMaxDevices)
@@ -231,8 +235,8 @@ Result<FabricPlan> fabric_plan(const ClusterSpec& s) {
     plan.note += ": pods of " + std::to_string(plan.nodes_per_pod) + " nodes under a core tier";
     if (f.pod_oversubscription > 1) plan.note += " (" + format_number(f.pod_oversubscription, 2) + ":1 above the pods)";
     if (plan.pods_by_default) {
-      plan.note += ", added because two tiers of " + std::to_string(f.switch_radix) + "-port switches connect at most " +
-                   std::to_string(plan.two_tier_max_nodes) + " nodes and " +
+      plan.note += ", added because two tiers of " + std::to_string(f.switch_radix) +
+                   "-port switches connect at most " + std::to_string(plan.two_tier_max_nodes) + " nodes and " +
                    (sites.size() > 1 ? "the largest site has " : "the cluster has ") + std::to_string(largest_site);
       const int64_t pods = ceil_div(largest_site, plan.nodes_per_pod);
       if (pods > f.switch_radix)

@@ -9,8 +9,8 @@ int gpu_compute_capability(const std::string& model) {
     const char* prefix;
     int cc;
   };
-  static constexpr Entry kTable[] = {{"V100", 70}, {"A100", 80}, {"A800", 80}, {"L40", 89}, {"L4", 89},
-                                     {"H100", 90}, {"H200", 90}, {"H800", 90}, {"GH200", 90}, {"B200", 100},
+  static constexpr Entry kTable[] = {{"V100", 70},   {"A100", 80},  {"A800", 80},  {"L40", 89},   {"L4", 89},
+                                     {"H100", 90},   {"H200", 90},  {"H800", 90},  {"GH200", 90}, {"B200", 100},
                                      {"GB200", 100}, {"B300", 100}, {"GB300", 100}};
   for (const Entry& e : kTable)
     if (model.starts_with(e.prefix)) return e.cc;

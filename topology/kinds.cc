@@ -7,11 +7,11 @@
 namespace topoplan {
 namespace {
 
-constexpr std::array<std::string_view, kDeviceKinds> kDeviceNames = {
-    "gpu", "nvswitch", "pcie_switch", "cpu", "nic", "switch", "site_router"};
+constexpr std::array<std::string_view, kDeviceKinds> kDeviceNames = {"gpu", "nvswitch", "pcie_switch", "cpu",
+                                                                     "nic", "switch",   "site_router"};
 constexpr std::array<std::string_view, kLinkKinds> kLinkNames = {"NVL", "C2C", "PCI", "SYS", "NET", "DCI"};
-constexpr std::array<std::string_view, kPathClasses> kPathNames = {
-    "LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "PHB", "SYS", "NET", "DCI"};
+constexpr std::array<std::string_view, kPathClasses> kPathNames = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+                                                                   "PXN", "PHB", "SYS", "NET", "DCI"};
 constexpr std::array<std::string_view, kRoutings> kRoutingNames = {"adaptive", "hash", "static"};
 
 }  // namespace

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "topology/formats/import_format.h"
-#include "topology/formats/json.h"
 #include "base/json_fields.h"
-#include "topology/formats/node_type_json.h"
 #include "base/limits.h"
 #include "base/units.h"
+#include "topology/formats/import_format.h"
+#include "topology/formats/json.h"
+#include "topology/formats/node_type_json.h"
 
 namespace topoplan {
 
@@ -18,13 +18,16 @@ namespace {
 
 // The N of NAME:N or FILE:N (`form`): that many nodes of `type`, or racks of a rack-scale type, on
 // its default fabric.
-Result<ClusterSpec> counted_spec(const std::string& text, const char* form, const NodeType& type, const std::string& n) {
+Result<ClusterSpec> counted_spec(const std::string& text, const char* form, const NodeType& type,
+                                 const std::string& n) {
   const char* unit = type.hosts_per_domain > 1 ? "racks" : "nodes";
   int64_t count = 0;
   auto [ptr, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
-  const bool digits = !n.empty() && ptr == n.data() + n.size() && n.find_first_not_of("0123456789") == std::string::npos;
+  const bool digits =
+      !n.empty() && ptr == n.data() + n.size() && n.find_first_not_of("0123456789") == std::string::npos;
   if (!digits || (ec != std::errc() && ec != std::errc::result_out_of_range) || (ec == std::errc() && count <= 0))
-    return Error{"cluster '" + text + "': expected " + form + " with N a positive number of " + unit + ", got '" + n + "'"};
+    return Error{"cluster '" + text + "': expected " + form + " with N a positive number of " + unit + ", got '" + n +
+                 "'"};
   // Checked here, before the count is multiplied into anything.
   const int64_t per_count = int64_t{type.hosts_per_domain} * type.gpus;
   const int64_t most = limits::kMaxGpus / per_count;
@@ -50,8 +53,8 @@ Result<ClusterSpec> preset_spec_parse(const std::string& text) {
   // A cluster needs a size, and no size is a natural default: "dgx-h100" alone is more likely a
   // forgotten count than a wish for one server.
   if (colon == std::string::npos)
-    return Error{"cluster '" + text + "': give the number of " + (type->hosts_per_domain > 1 ? "racks" : "nodes") + ", e.g. '" + name +
-                 ":" + (type->hosts_per_domain > 1 ? "2" : "32") + "' (NAME:N)"};
+    return Error{"cluster '" + text + "': give the number of " + (type->hosts_per_domain > 1 ? "racks" : "nodes") +
+                 ", e.g. '" + name + ":" + (type->hosts_per_domain > 1 ? "2" : "32") + "' (NAME:N)"};
   return counted_spec(text, "NAME:N", *type, text.substr(colon + 1));
 }
 
@@ -100,14 +103,15 @@ Result<NodeType> node_type_in(const std::string& path, const Sniffed& file, bool
     return inferred->type;
   }
   if (!file.json)
-    return Error{path + ": expected a node type, a recipe, or a server's " + import_format_displays(ImportKind::node) + " file, got " +
-                 format_shown(file)};
+    return Error{path + ": expected a node type, a recipe, or a server's " + import_format_displays(ImportKind::node) +
+                 " file, got " + format_shown(file)};
   Result<nlohmann::json> doc = json_parse_text(file.text, path);
   RETURN_IF_ERROR(doc);
   const bool cluster = doc->is_object() && (doc->contains("node") || doc->contains("devices"));
   // A recipe or a graph is a cluster already: a count would silently drop its fabric.
   if (cluster && !cluster_ok)
-    return Error{"cluster '" + path + ":" + count + "': " + path + " is a cluster file already: give it without :" + count};
+    return Error{"cluster '" + path + ":" + count + "': " + path +
+                 " is a cluster file already: give it without :" + count};
   if (doc->is_object() && doc->contains("gpu_model")) return node_type_from_json(*doc, path);
   if (doc->is_object() && doc->contains("node")) {
     Result<ClusterSpec> recipe = recipe_from_json(*doc, path);
@@ -138,7 +142,8 @@ std::optional<Result<Cluster>> fabric_cluster(const std::string& spec) {
   if (at == std::string::npos || !is_file(spec.substr(0, at))) return std::nullopt;
   const std::string path = spec.substr(0, at);
   if (at + 1 == spec.size())
-    return Result<Cluster>{Error{"cluster '" + spec + "': expected FILE@NODE, NODE a preset (dgx-h100) or a node file"}};
+    return Result<Cluster>{
+        Error{"cluster '" + spec + "': expected FILE@NODE, NODE a preset (dgx-h100) or a node file"}};
   Result<NodeType> type = node_type_load(spec.substr(at + 1));
   if (!type) return Result<Cluster>{Error{type.error()}};
   ClusterImportOptions options;
@@ -150,7 +155,8 @@ std::optional<Result<Cluster>> fabric_cluster(const std::string& spec) {
 
 }  // namespace
 
-Result<ClusterImport> cluster_import(const std::string& path, const ImportFormat* format, const ClusterImportOptions& options) {
+Result<ClusterImport> cluster_import(const std::string& path, const ImportFormat* format,
+                                     const ClusterImportOptions& options) {
   Result<Sniffed> file = sniff(path);
   RETURN_IF_ERROR(file);
   if (!format) format = file->format;
@@ -164,13 +170,15 @@ Result<Cluster> cluster_load(const std::string& spec) {
     Result<Sniffed> file = sniff(spec);
     RETURN_IF_ERROR(file);
     if (file->format && file->format->node)
-      return Error{spec + " describes one server (" + file->format->display + "): give " + spec + ":N for a cluster of N of them"};
+      return Error{spec + " describes one server (" + file->format->display + "): give " + spec +
+                   ":N for a cluster of N of them"};
     if (file->format)
       return Error{spec + " (" + file->format->display + ") names hosts, not what is in them: give " + spec +
                    "@NODE, NODE a preset (dgx-h100) or a node file"};
     if (!file->json && !spec.ends_with(".json"))
-      return Error{spec + ": not a cluster: expected a recipe or graph (JSON), a server's " + import_format_displays(ImportKind::node) +
-                   " file (FILE:N), or " + import_format_displays(ImportKind::cluster) + " (FILE@NODE)"};
+      return Error{spec + ": not a cluster: expected a recipe or graph (JSON), a server's " +
+                   import_format_displays(ImportKind::node) + " file (FILE:N), or " +
+                   import_format_displays(ImportKind::cluster) + " (FILE@NODE)"};
     Result<nlohmann::json> doc = json_parse_text(file->text, spec);
     RETURN_IF_ERROR(doc);
     if (doc->is_object() && doc->contains("gpu_model") && !doc->contains("node") && !doc->contains("devices"))

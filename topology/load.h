@@ -30,6 +30,7 @@ Result<NodeType> node_type_load(const std::string& spec);
 // A fabric's file (an import format that takes a node type: Slurm's topology.conf) with hosts of
 // `options.type`, in `format` or, where that is nullptr, the format its content shows. The cluster
 // is named after the file.
-Result<ClusterImport> cluster_import(const std::string& path, const ImportFormat* format, const ClusterImportOptions& options);
+Result<ClusterImport> cluster_import(const std::string& path, const ImportFormat* format,
+                                     const ClusterImportOptions& options);
 
 }  // namespace topoplan

@@ -35,12 +35,18 @@ Level Locality::level(int a, int b) const {
 int Locality::unit(int host, Level l) const {
   const size_t h = static_cast<size_t>(host);
   switch (l) {
-    case Level::host: return host;
-    case Level::domain: return domain[h];
-    case Level::leaf_group: return leaf_group[h];
-    case Level::pod: return pod[h];
-    case Level::site: return site[h];
-    default: return 0;
+    case Level::host:
+      return host;
+    case Level::domain:
+      return domain[h];
+    case Level::leaf_group:
+      return leaf_group[h];
+    case Level::pod:
+      return pod[h];
+    case Level::site:
+      return site[h];
+    default:
+      return 0;
   }
 }
 
@@ -66,7 +72,8 @@ Locality locality_of(const Cluster& c) {
   }
   loc.leaf_group.resize(n);
   for (size_t h = 0; h < n; ++h)
-    loc.leaf_group[h] = first_leaf[h] == kNoVertex ? -1 - static_cast<int>(h) : static_cast<int>(leaves.find(first_leaf[h]));
+    loc.leaf_group[h] =
+        first_leaf[h] == kNoVertex ? -1 - static_cast<int>(h) : static_cast<int>(leaves.find(first_leaf[h]));
   UnionFind pods(c.num_devices());
   for (size_t h = 0; h < n; ++h) {
     if (first_leaf[h] == kNoVertex) continue;

@@ -3,11 +3,11 @@
 #include <numeric>
 #include <tuple>
 
-#include "topology/cpu_models.h"
 #include "base/limits.h"
 #include "base/name_table.h"
 #include "base/suggest.h"
 #include "base/units.h"
+#include "topology/cpu_models.h"
 
 namespace topoplan {
 namespace {
@@ -31,37 +31,87 @@ std::vector<NodeType> make_presets() {
       // DGX A100 user guide: 8x A100 SXM4, NVLink3 12 links x 25 GB/s = 300 GB/s per direction
       // through 6 NVSwitches; 8x ConnectX-6 HDR 200 Gb/s; 4 PCIe Gen4 switches, each with 2 GPUs
       // and 2 NICs; 2x AMD EPYC 7742.
-      {.name = "dgx-a100", .gpu_model = "A100-SXM4", .gpus = 8, .nics = 8, .nic_gbit_s = 200, .nvlink_GBps = 300,
-       .pcie_GBps = kPcieGen4x16_GBps, .gpus_per_pcie_switch = 2, .cpus = 2, .cpu_model = "EPYC-7742",
+      {.name = "dgx-a100",
+       .gpu_model = "A100-SXM4",
+       .gpus = 8,
+       .nics = 8,
+       .nic_gbit_s = 200,
+       .nvlink_GBps = 300,
+       .pcie_GBps = kPcieGen4x16_GBps,
+       .gpus_per_pcie_switch = 2,
+       .cpus = 2,
+       .cpu_model = "EPYC-7742",
        .cores_per_cpu = kEpyc7742Cores},
       // DGX H100 user guide: 8x H100 SXM5, NVLink4 18 links x 25 GB/s = 450 GB/s per direction
       // through 4 NVSwitches; 8x ConnectX-7 400 Gb/s, each paired 1:1 with a GPU on a PCIe Gen5
       // switch (nvidia-smi topo -m shows one PIX NIC per GPU); 2x Xeon 8480C.
-      {.name = "dgx-h100", .gpu_model = "H100-SXM5", .gpus = 8, .nics = 8, .nic_gbit_s = 400, .nvlink_GBps = 450,
-       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .cpu_model = "Xeon-8480C",
+      {.name = "dgx-h100",
+       .gpu_model = "H100-SXM5",
+       .gpus = 8,
+       .nics = 8,
+       .nic_gbit_s = 400,
+       .nvlink_GBps = 450,
+       .pcie_GBps = kPcieGen5x16_GBps,
+       .gpus_per_pcie_switch = 1,
+       .cpus = 2,
+       .cpu_model = "Xeon-8480C",
        .cores_per_cpu = kXeon8480cCores,
        // The compute ports' default RDMA names, GPU 0 to 7 (DGX H100 User Guide, section 1.2.3
        // "Network Modules", table 6: OSFP4P2 mlx5_0 for GPU 0 ... OSFP1P1 mlx5_11 for GPU 7). NIC i
        // serves GPU i, so ranks.env can pin each rank to its GPU's own port by name.
        .nic_names = {"mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"}},
       // HGX H200: same baseboard and NVLink4 as H100 (H200 datasheet: 900 GB/s bidirectional NVLink).
-      {.name = "hgx-h200", .gpu_model = "H200-SXM5", .gpus = 8, .nics = 8, .nic_gbit_s = 400, .nvlink_GBps = 450,
-       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .cpu_model = "Xeon-8480C",
+      {.name = "hgx-h200",
+       .gpu_model = "H200-SXM5",
+       .gpus = 8,
+       .nics = 8,
+       .nic_gbit_s = 400,
+       .nvlink_GBps = 450,
+       .pcie_GBps = kPcieGen5x16_GBps,
+       .gpus_per_pcie_switch = 1,
+       .cpus = 2,
+       .cpu_model = "Xeon-8480C",
        .cores_per_cpu = kXeon8480cCores},
       // HGX B200 datasheet: NVLink5 1.8 TB/s bidirectional per GPU = 900 GB/s per direction; 8x 400 Gb/s.
-      {.name = "hgx-b200", .gpu_model = "B200", .gpus = 8, .nics = 8, .nic_gbit_s = 400, .nvlink_GBps = 900,
-       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .cpu_model = "Xeon-8570",
+      {.name = "hgx-b200",
+       .gpu_model = "B200",
+       .gpus = 8,
+       .nics = 8,
+       .nic_gbit_s = 400,
+       .nvlink_GBps = 900,
+       .pcie_GBps = kPcieGen5x16_GBps,
+       .gpus_per_pcie_switch = 1,
+       .cpus = 2,
+       .cpu_model = "Xeon-8570",
        .cores_per_cpu = kXeon8570Cores},
       // GB200 NVL72: a host is one compute tray (2 Grace + 4 Blackwell); 18 trays share one NVLink5
       // domain (900 GB/s per GPU per direction); NVLink-C2C 900 GB/s bidirectional between Grace and
       // Blackwell; one 400 Gb/s ConnectX-7 per GPU on the Grace PCIe Gen5 root.
-      {.name = "gb200-nvl72", .gpu_model = "B200-GB200", .gpus = 4, .nics = 4, .nic_gbit_s = 400, .nvlink_GBps = 900,
-       .pcie_GBps = kPcieGen5x16_GBps, .gpus_per_pcie_switch = 1, .cpus = 2, .c2c_GBps = 450, .hosts_per_domain = 18,
-       .cpu_model = "Grace", .cores_per_cpu = kGraceCores},
+      {.name = "gb200-nvl72",
+       .gpu_model = "B200-GB200",
+       .gpus = 4,
+       .nics = 4,
+       .nic_gbit_s = 400,
+       .nvlink_GBps = 900,
+       .pcie_GBps = kPcieGen5x16_GBps,
+       .gpus_per_pcie_switch = 1,
+       .cpus = 2,
+       .c2c_GBps = 450,
+       .hosts_per_domain = 18,
+       .cpu_model = "Grace",
+       .cores_per_cpu = kGraceCores},
       // A PCIe-only 8x L40S server (e.g. Supermicro SYS-521GE-TNRT): 4 PCIe Gen4 switches with 2 GPUs
       // and one 200 Gb/s NIC each, no NVLink.
-      {.name = "pcie-l40s", .gpu_model = "L40S", .gpus = 8, .nics = 4, .nic_gbit_s = 200, .nvlink_GBps = 0,
-       .pcie_GBps = kPcieGen4x16_GBps, .gpus_per_pcie_switch = 2, .cpus = 2, .cpu_model = "Xeon-6448Y",
+      {.name = "pcie-l40s",
+       .gpu_model = "L40S",
+       .gpus = 8,
+       .nics = 4,
+       .nic_gbit_s = 200,
+       .nvlink_GBps = 0,
+       .pcie_GBps = kPcieGen4x16_GBps,
+       .gpus_per_pcie_switch = 2,
+       .cpus = 2,
+       .cpu_model = "Xeon-6448Y",
        .cores_per_cpu = kXeon6448yCores},
   };
 }
@@ -89,14 +139,17 @@ int bonds_of(const NodeType& t, int gpu) {
 // What is wrong with a point-to-point NVLink mesh, "" when nothing.
 std::string bonds_problem(const NodeType& t) {
   const auto n = static_cast<size_t>(t.gpus);
-  if (t.hosts_per_domain > 1) return "nvlink_bonds: GPUs linked point to point stay in their host; hosts_per_domain must be 1";
+  if (t.hosts_per_domain > 1)
+    return "nvlink_bonds: GPUs linked point to point stay in their host; hosts_per_domain must be 1";
   if (t.nvlink_GBps <= 0) return "nvlink_bonds: give nvlink_rate, the NVLink bandwidth per GPU that its bonds share";
   if (t.nvlink_bonds.size() != n)
-    return "nvlink_bonds: expected " + std::to_string(n) + " rows, one per GPU, got " + std::to_string(t.nvlink_bonds.size());
+    return "nvlink_bonds: expected " + std::to_string(n) + " rows, one per GPU, got " +
+           std::to_string(t.nvlink_bonds.size());
   for (size_t a = 0; a < n; ++a) {
     const std::string row = "nvlink_bonds[" + std::to_string(a) + "]";
     if (t.nvlink_bonds[a].size() != n)
-      return row + ": expected " + std::to_string(n) + " entries, one per GPU, got " + std::to_string(t.nvlink_bonds[a].size());
+      return row + ": expected " + std::to_string(n) + " entries, one per GPU, got " +
+             std::to_string(t.nvlink_bonds[a].size());
     for (size_t b = 0; b < n; ++b) {
       const int k = t.nvlink_bonds[a][b];
       const std::string cell = row + "[" + std::to_string(b) + "]";
@@ -108,14 +161,15 @@ std::string bonds_problem(const NodeType& t) {
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < a; ++b)
       if (t.nvlink_bonds[a][b] != t.nvlink_bonds[b][a])
-        return "nvlink_bonds[" + std::to_string(a) + "][" + std::to_string(b) + "]: " + std::to_string(t.nvlink_bonds[a][b]) +
-               " NVLinks, but [" + std::to_string(b) + "][" + std::to_string(a) + "] says " + std::to_string(t.nvlink_bonds[b][a]) +
-               ": a bond joins both GPUs";
+        return "nvlink_bonds[" + std::to_string(a) + "][" + std::to_string(b) +
+               "]: " + std::to_string(t.nvlink_bonds[a][b]) + " NVLinks, but [" + std::to_string(b) + "][" +
+               std::to_string(a) + "] says " + std::to_string(t.nvlink_bonds[b][a]) + ": a bond joins both GPUs";
   const int links = bonds_of(t, 0);
   for (int g = 0; g < t.gpus; ++g)
     if (bonds_of(t, g) != links || links == 0)
-      return "nvlink_bonds[" + std::to_string(g) + "]: GPU " + std::to_string(g) + " has " + std::to_string(bonds_of(t, g)) +
-             " NVLinks, GPU 0 " + std::to_string(links) + ": every GPU shares nvlink_rate between the same number of links (above 0)";
+      return "nvlink_bonds[" + std::to_string(g) + "]: GPU " + std::to_string(g) + " has " +
+             std::to_string(bonds_of(t, g)) + " NVLinks, GPU 0 " + std::to_string(links) +
+             ": every GPU shares nvlink_rate between the same number of links (above 0)";
   return "";
 }
 
@@ -136,14 +190,16 @@ Result<void> node_type_check(const NodeType& t) {
   };
   const bool grace = t.c2c_GBps > 0;
   std::string e;
-  if (t.gpu_model.empty()) e = "gpu_model: give the GPU model, e.g. \"H100-SXM5\"";
+  if (t.gpu_model.empty())
+    e = "gpu_model: give the GPU model, e.g. \"H100-SXM5\"";
   else if (t.gpus < 1 || t.gpus > kMaxGpusPerHost)
     e = "gpus: expected 1 to " + std::to_string(kMaxGpusPerHost) + " per host, got " + std::to_string(t.gpus);
   else if (t.nics < 0 || t.nics > kMaxGpusPerHost)
     e = "nics: expected 0 to " + std::to_string(kMaxGpusPerHost) + " per host, got " + std::to_string(t.nics);
   else if (t.cpus < 1 || t.cpus > kMaxCpusPerHost)
     e = "cpus: expected 1 to " + std::to_string(kMaxCpusPerHost) + " per host, got " + std::to_string(t.cpus);
-  else if (t.hosts_per_domain < 1) e = "hosts_per_domain: must be at least 1";
+  else if (t.hosts_per_domain < 1)
+    e = "hosts_per_domain: must be at least 1";
   else if (!grace && (t.gpus_per_pcie_switch < 1 || t.gpus % t.gpus_per_pcie_switch != 0))
     e = "gpus_per_pcie_switch: " + std::to_string(t.gpus) + " GPUs do not fill switches of " +
         std::to_string(t.gpus_per_pcie_switch);
@@ -156,20 +212,23 @@ Result<void> node_type_check(const NodeType& t) {
     if (Result<const CpuModel*> m = cpu_model_named(t.cpu_model); !m) e = "cpu_model: " + m.error();
   if (e.empty() && !t.nic_switch.empty()) {
     const int switches = t.gpus / t.gpus_per_pcie_switch;
-    if (grace) e = "nic_switch: Grace trays hang NICs off the CPU; there are no PCIe switches to name";
+    if (grace)
+      e = "nic_switch: Grace trays hang NICs off the CPU; there are no PCIe switches to name";
     else if (static_cast<int>(t.nic_switch.size()) != t.nics)
-      e = "nic_switch: expected one switch per NIC (" + std::to_string(t.nics) + "), got " + std::to_string(t.nic_switch.size());
+      e = "nic_switch: expected one switch per NIC (" + std::to_string(t.nics) + "), got " +
+          std::to_string(t.nic_switch.size());
     for (size_t i = 0; e.empty() && i < t.nic_switch.size(); ++i)
       if (t.nic_switch[i] < 0 || t.nic_switch[i] >= switches)
-        e = "nic_switch[" + std::to_string(i) + "]: expected a switch from 0 to " + std::to_string(switches - 1) + ", got " +
-            std::to_string(t.nic_switch[i]);
+        e = "nic_switch[" + std::to_string(i) + "]: expected a switch from 0 to " + std::to_string(switches - 1) +
+            ", got " + std::to_string(t.nic_switch[i]);
   }
   if (e.empty() && !t.nvlink_bonds.empty()) e = bonds_problem(t);
-  for (const auto& [field, list, count, per] : {std::tuple{"gpu_busids", &t.gpu_busids, t.gpus, "GPU"},
-                                                std::tuple{"nic_busids", &t.nic_busids, t.nics, "NIC"},
-                                                std::tuple{"nic_names", &t.nic_names, t.nics, "NIC"}})
+  for (const auto& [field, list, count, per] :
+       {std::tuple{"gpu_busids", &t.gpu_busids, t.gpus, "GPU"}, std::tuple{"nic_busids", &t.nic_busids, t.nics, "NIC"},
+        std::tuple{"nic_names", &t.nic_names, t.nics, "NIC"}})
     if (e.empty() && !list->empty() && static_cast<int>(list->size()) != count)
-      e = std::string(field) + ": expected " + std::to_string(count) + " entries, one per " + per + ", got " + std::to_string(list->size());
+      e = std::string(field) + ": expected " + std::to_string(count) + " entries, one per " + per + ", got " +
+          std::to_string(list->size());
   if (!e.empty()) return Error{e};
   return {};
 }
@@ -188,7 +247,8 @@ HostCounts node_type_counts(const NodeType& type) {
   const bool own_nvswitch = type.nvlink_GBps > 0 && type.hosts_per_domain == 1 && !mesh;
   int64_t mesh_links = 0;
   for (int a = 0; mesh && a < type.gpus; ++a)
-    for (int b = a + 1; b < type.gpus; ++b) mesh_links += type.nvlink_bonds[static_cast<size_t>(a)][static_cast<size_t>(b)] > 0;
+    for (int b = a + 1; b < type.gpus; ++b)
+      mesh_links += type.nvlink_bonds[static_cast<size_t>(a)][static_cast<size_t>(b)] > 0;
   HostCounts n;
   n.devices = type.cpus + switches + (own_nvswitch ? 1 : 0) + type.gpus + type.nics;
   n.links = (node_type_socket_GBps(type) > 0 ? type.cpus * (type.cpus - 1) / 2 : 0) + switches +
@@ -254,17 +314,19 @@ VertexId node_type_build(const NodeType& type, Cluster& cluster, int host, int d
       link(gpu, cpus[g * type.cpus / type.gpus], LinkKind::C2C, type.c2c_GBps, HopLatency::pcie_us);
     else
       link(gpu, switches[g / type.gpus_per_pcie_switch], LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);
-    if (type.nvlink_GBps > 0 && !mesh) link(gpu, domain_nvswitch, LinkKind::NVL, type.nvlink_GBps, HopLatency::nvlink_us);
+    if (type.nvlink_GBps > 0 && !mesh)
+      link(gpu, domain_nvswitch, LinkKind::NVL, type.nvlink_GBps, HopLatency::nvlink_us);
   }
   // A mesh bonds GPU pairs directly: one link per pair, its bonds' bandwidth, no switch to cross.
   for (int a = 0; mesh && a < type.gpus; ++a)
     for (int b = a + 1; b < type.gpus; ++b)
-      if (double bw = nvlink_bond_GBps(type, a, b); bw > 0) link(gpus[a], gpus[b], LinkKind::NVL, bw, HopLatency::nvlink_us);
+      if (double bw = nvlink_bond_GBps(type, a, b); bw > 0)
+        link(gpus[a], gpus[b], LinkKind::NVL, bw, HopLatency::nvlink_us);
   VertexId first_nic = kNoVertex;
   for (int n = 0; n < type.nics; ++n) {
     VertexId nic = add("nic" + std::to_string(n), DeviceKind::nic, n);
     if (n == 0) first_nic = nic;
-    VertexId parent = grace                      ? cpus[n * type.cpus / type.nics]
+    VertexId parent = grace                     ? cpus[n * type.cpus / type.nics]
                       : type.nic_switch.empty() ? switches[n * switches.size() / type.nics]
                                                 : switches[type.nic_switch[n]];
     link(nic, parent, LinkKind::PCI, type.pcie_GBps, HopLatency::pcie_us);

@@ -15,13 +15,13 @@ inline constexpr int kMaxCpusPerHost = 64;
 inline constexpr int kMaxNvlinksPerGpu = 18;  // NVLink 4 and 5 (H100, B200)
 
 struct NodeType {
-  std::string name;        // "dgx-h100"
-  std::string gpu_model;   // "H100-SXM"
-  int gpus = 8;            // per host
-  int nics = 8;            // per host, NIC i serves GPU i (rail i) where nics == gpus
-  double nic_gbit_s = 400;   // line rate per NIC, Gbit/s (input edge: converted to GB/s once)
-  double nvlink_GBps = 0;  // per GPU per direction, all its NVLinks; 0 = no NVLink
-  double pcie_GBps = 0;    // per x16 link per direction
+  std::string name;         // "dgx-h100"
+  std::string gpu_model;    // "H100-SXM"
+  int gpus = 8;             // per host
+  int nics = 8;             // per host, NIC i serves GPU i (rail i) where nics == gpus
+  double nic_gbit_s = 400;  // line rate per NIC, Gbit/s (input edge: converted to GB/s once)
+  double nvlink_GBps = 0;   // per GPU per direction, all its NVLinks; 0 = no NVLink
+  double pcie_GBps = 0;     // per x16 link per direction
   int gpus_per_pcie_switch = 1;
   int cpus = 2;
   double cpu_link_GBps = 0;  // socket-to-socket (UPI / xGMI) per direction; 0 = NCCL's figure for cpu_model
@@ -77,7 +77,7 @@ struct HopLatency {
   static constexpr double nvlink_us = 0.5;  // NVSwitch traversal
   static constexpr double pcie_us = 0.3;
   static constexpr double cpu_us = 0.4;
-  static constexpr double net_us = 0.6;     // NIC/switch port to port incl. a few metres of cable
+  static constexpr double net_us = 0.6;       // NIC/switch port to port incl. a few metres of cable
   static constexpr double dci_base_us = 2.0;  // router traversal at each end, before propagation
 };
 

@@ -169,9 +169,14 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
           if (l.kind != LinkKind::NVL || next.nvb || next.pxn) continue;
           next.nvb = true;
           break;
-        case DeviceKind::pcie_switch: ++next.pcie_switches; break;
-        case DeviceKind::cpu: (l.kind == LinkKind::C2C ? next.p2c : next.phb) = true; break;
-        default: break;
+        case DeviceKind::pcie_switch:
+          ++next.pcie_switches;
+          break;
+        case DeviceKind::cpu:
+          (l.kind == LinkKind::C2C ? next.p2c : next.phb) = true;
+          break;
+        default:
+          break;
       }
       if (best.found && next.path_class() > best.path_class) continue;
       stack.push_back(e);
@@ -407,7 +412,9 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       if (int d = dist_b_[c_.target(hz_[k])]; d != kInf && d + 1 == rem_[s]) next.push_back({hz_[k], true});
     for (uint32_t k = up_begin_[s]; k < up_begin_[s + 1]; ++k)
       if (int d = rem_[c_.target(up_[k])]; d != kInf && d + 1 == rem_[s]) next.push_back({up_[k], false});
-    if (walked) out.fans.push_back({s << 1, static_cast<uint32_t>(hops.size()), static_cast<uint32_t>(hops.size() + next.size())});
+    if (walked)
+      out.fans.push_back(
+          {s << 1, static_cast<uint32_t>(hops.size()), static_cast<uint32_t>(hops.size() + next.size())});
     double share = flow_up_[s] / static_cast<double>(next.size());
     for (auto [e, down] : next) {
       VertexId w = c_.target(e);
@@ -428,7 +435,9 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
     }
     next.clear();
     for (EdgeId e : toward(s)) next.push_back({e, true});
-    if (walked) out.fans.push_back({s << 1 | 1, static_cast<uint32_t>(hops.size()), static_cast<uint32_t>(hops.size() + next.size())});
+    if (walked)
+      out.fans.push_back(
+          {s << 1 | 1, static_cast<uint32_t>(hops.size()), static_cast<uint32_t>(hops.size() + next.size())});
     double share = flow_down_[s] / static_cast<double>(next.size());
     for (auto [e, down] : next) {
       VertexId w = c_.target(e);
@@ -478,7 +487,8 @@ Segment Router::segment(uint32_t id) const {
   return {&sp.hops, sp.dci_latency_us, sp.crosses_dci};
 }
 
-Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, const RouteOptions& options) const {
+Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst,
+                                   const RouteOptions& options) const {
   Route r;
   r.src = src;
   r.dst = dst;
@@ -536,7 +546,8 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
     r.paths = sp.paths;
     for (bool down = false;;) {
       const uint32_t key = at << 1 | (down ? 1 : 0);
-      auto fan = std::lower_bound(sp.fans.begin(), sp.fans.end(), key, [](const Fan& f, uint32_t x) { return f.key < x; });
+      auto fan =
+          std::lower_bound(sp.fans.begin(), sp.fans.end(), key, [](const Fan& f, uint32_t x) { return f.key < x; });
       if (fan == sp.fans.end() || fan->key != key) break;  // a leaf of the target set: the way out
       const Hop& h = sp.hops[fan->begin + next_hop(at, fan->end - fan->begin, flow_hash, nic_b)];
       hops.push_back({h.edge, 1.0});

@@ -25,11 +25,11 @@ struct Hop {
 struct Route {
   VertexId src = kNoVertex, dst = kNoVertex;
   PathClass path_class = PathClass::LOC;
-  double bw_GBps = 0;          // the flow's ceiling: min over hops of bw / share
-  EdgeId bottleneck = 0;       // the hop that sets bw_GBps (meaningless for LOC)
-  double latency_us = 0;       // the longest of the equal-cost paths
-  double paths = 1;            // number of distinct equal-cost paths
-  std::vector<Hop> hops;       // in path order; ECMP fans out into several hops per stage
+  double bw_GBps = 0;                                 // the flow's ceiling: min over hops of bw / share
+  EdgeId bottleneck = 0;                              // the hop that sets bw_GBps (meaningless for LOC)
+  double latency_us = 0;                              // the longest of the equal-cost paths
+  double paths = 1;                                   // number of distinct equal-cost paths
+  std::vector<Hop> hops;                              // in path order; ECMP fans out into several hops per stage
   VertexId src_nic = kNoVertex, dst_nic = kNoVertex;  // set on NET/DCI routes
   // With RouteOptions::segments, the switch-to-switch part shared by every flow from one leaf
   // to one leaf set is left out of `hops` and named here (Router::segment), carrying
@@ -102,10 +102,10 @@ class Router {
   // Equal-cost paths from a switch to any switch of a NIC's leaf set.
   struct SwitchPaths {
     bool reachable = false;
-    int length = 0;                 // switch hops
-    std::vector<Hop> hops;          // switch-to-switch edges, each switch's next hops together
-    std::vector<Fan> fans;          // by key; only under hash or static routing, which walk them
-    std::vector<double> exit_share; // per leaf of the target leaf set
+    int length = 0;                  // switch hops
+    std::vector<Hop> hops;           // switch-to-switch edges, each switch's next hops together
+    std::vector<Fan> fans;           // by key; only under hash or static routing, which walk them
+    std::vector<double> exit_share;  // per leaf of the target leaf set
     double paths = 0;
     double latency_us = 0;
     uint32_t id = 0;  // index into segments_
@@ -117,7 +117,8 @@ class Router {
   const LocalPath& gpu_nic_path(VertexId gpu, VertexId nic) const;
   VertexId pxn_relay(VertexId nic) const;
   const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
-  Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, const RouteOptions& options) const;
+  Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst,
+                             const RouteOptions& options) const;
   // Which of n equal-cost next hops at `at` connection `flow` from nic_a to nic_b takes (hash or
   // static routing).
   size_t next_hop(VertexId at, size_t n, uint64_t flow_hash, VertexId nic_b) const;
@@ -143,7 +144,7 @@ class Router {
   mutable std::vector<int> dist_a_, dist_b_, rem_;
   mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
   mutable std::vector<VertexId> touched_, cone_a_, cone_b_, by_tier_;
-  mutable std::vector<int> slot_;  // per vertex: its list in toward_, or -1
+  mutable std::vector<int> slot_;                    // per vertex: its list in toward_, or -1
   mutable std::vector<std::vector<EdgeId>> toward_;  // per target-cone switch: down edges nearer the targets
   mutable size_t slots_used_ = 0;
   mutable std::vector<std::pair<EdgeId, bool>> next_;

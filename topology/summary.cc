@@ -7,12 +7,12 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "topology/cpu_models.h"
-#include "topology/routing.h"
 #include "base/hostlist.h"
 #include "base/suggest.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "topology/cpu_models.h"
+#include "topology/routing.h"
 
 namespace topoplan {
 
@@ -70,7 +70,8 @@ ClusterSummary cluster_summarize(const Cluster& c) {
     }
     if (b.kind != DeviceKind::switch_) continue;
     if (a.kind == DeviceKind::nic) s.injection_GBps += l.bw_GBps;
-    if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier)) tiers[b.tier].down_GBps += l.bw_GBps;
+    if (a.kind == DeviceKind::nic || (a.kind == DeviceKind::switch_ && a.tier < b.tier))
+      tiers[b.tier].down_GBps += l.bw_GBps;
     if (a.kind == DeviceKind::switch_ && a.tier < b.tier) {
       TierSummary& t = tiers[a.tier];
       t.up_GBps += l.bw_GBps;
@@ -115,7 +116,8 @@ ClusterSummary cluster_summarize(const Cluster& c) {
 }
 
 nlohmann::json routing_json(const FabricRouting& routing) {
-  return {{"mode", std::string(to_string(routing.mode))}, {"source", routing.source.empty() ? "default" : routing.source}};
+  return {{"mode", std::string(to_string(routing.mode))},
+          {"source", routing.source.empty() ? "default" : routing.source}};
 }
 
 nlohmann::json summary_to_json(const ClusterSummary& s) {
@@ -141,7 +143,8 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   j["cpus"] = nlohmann::json::array();
   for (const CpuSummary& x : s.cpus) {
     nlohmann::json cpu = {{"model", x.model.empty() ? nlohmann::json(nullptr) : nlohmann::json(x.model)},
-                          {"per_host", x.per_host}, {"hosts", x.hosts}};
+                          {"per_host", x.per_host},
+                          {"hosts", x.hosts}};
     if (x.per_host > 1) {
       cpu["socket_GBps"] = x.socket_GBps;
       cpu["socket_source"] = x.socket_source;
@@ -164,8 +167,8 @@ nlohmann::json summary_to_json(const ClusterSummary& s) {
   }
   j["dci"] = nlohmann::json::array();
   for (const DciSummary& d : s.dci)
-    j["dci"].push_back({{"site_a", d.site_a}, {"site_b", d.site_b}, {"links", d.links}, {"GBps", d.GBps},
-                        {"length_km", d.length_km}});
+    j["dci"].push_back(
+        {{"site_a", d.site_a}, {"site_b", d.site_b}, {"links", d.links}, {"GBps", d.GBps}, {"length_km", d.length_km}});
   return j;
 }
 
@@ -192,8 +195,8 @@ std::string summary_to_text(const ClusterSummary& s) {
   o << "\n  " << counted(count(DeviceKind::nic), "NIC") << " on " << counted(s.rails, "rail") << ", injection "
     << format_number(s.injection_GBps, 1) << " GB/s\n";
   for (const TierSummary& t : s.tiers) {
-    o << "  tier " << t.tier << " (" << (t.tier >= 1 && t.tier <= 3 ? tier_names[t.tier] : "switch") << "): "
-      << counted(t.switches, "switch", "switches") << ", down " << format_number(t.down_GBps, 1) << " GB/s";
+    o << "  tier " << t.tier << " (" << (t.tier >= 1 && t.tier <= 3 ? tier_names[t.tier] : "switch")
+      << "): " << counted(t.switches, "switch", "switches") << ", down " << format_number(t.down_GBps, 1) << " GB/s";
     // Leaves and spines are provisioned for whole scalable units, so a partly filled one has more
     // capacity up than down: say so rather than print a ratio below 1:1.
     if (t.up_GBps > 0 && t.down_GBps >= t.up_GBps)
@@ -209,14 +212,16 @@ std::string summary_to_text(const ClusterSummary& s) {
       o << "    uplinks: " << format_count(t.up_ports) << (t.up_ports == 1 ? " port" : " ports")
         << (t.up_port_GBps > 0 ? " of " + format_rate_gbit(t.up_port_GBps) : std::string(" of mixed rates")) << " in "
         << format_count(t.up_bundles) << (t.up_bundles == 1 ? " bundle of " : " bundles of ")
-        << (t.bundle_min_ports == t.bundle_max_ports ? std::to_string(t.bundle_min_ports)
-                                                     : std::to_string(t.bundle_min_ports) + " to " + std::to_string(t.bundle_max_ports))
+        << (t.bundle_min_ports == t.bundle_max_ports
+                ? std::to_string(t.bundle_min_ports)
+                : std::to_string(t.bundle_min_ports) + " to " + std::to_string(t.bundle_max_ports))
         << (t.bundle_max_ports == 1 ? " port" : " ports") << " (one per switch pair)\n";
     }
   }
   for (const DciSummary& d : s.dci)
-    o << "  DCI " << d.site_a << " <-> " << d.site_b << ": " << counted(d.links, "link") << ", " << format_number(d.GBps, 1)
-      << " GB/s (" << format_rate_gbit(d.GBps) << ") each way, " << format_number(d.length_km, 1) << " km\n";
+    o << "  DCI " << d.site_a << " <-> " << d.site_b << ": " << counted(d.links, "link") << ", "
+      << format_number(d.GBps, 1) << " GB/s (" << format_rate_gbit(d.GBps) << ") each way, "
+      << format_number(d.length_km, 1) << " km\n";
   if (s.bisection_GBps) o << "  bisection " << format_number(*s.bisection_GBps, 1) << " GB/s\n";
   return o.str();
 }

@@ -2,8 +2,8 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -5,9 +5,9 @@ namespace topoplan {
 
 struct TransferEstimate {
   double bytes = 0;
-  double rate_GBps = 0;    // line rate
-  double efficiency = 1;   // fraction of the line rate that is useful payload
-  double seconds = 0;      // bytes / (rate x efficiency) + propagation
+  double rate_GBps = 0;   // line rate
+  double efficiency = 1;  // fraction of the line rate that is useful payload
+  double seconds = 0;     // bytes / (rate x efficiency) + propagation
   double propagation_s = 0;
 };
 

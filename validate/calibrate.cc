@@ -5,15 +5,15 @@
 #include <map>
 #include <set>
 
-#include "cost/collective.h"
-#include "planner/layout.h"
 #include "base/limits.h"
 #include "base/units.h"
+#include "base/words.h"
+#include "cost/collective.h"
+#include "planner/layout.h"
 #include "validate/compare.h"
 #include "validate/median.h"
 #include "validate/nccl_tests_format.h"
 #include "validate/plan_file.h"
-#include "base/words.h"
 
 namespace topoplan {
 namespace {
@@ -162,11 +162,14 @@ Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTu
     out.series.push_back(std::move(sf));
   }
   if (used.empty())
-    return Error{"no series to fit: each needs one group and one collective at two sizes or more (topoplan-validate --sizes, or an nccl-tests sweep)"};
+    return Error{
+        "no series to fit: each needs one group and one collective at two sizes or more (topoplan-validate --sizes, or "
+        "an nccl-tests sweep)"};
   if (std::any_of(used.begin(), used.end(), [&](const Prepared& p) { return series[p.series].shared_hosts; }))
-    out.notes.push_back("some groups ran beside others on the same hosts across hosts, so they may have shared NICs and switches; "
-                        "the model predicts each alone here, which makes those links look slower than they are "
-                        "(run one group at a time: topoplan-validate --nccl-tests)");
+    out.notes.push_back(
+        "some groups ran beside others on the same hosts across hosts, so they may have shared NICs and switches; "
+        "the model predicts each alone here, which makes those links look slower than they are "
+        "(run one group at a time: topoplan-validate --nccl-tests)");
 
   Calibration& cal = out.calibration;
   std::vector<ModelView> views(used.size());
@@ -249,19 +252,23 @@ Result<CalibrationFit> calibrate(const Cluster& c, const Router& r, const NcclTu
     cf.efficiency_after = efficiency_of(cal, cls);
     cf.alpha_us = median(alphas[cls]);
     cf.beta_GBps = betas[cls].empty() ? 0 : median(betas[cls]);
-    cf.clamped = cf.bandwidth_series > 0 && (cf.efficiency_after >= 1 || cf.efficiency_after <= limits::kMinLinkEfficiency);
+    cf.clamped =
+        cf.bandwidth_series > 0 && (cf.efficiency_after >= 1 || cf.efficiency_after <= limits::kMinLinkEfficiency);
     if (cf.clamped)
       out.notes.push_back(calibration_class_name(cls) + ": the measurements ask for " +
                           (cf.efficiency_after >= 1 ? "more than the line rate" : "less than the model's floor") +
-                          "; kept at " + std::to_string(cf.efficiency_after) + " (is the link's rate in the cluster right?)");
+                          "; kept at " + std::to_string(cf.efficiency_after) +
+                          " (is the link's rate in the cluster right?)");
     else if (cf.bandwidth_series > 0 && cf.efficiency_after < 0.5 * cf.efficiency_before)
-      out.notes.push_back(calibration_class_name(cls) + ": the links gave " +
-                          format_number(100 * cf.efficiency_after / cf.efficiency_before, 2) +
-                          "% of what the model expected: check the cluster (how many NICs, which link rates) and the run (other "
-                          "traffic) before trusting the overlay");
+      out.notes.push_back(
+          calibration_class_name(cls) + ": the links gave " +
+          format_number(100 * cf.efficiency_after / cf.efficiency_before, 2) +
+          "% of what the model expected: check the cluster (how many NICs, which link rates) and the run (other "
+          "traffic) before trusting the overlay");
     if (cf.bandwidth_series == 0)
       out.notes.push_back(calibration_class_name(cls) +
-                          ": no series tells its bandwidth (flat in size, or faster than NCCL's channel cap lets the model go): efficiency unchanged");
+                          ": no series tells its bandwidth (flat in size, or faster than NCCL's channel cap lets the "
+                          "model go): efficiency unchanged");
     out.classes.push_back(cf);
   }
   return out;
@@ -296,15 +303,18 @@ std::vector<CalibrationSeries> calibration_series(const Measured& m, const Clust
       spans |= hosts.size() > 1;
       for (int h : hosts) ++groups_on_host[h];
     }
-    const bool shared = spans && std::any_of(groups_on_host.begin(), groups_on_host.end(), [](const auto& x) { return x.second > 1; });
+    const bool shared =
+        spans && std::any_of(groups_on_host.begin(), groups_on_host.end(), [](const auto& x) { return x.second > 1; });
     for (size_t i : members) out[i].shared_hosts = shared;
   }
   return out;
 }
 
-Result<CalibrationSeries> calibration_series(const NcclTestsRun& run, const Cluster& c, const std::vector<std::string>& nodes) {
+Result<CalibrationSeries> calibration_series(const NcclTestsRun& run, const Cluster& c,
+                                             const std::vector<std::string>& nodes) {
   const std::string where = run.source + ":" + std::to_string(run.line);
-  if (run.ranks.empty()) return Error{where + ": the log lists no ranks (its \"# Using devices\" lines): cannot place the run"};
+  if (run.ranks.empty())
+    return Error{where + ": the log lists no ranks (its \"# Using devices\" lines): cannot place the run"};
   std::vector<const NcclTestsRank*> by_rank(run.ranks.size(), nullptr);
   for (const NcclTestsRank& rk : run.ranks) {
     if (rk.rank < 0 || static_cast<size_t>(rk.rank) >= by_rank.size())
@@ -316,7 +326,8 @@ Result<CalibrationSeries> calibration_series(const NcclTestsRun& run, const Clus
   for (const NcclTestsRank* rk : by_rank)
     if (std::find(log_hosts.begin(), log_hosts.end(), rk->host) == log_hosts.end()) log_hosts.push_back(rk->host);
   if (!nodes.empty() && nodes.size() != log_hosts.size())
-    return Error{where + ": the log has " + counted(static_cast<int64_t>(log_hosts.size()), "host") + ", --nodes names " + std::to_string(nodes.size())};
+    return Error{where + ": the log has " + counted(static_cast<int64_t>(log_hosts.size()), "host") +
+                 ", --nodes names " + std::to_string(nodes.size())};
   CalibrationSeries s;
   s.label = where + " " + (run.program.empty() ? std::string(to_string(run.op)) : run.program);
   s.op = run.op;
@@ -325,16 +336,18 @@ Result<CalibrationSeries> calibration_series(const NcclTestsRun& run, const Clus
     const std::string& name = nodes.empty() ? rk->host : nodes[h];
     std::optional<int> host = c.host_index(name);
     if (!host)
-      return Error{where + ": host '" + name + "' is not in the cluster" +
-                   (nodes.empty() ? "; give --nodes with the cluster's hosts for the log's, in order of first appearance" : "")};
+      return Error{
+          where + ": host '" + name + "' is not in the cluster" +
+          (nodes.empty() ? "; give --nodes with the cluster's hosts for the log's, in order of first appearance" : "")};
     const Host& hh = c.hosts()[static_cast<size_t>(*host)];
     if (rk->device < 0 || static_cast<size_t>(rk->device) >= hh.gpus.size())
-      return Error{where + ": rank " + std::to_string(rk->rank) + " uses device " + std::to_string(rk->device) + "; " + name +
-                   " has " + std::to_string(hh.gpus.size()) + " GPUs"};
+      return Error{where + ": rank " + std::to_string(rk->rank) + " uses device " + std::to_string(rk->device) + "; " +
+                   name + " has " + std::to_string(hh.gpus.size()) + " GPUs"};
     s.gpus.push_back(hh.gpus[static_cast<size_t>(rk->device)]);
   }
   std::set<VertexId> distinct(s.gpus.begin(), s.gpus.end());
-  if (distinct.size() != s.gpus.size()) return Error{where + ": two ranks on one GPU: cannot place the run on the cluster"};
+  if (distinct.size() != s.gpus.size())
+    return Error{where + ": two ranks on one GPU: cannot place the run on the cluster"};
   // nccl-tests' sendrecv sends to the next rank round the ring.
   if (s.op == CollectiveOp::sendrecv) s.gpus = sendrecv_pair(c, s.gpus, true);
   for (const NcclTestsRow& row : run.rows) s.points.push_back({row.bytes, row.time_us});

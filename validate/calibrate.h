@@ -53,11 +53,11 @@ std::string calibration_class_name(size_t cls);
 size_t calibration_class_of(const Cluster& cluster, EdgeId edge, bool nvls);
 
 struct SeriesFit {
-  size_t series = 0;  // index into the input
+  size_t series = 0;          // index into the input
   std::optional<size_t> cls;  // none: the series could not be used (why)
   std::string why_not;
-  std::string algorithm;       // the model's, at the largest size
-  bool channel_bound = false;  // NCCL's channel cap, not a link, bounds it: no bandwidth information
+  std::string algorithm;              // the model's, at the largest size
+  bool channel_bound = false;         // NCCL's channel cap, not a link, bounds it: no bandwidth information
   LinearFit measured, before, after;  // the model's fit with the base and the new calibration
 };
 
@@ -65,10 +65,10 @@ struct ClassFit {
   size_t cls = 0;
   int series = 0, bandwidth_series = 0;
   double efficiency_before = 0, efficiency_after = 0;
-  double line_GBps = 0;  // the busiest link's rate (the slowest one if the series differ)
-  double latency_us = 0;  // launch + the class's latency, after
+  double line_GBps = 0;                // the busiest link's rate (the slowest one if the series differ)
+  double latency_us = 0;               // launch + the class's latency, after
   double alpha_us = 0, beta_GBps = 0;  // the measured fits, medians over the class's series
-  bool clamped = false;  // the measurements asked for more than line rate (or less than the floor)
+  bool clamped = false;                // the measurements asked for more than line rate (or less than the floor)
 };
 
 struct HeldOut {
@@ -100,7 +100,8 @@ Result<CalibrationFit> calibrate(const Cluster& cluster, const Router& router, c
                                  const std::vector<double>& hold_out);
 
 // topoplan-validate's results on their plan's layout: one series per group and collective.
-std::vector<CalibrationSeries> calibration_series(const Measured& measured, const Cluster& cluster, const Layout& layout);
+std::vector<CalibrationSeries> calibration_series(const Measured& measured, const Cluster& cluster,
+                                                  const Layout& layout);
 // An nccl-tests run: its ranks on the cluster by host name and device index; `nodes` (cluster host
 // names) instead names the log's hosts in order of first appearance.
 Result<CalibrationSeries> calibration_series(const NcclTestsRun& run, const Cluster& cluster,

@@ -2,10 +2,13 @@
 
 namespace topoplan {
 
-nlohmann::json calibration_fit_to_json(const std::vector<std::string>& sources, const std::vector<CalibrationSeries>& series,
-                                      const CalibrationFit& fit, const std::vector<HeldSize>& held, double tolerance,
-                                      bool failed, const std::string& written) {
-  auto fit_json = [](const LinearFit& f) { return nlohmann::json{{"alpha_us", f.alpha_us}, {"beta_GBps", f.beta_GBps}}; };
+nlohmann::json calibration_fit_to_json(const std::vector<std::string>& sources,
+                                       const std::vector<CalibrationSeries>& series, const CalibrationFit& fit,
+                                       const std::vector<HeldSize>& held, double tolerance, bool failed,
+                                       const std::string& written) {
+  auto fit_json = [](const LinearFit& f) {
+    return nlohmann::json{{"alpha_us", f.alpha_us}, {"beta_GBps", f.beta_GBps}};
+  };
   nlohmann::json classes = nlohmann::json::array(), rows = nlohmann::json::array(), held_json = nlohmann::json::array();
   for (const ClassFit& c : fit.classes)
     classes.push_back({{"class", calibration_class_name(c.cls)},
@@ -42,14 +45,16 @@ nlohmann::json calibration_fit_to_json(const std::vector<std::string>& sources, 
                       {"measured_us", h.measured_us},
                       {"predicted_us", h.predicted_us},
                       {"error", h.error()}});
-  for (const HeldSize& s : held) held_json.push_back({{"bytes", s.bytes}, {"series", s.series}, {"median_error", s.median_error}});
+  for (const HeldSize& s : held)
+    held_json.push_back({{"bytes", s.bytes}, {"series", s.series}, {"median_error", s.median_error}});
   return {{"format", "topoplan-calibrate"},
           {"sources", sources},
           {"calibration", calibration_to_json(fit.calibration)},
           {"iterations", fit.iterations},
           {"classes", std::move(classes)},
           {"series", std::move(rows)},
-          {"held_out", {{"sizes", std::move(held_json)}, {"points", std::move(points)}, {"tolerance", tolerance}, {"ok", !failed}}},
+          {"held_out",
+           {{"sizes", std::move(held_json)}, {"points", std::move(points)}, {"tolerance", tolerance}, {"ok", !failed}}},
           {"notes", fit.notes},
           {"written", written.empty() ? nlohmann::json(nullptr) : nlohmann::json(written)}};
 }

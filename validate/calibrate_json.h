@@ -11,8 +11,9 @@
 namespace topoplan {
 
 // `sources`: the files fitted; `written`: the overlay's path, empty when none was written.
-nlohmann::json calibration_fit_to_json(const std::vector<std::string>& sources, const std::vector<CalibrationSeries>& series,
-                                      const CalibrationFit& fit, const std::vector<HeldSize>& held, double tolerance,
-                                      bool failed, const std::string& written);
+nlohmann::json calibration_fit_to_json(const std::vector<std::string>& sources,
+                                       const std::vector<CalibrationSeries>& series, const CalibrationFit& fit,
+                                       const std::vector<HeldSize>& held, double tolerance, bool failed,
+                                       const std::string& written);
 
 }  // namespace topoplan

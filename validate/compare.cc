@@ -5,8 +5,8 @@
 #include <map>
 #include <numeric>
 
-#include "planner/group_ref.h"
 #include "base/json_fields.h"
+#include "planner/group_ref.h"
 #include "validate/harness.h"
 
 namespace topoplan {
@@ -28,11 +28,13 @@ std::optional<size_t> item_of(const ScoreState& st, const std::string& token, co
 bool backend_in_host_memory(const std::string& backend) { return backend == "mpi"; }
 
 Result<Measured> measured_parse(const std::string& text, const std::string& source) {
-  Result<nlohmann::json> doc = json_parse_document(text, source, "topoplan-validate", "topoplan-validate's results",
-                                                   "topoplan-validate --json");
+  Result<nlohmann::json> doc =
+      json_parse_document(text, source, "topoplan-validate", "topoplan-validate's results", "topoplan-validate --json");
   RETURN_IF_ERROR(doc);
   const nlohmann::json& j = *doc;
-  auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
+  auto bad = [&](const std::string& field, const std::string& what) {
+    return Error{source + ": " + field + ": " + what};
+  };
   Measured out;
   out.source = source;
   if (j.contains("backend") && j["backend"].is_string()) out.backend = j["backend"].get<std::string>();
@@ -46,7 +48,8 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
     const std::string at = json_indexed("groups", g);
     if (!gj.is_object() || !gj.contains("kind") || !gj["kind"].is_string() ||
         (group_token(gj["kind"].get<std::string>()).empty() && gj["kind"] != "world"))
-      return bad(at + ".kind", "expected a group kind (tp, cp, dp, pp, ep, etp, edp) or world (--nccl-tests on every rank)");
+      return bad(at + ".kind",
+                 "expected a group kind (tp, cp, dp, pp, ep, etp, edp) or world (--nccl-tests on every rank)");
     if (!gj.contains("index") || !gj["index"].is_number_integer() || gj["index"].get<long long>() < 0)
       return bad(at + ".index", "expected the group's index, a whole number from 0");
     if (!gj.contains("ranks") || !gj["ranks"].is_array()) return bad(at + ".ranks", "expected the group's ranks");
@@ -65,12 +68,16 @@ Result<Measured> measured_parse(const std::string& text, const std::string& sour
       m.kind = gj["kind"].get<std::string>();
       m.index = static_cast<int>(gj["index"].get<long long>());
       m.ranks = ranks;
-      std::optional<CollectiveOp> op = r.contains("op") && r["op"].is_string() ? collective_op_from(r["op"].get<std::string>()) : std::nullopt;
-      if (!op) return bad(rat + ".op", "expected a collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv)");
+      std::optional<CollectiveOp> op =
+          r.contains("op") && r["op"].is_string() ? collective_op_from(r["op"].get<std::string>()) : std::nullopt;
+      if (!op)
+        return bad(rat + ".op", "expected a collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv)");
       m.op = *op;
       for (const char* key : {"bytes", "time_us"})
-        if (!r.contains(key) || !r[key].is_number() || !(r[key].get<double>() > 0) || !std::isfinite(r[key].get<double>()))
-          return bad(rat + "." + key, std::string("expected a number above 0, got ") + (r.contains(key) ? json_shown(r[key]) : "nothing"));
+        if (!r.contains(key) || !r[key].is_number() || !(r[key].get<double>() > 0) ||
+            !std::isfinite(r[key].get<double>()))
+          return bad(rat + "." + key, std::string("expected a number above 0, got ") +
+                                          (r.contains(key) ? json_shown(r[key]) : "nothing"));
       m.bytes = r["bytes"].get<double>();
       m.time_us = r["time_us"].get<double>();
       if (r.contains("busbw_GBps") && r["busbw_GBps"].is_number()) m.busbw_GBps = r["busbw_GBps"].get<double>();
@@ -93,7 +100,8 @@ Result<Measured> measured_read(const std::string& path) {
 Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
                                     const ScoreOptions& opt, const Measured& m, double threshold) {
   if (m.world != layout.world_size())
-    return Error{m.source + ": " + std::to_string(m.world) + " ranks, the plan places " + std::to_string(layout.world_size())};
+    return Error{m.source + ": " + std::to_string(m.world) + " ranks, the plan places " +
+                 std::to_string(layout.world_size())};
   Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
   RETURN_IF_ERROR(state);
   const ScoreState& st = **state;
@@ -168,7 +176,8 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
       row.predicted_us = p->time_us;
     }
     const int n = static_cast<int>(mr.ranks.size());
-    row.predicted_busbw_GBps = row.predicted_us > 0 ? mr.bytes / (row.predicted_us * 1e3) * nccl_busbw_factor(mr.op, n) : 0;
+    row.predicted_busbw_GBps =
+        row.predicted_us > 0 ? mr.bytes / (row.predicted_us * 1e3) * nccl_busbw_factor(mr.op, n) : 0;
     row.ratio = row.predicted_us > 0 ? mr.time_us / row.predicted_us : 0;
     row.slow = row.ratio > 1 + threshold;
     const std::string key = mr.kind + " " + std::to_string(mr.index);

@@ -38,11 +38,11 @@ struct CompareRow {
   // Running beside the kind's other groups over running alone: measured (with --alone) and as the
   // model's shared links predict it; 0 where not known.
   double measured_slowdown = 0, predicted_slowdown = 0;
-  double ratio = 0;         // measured over predicted time
-  bool contended = false;   // predicted with the item's other groups (a planned size), else alone
-  bool slow = false;        // ratio above 1 + threshold
+  double ratio = 0;        // measured over predicted time
+  bool contended = false;  // predicted with the item's other groups (a planned size), else alone
+  bool slow = false;       // ratio above 1 + threshold
   bool has_hot_edge = false;
-  EdgeId hot_edge = 0;      // what bounds the group in the model
+  EdgeId hot_edge = 0;  // what bounds the group in the model
 };
 
 struct Suspect {
@@ -57,7 +57,7 @@ struct Comparison {
   bool timed = true;
   std::vector<CompareRow> rows;
   int slow = 0;
-  int wrong = 0;  // results with wrong values
+  int wrong = 0;                  // results with wrong values
   std::vector<Suspect> suspects;  // most slow groups first
 };
 

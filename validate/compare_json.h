@@ -10,7 +10,8 @@
 namespace topoplan {
 
 // `plan_path` and `measured_path` as given, for the record.
-nlohmann::json comparison_to_json(const Cluster& cluster, const std::string& plan_path, const std::string& measured_path,
-                                  const Measured& measured, const Comparison& comparison);
+nlohmann::json comparison_to_json(const Cluster& cluster, const std::string& plan_path,
+                                  const std::string& measured_path, const Measured& measured,
+                                  const Comparison& comparison);
 
 }  // namespace topoplan

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "base/units.h"
-#include "validate/median.h"
 #include "base/words.h"
+#include "validate/median.h"
 
 namespace topoplan {
 namespace {
@@ -28,10 +28,14 @@ Shape shape_of(CollectiveOp op, double bytes, int n) {
   const size_t per = std::max<size_t>(1, elements / static_cast<size_t>(n));
   const size_t un = static_cast<size_t>(n);
   switch (op) {
-    case CollectiveOp::all_gather: return {per, per * un, per, 4.0 * per * un};
-    case CollectiveOp::reduce_scatter: return {per * un, per, per, 4.0 * per * un};
-    case CollectiveOp::alltoall: return {per * un, per * un, per, 4.0 * per * un};
-    default: return {elements, elements, elements, 4.0 * elements};
+    case CollectiveOp::all_gather:
+      return {per, per * un, per, 4.0 * per * un};
+    case CollectiveOp::reduce_scatter:
+      return {per * un, per, per, 4.0 * per * un};
+    case CollectiveOp::alltoall:
+      return {per * un, per * un, per, 4.0 * per * un};
+    default:
+      return {elements, elements, elements, 4.0 * elements};
   }
 }
 
@@ -63,7 +67,7 @@ std::vector<float> expected(CollectiveOp op, const Shape& s, int p, int n, bool 
 }
 
 struct Measurement {
-  double time_us = 0;  // per call, this rank
+  double time_us = 0;         // per call, this rank
   std::optional<long> wrong;  // wrong elements here; none where the result is not checked
 };
 
@@ -157,10 +161,11 @@ namespace {
 
 // The world must be the plan's: its size, and which ranks share a host (the names may differ: a
 // plan for other machines of the same shape).
-Result<void> check_world(ValidateBackend& b, const ValidatePlan& plan, const std::function<void(const std::string&)>& stage) {
+Result<void> check_world(ValidateBackend& b, const ValidatePlan& plan,
+                         const std::function<void(const std::string&)>& stage) {
   if (b.world_size() != plan.world)
-    return Error{plan.source + " places " + std::to_string(plan.world) + " ranks; this run has " + std::to_string(b.world_size()) +
-                 " (launch one rank per planned GPU)"};
+    return Error{plan.source + " places " + std::to_string(plan.world) + " ranks; this run has " +
+                 std::to_string(b.world_size()) + " (launch one rank per planned GPU)"};
   stage("comparing hosts");
   // Host names as numbers every rank can compare (a hash; a collision would only merge hosts).
   std::vector<double> h(static_cast<size_t>(plan.world), -1);
@@ -223,15 +228,18 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
     const std::string group = kind.kind + " group " + std::to_string(mine);
     std::string error;
     if (!comm || comm->size() != n || comm->rank() != position)
-      error = group + ": the communicator has " + std::to_string(comm ? comm->size() : 0) + " ranks, the plan " + std::to_string(n);
+      error = group + ": the communicator has " + std::to_string(comm ? comm->size() : 0) + " ranks, the plan " +
+              std::to_string(n);
     RETURN_IF_ERROR(agree(b, error));
     std::vector<double> members(static_cast<size_t>(n), -1);
     members[static_cast<size_t>(position)] = me;
     b.comm_max(*comm, members);
     for (int p = 0; p < n && error.empty(); ++p)
-      if (static_cast<int>(members[static_cast<size_t>(p)]) != kind.groups[static_cast<size_t>(mine)][static_cast<size_t>(p)])
-        error = group + ": position " + std::to_string(p) + " holds rank " + std::to_string(static_cast<int>(members[static_cast<size_t>(p)])) +
-                ", the plan says " + std::to_string(kind.groups[static_cast<size_t>(mine)][static_cast<size_t>(p)]);
+      if (static_cast<int>(members[static_cast<size_t>(p)]) !=
+          kind.groups[static_cast<size_t>(mine)][static_cast<size_t>(p)])
+        error = group + ": position " + std::to_string(p) + " holds rank " +
+                std::to_string(static_cast<int>(members[static_cast<size_t>(p)])) + ", the plan says " +
+                std::to_string(kind.groups[static_cast<size_t>(mine)][static_cast<size_t>(p)]);
     RETURN_IF_ERROR(agree(b, error));
 
     std::vector<PlannedCollective> runs;
@@ -240,7 +248,8 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
     } else {
       for (const PlannedCollective& c : kind.collectives)
         for (double s : o.sizes)
-          if (std::none_of(runs.begin(), runs.end(), [&](const PlannedCollective& x) { return x.op == c.op && x.bytes == s; }))
+          if (std::none_of(runs.begin(), runs.end(),
+                           [&](const PlannedCollective& x) { return x.op == c.op && x.bytes == s; }))
             runs.push_back({c.op, s});
     }
     // Per group and run: time, wrong count and time alone (-1: not run), written by the group's
@@ -248,7 +257,9 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
     const size_t groups = kind.groups.size();
     constexpr size_t kColumns = 3;
     std::vector<double> table(groups * runs.size() * kColumns, -1);
-    auto cell = [&](size_t g, size_t k, size_t column) -> double& { return table[(g * runs.size() + k) * kColumns + column]; };
+    auto cell = [&](size_t g, size_t k, size_t column) -> double& {
+      return table[(g * runs.size() + k) * kColumns + column];
+    };
     for (size_t k = 0; k < runs.size(); ++k) {
       const PlannedCollective& c = runs[k];
       const Shape s = shape_of(c.op, c.bytes, n);
@@ -269,7 +280,8 @@ Result<ValidateRun> validate_run(ValidateBackend& b, const ValidatePlan& plan, c
           for (int i = 0; i < kMeasureBarriers; ++i) b.world_barrier();
           continue;
         }
-        std::vector<double> alone = {measure(b, *comm, c.op, s, position, n, false, o.iters, o.warmup, o.rounds, false).time_us};
+        std::vector<double> alone = {
+            measure(b, *comm, c.op, s, position, n, false, o.iters, o.warmup, o.rounds, false).time_us};
         b.comm_max(*comm, alone);
         if (position == 0) cell(g, k, 2) = alone[0];
       }
@@ -307,7 +319,8 @@ Result<SweepResult> validate_sweep(ValidateBackend& b, const ValidatePlan& plan,
     for (int r = 0; r < plan.world; ++r) ranks.push_back(r);
   } else {
     // Any kind of the plan, one-rank groups too: on one GPU, NCCL's one-rank communicators.
-    auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const ValidateKind& k) { return k.kind == o.kind; });
+    auto it =
+        std::find_if(plan.groups.begin(), plan.groups.end(), [&](const ValidateKind& k) { return k.kind == o.kind; });
     if (it == plan.groups.end()) {
       std::string names;
       for (const ValidateKind& k : plan.groups) names += (names.empty() ? "" : ", ") + k.kind;
@@ -315,8 +328,9 @@ Result<SweepResult> validate_sweep(ValidateBackend& b, const ValidatePlan& plan,
     }
     const ValidateKind& k = *it;
     if (o.index < 0 || static_cast<size_t>(o.index) >= k.groups.size())
-      return Error{"--group " + o.kind + ":" + std::to_string(o.index) + ": the plan has " + std::to_string(k.groups.size()) + " " +
-                   o.kind + " groups (0 to " + std::to_string(k.groups.size() - 1) + ")"};
+      return Error{"--group " + o.kind + ":" + std::to_string(o.index) + ": the plan has " +
+                   std::to_string(k.groups.size()) + " " + o.kind + " groups (0 to " +
+                   std::to_string(k.groups.size() - 1) + ")"};
     ranks = k.groups[static_cast<size_t>(o.index)];
   }
   const int n = static_cast<int>(ranks.size());
@@ -326,7 +340,8 @@ Result<SweepResult> validate_sweep(ValidateBackend& b, const ValidatePlan& plan,
   std::unique_ptr<ValidateComm> comm = b.split(position < 0 ? -1 : 0, position);
   std::string error;
   if (position >= 0 && (!comm || comm->size() != n || comm->rank() != position))
-    error = "the group's communicator has " + std::to_string(comm ? comm->size() : 0) + " ranks, the plan " + std::to_string(n);
+    error = "the group's communicator has " + std::to_string(comm ? comm->size() : 0) + " ranks, the plan " +
+            std::to_string(n);
   RETURN_IF_ERROR(agree(b, error));
 
   // nccl-tests' device lines, in the group's rank order.
@@ -450,8 +465,13 @@ nlohmann::json validate_to_json(const ValidateRun& run) {
                          {"wrong", r.wrong}});
     groups.push_back({{"kind", g.kind}, {"index", g.index}, {"ranks", g.ranks}, {"results", std::move(results)}});
   }
-  return {{"format", "topoplan-validate"}, {"backend", run.backend}, {"plan", run.plan}, {"job", run.job},
-          {"world", run.world},             {"wrong", run.wrong()},   {"groups", std::move(groups)}};
+  return {{"format", "topoplan-validate"},
+          {"backend", run.backend},
+          {"plan", run.plan},
+          {"job", run.job},
+          {"world", run.world},
+          {"wrong", run.wrong()},
+          {"groups", std::move(groups)}};
 }
 
 std::string validate_table(const ValidateRun& run) {
@@ -462,11 +482,11 @@ std::string validate_table(const ValidateRun& run) {
     std::string ranks;
     for (int r : g.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
     out += "#\n# " + g.kind + " group " + std::to_string(g.index) + ": ranks " + ranks + "\n";
-    std::snprintf(line, sizeof line, "# %10s  %12s  %6s  %14s  %10s  %8s  %8s  %6s\n", "size", "count", "type", "redop/op",
-                  "time", "algbw", "busbw", "#wrong");
+    std::snprintf(line, sizeof line, "# %10s  %12s  %6s  %14s  %10s  %8s  %8s  %6s\n", "size", "count", "type",
+                  "redop/op", "time", "algbw", "busbw", "#wrong");
     out += line;
-    std::snprintf(line, sizeof line, "# %10s  %12s  %6s  %14s  %10s  %8s  %8s  %6s\n", "(B)", "(elements)", "", "", "(us)",
-                  "(GB/s)", "(GB/s)", "");
+    std::snprintf(line, sizeof line, "# %10s  %12s  %6s  %14s  %10s  %8s  %8s  %6s\n", "(B)", "(elements)", "", "",
+                  "(us)", "(GB/s)", "(GB/s)", "");
     out += line;
     for (const ValidateResult& r : g.results) {
       std::snprintf(line, sizeof line, "  %10.0f  %12zu  %6s  %14s  %10.2f  %8.2f  %8.2f  %6ld\n", r.bytes, r.count,

@@ -25,9 +25,9 @@ struct ValidateOptions {
 
 struct ValidateResult {
   CollectiveOp op = CollectiveOp::all_reduce;
-  double bytes = 0;  // nccl-tests' size, as run (rounded down to whole elements per rank)
-  size_t count = 0;  // elements as nccl-tests counts them (all-gather, reduce-scatter, all-to-all: per rank)
-  double time_us = 0;  // per call, the slowest rank of the group
+  double bytes = 0;     // nccl-tests' size, as run (rounded down to whole elements per rank)
+  size_t count = 0;     // elements as nccl-tests counts them (all-gather, reduce-scatter, all-to-all: per rank)
+  double time_us = 0;   // per call, the slowest rank of the group
   double alone_us = 0;  // the same with the kind's other groups idle; 0 when not run
   double algbw_GBps = 0, busbw_GBps = 0;
   long wrong = 0;  // wrong elements on the group's worst rank
@@ -50,8 +50,9 @@ struct ValidateRun {
 // Checks that the world is the plan's (size, and which ranks share a host), splits the
 // communicators and checks each holds exactly its group, then runs. Every rank returns the same
 // results. `stage` hears what runs now (for a watchdog's message).
-Result<ValidateRun> validate_run(ValidateBackend& backend, const ValidatePlan& plan, const std::vector<ValidateKind>& kinds,
-                                 const ValidateOptions& options, const std::function<void(const std::string&)>& stage);
+Result<ValidateRun> validate_run(ValidateBackend& backend, const ValidatePlan& plan,
+                                 const std::vector<ValidateKind>& kinds, const ValidateOptions& options,
+                                 const std::function<void(const std::string&)>& stage);
 
 // nccl-tests' own run (topoplan-validate --nccl-tests): one collective on one group in a size
 // sweep, out of place then in place at each size, as all_reduce_perf -b 8 -e 128M -f 2 runs it.

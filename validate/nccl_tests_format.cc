@@ -1,8 +1,8 @@
 #include "validate/nccl_tests_format.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -81,12 +81,19 @@ struct Program {
   std::string_view name;
   std::optional<CollectiveOp> op;
 };
-constexpr Program kPrograms[] = {
-    {"all_reduce", CollectiveOp::all_reduce}, {"all_gather", CollectiveOp::all_gather},
-    {"reduce_scatter", CollectiveOp::reduce_scatter}, {"alltoall", CollectiveOp::alltoall},
-    {"sendrecv", CollectiveOp::sendrecv}, {"alltoallv", std::nullopt}, {"broadcast", std::nullopt},
-    {"reduce", std::nullopt}, {"gather", std::nullopt}, {"scatter", std::nullopt}, {"hypercube", std::nullopt}};
-constexpr std::string_view kModelled = "all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf and sendrecv_perf";
+constexpr Program kPrograms[] = {{"all_reduce", CollectiveOp::all_reduce},
+                                 {"all_gather", CollectiveOp::all_gather},
+                                 {"reduce_scatter", CollectiveOp::reduce_scatter},
+                                 {"alltoall", CollectiveOp::alltoall},
+                                 {"sendrecv", CollectiveOp::sendrecv},
+                                 {"alltoallv", std::nullopt},
+                                 {"broadcast", std::nullopt},
+                                 {"reduce", std::nullopt},
+                                 {"gather", std::nullopt},
+                                 {"scatter", std::nullopt},
+                                 {"hypercube", std::nullopt}};
+constexpr std::string_view kModelled =
+    "all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf and sendrecv_perf";
 
 const Program* program_of(std::string_view program) {
   if (size_t slash = program.rfind('/'); slash != std::string_view::npos) program.remove_prefix(slash + 1);
@@ -101,11 +108,14 @@ const Program* program_of(std::string_view program) {
 std::optional<CollectiveOp> op_of_file_name(const std::string& path) {
   std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   for (char& ch : name) ch = ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const std::pair<const char*, CollectiveOp> spellings[] = {
-      {"all_reduce", CollectiveOp::all_reduce},         {"allreduce", CollectiveOp::all_reduce},
-      {"all_gather", CollectiveOp::all_gather},         {"allgather", CollectiveOp::all_gather},
-      {"reduce_scatter", CollectiveOp::reduce_scatter}, {"reducescatter", CollectiveOp::reduce_scatter},
-      {"alltoall", CollectiveOp::alltoall},             {"sendrecv", CollectiveOp::sendrecv}};
+  const std::pair<const char*, CollectiveOp> spellings[] = {{"all_reduce", CollectiveOp::all_reduce},
+                                                            {"allreduce", CollectiveOp::all_reduce},
+                                                            {"all_gather", CollectiveOp::all_gather},
+                                                            {"allgather", CollectiveOp::all_gather},
+                                                            {"reduce_scatter", CollectiveOp::reduce_scatter},
+                                                            {"reducescatter", CollectiveOp::reduce_scatter},
+                                                            {"alltoall", CollectiveOp::alltoall},
+                                                            {"sendrecv", CollectiveOp::sendrecv}};
   std::optional<CollectiveOp> found;
   for (const auto& [spelling, op] : spellings)
     for (size_t at = name.find(spelling); at != std::string::npos; at = name.find(spelling, at + 1)) {
@@ -132,8 +142,10 @@ std::optional<std::vector<CollectiveOp>> ops_by_counts(const NcclTestsRun& run, 
     if (k == 1 && reduces) fit.push_back(CollectiveOp::all_reduce);
     if (k == 1) fit.push_back(CollectiveOp::sendrecv);
     if (k == std::floor(k) && (ranks > 0 ? k == ranks : k > 1)) {
-      if (reduces) fit.push_back(CollectiveOp::reduce_scatter);
-      else fit.insert(fit.end(), {CollectiveOp::all_gather, CollectiveOp::alltoall});
+      if (reduces)
+        fit.push_back(CollectiveOp::reduce_scatter);
+      else
+        fit.insert(fit.end(), {CollectiveOp::all_gather, CollectiveOp::alltoall});
     }
     if (!out) out = fit;
     std::erase_if(*out, [&](CollectiveOp op) { return std::find(fit.begin(), fit.end(), op) == fit.end(); });
@@ -171,7 +183,8 @@ bool rate_fits(CollectiveOp op, const RateSample& s) {
 // "all_gather or alltoall"; "all_gather from alltoall" with last = " from ".
 std::string ops_named(const std::vector<CollectiveOp>& ops, const char* last = " or ") {
   std::string s;
-  for (size_t i = 0; i < ops.size(); ++i) s += (i ? i + 1 == ops.size() ? last : ", " : "") + std::string(to_string(ops[i]));
+  for (size_t i = 0; i < ops.size(); ++i)
+    s += (i ? i + 1 == ops.size() ? last : ", " : "") + std::string(to_string(ops[i]));
   return s;
 }
 
@@ -185,7 +198,8 @@ Verdict resolve(NcclTestsRun& run) {
   const std::string where = run.source + ":" + std::to_string(run.line);
   if (!run.program.empty()) {
     if (const Program* p = program_of(run.program)) {
-      if (!p->op) return {false, where + ": " + run.program + " left out: topoplan models " + std::string(kModelled), ""};
+      if (!p->op)
+        return {false, where + ": " + run.program + " left out: topoplan models " + std::string(kModelled), ""};
       run.op = *p->op;
       return {true, "", ""};
     }
@@ -198,15 +212,19 @@ Verdict resolve(NcclTestsRun& run) {
               ""};
   const int ranks = nccl_tests_comm_ranks(run);
   std::optional<std::vector<CollectiveOp>> fits = ops_by_counts(run, ranks);
-  const std::string counts = "redop and count against size" + (ranks ? " on " + std::to_string(ranks) + " ranks" : std::string());
+  const std::string counts =
+      "redop and count against size" + (ranks ? " on " + std::to_string(ranks) + " ranks" : std::string());
   if (std::optional<CollectiveOp> named = op_of_file_name(run.source)) {
     if (fits && std::find(fits->begin(), fits->end(), *named) == fits->end())
-      return {false, "", where + ": the file's name says " + std::string(to_string(*named)) + " but its rows do not fit one (" + counts + ")"};
+      return {false, "",
+              where + ": the file's name says " + std::string(to_string(*named)) + " but its rows do not fit one (" +
+                  counts + ")"};
     run.op = *named;
     return {true, "", ""};
   }
-  const std::string fix = "; name the file after the test (e.g. all_gather_perf.log) or keep nccl-tests' "
-                          "'# Collective test starting:' line (2.16.7 on)";
+  const std::string fix =
+      "; name the file after the test (e.g. all_gather_perf.log) or keep nccl-tests' "
+      "'# Collective test starting:' line (2.16.7 on)";
   if (!fits || fits->empty())
     return {false, "", where + ": cannot tell which collective the rows are (" + counts + "; no program line)" + fix};
   if (std::optional<RateSample> s = rate_sample(run, ranks)) {
@@ -214,8 +232,8 @@ Verdict resolve(NcclTestsRun& run) {
     std::erase_if(by_rate, [&](CollectiveOp op) { return !rate_fits(op, *s); });
     if (by_rate.empty())
       return {false, "",
-              where + ": the rows' counts fit " + ops_named(*fits) + " but busbw/algbw at line " + std::to_string(s->line) +
-                  " is " + std::to_string(s->ratio) + ", which fits none" + fix};
+              where + ": the rows' counts fit " + ops_named(*fits) + " but busbw/algbw at line " +
+                  std::to_string(s->line) + " is " + std::to_string(s->ratio) + ", which fits none" + fix};
     fits = by_rate;
   }
   if (fits->size() > 1) {
@@ -232,7 +250,24 @@ Verdict resolve(NcclTestsRun& run) {
 
 // ---- the column header and rows --------------------------------------------------------------
 
-enum class Col : uint8_t { size, count, type, redop, root, time, algbw, busbw, wrong, error, i_min, i_max, i_p99, i_cv, timestamp, other };
+enum class Col : uint8_t {
+  size,
+  count,
+  type,
+  redop,
+  root,
+  time,
+  algbw,
+  busbw,
+  wrong,
+  error,
+  i_min,
+  i_max,
+  i_p99,
+  i_cv,
+  timestamp,
+  other
+};
 
 struct Column {
   Col col = Col::other;
@@ -256,10 +291,10 @@ constexpr std::string_view kHeaderExample =
 
 Result<Table> table_of(const Words& names, const std::string& where, bool& cputime) {
   static const std::map<std::string_view, Col> kCols = {
-      {"size", Col::size},   {"count", Col::count}, {"type", Col::type},      {"redop", Col::redop},  {"root", Col::root},
-      {"time", Col::time},   {"cputime", Col::time}, {"algbw", Col::algbw},   {"busbw", Col::busbw},  {"#wrong", Col::wrong},
-      {"error", Col::error}, {"i_min", Col::i_min}, {"i_max", Col::i_max},    {"i_p99", Col::i_p99},  {"i_cv%", Col::i_cv},
-      {"timestamp", Col::timestamp}};
+      {"size", Col::size},   {"count", Col::count},  {"type", Col::type},    {"redop", Col::redop},
+      {"root", Col::root},   {"time", Col::time},    {"cputime", Col::time}, {"algbw", Col::algbw},
+      {"busbw", Col::busbw}, {"#wrong", Col::wrong}, {"error", Col::error},  {"i_min", Col::i_min},
+      {"i_max", Col::i_max}, {"i_p99", Col::i_p99},  {"i_cv%", Col::i_cv},   {"timestamp", Col::timestamp}};
   Table t;
   int times = 0;
   int seen[2][16] = {};
@@ -292,8 +327,8 @@ Result<std::optional<NcclTestsRow>> row_of(Words w, const Table& t, const std::s
     w.insert(w.begin() + t.redop_at, std::string_view());
   const size_t n = t.cols.size() - (t.timestamp ? 1 : 0);
   if (w.size() < n || (w.size() > n && !t.timestamp))
-    return Error{where + ": expected " + std::to_string(n) + " columns (" + t.names() + "), got " + std::to_string(w.size()) +
-                 (w.size() < n ? ": a truncated row?" : "")};
+    return Error{where + ": expected " + std::to_string(n) + " columns (" + t.names() + "), got " +
+                 std::to_string(w.size()) + (w.size() < n ? ": a truncated row?" : "")};
   NcclTestsRow r;
   long long size = 0;
   NcclTestsIterStats iter[2];
@@ -301,7 +336,9 @@ Result<std::optional<NcclTestsRow>> row_of(Words w, const Table& t, const std::s
   for (size_t i = 0; i < n; ++i) {
     const Column& c = t.cols[i];
     const std::string at = where + ": column " + std::to_string(i + 1) + " (" + c.name + "): ";
-    const auto bad = [&](const std::string& expected) { return Error{at + "expected " + expected + ", got " + shown(w[i])}; };
+    const auto bad = [&](const std::string& expected) {
+      return Error{at + "expected " + expected + ", got " + shown(w[i])};
+    };
     std::optional<double> v;
     switch (c.col) {
       case Col::size:
@@ -320,8 +357,12 @@ Result<std::optional<NcclTestsRow>> row_of(Words w, const Table& t, const std::s
         }
         break;
       }
-      case Col::type: r.type = w[i]; break;
-      case Col::redop: r.redop = w[i]; break;
+      case Col::type:
+        r.type = w[i];
+        break;
+      case Col::redop:
+        r.redop = w[i];
+        break;
       case Col::time:
       case Col::i_min:
       case Col::i_max:
@@ -340,20 +381,24 @@ Result<std::optional<NcclTestsRow>> row_of(Words w, const Table& t, const std::s
       case Col::busbw:
         v = number(w[i]);
         if (!v || *v < 0 || *v > limits::kMaxRateGBps) return bad("a rate in GB/s from 0");
-        if (c.col == Col::algbw) (c.place ? r.in_place_algbw_GBps : r.algbw_GBps) = *v;
-        else (c.place ? r.in_place_busbw_GBps : r.busbw_GBps) = *v;
+        if (c.col == Col::algbw)
+          (c.place ? r.in_place_algbw_GBps : r.algbw_GBps) = *v;
+        else
+          (c.place ? r.in_place_busbw_GBps : r.busbw_GBps) = *v;
         break;
       case Col::wrong:
       case Col::error: {
         if (w[i] == "N/A") break;  // -c 0
         v = number(w[i]);
-        if (!v || *v < 0 || *v > 9e18) return bad(c.col == Col::wrong ? "a count of wrong elements or N/A" : "a number or N/A");
+        if (!v || *v < 0 || *v > 9e18)
+          return bad(c.col == Col::wrong ? "a count of wrong elements or N/A" : "a number or N/A");
         // Before 2.13 the column held the largest difference, not a count: only 0 says "none wrong".
         if (c.col == Col::wrong || *v == 0) (c.place ? r.in_place_wrong : r.wrong) = std::llround(*v);
         break;
       }
       case Col::timestamp:
-      case Col::other: break;
+      case Col::other:
+        break;
     }
   }
   if (has_iter) {
@@ -388,7 +433,8 @@ std::optional<NcclTestsRank> rank_of(std::string_view body) {
   if (i + 1 >= w.size() || w[i] != "on") return std::nullopt;
   r.host = w[i + 1];
   i += 2;
-  if (!integer("device", r.device) || i >= w.size() || !w[i].starts_with('[') || !w[i].ends_with(']') || w[i].size() < 3)
+  if (!integer("device", r.device) || i >= w.size() || !w[i].starts_with('[') || !w[i].ends_with(']') ||
+      w[i].size() < 3)
     return std::nullopt;
   r.bus_id = w[i].substr(1, w[i].size() - 2);
   const size_t name_at = static_cast<size_t>(w[i].data() + w[i].size() - body.data());
@@ -417,16 +463,26 @@ Result<void> params_of(std::string_view body, NcclTestsRun& run, const std::stri
     if (!v || *v < 0 || *v > limits::kMaxBytes)
       return Error{where + ": '" + key + "': expected a whole number from 0, got " + shown(w[i])};
     const int small = static_cast<int>(std::min<long long>(*v, 1 << 30));
-    if (key == "nThread") run.threads = small;
-    else if (key == "nGpus") run.gpus_per_proc = small;
-    else if (key == "minBytes") run.min_bytes = static_cast<double>(*v);
-    else if (key == "maxBytes") run.max_bytes = static_cast<double>(*v);
-    else if (key == "warmup iters") run.warmup_iters = small;
-    else if (key == "iters") run.iters = small;
-    else if (key == "agg iters") run.agg_iters = small;
-    else if (key == "validation") run.validation = small;
-    else if (key == "graph") run.graph = small;
-    else if (key == "unalign") run.unalign = small;
+    if (key == "nThread")
+      run.threads = small;
+    else if (key == "nGpus")
+      run.gpus_per_proc = small;
+    else if (key == "minBytes")
+      run.min_bytes = static_cast<double>(*v);
+    else if (key == "maxBytes")
+      run.max_bytes = static_cast<double>(*v);
+    else if (key == "warmup iters")
+      run.warmup_iters = small;
+    else if (key == "iters")
+      run.iters = small;
+    else if (key == "agg iters")
+      run.agg_iters = small;
+    else if (key == "validation")
+      run.validation = small;
+    else if (key == "graph")
+      run.graph = small;
+    else if (key == "unalign")
+      run.unalign = small;
     else if (key == "step" && unit == "(bytes)") {
       run.step_factor = 1;
       run.step_bytes = static_cast<double>(*v);
@@ -486,8 +542,8 @@ void Reader::close() {
 Result<void> Reader::line(std::string_view text, int no) {
   text = trim(text);
   // srun --label prefixes each line with the task: "0: # nThread ...".
-  if (size_t colon = text.find(": "); colon != std::string_view::npos && colon > 0 && whole(text.substr(0, colon)) &&
-                                      text[0] != '-')
+  if (size_t colon = text.find(": ");
+      colon != std::string_view::npos && colon > 0 && whole(text.substr(0, colon)) && text[0] != '-')
     text = trim(text.substr(colon + 2));
   if (text.starts_with('#')) {
     const std::string_view body = trim(text.substr(1));
@@ -520,8 +576,10 @@ Result<void> Reader::line(std::string_view text, int no) {
           notes_.push_back(at(no) + ": a device line cut short by nccl-tests (more GPUs per process than it prints)");
           return {};
         }
-        return Error{at(no) + ": expected a device line like '#  Rank  0 Group  0 Pid  12345 on node01 device  0 "
-                                  "[0000:18:00] NVIDIA H100 80GB HBM3', got " + shown(text)};
+        return Error{at(no) +
+                     ": expected a device line like '#  Rank  0 Group  0 Pid  12345 on node01 device  0 "
+                     "[0000:18:00] NVIDIA H100 80GB HBM3', got " +
+                     shown(text)};
       }
       if (auto [it, fresh] = rank_lines_.emplace(r->rank, no); !fresh)
         return Error{at(no) + ": rank " + std::to_string(r->rank) + " is listed twice (also at line " +
@@ -534,13 +592,15 @@ Result<void> Reader::line(std::string_view text, int no) {
       table_ = std::move(*t);
       ended_ = false;
     } else if (run_ && table_ && body.starts_with("Out of bounds values")) {
-      const Words v = words_of(body.substr(body.find(':') == std::string_view::npos ? body.size() : body.find(':') + 1));
+      const Words v =
+          words_of(body.substr(body.find(':') == std::string_view::npos ? body.size() : body.find(':') + 1));
       const std::optional<long long> n = v.empty() ? std::nullopt : whole(v[0]);
       if (!n || *n < 0) return Error{at(no) + ": expected '# Out of bounds values : N OK', got " + shown(text)};
       run_->out_of_bounds = static_cast<long>(*n);
       ended_ = true;
     } else if (run_ && table_ && body.starts_with("Avg bus bandwidth")) {
-      const Words v = words_of(body.substr(body.find(':') == std::string_view::npos ? body.size() : body.find(':') + 1));
+      const Words v =
+          words_of(body.substr(body.find(':') == std::string_view::npos ? body.size() : body.find(':') + 1));
       std::optional<double> bw = v.empty() ? std::nullopt : number(v[0]);
       // A run without rows divides by zero: "-nan".
       if (!bw && !v.empty() && (v[0] == "nan" || v[0] == "-nan")) bw = 0;
@@ -563,8 +623,8 @@ Result<void> Reader::line(std::string_view text, int no) {
   if (w.empty() || !whole(w[0])) return {};
   if (!run_ || !table_ || ended_) {
     if (w.size() > 1 && whole(w[1]))
-      return Error{at(no) + ": a result row outside a table (expected the column header " + std::string(kHeaderExample) +
-                   " before it)"};
+      return Error{at(no) + ": a result row outside a table (expected the column header " +
+                   std::string(kHeaderExample) + " before it)"};
     return {};
   }
   Result<std::optional<NcclTestsRow>> row = row_of(w, *table_, at(no));
@@ -603,8 +663,9 @@ Result<NcclTestsLog> Reader::finish() {
                  " followed by rows, as all_reduce_perf prints them)"};
   if (log.runs.empty() && !left_out.empty()) return Error{left_out + "; nothing else in the file to use"};
   if (log.runs.empty())
-    return Error{no_rows + ": the table has no rows (expected rows like '     1048576        262144     float     sum      -1"
-                           "    52.10   20.13   35.22       0 ...' after the column header)"};
+    return Error{no_rows +
+                 ": the table has no rows (expected rows like '     1048576        262144     float     sum      -1"
+                 "    52.10   20.13   35.22       0 ...' after the column header)"};
   log.notes = std::move(notes_);
   return log;
 }
@@ -613,9 +674,9 @@ Result<NcclTestsLog> Reader::finish() {
 
 std::optional<int> nccl_tests_type_bytes(const std::string& type) {
   static const std::map<std::string, int, std::less<>> kBytes = {
-      {"int8", 1},   {"uint8", 1},   {"char", 1},   {"f8e4m3", 1}, {"f8e5m2", 1},  {"fp8", 1},     {"half", 2},
-      {"bfloat16", 2}, {"float", 4}, {"int32", 4},  {"uint32", 4}, {"int", 4},     {"double", 8}, {"int64", 8},
-      {"uint64", 8}};
+      {"int8", 1},   {"uint8", 1}, {"char", 1},     {"f8e4m3", 1}, {"f8e5m2", 1},
+      {"fp8", 1},    {"half", 2},  {"bfloat16", 2}, {"float", 4},  {"int32", 4},
+      {"uint32", 4}, {"int", 4},   {"double", 8},   {"int64", 8},  {"uint64", 8}};
   auto it = kBytes.find(type);
   return it == kBytes.end() ? std::nullopt : std::optional<int>(it->second);
 }
@@ -624,7 +685,8 @@ int nccl_tests_comm_ranks(const NcclTestsRun& run) {
   if (run.ranks.empty()) return 0;
   auto zero = std::find_if(run.ranks.begin(), run.ranks.end(), [](const NcclTestsRank& r) { return r.rank == 0; });
   const int group = (zero == run.ranks.end() ? run.ranks.front() : *zero).group;
-  return static_cast<int>(std::count_if(run.ranks.begin(), run.ranks.end(), [&](const NcclTestsRank& r) { return r.group == group; }));
+  return static_cast<int>(
+      std::count_if(run.ranks.begin(), run.ranks.end(), [&](const NcclTestsRank& r) { return r.group == group; }));
 }
 
 std::string nccl_tests_program(CollectiveOp op) { return std::string(to_string(op)) + "_perf"; }
@@ -652,19 +714,23 @@ std::string nccl_tests_format(const NcclTestsRun& run) {
   // The log's own name (all_reduce_perf_mpi) when it is the op's, so what is written reads back as it.
   const Program* named = program_of(run.program);
   const std::string program = named && named->op == run.op ? run.program : nccl_tests_program(run.op);
-  const bool per_iter = std::any_of(run.rows.begin(), run.rows.end(), [](const NcclTestsRow& r) { return r.iter || r.in_place_iter; });
-  const bool stamps = std::any_of(run.rows.begin(), run.rows.end(), [](const NcclTestsRow& r) { return !r.timestamp.empty(); });
+  const bool per_iter =
+      std::any_of(run.rows.begin(), run.rows.end(), [](const NcclTestsRow& r) { return r.iter || r.in_place_iter; });
+  const bool stamps =
+      std::any_of(run.rows.begin(), run.rows.end(), [](const NcclTestsRow& r) { return !r.timestamp.empty(); });
   std::string out;
   if (!run.version.empty())
-    appendf(out, "# nccl-tests version %s nccl-headers=%d nccl-library=%d\n", run.version.c_str(), run.nccl_headers, run.nccl_library);
+    appendf(out, "# nccl-tests version %s nccl-headers=%d nccl-library=%d\n", run.version.c_str(), run.nccl_headers,
+            run.nccl_library);
   appendf(out, "# Collective test starting: %s\n", program.c_str());
   const bool factor = run.step_factor > 1;
   appendf(out,
           "# nThread %d nGpus %d minBytes %lld maxBytes %lld step: %lld(%s) warmup iters: %d iters: %d agg iters: %d "
           "validation: %d graph: %d unalign: %d\n",
           run.threads, run.gpus_per_proc, static_cast<long long>(run.min_bytes), static_cast<long long>(run.max_bytes),
-          factor ? static_cast<long long>(run.step_factor) : static_cast<long long>(run.step_bytes), factor ? "factor" : "bytes",
-          run.warmup_iters, run.iters, run.agg_iters, run.validation, run.graph, run.unalign);
+          factor ? static_cast<long long>(run.step_factor) : static_cast<long long>(run.step_bytes),
+          factor ? "factor" : "bytes", run.warmup_iters, run.iters, run.agg_iters, run.validation, run.graph,
+          run.unalign);
   if (per_iter) {
     out += "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows";
     if (run.per_iter_skip) appendf(out, "; summary skips first %d iterations", run.per_iter_skip);
@@ -672,8 +738,8 @@ std::string nccl_tests_format(const NcclTestsRun& run) {
   }
   out += "#\n# Using devices\n";
   for (const NcclTestsRank& r : run.ranks)
-    appendf(out, "#  Rank %2d Group %2d Pid %6ld on %10s device %2d [%s] %s\n", r.rank, r.group, r.pid, r.host.c_str(), r.device,
-            r.bus_id.c_str(), r.device_name.c_str());
+    appendf(out, "#  Rank %2d Group %2d Pid %6ld on %10s device %2d [%s] %s\n", r.rank, r.group, r.pid, r.host.c_str(),
+            r.device, r.bus_id.c_str(), r.device_name.c_str());
 
   const char* time = run.cputime ? "cputime" : "time";
   const int pad = stamps ? 19 : 0;
@@ -682,25 +748,33 @@ std::string nccl_tests_format(const NcclTestsRun& run) {
   out += "#\n";
   if (per_iter) {
     appendf(out,
-            "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                                in-place (+ "
+            "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                                "
+            "in-place (+ "
             "per-iteration)\n",
             "", "", "", "", "");
-    appendf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s\n",
-            "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", time,
-            "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", pad, label);
-    appendf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s\n",
-            "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", "(us)", "(GB/s)", "(GB/s)",
-            "", "(us)", "(us)", "(us)", "(%)", pad, units);
+    appendf(out,
+            "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
+            "%7s %*s\n",
+            "size", "count", "type", "redop", "root", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99",
+            "i_cv%", time, "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", pad, label);
+    appendf(out,
+            "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
+            "%7s %*s\n",
+            "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", "(us)",
+            "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", pad, units);
   } else {
-    appendf(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "", "", "", "", "");
-    appendf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count", "type", "redop",
-            "root", time, "algbw", "busbw", "#wrong", time, "algbw", "busbw", "#wrong", pad, label);
-    appendf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)", "(elements)", "", "", "", "(us)",
-            "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", pad, units);
+    appendf(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
+            "", "", "", "");
+    appendf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "size", "count", "type",
+            "redop", "root", time, "algbw", "busbw", "#wrong", time, "algbw", "busbw", "#wrong", pad, label);
+    appendf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n", "(B)", "(elements)", "",
+            "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", pad, units);
   }
 
-  auto body = [&](double time_us, double algbw, double busbw, const std::optional<long>& wrong, const std::optional<NcclTestsIterStats>& it) {
-    appendf(out, "  %7s  %6s  %6s", float_str(time_us, 7).c_str(), float_str(algbw, 6).c_str(), float_str(busbw, 6).c_str());
+  auto body = [&](double time_us, double algbw, double busbw, const std::optional<long>& wrong,
+                  const std::optional<NcclTestsIterStats>& it) {
+    appendf(out, "  %7s  %6s  %6s", float_str(time_us, 7).c_str(), float_str(algbw, 6).c_str(),
+            float_str(busbw, 6).c_str());
     if (wrong)
       appendf(out, "  %6g", static_cast<double>(*wrong));
     else
@@ -712,7 +786,8 @@ std::string nccl_tests_format(const NcclTestsRun& run) {
     }
   };
   for (const NcclTestsRow& r : run.rows) {
-    appendf(out, "%12lld  %12zu  %8s  %6s  %6i", static_cast<long long>(r.bytes), r.count, r.type.c_str(), r.redop.c_str(), r.root);
+    appendf(out, "%12lld  %12zu  %8s  %6s  %6i", static_cast<long long>(r.bytes), r.count, r.type.c_str(),
+            r.redop.c_str(), r.root);
     body(r.time_us, r.algbw_GBps, r.busbw_GBps, r.wrong, r.iter);
     body(r.in_place_time_us, r.in_place_algbw_GBps, r.in_place_busbw_GBps, r.in_place_wrong, r.in_place_iter);
     if (stamps) appendf(out, "  %19s", r.timestamp.c_str());  // writeTimestamp's %21s, and a space past 19

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/nccl_tuning.h"
 #include "base/error.h"
+#include "cost/nccl_tuning.h"
 
 namespace topoplan {
 
@@ -39,35 +39,36 @@ struct NcclTestsIterStats {
 };
 
 struct NcclTestsRow {
-  double bytes = 0;  // nccl-tests' size: the larger of the send and receive buffers
-  size_t count = 0;  // elements per rank as the collective takes them
+  double bytes = 0;   // nccl-tests' size: the larger of the send and receive buffers
+  size_t count = 0;   // elements per rank as the collective takes them
   std::string type;   // float, bfloat16 ...
   std::string redop;  // sum ..., none; "" where the column is blank (old alltoall) or absent
   int root = -1;      // -1 unless rooted (broadcast, reduce, gather, scatter)
   double time_us = 0, algbw_GBps = 0, busbw_GBps = 0;  // out-of-place
-  std::optional<long> wrong;  // nullopt: N/A (-c 0), or an old "error" column that was not 0
+  std::optional<long> wrong;                           // nullopt: N/A (-c 0), or an old "error" column that was not 0
   double in_place_time_us = 0, in_place_algbw_GBps = 0, in_place_busbw_GBps = 0;
   std::optional<long> in_place_wrong;
   std::optional<NcclTestsIterStats> iter, in_place_iter;  // -I 1
   std::string timestamp;                                  // -S 1: "2026-07-09 15:52:13"
-  int line = 0;  // in the source
+  int line = 0;                                           // in the source
 };
 
 // One run of one program. Defaults are nccl-tests 2.19's (src/common.cu) for runs built here.
 struct NcclTestsRun {
   std::string source;
-  int line = 0;         // where the run starts
-  std::string program;  // "all_reduce_perf" when the log says (2.16.7 on)
+  int line = 0;                                // where the run starts
+  std::string program;                         // "all_reduce_perf" when the log says (2.16.7 on)
   CollectiveOp op = CollectiveOp::all_reduce;  // from the program, else the file name, else the rows
   std::string version;                         // "2.19.6" when the log says (2.17.4 on)
   int nccl_headers = 0, nccl_library = 0;      // NCCL_VERSION_CODE, ncclGetVersion: 22903 is 2.29.3
   // "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 1 ..."
-  int threads = 1, gpus_per_proc = 1, warmup_iters = 1, iters = 20, agg_iters = 1, validation = 1, graph = 0, unalign = 0;
+  int threads = 1, gpus_per_proc = 1, warmup_iters = 1, iters = 20, agg_iters = 1, validation = 1, graph = 0,
+      unalign = 0;
   double min_bytes = 32 << 20, max_bytes = 32 << 20;
-  int step_factor = 1;         // -f; 1 when the sizes step by step_bytes
-  double step_bytes = 1 << 20;  // -i
-  bool cputime = false;         // -C 1: times are the CPU's ("cputime" columns)
-  int per_iter_skip = 0;        // -K: iterations left out of -I's summary
+  int step_factor = 1;               // -f; 1 when the sizes step by step_bytes
+  double step_bytes = 1 << 20;       // -i
+  bool cputime = false;              // -C 1: times are the CPU's ("cputime" columns)
+  int per_iter_skip = 0;             // -K: iterations left out of -I's summary
   std::vector<NcclTestsRank> ranks;  // every rank of the run, all communicators
   std::vector<NcclTestsRow> rows;    // rows of size 0 (-b 0) left out
   long out_of_bounds = 0;            // footer

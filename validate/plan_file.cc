@@ -5,13 +5,13 @@
 #include <cmath>
 #include <string_view>
 
-#include "planner/group_ref.h"
-#include "planner/plan_json.h"
 #include "base/json_fields.h"
 #include "base/limits.h"
 #include "base/suggest.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "planner/group_ref.h"
+#include "planner/plan_json.h"
 
 namespace topoplan {
 namespace {
@@ -28,7 +28,9 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
   Result<nlohmann::json> doc = plan_document_parse(text, source);
   RETURN_IF_ERROR(doc);
   const nlohmann::json& j = *doc;
-  auto bad = [&](const std::string& field, const std::string& what) { return Error{source + ": " + field + ": " + what}; };
+  auto bad = [&](const std::string& field, const std::string& what) {
+    return Error{source + ": " + field + ": " + what};
+  };
   ValidatePlan plan;
   plan.source = source;
   if (j.contains("job") && j["job"].is_object() && j["job"].contains("name") && j["job"]["name"].is_string())
@@ -38,11 +40,13 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
   if (!j.contains("ranks") || !j["ranks"].is_array() || j["ranks"].empty())
     return bad("ranks", "expected a list of ranks with their host and GPU");
   if (j["ranks"].size() > static_cast<size_t>(limits::kMaxRanks))
-    return bad("ranks", std::to_string(j["ranks"].size()) + " ranks, over the limit of " + std::to_string(limits::kMaxRanks));
+    return bad("ranks",
+               std::to_string(j["ranks"].size()) + " ranks, over the limit of " + std::to_string(limits::kMaxRanks));
   for (size_t i = 0; i < j["ranks"].size(); ++i) {
     const nlohmann::json& r = j["ranks"][i];
     const std::string at = json_indexed("ranks", i);
-    if (!r.is_object() || !r.contains("rank") || !r["rank"].is_number_integer() || r["rank"].get<long long>() != static_cast<long long>(i))
+    if (!r.is_object() || !r.contains("rank") || !r["rank"].is_number_integer() ||
+        r["rank"].get<long long>() != static_cast<long long>(i))
       return bad(at, "expected {\"rank\": " + std::to_string(i) + ", \"host\", \"gpu\"}, got " + json_shown(r));
     if (!r.contains("host") || !r["host"].is_string() || r["host"].get<std::string>().empty())
       return bad(at + ".host", "expected a host name");
@@ -67,36 +71,42 @@ Result<ValidatePlan> validate_plan_parse(const std::string& text, const std::str
       std::vector<int> ranks;
       for (const nlohmann::json& r : list[g]) {
         if (!r.is_number_integer() || r.get<long long>() < 0 || r.get<long long>() >= plan.world)
-          return bad(json_indexed(at, g), "rank " + json_shown(r) + " is outside the world of " + std::to_string(plan.world));
+          return bad(json_indexed(at, g),
+                     "rank " + json_shown(r) + " is outside the world of " + std::to_string(plan.world));
         const int rank = static_cast<int>(r.get<long long>());
-        if (seen[static_cast<size_t>(rank)]++) return bad(json_indexed(at, g), "rank " + std::to_string(rank) + " is in two groups");
+        if (seen[static_cast<size_t>(rank)]++)
+          return bad(json_indexed(at, g), "rank " + std::to_string(rank) + " is in two groups");
         ranks.push_back(rank);
       }
       if (ranks.size() != list[0].size())
-        return bad(json_indexed(at, g), "has " + counted(static_cast<int64_t>(ranks.size()), "rank") + ", group 0 has " + std::to_string(list[0].size()));
+        return bad(json_indexed(at, g), "has " + counted(static_cast<int64_t>(ranks.size()), "rank") +
+                                            ", group 0 has " + std::to_string(list[0].size()));
       vk.groups.push_back(std::move(ranks));
     }
     if (std::find(seen.begin(), seen.end(), 0) != seen.end())
-      return bad(at, "rank " + std::to_string(std::find(seen.begin(), seen.end(), 0) - seen.begin()) + " is in no group");
+      return bad(at,
+                 "rank " + std::to_string(std::find(seen.begin(), seen.end(), 0) - seen.begin()) + " is in no group");
     plan.groups.push_back(vk);
     if (vk.groups.front().size() >= 2) plan.kinds.push_back(std::move(vk));
   }
 
   // The collectives of each kind, from the plan's score.
-  const nlohmann::json* items = j.contains("score") && j["score"].is_object() && j["score"].contains("items") ? &j["score"]["items"] : nullptr;
+  const nlohmann::json* items =
+      j.contains("score") && j["score"].is_object() && j["score"].contains("items") ? &j["score"]["items"] : nullptr;
   if (!items || !items->is_array()) return bad("score.items", "expected the job's collectives per step");
   for (size_t i = 0; i < items->size(); ++i) {
     const nlohmann::json& it = (*items)[i];
     const std::string at = json_indexed("score.items", i);
-    if (!it.is_object() || !it.contains("group") || !it["group"].is_string() || !it.contains("op") || !it["op"].is_string() ||
-        !it.contains("bytes") || !it["bytes"].is_number())
+    if (!it.is_object() || !it.contains("group") || !it["group"].is_string() || !it.contains("op") ||
+        !it["op"].is_string() || !it.contains("bytes") || !it["bytes"].is_number())
       return bad(at, "expected {\"group\", \"op\", \"bytes\"}, got " + json_shown(it));
     std::optional<CollectiveOp> op = collective_op_from(it["op"].get<std::string>());
     if (!op || *op == CollectiveOp::broadcast || *op == CollectiveOp::reduce)
       return bad(at + ".op", "expected all_reduce, all_gather, reduce_scatter, alltoall or sendrecv, got '" +
                                  it["op"].get<std::string>() + "'");
     const double bytes = it["bytes"].get<double>();
-    if (!(bytes > 0) || bytes > limits::kMaxBytes) return bad(at + ".bytes", "expected a size above 0, got " + json_shown(it["bytes"]));
+    if (!(bytes > 0) || bytes > limits::kMaxBytes)
+      return bad(at + ".bytes", "expected a size above 0, got " + json_shown(it["bytes"]));
     for (ValidateKind& k : plan.kinds) {
       if (k.token != it["group"].get<std::string>()) continue;
       const PlannedCollective c{*op, bytes};
@@ -127,7 +137,8 @@ Result<std::vector<ValidateKind>> validate_kinds_select(const ValidatePlan& plan
     const std::string name = list.substr(begin, comma - begin);
     begin = comma + 1;
     if (group_token(name).empty())
-      return Error{"--kinds: unknown kind '" + name + "'" + did_you_mean(name, names) + " (the plan has " + kinds_of(plan) + ")"};
+      return Error{"--kinds: unknown kind '" + name + "'" + did_you_mean(name, names) + " (the plan has " +
+                   kinds_of(plan) + ")"};
     auto it = std::find_if(plan.kinds.begin(), plan.kinds.end(), [&](const ValidateKind& k) { return k.kind == name; });
     if (it == plan.kinds.end())
       return Error{"--kinds: the plan has no collectives on " + name + " groups of two or more ranks (it has " +

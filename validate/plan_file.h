@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cost/nccl_tuning.h"
 #include "base/error.h"
+#include "cost/nccl_tuning.h"
 
 namespace topoplan {
 
@@ -29,8 +29,8 @@ struct ValidatePlan {
   std::string source, job;
   int world = 0;
   std::vector<std::string> host_of_rank;
-  std::vector<int> gpu_of_rank;  // local index on its host
-  std::vector<ValidateKind> kinds;  // with groups of two or more ranks and collectives, selector order
+  std::vector<int> gpu_of_rank;      // local index on its host
+  std::vector<ValidateKind> kinds;   // with groups of two or more ranks and collectives, selector order
   std::vector<ValidateKind> groups;  // every kind's groups, one-rank groups too (collectives not read)
 };
 

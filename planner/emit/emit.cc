@@ -1,9 +1,9 @@
 #include "planner/emit/emit.h"
 
-#include "planner/emit/formats.h"
 #include "base/name_table.h"
 #include "base/suggest.h"
 #include "base/words.h"
+#include "planner/emit/formats.h"
 
 namespace topoplan {
 namespace {

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "planner/job.h"
 #include "planner/layout.h"
 #include "topology/cluster.h"
-#include "base/error.h"
 #include "topology/routing.h"
 
 namespace topoplan {

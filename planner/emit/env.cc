@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <string>
 
+#include "base/hostlist.h"
 #include "planner/emit/formats.h"
 #include "planner/emit/preamble.h"
-#include "base/hostlist.h"
 
 namespace topoplan {
 
@@ -34,9 +34,10 @@ EmitResult emit_env(const EmitInput& in, const RankPlacement& placement) {
   if (!unnamed.empty()) {
     std::sort(unnamed.begin(), unnamed.end());
     unnamed.erase(std::unique(unnamed.begin(), unnamed.end()), unnamed.end());
-    const std::string note = "NCCL_IB_HCA left out on " + hostlist_compress(unnamed) +
-                             ": the cluster does not know the RDMA device names of their NICs (import the server's NCCL "
-                             "topology or hwloc XML, or give the hosts' nic_names in the cluster file)";
+    const std::string note =
+        "NCCL_IB_HCA left out on " + hostlist_compress(unnamed) +
+        ": the cluster does not know the RDMA device names of their NICs (import the server's NCCL "
+        "topology or hwloc XML, or give the hosts' nic_names in the cluster file)";
     file.text += "# " + note + "\n";
     file.notes.push_back(note);
   }

@@ -1,8 +1,8 @@
 #include <string>
 
+#include "base/units.h"
 #include "planner/emit/formats.h"
 #include "planner/emit/preamble.h"
-#include "base/units.h"
 
 namespace topoplan {
 namespace {
@@ -56,8 +56,9 @@ void model_args(const Job& job, Lines& out) {
     out.arg("--num-query-groups", m.kv_heads);
   }
   out.arg("--kv-channels", m.head_dim);
-  out.comment("the vocabulary the score assumed; with a tokenizer Megatron takes the tokenizer's and pads it to a "
-              "multiple of --make-vocab-size-divisible-by x tp");
+  out.comment(
+      "the vocabulary the score assumed; with a tokenizer Megatron takes the tokenizer's and pads it to a "
+      "multiple of --make-vocab-size-divisible-by x tp");
   out.arg("--vocab-size", m.vocab);
   if (m.swiglu) out.flag("--swiglu");
   if (!m.is_moe()) return;
@@ -115,8 +116,9 @@ Result<void> parallel_args(const Job& job, Lines& out) {
   // virtual_pipeline_model_parallel_size itself has no flag; this one sets it (arguments.py).
   if (p.virtual_pipeline_stages > 1) {
     out.arg("--num-virtual-stages-per-pipeline-rank", p.virtual_pipeline_stages);
-    out.comment("the interleaved schedule overlaps its sends and receives with compute, as the score assumed: Megatron's "
-                "default since 4eeff55d (overlap_p2p_comm); do not add --no-overlap-p2p-communication");
+    out.comment(
+        "the interleaved schedule overlaps its sends and receives with compute, as the score assumed: Megatron's "
+        "default since 4eeff55d (overlap_p2p_comm); do not add --no-overlap-p2p-communication");
   }
   if (p.first_stage_layers > 0) out.arg("--decoder-first-pipeline-num-layers", p.first_stage_layers);
   if (p.last_stage_layers > 0) out.arg("--decoder-last-pipeline-num-layers", p.last_stage_layers);
@@ -137,7 +139,8 @@ Result<void> parallel_args(const Job& job, Lines& out) {
   // Only a sharded optimizer gathers parameters; arguments.py asserts --overlap-grad-reduce with it.
   if (p.zero_stage >= 1 && p.overlap_param_gather) {
     if (!p.overlap_grad_reduce)
-      return Error{"job '" + job.name + "' overlaps the parameter all-gather without overlapping the gradient reduction "
+      return Error{"job '" + job.name +
+                   "' overlaps the parameter all-gather without overlapping the gradient reduction "
                    "(overlap_param_gather true, overlap_grad_reduce false); Megatron-LM refuses --overlap-param-gather "
                    "without --overlap-grad-reduce (arguments.py), so no command line runs the scored job"};
     out.flag("--overlap-param-gather");
@@ -222,8 +225,9 @@ EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement) {
   recompute_args(job, out);
   const std::string order_note = order_args(job, *planned, out);
   if (job.compute.achievable_fraction || job.compute.peak_tflops)
-    out.comment("compute.achievable_fraction and compute.peak_tflops set topoplan's compute estimate; Megatron-LM has "
-                "no flag for them");
+    out.comment(
+        "compute.achievable_fraction and compute.peak_tflops set topoplan's compute estimate; Megatron-LM has "
+        "no flag for them");
   EmittedFile file{"megatron.args", std::move(out.text), {}};
   if (!order_note.empty()) file.notes.push_back(order_note);
   return std::vector<EmittedFile>{std::move(file)};

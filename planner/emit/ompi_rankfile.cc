@@ -31,10 +31,12 @@ EmitResult emit_ompi_rankfile(const EmitInput& in, const RankPlacement& placemen
   const std::string ranks = std::to_string(placement.ranks.size());
 
   std::string rankfile = preamble;
-  rankfile += "# launch: mpirun -np " + ranks + " --hostfile ompi.hostfile --rankfile ompi.rankfile --report-bindings APP\n";
-  rankfile += "# slot=SOCKET:FIRST-LAST binds to those logical cores of that socket (as lstopo numbers them), the\n"
-              "# GPU's NUMA node's cores shared among its GPUs; SOCKET:* the whole socket (core count unknown);\n"
-              "# S* every socket, i.e. unbound (the GPU reaches no CPU in the cluster graph)\n";
+  rankfile +=
+      "# launch: mpirun -np " + ranks + " --hostfile ompi.hostfile --rankfile ompi.rankfile --report-bindings APP\n";
+  rankfile +=
+      "# slot=SOCKET:FIRST-LAST binds to those logical cores of that socket (as lstopo numbers them), the\n"
+      "# GPU's NUMA node's cores shared among its GPUs; SOCKET:* the whole socket (core count unknown);\n"
+      "# S* every socket, i.e. unbound (the GPU reaches no CPU in the cluster graph)\n";
   // Open MPI gives the ranks on a node local ranks in rank order; a job that takes the GPU of its
   // local rank then needs the per-rank CUDA_VISIBLE_DEVICES to land on a permuted plan.
   if (!placement_local_order_is_identity(placement))
@@ -44,14 +46,14 @@ EmitResult emit_ompi_rankfile(const EmitInput& in, const RankPlacement& placemen
     const RankPlace& place = placement.ranks[r];
     auto [at, fresh] = bindings.try_emplace(place.host);
     if (fresh) at->second = cpu_bindings(c, place.host);
-    rankfile += "rank " + std::to_string(r) + "=" + c.hosts()[static_cast<size_t>(place.host)].name + " slot=" +
-                slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + "\n";
+    rankfile += "rank " + std::to_string(r) + "=" + c.hosts()[static_cast<size_t>(place.host)].name +
+                " slot=" + slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + "\n";
   }
 
   std::string hostfile = preamble;
   for (int h : placement.hosts)
-    hostfile += c.hosts()[static_cast<size_t>(h)].name + " slots=" +
-                std::to_string(placement.ranks_on[static_cast<size_t>(h)]) + "\n";
+    hostfile += c.hosts()[static_cast<size_t>(h)].name +
+                " slots=" + std::to_string(placement.ranks_on[static_cast<size_t>(h)]) + "\n";
   return std::vector<EmittedFile>{{"ompi.rankfile", std::move(rankfile)}, {"ompi.hostfile", std::move(hostfile)}};
 }
 

@@ -50,11 +50,15 @@ struct RankCap {
 
 // Each parser; errors are "where:line: what".
 using LayoutTextParse = Result<LayoutLines> (*)(const std::string& text, const std::string& where, const Cluster& c,
-                                               const RankCap& cap);
-Result<LayoutLines> host_list_parse(const std::string& text, const std::string& where, const Cluster& c, const RankCap& cap);
-Result<LayoutLines> ompi_rankfile_parse(const std::string& text, const std::string& where, const Cluster& c, const RankCap& cap);
-Result<LayoutLines> ranks_env_parse(const std::string& text, const std::string& where, const Cluster& c, const RankCap& cap);
-Result<LayoutLines> torchrun_parse(const std::string& text, const std::string& where, const Cluster& c, const RankCap& cap);
+                                                const RankCap& cap);
+Result<LayoutLines> host_list_parse(const std::string& text, const std::string& where, const Cluster& c,
+                                    const RankCap& cap);
+Result<LayoutLines> ompi_rankfile_parse(const std::string& text, const std::string& where, const Cluster& c,
+                                        const RankCap& cap);
+Result<LayoutLines> ranks_env_parse(const std::string& text, const std::string& where, const Cluster& c,
+                                    const RankCap& cap);
+Result<LayoutLines> torchrun_parse(const std::string& text, const std::string& where, const Cluster& c,
+                                   const RankCap& cap);
 
 // Whether a line's words are each form's: "rank 0=h001 slot=0:0-13", "0 h001 CUDA_VISIBLE_DEVICES=3",
 // "h001: CUDA_VISIBLE_DEVICES=0,1 torchrun ...".

@@ -4,9 +4,9 @@
 // order, across lines.
 #include <algorithm>
 
-#include "planner/layout_formats/formats.h"
 #include "base/hostlist.h"
 #include "base/suggest.h"
+#include "planner/layout_formats/formats.h"
 
 namespace topoplan {
 namespace {
@@ -36,39 +36,46 @@ Result<int> slots_of(const std::vector<LayoutWord>& words, const std::string& at
 
 }  // namespace
 
-Result<LayoutLines> host_list_parse(const std::string& text, const std::string& where, const Cluster& c, const RankCap& cap) {
+Result<LayoutLines> host_list_parse(const std::string& text, const std::string& where, const Cluster& c,
+                                    const RankCap& cap) {
   LayoutLines out;
   std::vector<int> used(c.hosts().size(), 0);
-  std::string error = lines_each(text, [&](int n, std::string_view line, const std::vector<LayoutWord>& words) -> std::string {
-    const std::string at = where + ":" + std::to_string(n);
-    Result<int> slots = slots_of(words, at);
-    if (!slots) return slots.error();
-    // Expanded from the line's start, so the hostlist's columns are the line's.
-    Result<std::vector<std::string>> names = hostlist_expand(line.substr(0, words[0].column - 1 + words[0].text.size()));
-    if (!names) return at + ": " + names.error();
-    const int per_name = std::max(*slots, 1);
-    // Checked before placing, so a long expansion or a large slots= fails without building ranks.
-    const int64_t first = static_cast<int64_t>(out.gpus.size());
-    const int64_t last = first + static_cast<int64_t>(names->size()) * per_name - 1;
-    if (last >= cap.ranks)
-      return at + ": the line places " +
-             (first == last ? "rank " + std::to_string(first) : "ranks " + std::to_string(first) + "-" + std::to_string(last)) +
-             ", " + cap.text();
-    for (const std::string& host : *names) {
-      std::optional<int> h = c.host_index(host);
-      if (!h) return at + ": " + layout_no_host(c, host);
-      const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
-      int& k = used[static_cast<size_t>(*h)];
-      const int total = static_cast<int>(hg.size());
-      if (*slots == 0 && k == total) return at + ": " + host + " is listed more often than it has GPUs (" + std::to_string(total) + ")";
-      if (k + per_name > total)
-        return at + ": slots=" + std::to_string(*slots) + " is more than the " +
-               (k == 0 ? std::to_string(total) + " GPUs of " + host
-                       : std::to_string(total - k) + " GPUs " + host + " has left (of " + std::to_string(total) + ")");
-      for (int j = 0; j < per_name; ++j) out.place(static_cast<int>(out.gpus.size()), hg[static_cast<size_t>(k++)], n);
-    }
-    return "";
-  });
+  std::string error =
+      lines_each(text, [&](int n, std::string_view line, const std::vector<LayoutWord>& words) -> std::string {
+        const std::string at = where + ":" + std::to_string(n);
+        Result<int> slots = slots_of(words, at);
+        if (!slots) return slots.error();
+        // Expanded from the line's start, so the hostlist's columns are the line's.
+        Result<std::vector<std::string>> names =
+            hostlist_expand(line.substr(0, words[0].column - 1 + words[0].text.size()));
+        if (!names) return at + ": " + names.error();
+        const int per_name = std::max(*slots, 1);
+        // Checked before placing, so a long expansion or a large slots= fails without building ranks.
+        const int64_t first = static_cast<int64_t>(out.gpus.size());
+        const int64_t last = first + static_cast<int64_t>(names->size()) * per_name - 1;
+        if (last >= cap.ranks)
+          return at + ": the line places " +
+                 (first == last ? "rank " + std::to_string(first)
+                                : "ranks " + std::to_string(first) + "-" + std::to_string(last)) +
+                 ", " + cap.text();
+        for (const std::string& host : *names) {
+          std::optional<int> h = c.host_index(host);
+          if (!h) return at + ": " + layout_no_host(c, host);
+          const std::vector<VertexId>& hg = c.hosts()[static_cast<size_t>(*h)].gpus;
+          int& k = used[static_cast<size_t>(*h)];
+          const int total = static_cast<int>(hg.size());
+          if (*slots == 0 && k == total)
+            return at + ": " + host + " is listed more often than it has GPUs (" + std::to_string(total) + ")";
+          if (k + per_name > total)
+            return at + ": slots=" + std::to_string(*slots) + " is more than the " +
+                   (k == 0
+                        ? std::to_string(total) + " GPUs of " + host
+                        : std::to_string(total - k) + " GPUs " + host + " has left (of " + std::to_string(total) + ")");
+          for (int j = 0; j < per_name; ++j)
+            out.place(static_cast<int>(out.gpus.size()), hg[static_cast<size_t>(k++)], n);
+        }
+        return "";
+      });
   if (!error.empty()) return Error{error};
   return out;
 }

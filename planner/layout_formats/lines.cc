@@ -2,8 +2,8 @@
 #include <charconv>
 #include <sstream>
 
-#include "planner/layout_formats/formats.h"
 #include "base/suggest.h"
+#include "planner/layout_formats/formats.h"
 
 namespace topoplan {
 
@@ -13,7 +13,9 @@ std::string LayoutLines::place(int rank, VertexId gpu, int line) {
     gpus.resize(r + 1, kNoVertex);
     lines.resize(r + 1, 0);
   }
-  if (gpus[r] != kNoVertex) return "rank " + std::to_string(rank) + " is placed twice (line " + std::to_string(lines[r]) + " and " + std::to_string(line) + ")";
+  if (gpus[r] != kNoVertex)
+    return "rank " + std::to_string(rank) + " is placed twice (line " + std::to_string(lines[r]) + " and " +
+           std::to_string(line) + ")";
   gpus[r] = gpu;
   lines[r] = line;
   return "";
@@ -26,7 +28,8 @@ std::string RankCap::text() const {
 
 std::vector<LayoutWord> layout_words(std::string_view line) {
   std::vector<LayoutWord> words;
-  for (size_t b = line.find_first_not_of(" \t\r"); b != std::string_view::npos; b = line.find_first_not_of(" \t\r", b)) {
+  for (size_t b = line.find_first_not_of(" \t\r"); b != std::string_view::npos;
+       b = line.find_first_not_of(" \t\r", b)) {
     const size_t e = std::min(line.find_first_of(" \t\r", b), line.size());
     words.push_back({line.substr(b, e - b), b + 1});
     b = e;

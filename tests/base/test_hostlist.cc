@@ -29,8 +29,7 @@ TEST_CASE("hostlist: Slurm's syntax expands in the order written") {
   CHECK(expand("n[098-101]") == std::vector<std::string>{"n098", "n099", "n100", "n101"});
   // Several groups expand as a product, the leftmost slowest.
   CHECK(expand("r[1-2]-n[01-02]") == std::vector<std::string>{"r1-n01", "r1-n02", "r2-n01", "r2-n02"});
-  CHECK(expand("r[1,3]x[5,7-8]") ==
-        std::vector<std::string>{"r1x5", "r1x7", "r1x8", "r3x5", "r3x7", "r3x8"});
+  CHECK(expand("r[1,3]x[5,7-8]") == std::vector<std::string>{"r1x5", "r1x7", "r1x8", "r3x5", "r3x7", "r3x8"});
 }
 
 TEST_CASE("hostlist: malformed lists name the column and what was expected") {

@@ -16,7 +16,8 @@ TEST_CASE("list_arg_entries: inline as a hostlist or comma-separated, or @FILE's
 
   const std::filesystem::path dir = test::temp_dir("list_arg");
   std::ofstream(dir / "hosts.txt") << "# the allocation\nh001  \n\n  h002 # second\n";
-  CHECK(*list_arg_entries("@" + (dir / "hosts.txt").string(), "--nodes", false) == std::vector<std::string>{"h001", "h002"});
+  CHECK(*list_arg_entries("@" + (dir / "hosts.txt").string(), "--nodes", false) ==
+        std::vector<std::string>{"h001", "h002"});
   std::ofstream(dir / "empty.txt") << "# nothing\n";
   CHECK(list_arg_entries("@" + (dir / "empty.txt").string(), "--nodes", false).error() ==
         "--nodes: " + (dir / "empty.txt").string() + ": no entries");

@@ -64,7 +64,8 @@ TEST_CASE("units: numbers out of range say so and name the limit") {
   CHECK(*parse_bytes("1EB") == 1e18);
   CHECK(parse_bytes("infB").error().find("expected a number and a unit") != std::string::npos);
   CHECK(parse_bytes("nan").error().find("expected a number and a unit") != std::string::npos);
-  CHECK(parse_rate_GBps("1e20Pbps").error().find("out of range (rates go up to 8 Pbps (1e6 GB/s))") != std::string::npos);
+  CHECK(parse_rate_GBps("1e20Pbps").error().find("out of range (rates go up to 8 Pbps (1e6 GB/s))") !=
+        std::string::npos);
   CHECK(parse_rate_GBps("0.5bps").error().find("below 1 bps") != std::string::npos);
   CHECK(parse_duration_s("99999999999999999999h").error() ==
         "invalid duration '99999999999999999999h': out of range (durations go up to 1000 years)");
@@ -75,12 +76,14 @@ TEST_CASE("units: numbers out of range say so and name the limit") {
 TEST_CASE("units: case does not matter in a unit, except bits against bytes") {
   CHECK(*parse_rate_GBps("400gbps") == doctest::Approx(50));
   CHECK(parse_rate_GBps("400GBPS").error().find("did you mean 'GB/s'?") != std::string::npos);  // B: bytes
-  CHECK(*parse_rate_GBps("50gb/s") == doctest::Approx(6.25));    // lower-case b: bits
+  CHECK(*parse_rate_GBps("50gb/s") == doctest::Approx(6.25));                                   // lower-case b: bits
   CHECK(parse_rate_GBps("50GBps").error().find("did you mean 'GB/s'?") != std::string::npos);
   // A b is not a B: bits where a size is meant are 8x off, so not a typo to correct.
-  CHECK(parse_bytes("16gib").error() == "invalid size '16gib': sizes are in bytes and 'gib' is gibibits: 16 gib is 2 GiB");
+  CHECK(parse_bytes("16gib").error() ==
+        "invalid size '16gib': sizes are in bytes and 'gib' is gibibits: 16 gib is 2 GiB");
   CHECK(*parse_bytes("16GIB") == 17179869184.0);
-  CHECK(parse_bytes("100tb").error() == "invalid size '100tb': sizes are in bytes and 'tb' is terabits: 100 tb is 12.5 TB");
+  CHECK(parse_bytes("100tb").error() ==
+        "invalid size '100tb': sizes are in bytes and 'tb' is terabits: 100 tb is 12.5 TB");
   CHECK(parse_bytes("8b").error() == "invalid size '8b': sizes are in bytes and 'b' is bits: 8 b is 1 B");
   CHECK(parse_bytes("-8Tb").error() == "invalid size '-8Tb': must not be negative");
   CHECK(parse_bytes("8Xb").error().find("unknown unit 'Xb'") != std::string::npos);

@@ -49,7 +49,8 @@ TEST_CASE("bad input: presets past the GPU limit are refused at once, and a coun
 TEST_CASE("bad input: recipes whose fabric would exceed the device limit") {
   std::string su = write("su.json", R"({"node": "dgx-h100", "nodes": 4, "fabric": {"nodes_per_su": 1000000000}})");
   CHECK(has(refused("topo show " + su), "more than the limit of 8,388,608 devices"));
-  std::string spines = write("spines.json", R"({"node": "dgx-h100", "nodes": 4, "fabric": {"spines_per_pod": 1000000000}})");
+  std::string spines =
+      write("spines.json", R"({"node": "dgx-h100", "nodes": 4, "fabric": {"spines_per_pod": 1000000000}})");
   CHECK(has(refused("topo show " + spines), "spines_per_pod 1000000000"));
 }
 
@@ -120,6 +121,7 @@ TEST_CASE("transfer: a deadline alone gives the rate it needs") {
 TEST_CASE("bad input: --pxn from a host whose NIC is not on the fabric (found by fuzz/cluster_json)") {
   // h1/nic0 belongs to h0, so h1 has no NIC: this read past the device array (exit 139).
   const std::string file = (topoplan::test::source_dir() / "tests/fuzz/cluster_json" /
-                            "error-pxn-route-from-a-host-without-a-fabric-nic.json").string();
+                            "error-pxn-route-from-a-host-without-a-fabric-nic.json")
+                               .string();
   CHECK(has(refused("topo path " + file + " 0 1 --pxn"), "a host has no NIC on the fabric"));
 }

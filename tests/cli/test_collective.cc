@@ -60,7 +60,8 @@ TEST_CASE("collective: bad input is exit code 2 with a reason") {
     return r.err;
   };
   CHECK(err("--cluster dgx-h100:1 --op allreduce --size 1MiB").find("did you mean 'all_reduce'") != std::string::npos);
-  CHECK(err("--cluster dgx-h100:1 --op all_reduce --size 1MiB --gpus 0-8").find("--gpus: index 8") != std::string::npos);
+  CHECK(err("--cluster dgx-h100:1 --op all_reduce --size 1MiB --gpus 0-8").find("--gpus: index 8") !=
+        std::string::npos);
   CHECK(err("--cluster dgx-h100:1 --op all_reduce --size 1MiB --gpus 3").find("at least 2 GPUs") != std::string::npos);
   CHECK(err("--cluster dgx-h100:1 --op all_reduce --size lots").find("--size:") != std::string::npos);
   CHECK(err("--cluster dgx-h100:1 --op all_reduce").find("give --size SIZE or --sweep MIN:MAX") != std::string::npos);
@@ -73,17 +74,22 @@ TEST_CASE("collective: bad input is exit code 2 with a reason") {
 
 TEST_CASE("collective: the text names the routing; under hash, the even split's busiest link beside the routed one") {
   auto path = topoplan::test::temp_dir("collective-hash") / "cluster.json";
-  std::ofstream(path) << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1, "nodes_per_pod": 0,
+  std::ofstream(path)
+      << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1, "nodes_per_pod": 0,
     "spines_per_pod": 2, "leaf_oversubscription": 4, "routing": "hash"}})";
   const std::string args = "collective --cluster " + path.string() + " --op all_reduce --size 1GiB --why";
   auto r = run_topoplan(args);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("\n  routing: hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by "
-                   "the cluster file)\n") != std::string::npos);
-  CHECK(r.out.find("  split evenly instead (what hash routing gives on average), the busiest link would be ") != std::string::npos);
+  CHECK(
+      r.out.find(
+          "\n  routing: hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by "
+          "the cluster file)\n") != std::string::npos);
+  CHECK(r.out.find("  split evenly instead (what hash routing gives on average), the busiest link would be ") !=
+        std::string::npos);
   CHECK(r.out.find("    the same split evenly (expected)") != std::string::npos);
   CHECK(run_topoplan(args).out == r.out);  // the same inputs, the same bytes
-  auto j = nlohmann::json::parse(run_topoplan("collective --cluster " + path.string() + " --op all_reduce --size 1GiB --json").out);
+  auto j = nlohmann::json::parse(
+      run_topoplan("collective --cluster " + path.string() + " --op all_reduce --size 1GiB --json").out);
   CHECK(j["routing"]["mode"] == "hash");
   CHECK(j["bottleneck"]["bytes"].get<double>() >= j["even_split_bottleneck"]["bytes"].get<double>());
   auto preset = run_topoplan("collective --cluster dgx-a100:1 --op all_reduce --size 1MiB");

@@ -7,8 +7,10 @@
 
 namespace {
 
-void check(const std::string& cluster, const std::string& format, const std::string& file, const std::string& options = "") {
-  auto r = topoplan::test::run_topoplan("topo export " + cluster + " --format " + format + options, topoplan::test::source_dir());
+void check(const std::string& cluster, const std::string& format, const std::string& file,
+           const std::string& options = "") {
+  auto r = topoplan::test::run_topoplan("topo export " + cluster + " --format " + format + options,
+                                        topoplan::test::source_dir());
   INFO(cluster << " " << format);
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   topoplan::test::check_golden("export", file, r.out);

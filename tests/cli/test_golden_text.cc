@@ -10,7 +10,7 @@ namespace {
 
 const std::string kJob = " --cluster data/clusters/pods-16-h100.json --job data/jobs/llama3-70b.json --layout ";
 const std::string kInterleaved = "tests/golden/layouts/pod-interleaved.hosts";  // 4 hosts of each pod in turn
-const std::string kSplit = "tests/golden/layouts/tp-split.hosts";  // each TP group half on the next host
+const std::string kSplit = "tests/golden/layouts/tp-split.hosts";               // each TP group half on the next host
 
 void check(const std::string& case_dir, const std::string& file, const std::string& args, int exit_code) {
   auto r = topoplan::test::run_topoplan(args, topoplan::test::source_dir());
@@ -21,7 +21,9 @@ void check(const std::string& case_dir, const std::string& file, const std::stri
 
 }  // namespace
 
-TEST_CASE("golden: review fails the pod-interleaved layout on the default limit, passes it on a looser one, fails a split TP") {
+TEST_CASE(
+    "golden: review fails the pod-interleaved layout on the default limit, passes it on a looser one, fails a split "
+    "TP") {
   check("review", "pod-interleaved.txt", "review" + kJob + kInterleaved, 1);
   check("review", "pod-interleaved-max-slowdown.txt", "review" + kJob + kInterleaved + " --max-slowdown 1.5", 0);
   check("review", "tp-split.txt", "review" + kJob + kSplit, 1);

@@ -23,14 +23,20 @@ template <typename F>
 Guarded guarded(F throwing) {
   const char* argv[] = {"/path/to/topoplan", "topo", "show", "my cluster.json"};
   std::ostringstream err;
-  int code = run_guarded([&]() -> int { throwing(); return 0; }, 4, argv, err);
+  int code = run_guarded(
+      [&]() -> int {
+        throwing();
+        return 0;
+      },
+      4, argv, err);
   return {code, err.str()};
 }
 
 }  // namespace
 
 TEST_CASE("guard: the environment's exceptions are bad input, exit 2, one line") {
-  Guarded g = guarded([] { throw std::system_error(std::make_error_code(std::errc::no_such_file_or_directory), "x.json"); });
+  Guarded g =
+      guarded([] { throw std::system_error(std::make_error_code(std::errc::no_such_file_or_directory), "x.json"); });
   CHECK(g.code == 2);
   CHECK(g.err.starts_with("topoplan: error: x.json"));
   CHECK(g.err.find("please report") == std::string::npos);

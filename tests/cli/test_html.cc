@@ -57,9 +57,11 @@ TEST_CASE("html: score, review, plan and explain write their page") {
   {  // the pods interleaved: one host of each in turn
     std::ofstream hosts(dir / "hosts.txt");
     for (int k = 0; k < 4; ++k)
-      for (int pod = 0; pod < 4; ++pod) hosts << "h0" << (pod * 4 + k + 1 < 10 ? "0" : "") << pod * 4 + k + 1 << " slots=8\n";
+      for (int pod = 0; pod < 4; ++pod)
+        hosts << "h0" << (pod * 4 + k + 1 < 10 ? "0" : "") << pod * 4 + k + 1 << " slots=8\n";
   }
-  run_in_source("review " + base + " --layout " + (dir / "hosts.txt").string() + " --html " + (dir / "review.html").string());
+  run_in_source("review " + base + " --layout " + (dir / "hosts.txt").string() + " --html " +
+                (dir / "review.html").string());
   const nlohmann::json review = page_data(dir / "review.html");
   REQUIRE(review["layouts"].size() == 2);  // the layout and the planner's, side by side
   CHECK(review["layouts"][0]["exposed_s"].get<double>() > review["layouts"][1]["exposed_s"].get<double>());
@@ -79,7 +81,8 @@ TEST_CASE("html: score, review, plan and explain write their page") {
   CHECK(link["devices"]["name"][link["links"]["a"][l].get<size_t>()] == "spine0");
   CHECK(link["devices"]["name"][link["links"]["b"][l].get<size_t>()] == "core0");
 
-  auto bad = run_topoplan("score " + base + " --html " + (dir / "no" / "such" / "dir.html").string(), topoplan::test::source_dir());
+  auto bad = run_topoplan("score " + base + " --html " + (dir / "no" / "such" / "dir.html").string(),
+                          topoplan::test::source_dir());
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("dir.html") != std::string::npos);
 }

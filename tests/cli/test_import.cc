@@ -16,10 +16,12 @@ std::string sample(const std::string& name) { return topoplan::test::sample_path
 
 }  // namespace
 
-TEST_CASE("import: nvidia-smi into a recipe that the other commands take" * doctest::skip(topoplan::test::reference_absent())) {
+TEST_CASE("import: nvidia-smi into a recipe that the other commands take" *
+          doctest::skip(topoplan::test::reference_absent())) {
   const auto dir = topoplan::test::temp_dir("import");
   const std::string recipe = (dir / "lab.json").string();
-  auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-h100-nv18-8nic.txt") + " --base dgx-h100 --name lab-h100 --nodes 4 -o " + recipe);
+  auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-h100-nv18-8nic.txt") +
+                        " --base dgx-h100 --name lab-h100 --nodes 4 -o " + recipe);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.find("node type 'lab-h100': 8 x H100-SXM5, 8 NICs, 2 CPUs") != std::string::npos);
   CHECK(r.out.find("18 NVLinks per GPU x 25 GB/s per link") != std::string::npos);
@@ -35,8 +37,10 @@ TEST_CASE("import: nvidia-smi into a recipe that the other commands take" * doct
   CHECK(j["links"] == preset["links"]);
 }
 
-TEST_CASE("import: --json carries the node type, where each value came from, the NIC names" * doctest::skip(topoplan::test::reference_absent())) {
-  auto r = run_topoplan("import nccl-xml " + sample("nccl-ibm-gx3d-h100-dump.xml") + " --gpu-model H100-SXM5 --pcie-rate 63GB/s --json");
+TEST_CASE("import: --json carries the node type, where each value came from, the NIC names" *
+          doctest::skip(topoplan::test::reference_absent())) {
+  auto r = run_topoplan("import nccl-xml " + sample("nccl-ibm-gx3d-h100-dump.xml") +
+                        " --gpu-model H100-SXM5 --pcie-rate 63GB/s --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["node_type"]["nic_rate"] == "200Gbps");
@@ -47,18 +51,22 @@ TEST_CASE("import: --json carries the node type, where each value came from, the
   CHECK(j["node_type"]["nic_names"][0] == "mlx5_7");
   CHECK(j["node_type"]["gpu_busids"][0] == "0000:a4:00.0");
   // The file names the vendor only: the socket link is NCCL's for a Xeon of unknown generation.
-  CHECK(j["sources"]["cpu_link_rate"].get<std::string>().find("cpu_model Xeon: 10 GB/s, NCCL v2.30.7-1 SKL_QPI_BW") == 0);
+  CHECK(j["sources"]["cpu_link_rate"].get<std::string>().find("cpu_model Xeon: 10 GB/s, NCCL v2.30.7-1 SKL_QPI_BW") ==
+        0);
   r = run_topoplan("import nccl-xml " + sample("nccl-ibm-gx3d-h100-dump.xml") +
                    " --gpu-model H100-SXM5 --pcie-rate 63GB/s --cpu-model Xeon-8408C");
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(r.err.find("cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'?") != std::string::npos, r.err);
+  CHECK_MESSAGE(
+      r.err.find("cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'?") != std::string::npos, r.err);
 }
 
 TEST_CASE("import: bad input exits 2 with one line") {
   const auto dir = topoplan::test::temp_dir("import-bad");
   auto r = run_topoplan("import lstopo x.txt");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml, hwloc, ibnetdiscover, slurm-topology)\n");
+  CHECK(r.err ==
+        "topoplan: error: FORMAT: unknown format 'lstopo' (formats: nvidia-smi, nccl-xml, hwloc, ibnetdiscover, "
+        "slurm-topology)\n");
   r = run_topoplan("import nvidia-smi " + (dir / "absent.txt").string() + " --base dgx-h100");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("cannot read") != std::string::npos);
@@ -70,14 +78,17 @@ TEST_CASE("import: bad input exits 2 with one line") {
   CHECK(r.err.find("--nic-rate: ") != std::string::npos);
 }
 
-TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvidia-smi" * doctest::skip(topoplan::test::reference_absent())) {
+TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvidia-smi" *
+          doctest::skip(topoplan::test::reference_absent())) {
   const auto dir = topoplan::test::temp_dir("import-slurm");
   const std::string node = (dir / "node.json").string(), cluster = (dir / "cluster.json").string();
   auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-a100-nv12-8nic.txt") + " --base dgx-a100 -o " + node);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  r = run_topoplan("import slurm-topology " + sample("slurm-topology-tree-3level.conf") + " --node-type " + node + " -o " + cluster);
+  r = run_topoplan("import slurm-topology " + sample("slurm-topology-tree-3level.conf") + " --node-type " + node +
+                   " -o " + cluster);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("400 hosts of nvsmi-topo-a100-nv12-8nic (3200 GPUs), switches 20 at tier 1, 2 at tier 2, 1 at tier 3") !=
+  CHECK(r.out.find(
+            "400 hosts of nvsmi-topo-a100-nv12-8nic (3200 GPUs), switches 20 at tier 1, 2 at tier 2, 1 at tier 3") !=
         std::string::npos);
   auto path = run_topoplan("topo path " + cluster + " peta10000/gpu0 peta10399/gpu0 --json");
   REQUIRE_MESSAGE(path.exit_code == 0, path.err);
@@ -93,7 +104,8 @@ TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvid
   CHECK(r.err.find("--node-type: only with ibnetdiscover or slurm-topology") != std::string::npos);
   r = run_topoplan("topo export dgx-h100:2 --format slurm");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("expected dot, nccl-xml, json, slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue-topology") != std::string::npos);
+  CHECK(r.err.find("expected dot, nccl-xml, json, slurm-tree, slurm-block, slurm-yaml, k8s-labels or kueue-topology") !=
+        std::string::npos);
   r = run_topoplan("topo export dgx-h100:2 --format k8s-labels --labels tier");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--labels: unknown scheme 'tier' (expected topograph or tiers)") != std::string::npos);
@@ -102,7 +114,8 @@ TEST_CASE("import: a cluster from parts: Slurm's tree with a node type from nvid
   CHECK(r.err.find("--labels: only with --format k8s-labels or kueue-topology") != std::string::npos);
 }
 
-TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, topology.yaml@NODE" * doctest::skip(topoplan::test::reference_absent())) {
+TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, topology.yaml@NODE" *
+          doctest::skip(topoplan::test::reference_absent())) {
   const auto dir = topoplan::test::temp_dir("import-direct");
   const std::string node = (dir / "a100.json").string(), yaml = (dir / "topology.yaml").string();
   auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-a100-nv12-8nic.txt") + " --base dgx-a100 -o " + node);
@@ -161,7 +174,8 @@ TEST_CASE("import: CLUSTER arguments take other tools' files: FILE:N servers, to
   CHECK(r.err.find("map.yaml:1: expected a list of topologies ('- topology: NAME')") != std::string::npos);
   r = run_topoplan("import nvidia-smi x.txt --topology tree");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)") != std::string::npos);
+  CHECK(r.err.find("--topology: only with a fabric's file of several topologies (Slurm's topology.yaml)") !=
+        std::string::npos);
 }
 
 TEST_CASE("discover: this machine, without GPUs as on CI, says so and exits 0") {
@@ -194,14 +208,15 @@ TEST_CASE("topo export --format nccl-xml: one server's NCCL_TOPO_FILE from a pre
   CHECK(r.err.find("Grace trays") != std::string::npos);
 }
 
-TEST_CASE("import: DGX-1's NVLink mesh from nvidia-smi, scored on the rings NCCL packs" * doctest::skip(topoplan::test::reference_absent())) {
+TEST_CASE("import: DGX-1's NVLink mesh from nvidia-smi, scored on the rings NCCL packs" *
+          doctest::skip(topoplan::test::reference_absent())) {
   const auto dir = topoplan::test::temp_dir("import-dgx1");
   const std::string node = (dir / "dgx1.json").string();
   auto r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt") +
                         " --gpu-model V100-SXM2 --nic-rate 100Gbps --pcie-rate 15.75GB/s -o " + node);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("nvlink_bonds          a mesh, 16 GPU pairs bonded: 8 by 2 NVLinks, 8 by 1 NVLink  file: GPUs bonded point to point") !=
-        std::string::npos);
+  CHECK(r.out.find("nvlink_bonds          a mesh, 16 GPU pairs bonded: 8 by 2 NVLinks, 8 by 1 NVLink  file: GPUs "
+                   "bonded point to point") != std::string::npos);
   auto all = run_topoplan("collective --cluster " + node + ":1 --op all_reduce --size 1GiB --json");
   REQUIRE_MESSAGE(all.exit_code == 0, all.err);
   const nlohmann::json one = nlohmann::json::parse(all.out);
@@ -212,7 +227,8 @@ TEST_CASE("import: DGX-1's NVLink mesh from nvidia-smi, scored on the rings NCCL
   REQUIRE_MESSAGE(nvb.exit_code == 0, nvb.err);
   CHECK(nlohmann::json::parse(nvb.out)["class"] == "NVB");
   // --nvlinks cannot flatten the mesh into one count per GPU.
-  r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt") + " --gpu-model V100-SXM2 --nvlinks 6");
+  r = run_topoplan("import nvidia-smi " + sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt") +
+                   " --gpu-model V100-SXM2 --nvlinks 6");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--nvlinks: the file bonds GPUs to each other point to point") != std::string::npos);
 }
@@ -235,8 +251,10 @@ std::vector<std::string> options_asked(const std::string& err) {
 TEST_CASE("import asks once: every sample's missing values in one message; given them, it imports" *
           doctest::skip(topoplan::test::reference_absent())) {
   // A value for each option a message may ask for; the GPU model the sample's source names.
-  const std::map<std::string, std::string> value = {{"--nic-rate", "200Gbps"},   {"--pcie-rate", "31.5GB/s"},
-                                                    {"--cpu-model", "Xeon-8480C"}, {"--nvlinks", "12"},
+  const std::map<std::string, std::string> value = {{"--nic-rate", "200Gbps"},
+                                                    {"--pcie-rate", "31.5GB/s"},
+                                                    {"--cpu-model", "Xeon-8480C"},
+                                                    {"--nvlinks", "12"},
                                                     {"--nvlink-rate", "25GB/s"}};
   struct Sample {
     const char* format;
@@ -245,11 +263,26 @@ TEST_CASE("import asks once: every sample's missing values in one message; given
     std::vector<std::string> asked;  // what the file alone leaves out
   };
   const Sample samples[] = {
-      {"nvidia-smi", "nvsmi-topo-pcie-rtx6000ada-4nic.txt", "RTX-6000-Ada", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
-      {"nvidia-smi", "nvsmi-topo-h100-nv18-8nic.txt", "H100-SXM5", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
-      {"nvidia-smi", "nvsmi-topo-a100-nv12-8nic.txt", "A100-SXM4", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
-      {"nvidia-smi", "nvsmi-topo-dgx1-v100-hybridcube-4nic.txt", "V100-SXM2", {"--gpu-model", "--nic-rate", "--pcie-rate"}},
-      {"nvidia-smi", "nvsmi-topo-k40m-soc-legacy.txt", "K40m", {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nvidia-smi",
+       "nvsmi-topo-pcie-rtx6000ada-4nic.txt",
+       "RTX-6000-Ada",
+       {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nvidia-smi",
+       "nvsmi-topo-h100-nv18-8nic.txt",
+       "H100-SXM5",
+       {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nvidia-smi",
+       "nvsmi-topo-a100-nv12-8nic.txt",
+       "A100-SXM4",
+       {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
+      {"nvidia-smi",
+       "nvsmi-topo-dgx1-v100-hybridcube-4nic.txt",
+       "V100-SXM2",
+       {"--gpu-model", "--nic-rate", "--pcie-rate"}},
+      {"nvidia-smi",
+       "nvsmi-topo-k40m-soc-legacy.txt",
+       "K40m",
+       {"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"}},
       {"nccl-xml", "nccl-azure-ndv5-h100-topo.xml", "H100-SXM5", {"--gpu-model", "--nvlinks", "--nic-rate"}},
       {"nccl-xml", "nccl-azure-ndv4-a100-topo.xml", "A100-SXM4", {"--gpu-model", "--nvlinks", "--nic-rate"}},
       {"nccl-xml", "nccl-aws-p4d-24xl-a100-topo.xml", "A100-SXM4", {"--nvlinks", "--nic-rate"}},
@@ -269,7 +302,8 @@ TEST_CASE("import asks once: every sample's missing values in one message; given
     CHECK_MESSAGE(asked == s.asked, first.err);
     // Given what it asked for, the import succeeds: nothing is asked on a second run.
     std::string args = base;
-    for (const std::string& flag : asked) args += " " + flag + " " + (flag == "--gpu-model" ? s.gpu_model : value.at(flag));
+    for (const std::string& flag : asked)
+      args += " " + flag + " " + (flag == "--gpu-model" ? s.gpu_model : value.at(flag));
     auto second = run_topoplan(args);
     const std::string said = args + "\n" + second.err;
     CHECK_MESSAGE(second.exit_code == 0, said);
@@ -283,13 +317,15 @@ TEST_CASE("import asks once: every sample's missing values in one message; given
   auto slurm = run_topoplan("import slurm-topology " + sample("slurm-topology-block.conf") + " --node-type " +
                             sample("nvsmi-topo-pcie-rtx6000ada-4nic.txt"));
   CHECK(slurm.exit_code == 2);
-  CHECK(options_asked(slurm.err) == std::vector<std::string>{"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"});
+  CHECK(options_asked(slurm.err) ==
+        std::vector<std::string>{"--gpu-model", "--nic-rate", "--pcie-rate", "--cpu-model"});
   CHECK(slurm.err.find("(the options are `topoplan import nvidia-smi ") != std::string::npos);
 }
 
 TEST_CASE("import: ibnetdiscover into a cluster file that score and plan read back") {
   const auto dir = topoplan::test::temp_dir("import-ibnetdiscover");
-  const std::string fabric = (topoplan::test::source_dir() / "tests" / "samples" / "ibnetdiscover" / "ibsim-2switch-2hcas.txt").string();
+  const std::string fabric =
+      (topoplan::test::source_dir() / "tests" / "samples" / "ibnetdiscover" / "ibsim-2switch-2hcas.txt").string();
   const std::string cluster = (dir / "cluster.json").string();
   auto r = run_topoplan("import ibnetdiscover " + fabric + " --node-type dgx-h100 -o " + cluster);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
@@ -307,12 +343,16 @@ TEST_CASE("import: ibnetdiscover into a cluster file that score and plan read ba
   CHECK(plan.out.starts_with("plan: "));
   r = run_topoplan("import ibnetdiscover " + fabric);
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "topoplan: error: ibnetdiscover: give --node-type PRESET or FILE: InfiniBand ibnetdiscover names hosts, not what is in them\n");
+  CHECK(r.err ==
+        "topoplan: error: ibnetdiscover: give --node-type PRESET or FILE: InfiniBand ibnetdiscover names hosts, not "
+        "what is in them\n");
   const std::string bad = (dir / "bad.txt").string();
-  std::ofstream(bad) << "Switch 36 \"S-01\" # \"leaf\"\n[1] \"H-02\"[1](2) # \"n\" lid 2 4xHDR\nCa 1 \"H-02\" # \"n mlx5_0\"\n[1](2) \"S-01\"[1] # 3xHDR\n";
+  std::ofstream(bad) << "Switch 36 \"S-01\" # \"leaf\"\n[1] \"H-02\"[1](2) # \"n\" lid 2 4xHDR\nCa 1 \"H-02\" # \"n "
+                        "mlx5_0\"\n[1](2) \"S-01\"[1] # 3xHDR\n";
   r = run_topoplan("import ibnetdiscover " + bad + " --node-type dgx-h100");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "topoplan: error: " + bad + ":4: \"H-02\"[1]: unknown link width '3x' (expected 1x, 2x, 4x, 8x or 12x)\n");
+  CHECK(r.err ==
+        "topoplan: error: " + bad + ":4: \"H-02\"[1]: unknown link width '3x' (expected 1x, 2x, 4x, 8x or 12x)\n");
   r = run_topoplan("import ibnetdisco " + fabric);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("unknown format 'ibnetdisco', did you mean 'ibnetdiscover'?") != std::string::npos);

@@ -49,12 +49,13 @@ TEST_CASE("observe: counters beside the predicted load, flagged links with their
   };
   REQUIRE(p.bytes.count("h001/nic0 -> leaf0"));
   REQUIRE(p.bytes.at("h001/nic0 -> leaf0") > 0);
-  std::ofstream(dir / "counters.csv")
-      << "link,window_s,tx_bytes,rx_bytes,discards\n"
-      << "h001/nic0 -> leaf0,60," << at_rate("h001/nic0 -> leaf0", 1) << "," << at_rate("leaf0 -> h001/nic0", 1) << ",0\n"
-      << "h002/nic0 -> leaf0,60," << at_rate("h002/nic0 -> leaf0", 5) << "," << at_rate("leaf0 -> h002/nic0", 1) << ",0\n"
-      << "h020/nic0,60,600000000000,0,0\n"
-      << "lid 7 port 1,60,1000,1000,0\n";
+  std::ofstream(dir / "counters.csv") << "link,window_s,tx_bytes,rx_bytes,discards\n"
+                                      << "h001/nic0 -> leaf0,60," << at_rate("h001/nic0 -> leaf0", 1) << ","
+                                      << at_rate("leaf0 -> h001/nic0", 1) << ",0\n"
+                                      << "h002/nic0 -> leaf0,60," << at_rate("h002/nic0 -> leaf0", 5) << ","
+                                      << at_rate("leaf0 -> h002/nic0", 1) << ",0\n"
+                                      << "h020/nic0,60,600000000000,0,0\n"
+                                      << "lid 7 port 1,60,1000,1000,0\n";
   const std::string counters = (dir / "counters.csv").string();
   auto r = run_topoplan("observe --cluster " + kCluster + " --job " + kJob + " --counters " + counters + " --json");
   CHECK(r.exit_code == 1);  // flagged
@@ -89,7 +90,8 @@ TEST_CASE("observe: counters beside the predicted load, flagged links with their
   CHECK(r.out.find("counters that name no link") == std::string::npos);
   CHECK(r.out.find("not why") != std::string::npos);
   const auto html = dir / "observed.html";
-  r = run_topoplan("observe --cluster " + kCluster + " --job " + kJob + " --counters " + counters + " --html " + html.string());
+  r = run_topoplan("observe --cluster " + kCluster + " --job " + kJob + " --counters " + counters + " --html " +
+                   html.string());
   CHECK(r.exit_code == 1);
   const std::string page = topoplan::test::read_file(html);
   CHECK(page.find("\"observed\":{\"edge\":[") != std::string::npos);
@@ -134,7 +136,9 @@ TEST_CASE("observe: bad input exits 2 and names it") {
   r = run_topoplan(base + " --counters " + (dir / "ok.csv").string() + " --port-map " + (dir / "none.csv").string());
   CHECK(r.exit_code == 2);
   // Two perfquery samples without times need --interval.
-  const std::string sample = "# Port extended counters: Lid 12 port 1 (CapMask: 0x5A00)\nPortXmitData:....................1000\nPortRcvData:.....................1000\n";
+  const std::string sample =
+      "# Port extended counters: Lid 12 port 1 (CapMask: "
+      "0x5A00)\nPortXmitData:....................1000\nPortRcvData:.....................1000\n";
   std::ofstream(dir / "a.txt") << sample;
   std::ofstream(dir / "b.txt") << sample;
   r = run_topoplan(base + " --counters " + (dir / "a.txt").string() + " " + (dir / "b.txt").string());

@@ -4,14 +4,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tests/support.h"
 #include "base/units.h"
+#include "tests/support.h"
 
 using topoplan::test::run_topoplan;
 
 namespace {
 
-std::string job_path(const std::string& name) { return (topoplan::test::data_dir() / "jobs" / (name + ".json")).string(); }
+std::string job_path(const std::string& name) {
+  return (topoplan::test::data_dir() / "jobs" / (name + ".json")).string();
+}
 std::string cluster_path(const std::string& name) {
   return (topoplan::test::data_dir() / "clusters" / (name + ".json")).string();
 }
@@ -53,25 +55,30 @@ TEST_CASE("plan: files for the launcher, and score reads the plan back to the sa
       for (int p = 0; p < 4; ++p) f << "h" << std::setw(4) << std::setfill('0') << 128 * p + i + 1 << "\n";
   }
   const std::string common = "--cluster " + cluster_path("threetier-h100") + " --job " + job_path("llama3-70b");
-  auto r = run_topoplan("plan " + common + " --nodes @" + nodes.string() + " --emit json,slurm-hostfile,ompi-rankfile,torchrun,megatron,env -o " +
-                        (dir / "out").string());
+  auto r = run_topoplan("plan " + common + " --nodes @" + nodes.string() +
+                        " --emit json,slurm-hostfile,ompi-rankfile,torchrun,megatron,env -o " + (dir / "out").string());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  for (const char* f : {"plan.json", "slurm.hostfile", "ompi.rankfile", "ompi.hostfile", "torchrun.txt", "megatron.args", "ranks.env"})
+  for (const char* f :
+       {"plan.json", "slurm.hostfile", "ompi.rankfile", "ompi.hostfile", "torchrun.txt", "megatron.args", "ranks.env"})
     CHECK_MESSAGE(std::filesystem::exists(dir / "out" / f), f);
   auto plan = nlohmann::json::parse(topoplan::test::read_file(dir / "out" / "plan.json"));
   auto s = run_topoplan("score " + common + " --layout " + (dir / "out" / "plan.json").string() + " --json");
   REQUIRE_MESSAGE(s.exit_code == 0, s.err);
   auto score = nlohmann::json::parse(s.out);
-  CHECK(score["exposed_comm_s"].get<double>() == doctest::Approx(plan["score"]["exposed_comm_s"].get<double>()).epsilon(1e-12));
+  CHECK(score["exposed_comm_s"].get<double>() ==
+        doctest::Approx(plan["score"]["exposed_comm_s"].get<double>()).epsilon(1e-12));
   // The input order scores worse than the plan.
   CHECK(plan["baselines"][0]["exposed_comm_s"].get<double>() > plan["score"]["exposed_comm_s"].get<double>());
   // The headline: both steps, and what the shared fabric's worst case makes of the difference.
-  CHECK(plan["baselines"][0]["step_s"].get<double>() ==
-        doctest::Approx(plan["score"]["compute_s"].get<double>() + plan["baselines"][0]["exposed_comm_s"].get<double>()));
+  CHECK(
+      plan["baselines"][0]["step_s"].get<double>() ==
+      doctest::Approx(plan["score"]["compute_s"].get<double>() + plan["baselines"][0]["exposed_comm_s"].get<double>()));
   REQUIRE(plan["idle_fabric"].is_object());
   CHECK(plan["idle_fabric"]["exposed_comm_s"].get<double>() <= plan["score"]["exposed_comm_s"].get<double>() + 1e-12);
   const std::string head = r.out.substr(0, r.out.find("\n\n"));
-  CHECK(head.find(", exposed communication " + topoplan::format_duration(plan["score"]["exposed_comm_s"].get<double>()) + "; the input order's: step ") != std::string::npos);
+  CHECK(head.find(", exposed communication " +
+                  topoplan::format_duration(plan["score"]["exposed_comm_s"].get<double>()) +
+                  "; the input order's: step ") != std::string::npos);
   CHECK(head.find("% shorter)\nfabric: shared (every other port of every tier busy") != std::string::npos);
   CHECK(head.find("with the job alone (--fabric idle): step ") != std::string::npos);
   std::filesystem::remove_all(dir);
@@ -83,16 +90,24 @@ TEST_CASE("plan: bad input is one clear line and exit 2") {
     std::string args, error;
   };
   const std::vector<Case> cases = {
-      {" --nodes h[001-004]", "topoplan: error: " + job_path("llama3-70b") + ": the job needs 128 GPUs; the 4 free hosts have 32 up\n"},
-      {" --nodes h[001-016,0x]", "topoplan: error: --nodes: hostlist: column 12: expected ',' or ']' after a number, got 'x'\n"},
+      {" --nodes h[001-004]",
+       "topoplan: error: " + job_path("llama3-70b") + ": the job needs 128 GPUs; the 4 free hosts have 32 up\n"},
+      {" --nodes h[001-016,0x]",
+       "topoplan: error: --nodes: hostlist: column 12: expected ',' or ']' after a number, got 'x'\n"},
       {" --nodes h[004-001]", "topoplan: error: --nodes: hostlist: column 3: range 004-001 runs backwards\n"},
-      {" --nodes h[001-015],node7", "topoplan: error: --nodes: no host 'node7' in the cluster (hosts are named like 'h001')\n"},
+      {" --nodes h[001-015],node7",
+       "topoplan: error: --nodes: no host 'node7' in the cluster (hosts are named like 'h001')\n"},
       {" --nodes h[001-016],h001", "topoplan: error: --nodes: host 'h001' is listed twice\n"},
       {" --nodes @/nonexistent/nodes", "topoplan: error: --nodes: /nonexistent/nodes: cannot read\n"},
-      {" --exclude h001/gpu9", "topoplan: error: --exclude: no host, device or link 'h001/gpu9', did you mean 'h001/gpu0'?\n"},
-      {" --keep tp-in-domian", "topoplan: error: --keep: unknown rule 'tp-in-domian', did you mean 'tp-in-domain'? (rules: tp-in-domain, dp-only-across-sites, or none)\n"},
+      {" --exclude h001/gpu9",
+       "topoplan: error: --exclude: no host, device or link 'h001/gpu9', did you mean 'h001/gpu0'?\n"},
+      {" --keep tp-in-domian",
+       "topoplan: error: --keep: unknown rule 'tp-in-domian', did you mean 'tp-in-domain'? (rules: tp-in-domain, "
+       "dp-only-across-sites, or none)\n"},
       {" --emit json", "topoplan: error: --emit needs -o DIR to write the files into\n"},
-      {" --emit slurm-hostfil -o /tmp", "topoplan: error: --emit: unknown format 'slurm-hostfil', did you mean 'slurm-hostfile'? (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)\n"},
+      {" --emit slurm-hostfil -o /tmp",
+       "topoplan: error: --emit: unknown format 'slurm-hostfil', did you mean 'slurm-hostfile'? (formats: json, "
+       "slurm-hostfile, ompi-rankfile, torchrun, megatron, env)\n"},
       {" --time-limit soon", "topoplan: error: --time-limit: "},
   };
   for (const Case& c : cases) {
@@ -103,7 +118,8 @@ TEST_CASE("plan: bad input is one clear line and exit 2") {
     CHECK(r.out.empty());
   }
   // Rules asked for that cannot hold.
-  auto tp16 = run_topoplan("plan --cluster dgx-h100:4 --job " + job_path("llama3-70b") + " --keep tp-in-domain --nodes h[001-004]");
+  auto tp16 = run_topoplan("plan --cluster dgx-h100:4 --job " + job_path("llama3-70b") +
+                           " --keep tp-in-domain --nodes h[001-004]");
   CHECK(tp16.exit_code == 2);
 }
 
@@ -113,7 +129,8 @@ TEST_CASE("plan: every file it writes reads back to the plan's score, megatron.a
   const std::string cluster = "--cluster " + cluster_path("threetier-h100");
   auto r = run_topoplan("plan " + cluster + " --job " + job_path("llama3-70b") +
                         " --nodes h[0001-0004,0129-0132,0257-0260,0385-0388] --emit json,slurm-hostfile,ompi-rankfile,"
-                        "torchrun,megatron,env -o " + out);
+                        "torchrun,megatron,env -o " +
+                        out);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.find("note:") == std::string::npos);  // the DGX H100 preset names its NICs
   auto plan = nlohmann::json::parse(topoplan::test::read_file(dir / "out" / "plan.json"));
@@ -125,20 +142,26 @@ TEST_CASE("plan: every file it writes reads back to the plan's score, megatron.a
   };
   for (const char* f : {"plan.json", "slurm.hostfile", "ompi.rankfile", "ompi.hostfile", "torchrun.txt", "ranks.env"}) {
     CAPTURE(f);
-    CHECK(score("--job " + job_path("llama3-70b") + " --layout " + out + "/" + f) == doctest::Approx(exposed).epsilon(1e-12));
+    CHECK(score("--job " + job_path("llama3-70b") + " --layout " + out + "/" + f) ==
+          doctest::Approx(exposed).epsilon(1e-12));
   }
   // The job from megatron.args, its world size from the layout beside it.
-  CHECK(score("--job " + out + "/megatron.args --layout " + out + "/plan.json") == doctest::Approx(exposed).epsilon(1e-12));
-  CHECK(score("--job " + out + "/megatron.args --layout " + out + "/ranks.env") == doctest::Approx(exposed).epsilon(1e-12));
-  auto bad = run_topoplan("score " + cluster + " --job " + job_path("llama3-70b") + " --layout " + out + "/megatron.args");
+  CHECK(score("--job " + out + "/megatron.args --layout " + out + "/plan.json") ==
+        doctest::Approx(exposed).epsilon(1e-12));
+  CHECK(score("--job " + out + "/megatron.args --layout " + out + "/ranks.env") ==
+        doctest::Approx(exposed).epsilon(1e-12));
+  auto bad =
+      run_topoplan("score " + cluster + " --job " + job_path("llama3-70b") + " --layout " + out + "/megatron.args");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("this is a Megatron-LM argument list") != std::string::npos);
 
   // A preset that does not name its NICs: ranks.env leaves NCCL_IB_HCA out and plan says why.
-  auto l40s = run_topoplan("plan --cluster pcie-l40s:2 --job " + job_path("tiny-8") + " --emit env -o " + out + "/l40s");
+  auto l40s =
+      run_topoplan("plan --cluster pcie-l40s:2 --job " + job_path("tiny-8") + " --emit env -o " + out + "/l40s");
   REQUIRE_MESSAGE(l40s.exit_code == 0, l40s.err);
-  CHECK(l40s.out.find("note: ranks.env: NCCL_IB_HCA left out on h001: the cluster does not know the RDMA device names") !=
-        std::string::npos);
+  CHECK(
+      l40s.out.find("note: ranks.env: NCCL_IB_HCA left out on h001: the cluster does not know the RDMA device names") !=
+      std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
@@ -156,9 +179,10 @@ TEST_CASE("plan: a Megatron-LM launch line as the job, bad flags exit 2 naming t
   std::ofstream(line, std::ios::app) << "--mtp-num-layers 1\n";
   auto bad = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string());
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err == "topoplan: error: " + line.string() +
-                       ":6: '--mtp-num-layers' starts a second command after the launch line of line 1 (a line that goes "
-                       "on ends with a backslash)\n");
+  CHECK(bad.err ==
+        "topoplan: error: " + line.string() +
+            ":6: '--mtp-num-layers' starts a second command after the launch line of line 1 (a line that goes "
+            "on ends with a backslash)\n");
   std::ofstream(line) << "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 512 \\\n"
                          "  --mtp-num-layers 1\n";
   bad = run_topoplan("plan --cluster dgx-h100:2 --job " + line.string());

@@ -23,8 +23,9 @@ std::string layout_file(const std::filesystem::path& dir, const std::string& nam
 
 TEST_CASE("review: pass, fail on the threshold or a critical finding, bad input") {
   const auto dir = topoplan::test::temp_dir("review");
-  const std::string base = "review --cluster " + (topoplan::test::data_dir() / "clusters" / "pods-16-h100.json").string() +
-                           " --job " + (topoplan::test::data_dir() / "jobs" / "llama3-70b.json").string();
+  const std::string base = "review --cluster " +
+                           (topoplan::test::data_dir() / "clusters" / "pods-16-h100.json").string() + " --job " +
+                           (topoplan::test::data_dir() / "jobs" / "llama3-70b.json").string();
   // llama3-70b: TP 8, PP 4, DP 4 on 16 hosts; grouped by pod every DP group stays in a pod.
   std::vector<int> grouped, interleaved;
   for (int h = 1; h <= 16; ++h) grouped.push_back(h);
@@ -38,10 +39,12 @@ TEST_CASE("review: pass, fail on the threshold or a critical finding, bad input"
   CHECK(gated.exit_code == 1);
   CHECK(gated.out.find("1.41x the planner's best") != std::string::npos);
   CHECK(gated.out.find(", limit 1.25x: over --max-slowdown 1.25\n") != std::string::npos);
-  auto ungated = run_topoplan(base + " --layout " + layout_file(dir, "interleaved", interleaved) + " --max-slowdown none");
+  auto ungated =
+      run_topoplan(base + " --layout " + layout_file(dir, "interleaved", interleaved) + " --max-slowdown none");
   CHECK(ungated.exit_code == 0);
   CHECK(ungated.out.find(", no slowdown limit\n") != std::string::npos);
-  auto slow = run_topoplan(base + " --layout " + layout_file(dir, "interleaved", interleaved) + " --max-slowdown 1.05 --json");
+  auto slow =
+      run_topoplan(base + " --layout " + layout_file(dir, "interleaved", interleaved) + " --max-slowdown 1.05 --json");
   CHECK_MESSAGE(slow.exit_code == 1, slow.err);
   auto j = nlohmann::json::parse(slow.out);
   CHECK(j["verdict"] == "fail");
@@ -68,7 +71,8 @@ TEST_CASE("review: pass, fail on the threshold or a critical finding, bad input"
     CHECK(r.err.starts_with("topoplan: error: --max-slowdown: expected a multiple of the planner's best"));
   }
   // Both gates at once: the exposed time's fails, the slowdown's passes.
-  auto both = run_topoplan(base + " --layout " + (dir / "grouped").string() + " --max-exposed 1s --max-slowdown 1.1 --json");
+  auto both =
+      run_topoplan(base + " --layout " + (dir / "grouped").string() + " --max-exposed 1s --max-slowdown 1.1 --json");
   CHECK(both.exit_code == 1);
   CHECK(nlohmann::json::parse(both.out)["reasons"] == nlohmann::json::array({"over --max-exposed 1 s"}));
   auto missing = run_topoplan(base + " --layout /nonexistent/layout");

@@ -13,7 +13,9 @@ using topoplan::test::run_topoplan;
 
 namespace {
 
-std::string job_path(const std::string& name) { return (topoplan::test::data_dir() / "jobs" / (name + ".json")).string(); }
+std::string job_path(const std::string& name) {
+  return (topoplan::test::data_dir() / "jobs" / (name + ".json")).string();
+}
 
 }  // namespace
 
@@ -46,8 +48,8 @@ TEST_CASE("score: JSON for llama3-70b on 16 DGX H100 has the fields the issue na
   CHECK(j["links"][0]["peak_utilization"].get<double>() > 0.5);
   // The default layout keeps every TP group inside a host.
   for (const auto& f : j["findings"]) {
-    for (const char* key : {"severity", "kind", "group", "index", "ranks", "hosts", "slowest_link", "cost_per_step_s",
-                            "message", "fix"})
+    for (const char* key :
+         {"severity", "kind", "group", "index", "ranks", "hosts", "slowest_link", "cost_per_step_s", "message", "fix"})
       CHECK(f.contains(key));
     CHECK(f["severity"] != "critical");
   }
@@ -60,12 +62,13 @@ TEST_CASE("score: JSON for llama3-70b on 16 DGX H100 has the fields the issue na
 TEST_CASE("score: text output, --links CSV and --dot") {
   auto dir = topoplan::test::temp_dir("score-cli");
   const std::string csv = (dir / "links.csv").string(), dot = (dir / "load.dot").string();
-  auto r = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --links " + csv + " --dot " + dot);
+  auto r =
+      run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --links " + csv + " --dot " + dot);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.starts_with("llama3-70b on dgx-h100:16: 128 ranks, layout default, shared fabric\nrouting: adaptive ("));
   CHECK(r.out.find("; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)\nstep ") != std::string::npos);
-  CHECK(nlohmann::json::parse(run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --json").out)
-            ["routing"]["mode"] == "adaptive");
+  CHECK(nlohmann::json::parse(run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --json")
+                                  .out)["routing"]["mode"] == "adaptive");
   CHECK(r.out.find("hottest links (busiest phase first; average over the step):") != std::string::npos);
   // The bubble as the idle share of the step: pp 4, 5 virtual stages and 32 micro-batches leave
   // 3 / (5 x 32 + 3) of it idle, not (pp - 1) / (v m) of the compute.
@@ -87,8 +90,9 @@ TEST_CASE("score: text output, --links CSV and --dot") {
   }
   CHECK(rows == 10);
   std::string links = topoplan::test::read_file(csv);
-  CHECK(links.starts_with("link,from,to,kind,tier,bw_GBps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse,"
-                          "peak_utilization_forward,peak_utilization_reverse\n"));
+  CHECK(links.starts_with(
+      "link,from,to,kind,tier,bw_GBps,bytes_forward,bytes_reverse,utilization_forward,utilization_reverse,"
+      "peak_utilization_forward,peak_utilization_reverse\n"));
   CHECK(links.find(",NET,leaf,") != std::string::npos);
   CHECK(links.find(",NVL,host,") != std::string::npos);
   std::string graph = topoplan::test::read_file(dot);
@@ -105,14 +109,16 @@ TEST_CASE("score: a host list layout, and bad input exits 2 with the reason") {
     std::ofstream f(hosts);
     for (int r = 0; r < 128; ++r) f << "h" << (r % 16 < 9 ? "00" : "0") << (r % 16 + 1) << "\n";
   }
-  auto scattered = run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --layout " + hosts + " --json");
+  auto scattered =
+      run_topoplan("score --cluster dgx-h100:16 --job " + job_path("llama3-70b") + " --layout " + hosts + " --json");
   REQUIRE_MESSAGE(scattered.exit_code == 0, scattered.err);
   auto j = nlohmann::json::parse(scattered.out);
   CHECK(j["findings"][0]["severity"] == "critical");
   const auto& f = j["findings"][0];
-  CHECK(f["message"].get<std::string>().starts_with("16 of the 16 TP groups span NVLink domains (groups 0-15); TP group 0 "
-                                                    "(ranks 0-7) spans h001, h002, h003, h004 and 4 more hosts: its all-gathers "
-                                                    "cross NET, slowest at h001/nic0 -> leaf0 (50 GB/s), instead of NVLink"));
+  CHECK(f["message"].get<std::string>().starts_with(
+      "16 of the 16 TP groups span NVLink domains (groups 0-15); TP group 0 "
+      "(ranks 0-7) spans h001, h002, h003, h004 and 4 more hosts: its all-gathers "
+      "cross NET, slowest at h001/nic0 -> leaf0 (50 GB/s), instead of NVLink"));
   CHECK(f["groups"].size() == 16);
   CHECK(f["group"] == "tp");
   CHECK(f["index"] == 0);
@@ -142,8 +148,9 @@ TEST_CASE("score: a finding's cost per step is what the step waits for, never mo
   // The pod-interleaved layout: DP groups cross the core, PP pairs share a NIC, stage classes
   // reduce at once. Before, findings priced the whole contended time: DP's summed to 1.43 s of
   // 0.68 s exposed, and PP's to 58 ms of none.
-  const std::string args = "score --cluster data/clusters/pods-16-h100.json --job data/jobs/llama3-70b.json --layout "
-                           "tests/golden/layouts/pod-interleaved.hosts --json";
+  const std::string args =
+      "score --cluster data/clusters/pods-16-h100.json --job data/jobs/llama3-70b.json --layout "
+      "tests/golden/layouts/pod-interleaved.hosts --json";
   auto r = run_topoplan(args, topoplan::test::source_dir());
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   const auto j = nlohmann::json::parse(r.out);

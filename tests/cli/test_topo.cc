@@ -28,7 +28,8 @@ TEST_CASE("topo show --names: the names plan --exclude takes, one a line; a name
   auto r = run_topoplan("topo show dgx-h100:2 --names");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.starts_with("# names plan --exclude takes: "));
-  for (const char* line : {"\nhost h002\n", "\ngpu h001/gpu3\n", "\nnic h002/nic7\n", "\nswitch spine0\n", "\nlink h001/nic0<->leaf0\n"})
+  for (const char* line :
+       {"\nhost h002\n", "\ngpu h001/gpu3\n", "\nnic h002/nic7\n", "\nswitch spine0\n", "\nlink h001/nic0<->leaf0\n"})
     CHECK_MESSAGE(r.out.find(line) != std::string::npos, line);
   auto j = run_topoplan("topo show dgx-h100:2 --names --json");
   REQUIRE(j.exit_code == 0);
@@ -36,8 +37,9 @@ TEST_CASE("topo show --names: the names plan --exclude takes, one a line; a name
   CHECK(names["hosts"].size() == 2);
   CHECK(names["devices"]["gpu"].size() == 16);
   CHECK(names["devices"]["gpu"][0] == "h001/gpu0");
-  auto plan = run_topoplan("plan --cluster dgx-h100:2 --job " + (topoplan::test::data_dir() / "jobs" / "tiny-8.json").string() +
-                           " --exclude 'h001/gpu3,h001/nic0<->leaf0'");
+  auto plan =
+      run_topoplan("plan --cluster dgx-h100:2 --job " + (topoplan::test::data_dir() / "jobs" / "tiny-8.json").string() +
+                   " --exclude 'h001/gpu3,h001/nic0<->leaf0'");
   CHECK_MESSAGE(plan.exit_code == 0, plan.err);
 }
 
@@ -56,9 +58,10 @@ TEST_CASE("topo show: one host has no fabric to split, so no bisection") {
 TEST_CASE("topo show: the CPU model and where the socket link's figure comes from; an unknown model exits 2") {
   auto r = run_topoplan("topo show pcie-l40s:1");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK_MESSAGE(r.out.find("  CPUs: 2 x Xeon-6448Y per host (1 host), socket link 22 GB/s: NCCL v2.30.7-1 SRP_QPI_BW for "
-                           "Intel Sapphire Rapids\n") != std::string::npos,
-                r.out);
+  CHECK_MESSAGE(
+      r.out.find("  CPUs: 2 x Xeon-6448Y per host (1 host), socket link 22 GB/s: NCCL v2.30.7-1 SRP_QPI_BW for "
+                 "Intel Sapphire Rapids\n") != std::string::npos,
+      r.out);
   r = run_topoplan("topo show pcie-l40s:1 --json");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   auto cpus = nlohmann::json::parse(r.out)["cpus"];
@@ -74,8 +77,8 @@ TEST_CASE("topo show: the CPU model and where the socket link's figure comes fro
     "cpu_link_rate": "10GB/s"})";
   r = run_topoplan("topo show " + old + ":2");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK_MESSAGE(r.out.find("  CPUs: 2 x model not given per host (2 hosts), socket link 10 GB/s: cpu_link_rate (no cpu_model given)\n") !=
-                    std::string::npos,
+  CHECK_MESSAGE(r.out.find("  CPUs: 2 x model not given per host (2 hosts), socket link 10 GB/s: cpu_link_rate (no "
+                           "cpu_model given)\n") != std::string::npos,
                 r.out);
 
   const std::string bad = (dir / "bad.json").string();
@@ -83,7 +86,8 @@ TEST_CASE("topo show: the CPU model and where the socket link's figure comes fro
     "gpus": 8, "nics": 8, "nic_rate": "400Gbps", "pcie_rate": "63GB/s", "cpus": 2, "cpu_model": "Xeon-8408C"})";
   r = run_topoplan("topo show " + bad + ":2");
   CHECK(r.exit_code == 2);
-  CHECK_MESSAGE(r.err.find("cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'?") != std::string::npos, r.err);
+  CHECK_MESSAGE(
+      r.err.find("cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'?") != std::string::npos, r.err);
 }
 
 TEST_CASE("topo path: class and bottleneck between two GPUs") {
@@ -144,8 +148,9 @@ TEST_CASE("topo path: many equal-cost paths read as one line per stage, --all li
   CHECK(r.out.find("--all lists every hop") != std::string::npos);
   size_t lines = std::count(r.out.begin(), r.out.end(), '\n');
   CHECK(lines == 13);
-  CHECK(r.out.find("\nrouting: adaptive (InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost "
-                   "paths; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)\n") != std::string::npos);
+  CHECK(
+      r.out.find("\nrouting: adaptive (InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost "
+                 "paths; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)\n") != std::string::npos);
   auto all = run_topoplan("topo path dgx-h100:300 0 2000 --all");
   REQUIRE(all.exit_code == 0);
   CHECK(std::count(all.out.begin(), all.out.end(), '\n') == 2120);
@@ -172,8 +177,10 @@ namespace {
 // A recipe of 8 DGX H100 on leaves of their own under 2 spines, with this "routing".
 std::filesystem::path routing_recipe(const std::string& routing) {
   auto path = topoplan::test::temp_dir("routing-" + routing) / "cluster.json";
-  std::ofstream(path) << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1, "nodes_per_pod": 0,
-    "spines_per_pod": 2, "routing": ")" << routing << "\"}}";
+  std::ofstream(path)
+      << R"({"node": "dgx-h100", "nodes": 8, "fabric": {"kind": "tor", "nodes_per_su": 1, "nodes_per_pod": 0,
+    "spines_per_pod": 2, "routing": ")"
+      << routing << "\"}}";
   return path;
 }
 
@@ -183,9 +190,11 @@ TEST_CASE("topo path: under hash routing, each of NCCL's connections to a peer o
   const std::string file = routing_recipe("hash").string();
   auto r = run_topoplan("topo path " + file + " h001/gpu0 h002/gpu0");
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  CHECK(r.out.find("\nrouting: hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set "
-                   "by the cluster file)\n") != std::string::npos);
-  CHECK(r.out.find("the 2 connections NCCL opens to a remote peer, as hash routing places them:\n") != std::string::npos);
+  CHECK(r.out.find(
+            "\nrouting: hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set "
+            "by the cluster file)\n") != std::string::npos);
+  CHECK(r.out.find("the 2 connections NCCL opens to a remote peer, as hash routing places them:\n") !=
+        std::string::npos);
   CHECK(r.out.find("  connection 0: h001/nic0 -> leaf0 -> spine") != std::string::npos);
   CHECK(r.out.find("  connection 1: h001/nic0 -> leaf0 -> spine") != std::string::npos);
   // Split evenly over the leaf's 8 uplink ports (4 to each spine), each would take an eighth.
@@ -210,7 +219,8 @@ TEST_CASE("topo show and export: the routing, and where it came from") {
   CHECK(nlohmann::json::parse(run_topoplan("topo export dgx-h100:1 --format json").out)["routing"] == "adaptive");
   CHECK(!nlohmann::json::parse(run_topoplan("topo export hgx-h200:1 --format json").out).contains("routing"));
   auto dir = topoplan::test::temp_dir("routing-graph");
-  std::ofstream(dir / "g.json") << run_topoplan("topo export " + routing_recipe("hash").string() + " --format json").out;
+  std::ofstream(dir / "g.json")
+      << run_topoplan("topo export " + routing_recipe("hash").string() + " --format json").out;
   CHECK(run_topoplan("topo show " + (dir / "g.json").string()).out.find("  routing: hash (") != std::string::npos);
 }
 

@@ -34,7 +34,8 @@ TEST_CASE("traffic: a job's log, its communicators and steps, beside the model")
   auto r = run_topoplan("traffic --nccl-log " + log);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   CHECK(r.out.starts_with("NCCL 2.21.5: 13 communicators; 3 steps (communicator "));
-  CHECK(r.out.find("before the first step (setup), per communicator:\n  4 of 2 ranks: Broadcast 2 MB x 1") != std::string::npos);
+  CHECK(r.out.find("before the first step (setup), per communicator:\n  4 of 2 ranks: Broadcast 2 MB x 1") !=
+        std::string::npos);
   r = run_topoplan("traffic --nccl-log " + log + " --job " + kJob);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("beside tiny-8's model") != std::string::npos);
@@ -65,7 +66,8 @@ TEST_CASE("score --traffic: the log's collectives scored on the layout") {
   REQUIRE(r.exit_code == 0);
   std::ofstream(dir / "t.json") << r.out;
   auto model = run_topoplan("score --cluster dgx-h100:1 --job " + kJob + " --json");
-  auto seen = run_topoplan("score --cluster dgx-h100:1 --job " + kJob + " --traffic " + (dir / "t.json").string() + " --json");
+  auto seen =
+      run_topoplan("score --cluster dgx-h100:1 --job " + kJob + " --traffic " + (dir / "t.json").string() + " --json");
   REQUIRE_MESSAGE(seen.exit_code == 0, seen.err);
   const nlohmann::json m = nlohmann::json::parse(model.out), s = nlohmann::json::parse(seen.out);
   CHECK(s["exposed_comm_s"].get<double>() == doctest::Approx(m["exposed_comm_s"].get<double>()).epsilon(0.01));

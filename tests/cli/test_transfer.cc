@@ -2,9 +2,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "tests/support.h"
 
@@ -21,10 +21,10 @@ double seconds(const std::string& args) {
 }  // namespace
 
 TEST_CASE("transfer: the facility-transfer table (100 TB)") {
-  CHECK(seconds("--size 100TB --rate 100Gbps") == doctest::Approx(8000));   // 2 h 13 min 20 s
-  CHECK(seconds("--size 100TB --rate 400Gbps") == doctest::Approx(2000));   // 33 min 20 s
-  CHECK(seconds("--size 100TB --rate 800Gbps") == doctest::Approx(1000));   // 16 min 40 s
-  CHECK(seconds("--size 100TB --rate 1.6Tbps") == doctest::Approx(500));    // 8 min 20 s
+  CHECK(seconds("--size 100TB --rate 100Gbps") == doctest::Approx(8000));                    // 2 h 13 min 20 s
+  CHECK(seconds("--size 100TB --rate 400Gbps") == doctest::Approx(2000));                    // 33 min 20 s
+  CHECK(seconds("--size 100TB --rate 800Gbps") == doctest::Approx(1000));                    // 16 min 40 s
+  CHECK(seconds("--size 100TB --rate 1.6Tbps") == doctest::Approx(500));                     // 8 min 20 s
   CHECK(seconds("--size 100TB --rate 100Gbps --efficiency 0.8") == doctest::Approx(10000));  // ~2 h 47 min
   auto text = run_topoplan("transfer --size 100TB --rate 100Gbps");
   CHECK(text.out.find("2 h 13 min 20 s") != std::string::npos);
@@ -45,9 +45,10 @@ TEST_CASE("transfer: a size in bits says sizes are bytes and what the bits are, 
   for (const char* args : {"--size 100Tb --rate 100Gbps", "--size 100Tb"}) {
     auto r = run_topoplan(std::string("transfer ") + args);
     CHECK(r.exit_code == 2);
-    CHECK_MESSAGE(r.err.find("--size: invalid size '100Tb': sizes are in bytes and 'Tb' is terabits: 100 Tb is 12.5 TB") !=
-                      std::string::npos,
-                  r.err);
+    CHECK_MESSAGE(
+        r.err.find("--size: invalid size '100Tb': sizes are in bytes and 'Tb' is terabits: 100 Tb is 12.5 TB") !=
+            std::string::npos,
+        r.err);
     CHECK(r.err.find("did you mean") == std::string::npos);
   }
 }
@@ -100,8 +101,8 @@ std::string interleaved_layout() {
 nlohmann::json beside_job(const std::string& args) {
   const std::string cmd = "transfer --size 100TB --cluster " +
                           (topoplan::test::data_dir() / "clusters/two-site-h100.json").string() +
-                          " --from siteA --to siteB --job " + (topoplan::test::data_dir() / "jobs/llama3-70b.json").string() +
-                          " " + args + " --json";
+                          " --from siteA --to siteB --job " +
+                          (topoplan::test::data_dir() / "jobs/llama3-70b.json").string() + " " + args + " --json";
   auto r = run_topoplan(cmd);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return nlohmann::json::parse(r.out);
@@ -183,13 +184,15 @@ TEST_CASE("transfer: a job without the sites, or with options that do not fit, e
   auto r = run_topoplan("transfer --size 1TB --job " + job);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--job needs --cluster") != std::string::npos);
-  r = run_topoplan("transfer --size 1TB --job " + job + " --cluster " + two_site + " --from siteA --to siteB --share 1");
+  r = run_topoplan("transfer --size 1TB --job " + job + " --cluster " + two_site +
+                   " --from siteA --to siteB --share 1");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--share") != std::string::npos);
   r = run_topoplan("transfer --size 1TB --job " + job + " --cluster " + two_site + " --from siteA --to siteC");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("did you mean 'siteA'") != std::string::npos);
-  r = run_topoplan("transfer --size 1TB --job " + job + " --cluster " + two_site + " --from siteA --to siteB --rate 1Gbps");
+  r = run_topoplan("transfer --size 1TB --job " + job + " --cluster " + two_site +
+                   " --from siteA --to siteB --rate 1Gbps");
   CHECK(r.exit_code == 2);
   r = run_topoplan("transfer --size 1TB --rate 1Gbps --layout x.txt");
   CHECK(r.exit_code == 2);

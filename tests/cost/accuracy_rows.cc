@@ -9,8 +9,8 @@
 namespace topoplan::test {
 
 std::vector<std::string> collective_args(const nlohmann::json& row) {
-  std::vector<std::string> args{"collective", "--cluster", row.at("cluster"), "--op", row.at("op"),
-                                "--size",     row.at("size"), "--json"};
+  std::vector<std::string> args{"collective", "--cluster", row.at("cluster"), "--op",
+                                row.at("op"), "--size",    row.at("size"),    "--json"};
   if (row.contains("gpus")) args.insert(args.end(), {"--gpus", row.at("gpus")});
   if (row.contains("algo")) args.insert(args.end(), {"--algo", row.at("algo")});
   return args;

@@ -18,16 +18,19 @@ namespace {
 
 // What the model does not explain, row by row. Each names the mechanism it lacks, not a constant.
 const std::map<std::string, std::string> kKnownMisses = {
-    {"D5", "8 H100 at 1 MiB (NCCL 2.18.5): NCCL 2.25's tuner rates ring/LL (28.0 us) and NVLS (28.9 us) within a "
-           "microsecond and runs ring/LL, 28.0 us on the links; NVLS would take 36.5 us. The 42 us measured is slower "
-           "than either; which one 2.18.5 ran is not published."},
-    {"D15", "8 A100 at 32 KiB: 43.8 us measured against NCCL's own ring/LL latency of 15.6 us; the same source's "
-            "small calls run 2-3x NCCL's latency where 8 H20 run under it (deepseek-ai/DeepEP#303), a host path this "
-            "system's own runs calibrate (launch_us)."},
+    {"D5",
+     "8 H100 at 1 MiB (NCCL 2.18.5): NCCL 2.25's tuner rates ring/LL (28.0 us) and NVLS (28.9 us) within a "
+     "microsecond and runs ring/LL, 28.0 us on the links; NVLS would take 36.5 us. The 42 us measured is slower "
+     "than either; which one 2.18.5 ran is not published."},
+    {"D15",
+     "8 A100 at 32 KiB: 43.8 us measured against NCCL's own ring/LL latency of 15.6 us; the same source's "
+     "small calls run 2-3x NCCL's latency where 8 H20 run under it (deepseek-ai/DeepEP#303), a host path this "
+     "system's own runs calibrate (launch_us)."},
     {"D16", "as D15 at 1 MiB: 101.9 us, slower per byte than the same source's 8 MiB row (133.5 us)."},
-    {"D18", "8 A100 at 128 MiB: 1327.6 us, 290 us over the ring's link time at the NVLink rate D14 and D19 "
-            "confirm (1 GiB: 318 us over); a fixed cost this large per call has no mechanism here (NCCL's tree "
-            "would take 1.31 ms, but NCCL 2.25 runs the ring; the source's NCCL version is not given)."},
+    {"D18",
+     "8 A100 at 128 MiB: 1327.6 us, 290 us over the ring's link time at the NVLink rate D14 and D19 "
+     "confirm (1 GiB: 318 us over); a fixed cost this large per call has no mechanism here (NCCL's tree "
+     "would take 1.31 ms, but NCCL 2.25 runs the ring; the source's NCCL version is not given)."},
 };
 
 double median(std::vector<double> v) {
@@ -54,7 +57,8 @@ TEST_CASE("accuracy: every published nccl-tests row within its tolerance" * doct
                 row.at("cluster").get<std::string>().c_str(), row.at("op").get<std::string>().c_str(),
                 row.at("size").get<std::string>().c_str(), row.value("gpus", "").c_str(), r.algorithm.c_str(),
                 r.protocol.c_str(), r.predicted, r.measured, r.error * 100, r.tolerance * 100,
-                ok ? (miss == kKnownMisses.end() ? "" : "NOW WITHIN") : (miss == kKnownMisses.end() ? "OUTSIDE" : "known miss"));
+                ok ? (miss == kKnownMisses.end() ? "" : "NOW WITHIN")
+                   : (miss == kKnownMisses.end() ? "OUTSIDE" : "known miss"));
     const std::string figures = row.at("metric").get<std::string>() + ": predicted " + std::to_string(r.predicted) +
                                 ", measured " + std::to_string(r.measured) + " (" + std::to_string(r.error * 100) +
                                 " %, tolerance " + std::to_string(r.tolerance * 100) + " %)";

@@ -73,14 +73,18 @@ TEST_CASE("calibration: malformed overlays name the field") {
     return c.error();
   };
   CHECK(err({{"efficency", {}}}) == "cal.json: unknown key 'efficency', did you mean 'efficiency'?");
-  CHECK(err({{"efficiency", {{"NVL", 1.5}}}}) == "cal.json: efficiency.NVL: expected a number from 0.00001 to 1, got 1.5");
-  CHECK(err({{"efficiency", {{"NVL", "fast"}}}}) == "cal.json: efficiency.NVL: expected a number from 0.00001 to 1, got \"fast\"");
+  CHECK(err({{"efficiency", {{"NVL", 1.5}}}}) ==
+        "cal.json: efficiency.NVL: expected a number from 0.00001 to 1, got 1.5");
+  CHECK(err({{"efficiency", {{"NVL", "fast"}}}}) ==
+        "cal.json: efficiency.NVL: expected a number from 0.00001 to 1, got \"fast\"");
   CHECK(err({{"efficiency", {{"NVLINK", 0.8}}}}).starts_with("cal.json: efficiency: unknown key 'NVLINK'"));
   CHECK(err({{"launch_us", -1}}) == "cal.json: launch_us: expected a number from 0 to 1000000, got -1");
   // Values that would overflow a duration or divide it by almost nothing are refused by name.
   CHECK(err({{"launch_us", 1e308}}) == "cal.json: launch_us: expected a number from 0 to 1000000, got 1e+308");
-  CHECK(err({{"efficiency", {{"NET", 1e-300}}}}) == "cal.json: efficiency.NET: expected a number from 0.00001 to 1, got 1e-300");
-  CHECK(err({{"latency_us", {{"NET", -2}}}}) == "cal.json: latency_us.NET: expected a number from 0 to 1000000, got -2");
+  CHECK(err({{"efficiency", {{"NET", 1e-300}}}}) ==
+        "cal.json: efficiency.NET: expected a number from 0.00001 to 1, got 1e-300");
+  CHECK(err({{"latency_us", {{"NET", -2}}}}) ==
+        "cal.json: latency_us.NET: expected a number from 0 to 1000000, got -2");
   CHECK(err({{"latency_us", {{"IB", 2}}}}).starts_with("cal.json: latency_us: unknown key 'IB'"));
   CHECK(err({{"nvls_efficiency", 0}}) == "cal.json: nvls_efficiency: expected a number from 0.00001 to 1, got 0");
   CHECK(err({{"nvls_efficiency", {{"blackwell", 2}}}}) ==
@@ -89,8 +93,10 @@ TEST_CASE("calibration: malformed overlays name the field") {
   CHECK(err({{"nvl_efficiency", {{"hopper", 0}}}}) ==
         "cal.json: nvl_efficiency.hopper: expected a number from 0.00001 to 1, got 0");
   CHECK(err({{"nvl_efficiency", {{"h100", 0.8}}}}).starts_with("cal.json: nvl_efficiency: unknown key 'h100'"));
-  CHECK(err({{"nvls_efficiency", "high"}}) == "cal.json: nvls_efficiency: expected a number or an object of hopper, blackwell, hopper_mnnvl, blackwell_mnnvl, "
-        "got \"high\"");
+  CHECK(
+      err({{"nvls_efficiency", "high"}}) ==
+      "cal.json: nvls_efficiency: expected a number or an object of hopper, blackwell, hopper_mnnvl, blackwell_mnnvl, "
+      "got \"high\"");
   CHECK(err(nlohmann::json::array()) == "cal.json: expected an object, got an array");
   auto dir = test::temp_dir("calibration");
   std::ofstream(dir / "broken.json") << "{\"launch_us\": 3,,}";

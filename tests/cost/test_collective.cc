@@ -9,10 +9,10 @@
 #include <numeric>
 #include <set>
 
-#include "cost/transfers.h"
 #include "base/index_list.h"
-#include "topology/node_types.h"
 #include "base/units.h"
+#include "cost/transfers.h"
+#include "topology/node_types.h"
 
 #include "tests/support.h"
 
@@ -25,7 +25,10 @@ struct Model {
   Calibration cal;
   CollectiveModel model;
   explicit Model(const std::string& spec, Calibration c = calibration_default())
-      : cluster(test::load_cluster(spec)), router(cluster), cal(c), model(cluster, router, nccl_tuning_default(), cal) {}
+      : cluster(test::load_cluster(spec)),
+        router(cluster),
+        cal(c),
+        model(cluster, router, nccl_tuning_default(), cal) {}
   CollectiveRequest request(CollectiveOp op, double bytes, std::vector<int> gpus = {}) {
     if (gpus.empty()) {
       gpus.resize(cluster.gpus().size());
@@ -89,10 +92,10 @@ TEST_CASE("collective: the NVLS graph as NCCL's search builds it (heads, bwIntra
   // (at most 32) at the first speed with (H + 1) s within its NVLink; across nodes one head per
   // NIC, from the inter-node speed list.
   const Case cases[] = {
-      {"dgx-h100:1", "", 8, 40, 60},        {"dgx-h100:1", "0-3", 4, 60, 60},  {"dgx-h100:1", "0-4", 5, 60, 60},
-      {"dgx-h100:1", "0-5", 6, 50, 60},     {"dgx-h100:1", "0-6", 7, 40, 60},  {"hgx-b200:1", "", 8, 80, 90},
-      {"gb200-nvl72:1", "", 32, 20, 40},    {"gb200-nvl72:1", "0-15", 16, 40, 80},
-      {"dgx-h100:2", "", 8, 40, 48},        {"hgx-b200:2", "", 8, 48, 48},      {"gb200-nvl72:2", "", 32, 20, 40},
+      {"dgx-h100:1", "", 8, 40, 60},     {"dgx-h100:1", "0-3", 4, 60, 60},      {"dgx-h100:1", "0-4", 5, 60, 60},
+      {"dgx-h100:1", "0-5", 6, 50, 60},  {"dgx-h100:1", "0-6", 7, 40, 60},      {"hgx-b200:1", "", 8, 80, 90},
+      {"gb200-nvl72:1", "", 32, 20, 40}, {"gb200-nvl72:1", "0-15", 16, 40, 80}, {"dgx-h100:2", "", 8, 40, 48},
+      {"hgx-b200:2", "", 8, 48, 48},     {"gb200-nvl72:2", "", 32, 20, 40},
   };
   for (const Case& k : cases) {
     CAPTURE(k.spec);
@@ -119,7 +122,8 @@ TEST_CASE("collective: the NVLS graph as NCCL's search builds it (heads, bwIntra
   CHECK_FALSE(comm_group_nccl(t, a100, comm_group_make(a100, ra, a100.gpus()).value()).nvls_support);
   Cluster h100 = test::load_cluster("dgx-h100:1");
   Router rh(h100);
-  CHECK_FALSE(comm_group_nccl(t, h100, comm_group_make(h100, rh, {h100.gpus()[0], h100.gpus()[1]}).value()).nvls_support);
+  CHECK_FALSE(
+      comm_group_nccl(t, h100, comm_group_make(h100, rh, {h100.gpus()[0], h100.gpus()[1]}).value()).nvls_support);
 }
 
 TEST_CASE("collective: a rack's NVLS has 32 heads, and across racks only the heads' NICs carry it") {
@@ -132,7 +136,8 @@ TEST_CASE("collective: a rack's NVLS has 32 heads, and across racks only the hea
   Model two("gb200-nvl72:2");
   CommGroup g = comm_group_make(two.cluster, two.router, two.cluster.gpus()).value();
   CHECK(g.nvls_heads() == 32);
-  Result<std::vector<Transfer>> tr = collective_transfers(g, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1 << 30, {});
+  Result<std::vector<Transfer>> tr =
+      collective_transfers(g, CollectiveOp::all_reduce, NcclAlgo::nvls_tree, 1 << 30, {});
   REQUIRE(tr.ok());
   std::set<VertexId> senders;
   for (const Transfer& x : *tr)
@@ -303,7 +308,8 @@ TEST_CASE("collective: every candidate's terms add up to its time (collective --
   for (const std::string& spec : {std::string("dgx-h100:2"), std::string("dgx-a100:2"), std::string("gb200-nvl72:1"),
                                   std::string("pcie-l40s:2"), two_sites}) {
     Model m(spec, cal);
-    for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::alltoall, CollectiveOp::sendrecv})
+    for (CollectiveOp op :
+         {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::alltoall, CollectiveOp::sendrecv})
       for (double bytes : {4096.0, 4.0 * (1 << 20), 1024.0 * (1 << 20)}) {
         CAPTURE(spec);
         CAPTURE(to_string(op));
@@ -370,7 +376,8 @@ TEST_CASE("collective: no fill where nothing is forwarded, and rings reach their
   CollectiveRequest b = two.request(CollectiveOp::broadcast, 64.0 * (1 << 20));
   b.proto = NcclProto::simple;
   const CollectiveCandidate c = two.predict(b).candidates.front();
-  CHECK(c.fill_us == doctest::Approx(6 * c.link_us * (512 * 1024) / (64.0 * (1 << 20) / two.predict(b).channels)).epsilon(0.01));
+  CHECK(c.fill_us ==
+        doctest::Approx(6 * c.link_us * (512 * 1024) / (64.0 * (1 << 20) / two.predict(b).channels)).epsilon(0.01));
 }
 
 TEST_CASE("collective: small calls cost NCCL's latency, with no launch term on top") {
@@ -401,8 +408,8 @@ TEST_CASE("collective: no bigger message finishes sooner, on any preset at any s
   for (const NodeType& type : node_types())
     for (int nodes : {1, 2, 4, 32}) {
       Model m(type.name + ":" + std::to_string(nodes));
-      for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
-                              CollectiveOp::alltoall}) {
+      for (CollectiveOp op :
+           {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter, CollectiveOp::alltoall}) {
         Result<std::vector<CollectivePrediction>> rows = m.model.sweep(m.request(op, 0), 1024, 16.0 * (1LL << 30));
         REQUIRE_MESSAGE(rows.ok(), rows.error());
         ++sweeps;

@@ -27,7 +27,8 @@ TEST_CASE("collective_prediction_to_json: the choice, its bottleneck and every c
   CHECK(j.contains("routing"));
   CHECK(j.contains("even_split_bottleneck") == p->even_bottleneck.has_value());
   REQUIRE(j["candidates"].size() == p->candidates.size());
-  CHECK(j["candidates"][0]["terms"]["nccl_latency_us"].get<double>() == doctest::Approx(p->candidates[0].nccl_latency_us));
+  CHECK(j["candidates"][0]["terms"]["nccl_latency_us"].get<double>() ==
+        doctest::Approx(p->candidates[0].nccl_latency_us));
 }
 
 }  // namespace

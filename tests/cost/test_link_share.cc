@@ -76,10 +76,10 @@ TEST_CASE("link share: a whole cluster owns every link") {
 
 TEST_CASE("link share: background load replaces the assumption where it says") {
   Cluster c = pods(256, 7);
-  Result<Background> bg = background_from_json(
-      nlohmann::json::parse(R"({"format": "topoplan-background", "tiers": {"core": 0.75},
+  Result<Background> bg =
+      background_from_json(nlohmann::json::parse(R"({"format": "topoplan-background", "tiers": {"core": 0.75},
                                 "links": {"leaf0 <-> spine0": 0.5, "leaf1 -> spine1": 0.25}})"),
-      "bg.json", c);
+                           "bg.json", c);
   REQUIRE_MESSAGE(bg.ok(), (bg ? "" : bg.error()));
   const std::vector<double> w = weights(c, {0, 1});
   LinkShare idle = link_share_make(c, FabricMode::idle, w, &*bg);
@@ -104,12 +104,14 @@ TEST_CASE("link share: background load replaces the assumption where it says") {
 
 TEST_CASE("link share: malformed background files name the key") {
   Cluster c = pods(256, 7);
-  CHECK(background_error(c, R"({"format": "other", "tiers": {}})") == "bg.json: format: expected \"topoplan-background\"");
+  CHECK(background_error(c, R"({"format": "other", "tiers": {}})") ==
+        "bg.json: format: expected \"topoplan-background\"");
   CHECK(background_error(c, R"({})") == "bg.json: expected \"tiers\" or \"links\" (or both)");
   CHECK(background_error(c, R"({"tiers": [0.5]})") == "bg.json: tiers: expected an object of tier: utilization");
   CHECK(background_error(c, R"({"tiers": {"spin": 0.5}})") ==
         "bg.json: tiers.spin: no such tier in this cluster, did you mean 'spine'? (tiers: core, leaf, spine)");
-  CHECK(background_error(c, R"({"tiers": {"spine": 1}})") == "bg.json: tiers.spine: expected a utilization in [0, 1), got 1");
+  CHECK(background_error(c, R"({"tiers": {"spine": 1}})") ==
+        "bg.json: tiers.spine: expected a utilization in [0, 1), got 1");
   CHECK(background_error(c, R"({"tiers": {"spine": -0.1}})") ==
         "bg.json: tiers.spine: expected a utilization in [0, 1), got -0.1");
   CHECK(background_error(c, R"({"tiers": {"spine": "half"}})") ==

@@ -165,7 +165,8 @@ TEST_CASE("mesh: which GPUs a group takes on a DGX-1 decides its bandwidth") {
     for (int i : gpus) r.gpus.push_back(c.gpus()[static_cast<size_t>(i)]);
     Result<CollectivePrediction> p = model.predict(r);
     REQUIRE_MESSAGE(p.ok(), p.error());
-    return p->bytes / p->time_us * 1e-3 * 2.0 * (static_cast<double>(gpus.size()) - 1) / static_cast<double>(gpus.size());
+    return p->bytes / p->time_us * 1e-3 * 2.0 * (static_cast<double>(gpus.size()) - 1) /
+           static_cast<double>(gpus.size());
   };
   const double all = busbw({0, 1, 2, 3, 4, 5, 6, 7});
   const double quad = busbw({0, 1, 2, 3}), square = busbw({0, 1, 4, 5});

@@ -117,10 +117,10 @@ TEST_CASE("nccl_tuning: default table is sane") {
         CHECK(net >= nvl);
     }
 
-  for (double f : {t.ring_ll_factor, t.ring_ll128_factor, t.tree_factor, t.tree_ll_factor,
-                   t.tree_ll128_factor_one_node, t.tree_ll128_factor_multi_node, t.tree_simple_pattern_factor,
-                   t.pat_factor, t.collnet_direct_sm90_factor, t.nvls_algbw_ratio, t.tree_algbw_ratio,
-                   t.ll_data_fraction, t.ll128_data_fraction})
+  for (double f :
+       {t.ring_ll_factor, t.ring_ll128_factor, t.tree_factor, t.tree_ll_factor, t.tree_ll128_factor_one_node,
+        t.tree_ll128_factor_multi_node, t.tree_simple_pattern_factor, t.pat_factor, t.collnet_direct_sm90_factor,
+        t.nvls_algbw_ratio, t.tree_algbw_ratio, t.ll_data_fraction, t.ll128_data_fraction})
     CHECK((f > 0 && f <= 1));
   CHECK(t.ll_data_fraction == 0.5);
   CHECK(t.ll128_data_fraction == doctest::Approx(120.0 / 128));
@@ -195,7 +195,7 @@ TEST_CASE("nccl_tuning: one H100 node reproduces ring ~360 and NVLS ~470 GB/s bu
   double nvls_busbw = nvls.bandwidth_GBps * nccl_busbw_factor(ar, 8);
   CHECK(nvls_busbw > 450);
   CHECK(nvls_busbw < 490);
-  CHECK_FALSE(nccl_estimate(t, c, ar, NcclAlgo::nvls, NcclProto::ll).available);  // Simple only
+  CHECK_FALSE(nccl_estimate(t, c, ar, NcclAlgo::nvls, NcclProto::ll).available);           // Simple only
   CHECK_FALSE(nccl_estimate(t, c, ar, NcclAlgo::nvls_tree, NcclProto::simple).available);  // needs > 1 node
   CHECK_FALSE(nccl_estimate(t, c, ar, NcclAlgo::collnet_direct, NcclProto::simple).available);
   CHECK_FALSE(nccl_estimate(t, c, CollectiveOp::all_gather, NcclAlgo::pat, NcclProto::simple).available);

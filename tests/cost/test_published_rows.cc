@@ -42,7 +42,8 @@ std::vector<std::string> published_rows_problems(const json& doc) {
   if (!doc["rows"].is_array() || doc["rows"].empty()) return {"\"rows\" is not a non-empty array"};
   const std::set<std::string> text_fields{"id",     "class",  "cluster", "op",    "size",
                                           "metric", "expect", "nccl",    "quote", "source"};
-  const std::set<std::string> number_fields{"value", "tolerance"}, optional_text{"gpus", "algo", "note", "reason", "ran"};
+  const std::set<std::string> number_fields{"value", "tolerance"},
+      optional_text{"gpus", "algo", "note", "reason", "ran"};
   std::set<std::string> ids;
   for (size_t i = 0; i < doc["rows"].size(); ++i) {
     const json& row = doc["rows"][i];
@@ -127,8 +128,8 @@ TEST_CASE("published rows: every row within its tolerance unless marked a known 
   std::map<std::string, Tally> by_class;
   Tally all;
   std::vector<std::pair<const json*, test::RowOutcome>> outcomes;  // checked after the table, to keep it whole
-  std::printf("%-5s %-17s %-14s %-10s %-6s %-17s %-9s %-6s %9s %9s %8s %5s %8s  %s\n", "id", "class", "cluster",
-              "op", "size", "gpus", "algorithm", "proto", "predicted", "measured", "error", "tol", "NCCL err", "mark");
+  std::printf("%-5s %-17s %-14s %-10s %-6s %-17s %-9s %-6s %9s %9s %8s %5s %8s  %s\n", "id", "class", "cluster", "op",
+              "size", "gpus", "algorithm", "proto", "predicted", "measured", "error", "tol", "NCCL err", "mark");
   for (const json& row : doc["rows"]) {
     const std::string cls = row["class"];
     const bool known_miss = row["expect"] == "known_miss";
@@ -159,10 +160,11 @@ TEST_CASE("published rows: every row within its tolerance unless marked a known 
     std::printf("%-17s %5zu %12.1f%% %4d/%-3zu %18s\n", cls.c_str(), t.abs_errors.size(), median(t.abs_errors) * 100,
                 t.within, t.abs_errors.size(), nccl_median(t).c_str());
   }
-  std::printf("all %zu rows: median |error| %.1f %%, %d of %zu within tolerance (%.0f %%); NCCL's own estimate of the "
-              "same pairs: median |error| %s\n",
-              all.abs_errors.size(), median(all.abs_errors) * 100, all.within, all.abs_errors.size(),
-              100.0 * all.within / all.abs_errors.size(), nccl_median(all).c_str());
+  std::printf(
+      "all %zu rows: median |error| %.1f %%, %d of %zu within tolerance (%.0f %%); NCCL's own estimate of the "
+      "same pairs: median |error| %s\n",
+      all.abs_errors.size(), median(all.abs_errors) * 100, all.within, all.abs_errors.size(),
+      100.0 * all.within / all.abs_errors.size(), nccl_median(all).c_str());
 
   for (const auto& outcome : outcomes) {
     // Named copies, not structured bindings: doctest's messages capture them (clang 15).

@@ -50,26 +50,28 @@ std::string job_log(const Cluster& c, const Job& job, const Layout& layout, cons
   std::vector<std::vector<uint64_t>> op_count(static_cast<size_t>(world), std::vector<uint64_t>(comms.size(), 0));
   auto prefix = [&](int r) {
     const Device& gpu = c.device(layout.gpu_of_rank[static_cast<size_t>(r)]);
-    return c.hosts()[static_cast<size_t>(gpu.host)].name + ":" + std::to_string(1000 + r) + ":" + std::to_string(1000 + r) +
-           " [" + std::to_string(gpu.local_index) + "] NCCL INFO ";
+    return c.hosts()[static_cast<size_t>(gpu.host)].name + ":" + std::to_string(1000 + r) + ":" +
+           std::to_string(1000 + r) + " [" + std::to_string(gpu.local_index) + "] NCCL INFO ";
   };
   auto ptr = [](int r, size_t k) { return "0x" + hex((static_cast<uint64_t>(r) + 1) << 24 | (k + 1) << 4); };
   auto call = [&](int r, size_t k, const std::string& op, uint64_t count, int datatype, int root) {
     const size_t n = comms[k].ranks.size();
-    lines[static_cast<size_t>(r)].push_back(
-        prefix(r) + op + ": opCount " + hex(op_count[static_cast<size_t>(r)][k]++) + " sendbuff 0x7f3a00000000 recvbuff 0x7f3a00000000 count " +
-        std::to_string(count) + " datatype " + std::to_string(datatype) + " op 0 root " + std::to_string(root) + " comm " + ptr(r, k) +
-        " [nranks=" + std::to_string(n) + "] stream 0x55d0c0de0000");
+    lines[static_cast<size_t>(r)].push_back(prefix(r) + op + ": opCount " + hex(op_count[static_cast<size_t>(r)][k]++) +
+                                            " sendbuff 0x7f3a00000000 recvbuff 0x7f3a00000000 count " +
+                                            std::to_string(count) + " datatype " + std::to_string(datatype) +
+                                            " op 0 root " + std::to_string(root) + " comm " + ptr(r, k) +
+                                            " [nranks=" + std::to_string(n) + "] stream 0x55d0c0de0000");
   };
   for (int r = 0; r < world; ++r) lines[static_cast<size_t>(r)].push_back(prefix(r) + "NCCL version 2.21.5+cuda12.4");
   for (size_t k = 0; k < comms.size(); ++k)
     for (size_t pos = 0; pos < comms[k].ranks.size(); ++pos) {
       const int r = comms[k].ranks[pos];
       const int dev = c.device(layout.gpu_of_rank[static_cast<size_t>(r)]).local_index;
-      lines[static_cast<size_t>(r)].push_back(prefix(r) + "comm " + ptr(r, k) + " rank " + std::to_string(pos) + " nranks " +
-                                              std::to_string(comms[k].ranks.size()) + " cudaDev " + std::to_string(dev) +
-                                              " nvmlDev " + std::to_string(dev) + " busId " + hex((dev + 1) * 0x1000) +
-                                              " commId 0x" + hex(0xc0ffee00 + k) + " - Init COMPLETE");
+      lines[static_cast<size_t>(r)].push_back(prefix(r) + "comm " + ptr(r, k) + " rank " + std::to_string(pos) +
+                                              " nranks " + std::to_string(comms[k].ranks.size()) + " cudaDev " +
+                                              std::to_string(dev) + " nvmlDev " + std::to_string(dev) + " busId " +
+                                              hex((dev + 1) * 0x1000) + " commId 0x" + hex(0xc0ffee00 + k) +
+                                              " - Init COMPLETE");
     }
   if (opt.setup_broadcast)
     for (size_t k = 0; k < comms.size(); ++k)
@@ -84,15 +86,20 @@ std::string job_log(const Cluster& c, const Job& job, const Layout& layout, cons
         if (cm.token != it.group) continue;
         if (it.stage_class >= 0) {
           const std::vector<int>& stages = traffic.stage_classes[static_cast<size_t>(it.stage_class)].stages;
-          if (std::find(stages.begin(), stages.end(), stage_of[static_cast<size_t>(cm.ranks[0])]) == stages.end()) continue;
+          if (std::find(stages.begin(), stages.end(), stage_of[static_cast<size_t>(cm.ranks[0])]) == stages.end())
+            continue;
         }
         const uint64_t n = cm.ranks.size();
         for (long q = 0; q < calls; ++q)
           for (size_t pos = 0; pos < n; ++pos) {
             const int r = cm.ranks[pos];
             switch (it.op) {
-              case CollectiveOp::all_gather: call(r, k, "AllGather", static_cast<uint64_t>(bytes / 2 / n), 9, 0); break;
-              case CollectiveOp::reduce_scatter: call(r, k, "ReduceScatter", static_cast<uint64_t>(bytes / 2 / n), 9, 0); break;
+              case CollectiveOp::all_gather:
+                call(r, k, "AllGather", static_cast<uint64_t>(bytes / 2 / n), 9, 0);
+                break;
+              case CollectiveOp::reduce_scatter:
+                call(r, k, "ReduceScatter", static_cast<uint64_t>(bytes / 2 / n), 9, 0);
+                break;
               case CollectiveOp::alltoall:
                 for (size_t p = 0; p < n; ++p)
                   if (p != pos) {
@@ -108,7 +115,9 @@ std::string job_log(const Cluster& c, const Job& job, const Layout& layout, cons
                     call(r, k, "Recv", static_cast<uint64_t>(bytes / 2), 9, p);
                   }
                 break;
-              default: call(r, k, "AllReduce", static_cast<uint64_t>(bytes / 2), 9, 0); break;
+              default:
+                call(r, k, "AllReduce", static_cast<uint64_t>(bytes / 2), 9, 0);
+                break;
             }
           }
       }

@@ -14,7 +14,7 @@ namespace topoplan::test {
 
 struct JobLogOptions {
   int steps = 3;
-  double dp_bytes_scale = 1;   // the data-parallel calls' sizes, scaled (a bucket size unlike the model's)
+  double dp_bytes_scale = 1;    // the data-parallel calls' sizes, scaled (a bucket size unlike the model's)
   bool world_allreduce = true;  // a world communicator reducing the loss twice per step (the model has none)
   bool setup_broadcast = true;  // parameters broadcast over the data-parallel groups before the first step
 };

@@ -2,11 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
-#include <unistd.h>
 #include <utility>
 
 namespace topoplan {
@@ -160,11 +160,13 @@ TEST_CASE("counters: perfquery files per switch, in any order, group by their ti
     std::string line;
     bool keep = false;
     while (std::getline(in, line)) {
-      if (line.rfind("# time:", 0) == 0) time = line + "\n";
+      if (line.rfind("# time:", 0) == 0)
+        time = line + "\n";
       else if (line.rfind("# Port", 0) == 0) {
         keep = line.find("Lid " + std::to_string(lid) + " ") != std::string::npos;
         if (keep) out += time + line + "\n";
-      } else if (keep) out += line + "\n";
+      } else if (keep)
+        out += line + "\n";
     }
     return out;
   };
@@ -195,9 +197,16 @@ TEST_CASE("counters: plain perfquery counters are 32-bit and a saturated one is 
   // Plain perfquery (PortCounters): data in 32-bit words that stop at 2^32-1, errors 16 and 8 bits.
   const auto plain = [](const char* xmit, const char* rcv, const char* discards) {
     return block(false, 7, 3,
-                 {{"SymbolErrorCounter", "0"}, {"LinkErrorRecoveryCounter", "0"}, {"LinkDownedCounter", "0"},
-                  {"PortRcvErrors", "0"}, {"PortXmitDiscards", discards}, {"CounterSelect2", "0x00"},
-                  {"PortXmitData", xmit}, {"PortRcvData", rcv}, {"PortXmitPkts", "10"}, {"PortRcvPkts", "10"},
+                 {{"SymbolErrorCounter", "0"},
+                  {"LinkErrorRecoveryCounter", "0"},
+                  {"LinkDownedCounter", "0"},
+                  {"PortRcvErrors", "0"},
+                  {"PortXmitDiscards", discards},
+                  {"CounterSelect2", "0x00"},
+                  {"PortXmitData", xmit},
+                  {"PortRcvData", rcv},
+                  {"PortXmitPkts", "10"},
+                  {"PortRcvPkts", "10"},
                   {"PortXmitWait", "0"}});
   };
   const CounterSample before = parsed("# time: 0\n" + plain("4000000000", "1000", "65530"), "b.txt");
@@ -225,11 +234,12 @@ TEST_CASE("counters: plain perfquery counters are 32-bit and a saturated one is 
 
 TEST_CASE("counters: older perfquery names, and a plain and an extended block of one port merge") {
   // libibmad before the IBA names (as collectd's and tacc_stats' comments quote it).
-  const std::string old = "# Port counters: Lid 214 port 35\nPortSelect:......................35\n"
-                           "SymbolErrors:....................7\nLinkDowned:......................0\n"
-                           "RcvErrors:.......................2\nXmtDiscards:.....................3\n"
-                           "XmtData:.........................905972985\nRcvData:.........................2411533950\n"
-                           "XmtPkts:.........................22945597\n";
+  const std::string old =
+      "# Port counters: Lid 214 port 35\nPortSelect:......................35\n"
+      "SymbolErrors:....................7\nLinkDowned:......................0\n"
+      "RcvErrors:.......................2\nXmtDiscards:.....................3\n"
+      "XmtData:.........................905972985\nRcvData:.........................2411533950\n"
+      "XmtPkts:.........................22945597\n";
   const CounterSample s = parsed(old, "old.txt");
   REQUIRE(s.ports.size() == 1);
   CHECK(s.ports[0].key == "lid 214 port 35");
@@ -239,9 +249,12 @@ TEST_CASE("counters: older perfquery names, and a plain and an extended block of
 
   // perfquery -x for data (an HCA without AdditionalPortCountersExtended), plain perfquery for errors.
   const std::string both = block(true, 5, 1, {{"PortXmitData", "8472649621"}, {"PortRcvData", "7391204418"}}) +
-                           block(false, 5, 1, {{"SymbolErrorCounter", "47"}, {"PortXmitDiscards", "2"},
-                                               {"PortXmitData", "4294967295"}, {"PortRcvData", "4294967295"},
-                                               {"PortXmitWait", "182941"}});
+                           block(false, 5, 1,
+                                 {{"SymbolErrorCounter", "47"},
+                                  {"PortXmitDiscards", "2"},
+                                  {"PortXmitData", "4294967295"},
+                                  {"PortRcvData", "4294967295"},
+                                  {"PortXmitWait", "182941"}});
   const CounterSample m = parsed(both, "both.txt");
   REQUIRE(m.ports.size() == 1);
   CHECK(m.ports[0].tx_bytes->bits == 64);  // the extended counter wins
@@ -280,8 +293,8 @@ TEST_CASE("counters: a 64-bit counter that wrapped near 2^64 gives the modular d
                "counter\nnode_network_transmit_bytes_total{device=\"eth0\"} ") +
            tx + " " + ts + "\n";
   };
-  const std::vector<PortRate> n = rates({parsed(netdev("18446744073709549568", "1000"), "p1.prom"),
-                                        parsed(netdev("1e6", "11000"), "p2.prom")});
+  const std::vector<PortRate> n =
+      rates({parsed(netdev("18446744073709549568", "1000"), "p1.prom"), parsed(netdev("1e6", "11000"), "p2.prom")});
   REQUIRE(n.size() == 1);
   CHECK(n[0].key == "eth0");
   CHECK(n[0].tx_Bps == doctest::Approx(100204.8));
@@ -354,8 +367,8 @@ std::string federated(long long t_ms, const char* eth_tx, const char* eth_rx, co
          "# TYPE node_infiniband_port_data_received_bytes_total counter\n" +
          ib("port_data_received_bytes_total", "1.493376e+07") +
          "# TYPE node_infiniband_port_discards_transmitted_total counter\n" +
-         ib("port_discards_transmitted_total", "5") +
-         "# TYPE node_infiniband_port_transmit_wait_total counter\n" + ib("port_transmit_wait_total", ib_wait) +
+         ib("port_discards_transmitted_total", "5") + "# TYPE node_infiniband_port_transmit_wait_total counter\n" +
+         ib("port_transmit_wait_total", ib_wait) +
          "# TYPE node_infiniband_np_ecn_marked_roce_packets_received_total counter\n" +
          ib("np_ecn_marked_roce_packets_received_total", "12");
 }
@@ -395,9 +408,12 @@ TEST_CASE("counters: node_exporter netdev and infiniband series through /federat
 TEST_CASE("counters: node_exporter scraped directly: no timestamps, escapes, halves and an interval") {
   // curl -s h001:9100/metrics: no instance label, no timestamps; label values escaped.
   const auto scrape = [](const char* tx) {
-    return std::string("# HELP node_network_transmit_bytes_total Network device statistic transmit_bytes.\n"
-                       "# TYPE node_network_transmit_bytes_total counter\n"
-                       "node_network_transmit_bytes_total{device=\"eth0\"} ") + tx + "\n"
+    return std::string(
+               "# HELP node_network_transmit_bytes_total Network device statistic transmit_bytes.\n"
+               "# TYPE node_network_transmit_bytes_total counter\n"
+               "node_network_transmit_bytes_total{device=\"eth0\"} ") +
+           tx +
+           "\n"
            "node_network_transmit_bytes_total{device=\"we\\\"ird\\\\dev\\n\",} 0\n"
            "process_cpu_seconds_total 1.5\n"
            "node_scrape_collector_success{collector=\"infiniband\"} NaN\n";
@@ -421,11 +437,12 @@ TEST_CASE("counters: node_exporter scraped directly: no timestamps, escapes, hal
 // ---- CSV -----------------------------------------------------------------------------------------
 
 TEST_CASE("counters: a CSV row is a window already, so one file gives rates") {
-  const std::string csv = "# from the switch telemetry collector\n"
-                          "window_s,link,rx_bytes,tx_bytes,discards,ecn_marked,pfc_pause\n"
-                          "10,leaf1:eth1/1 -> spine1:eth1/1,5e9,1.25e10,,120,0\n"
-                          "10, leaf1:eth1/2 -> spine2:eth1/1 ,0,2500000000,3,,\n"
-                          "2.5,\"h001/mlx5_0, port 1\",1000,,,,\n";
+  const std::string csv =
+      "# from the switch telemetry collector\n"
+      "window_s,link,rx_bytes,tx_bytes,discards,ecn_marked,pfc_pause\n"
+      "10,leaf1:eth1/1 -> spine1:eth1/1,5e9,1.25e10,,120,0\n"
+      "10, leaf1:eth1/2 -> spine2:eth1/1 ,0,2500000000,3,,\n"
+      "2.5,\"h001/mlx5_0, port 1\",1000,,,,\n";
   const CounterSample s = parsed(csv, "links.csv");
   CHECK(s.format == CounterFormat::csv);
   REQUIRE(s.ports.size() == 3);
@@ -575,8 +592,10 @@ TEST_CASE("counters: bad Prometheus input is an error at its line") {
   CHECK(parse_error(help + "node_network_transmit_bytes_total{" + labels + "} 5\n")
             .find("c.txt:2: more than 64 labels in") == 0);
   // The same series in two scrapes appended to one file is two readings, not a repeat.
-  const CounterSample two = parsed(help + "node_network_transmit_bytes_total{device=\"a\"} 5 1000\n"
-                                          "node_network_transmit_bytes_total{device=\"a\"} 9 2000\n", "two.prom");
+  const CounterSample two = parsed(help +
+                                       "node_network_transmit_bytes_total{device=\"a\"} 5 1000\n"
+                                       "node_network_transmit_bytes_total{device=\"a\"} 9 2000\n",
+                                   "two.prom");
   CHECK(two.ports.size() == 2);
   CHECK(rates({two})[0].tx_Bps == 4);
 }

@@ -30,7 +30,9 @@ struct Case {
   LinkObservation rx() const { return observe_links(c, {rate}, {port}, bytes, phase_us, opt).at(1); }
 };
 
-bool has(const LinkObservation& o, LinkVerdict v) { return std::find(o.verdicts.begin(), o.verdicts.end(), v) != o.verdicts.end(); }
+bool has(const LinkObservation& o, LinkVerdict v) {
+  return std::find(o.verdicts.begin(), o.verdicts.end(), v) != o.verdicts.end();
+}
 
 }  // namespace
 
@@ -60,7 +62,7 @@ TEST_CASE("link_compare: observed beside predicted, per direction") {
 }
 
 TEST_CASE("link_compare: each verdict, and only where it holds") {
-  CHECK(has(Case(20e9, 30).tx(), LinkVerdict::above_prediction));  // 3x
+  CHECK(has(Case(20e9, 30).tx(), LinkVerdict::above_prediction));        // 3x
   CHECK_FALSE(has(Case(20e9, 15).tx(), LinkVerdict::above_prediction));  // 1.5x, within 2x
   CHECK(has(Case(20e9, 4).tx(), LinkVerdict::below_prediction));
   CHECK(has(Case(0, 5).tx(), LinkVerdict::busy_not_predicted));

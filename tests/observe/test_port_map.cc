@@ -53,7 +53,8 @@ TEST_CASE("port_map: keys that name no port, or several, say why") {
   CHECK(error_of(c, "h001/gpu0") == "'h001/gpu0': h001/gpu0 has no network port");
   CHECK(error_of(c, "h009/nic0 -> leaf0") == "'h009/nic0 -> leaf0': no device 'h009/nic0' in the cluster");
   CHECK(error_of(c, "h001/nic0 -> leaf1") == "'h001/nic0 -> leaf1': no network link joins h001/nic0 to leaf1");
-  CHECK(error_of(c, "h001 mlx5_0 1").find("no device 'h001/mlx5_0' in the cluster; map the counter") != std::string::npos);
+  CHECK(error_of(c, "h001 mlx5_0 1").find("no device 'h001/mlx5_0' in the cluster; map the counter") !=
+        std::string::npos);
   CHECK(error_of(c, "lid 12 port 1").find("map it to one with --port-map") != std::string::npos);
 }
 
@@ -86,7 +87,8 @@ TEST_CASE("port_map: a preset's leaf-to-spine bundle is one link per port, at th
   // dgx-h100:2: 8 rail leaves of 32 uplinks over 4 spines, bundles of 8 ports of 400 Gbit/s. A
   // leaf's ports are its 2 host links, then its uplinks, so leaf0:3 is the first toward spine0.
   const Cluster c = test::load_cluster("dgx-h100:2");
-  CHECK(error_of(c, "leaf0 -> spine0") == "'leaf0 -> spine0': 8 parallel links join leaf0 to spine0; name the port, e.g. leaf0:3");
+  CHECK(error_of(c, "leaf0 -> spine0") ==
+        "'leaf0 -> spine0': 8 parallel links join leaf0 to spine0; name the port, e.g. leaf0:3");
   Result<PortLink> p = port_find(c, "leaf0:4", nullptr);
   REQUIRE(p.ok());
   CHECK(p->name == "leaf0:4 (leaf0 -> spine0)");

@@ -58,7 +58,7 @@ TEST_CASE("compute: stage times, the slowest stage, bubble and step time by hand
   CHECK(c.stages[1].forward_us == doctest::Approx(c.stages[0].forward_us + 134.217728));
   CHECK(c.stages[1].backward_us == doctest::Approx(2 * c.stages[1].forward_us));
   CHECK(c.slowest_stage == 1);
-  CHECK(c.micro_batches == 4);  // 8 / (1 x dp 2)
+  CHECK(c.micro_batches == 4);                        // 8 / (1 x dp 2)
   CHECK(c.bubble_fraction == doctest::Approx(0.25));  // (pp - 1) / m
   // Idle share of the step: one bubble of (pp - 1) in m + pp - 1 slots.
   CHECK(c.bubble_idle_fraction == doctest::Approx(1.0 / 5));
@@ -125,7 +125,7 @@ TEST_CASE("compute: selective recomputation of MoE parts counts their matrix pro
 TEST_CASE("compute: model FLOPs per step by hand") {
   const ComputeEstimate c = *compute_estimate(test::small_job(), "H100-SXM5");
   const double forward = 4 * 68719476736.0 + 2.0 * 2048 * 1024 * 32000;  // per micro-batch of 1 sample
-  CHECK(c.model_flops == doctest::Approx(3 * forward * 8));             // global batch 8
+  CHECK(c.model_flops == doctest::Approx(3 * forward * 8));              // global batch 8
 }
 
 TEST_CASE("compute: the interleaved schedule divides the bubble by its virtual stages") {

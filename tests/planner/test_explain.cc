@@ -98,8 +98,10 @@ TEST_CASE("explain: ranks, links, the costliest groups, and bad selectors") {
   CHECK(ex->rank(128).error() == "--rank: the job has ranks 0-127, got 128");
   CHECK(ex->link("leaf0 spine0").error() == "--link: expected 'a -> b' as score lists links, got 'leaf0 spine0'");
   CHECK(ex->link("leaf0 -> leaf1").error() == "--link: 'leaf0' and 'leaf1' are not linked");
-  CHECK(group_ref_parse("tq:1").error() == "--group: unknown kind 'tq', did you mean 'tp'? (kinds: tp, cp, dp, pp, ep, etp, edp)");
-  CHECK(group_ref_parse("tp").error() == "--group: expected KIND:INDEX such as tp:3 (kinds: tp, cp, dp, pp, ep, etp, edp), got 'tp'");
+  CHECK(group_ref_parse("tq:1").error() ==
+        "--group: unknown kind 'tq', did you mean 'tp'? (kinds: tp, cp, dp, pp, ep, etp, edp)");
+  CHECK(group_ref_parse("tp").error() ==
+        "--group: expected KIND:INDEX such as tp:3 (kinds: tp, cp, dp, pp, ep, etp, edp), got 'tp'");
   CHECK(group_ref_parse("tp:x").error() == "--group: expected a group index after 'tp:', got 'x'");
   CHECK(group_ref_parse("pp:2")->index == 2);
 }

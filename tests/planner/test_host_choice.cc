@@ -35,7 +35,9 @@ TEST_CASE("host choice: the smallest unit that holds the job, fullest children f
   // 24 GPUs: one pod, its first leaf group whole and one host of the next.
   HostChoice three = choose(c, {}, all_hosts(c), 24);
   CHECK(three.hosts == std::vector<int>{0, 1, 2});
-  CHECK(three.why == "3 hosts in 2 leaf groups, 1 pod, 1 site: the fewest leaf groups, pods and sites that hold 24 GPUs on whole hosts");
+  CHECK(three.why ==
+        "3 hosts in 2 leaf groups, 1 pod, 1 site: the fewest leaf groups, pods and sites that hold 24 GPUs on whole "
+        "hosts");
   // Fragmented: pod 1 has 3 free hosts, pod 2 has 4, pod 3 has 2: 32 GPUs fit pod 2 exactly.
   HostChoice best_fit = choose(c, {}, {4, 5, 6, 8, 9, 10, 11, 12, 13}, 32);
   CHECK(best_fit.hosts == std::vector<int>{8, 9, 10, 11});

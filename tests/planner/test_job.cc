@@ -154,8 +154,8 @@ TEST_CASE("job: the example jobs load with their hand-checked sizes") {
   SUBCASE("llama3-70b: interleaved pipeline, 5 chunks per stage") {
     Job j = load("llama3-70b");
     CHECK(j.name == "llama3-70b");
-    CHECK(job_ranks(j) == 128);      // 8 x 1 x 4 x 4
-    CHECK(job_expert_dp(j) == 4);    // 128 / (expert_tp 8 x ep 1 x pp 4)
+    CHECK(job_ranks(j) == 128);         // 8 x 1 x 4 x 4
+    CHECK(job_expert_dp(j) == 4);       // 128 / (expert_tp 8 x ep 1 x pp 4)
     CHECK(job_micro_batches(j) == 32);  // 128 / (1 x 4)
     std::vector<StageLayers> s = job_stages(j);
     // 80 layers in 4 x 5 chunks of 4: stage 0 owns 0-3, 16-19, 32-35, 48-51, 64-67.
@@ -167,8 +167,8 @@ TEST_CASE("job: the example jobs load with their hand-checked sizes") {
   }
   SUBCASE("llama3-405b: one layer fewer on the first and last stage") {
     Job j = load("llama3-405b");
-    CHECK(job_ranks(j) == 16384);     // 8 x 1 x 16 x 128
-    CHECK(job_expert_dp(j) == 128);   // 16384 / (8 x 1 x 16)
+    CHECK(job_ranks(j) == 16384);       // 8 x 1 x 16 x 128
+    CHECK(job_expert_dp(j) == 128);     // 16384 / (8 x 1 x 16)
     CHECK(job_micro_batches(j) == 16);  // 2048 / 128
     std::vector<StageLayers> s = job_stages(j);
     // (126 - 7 - 7) / 14 = 8 on each middle stage.
@@ -180,8 +180,8 @@ TEST_CASE("job: the example jobs load with their hand-checked sizes") {
   }
   SUBCASE("mixtral-8x7b: every layer MoE, experts over ep 8") {
     Job j = load("mixtral-8x7b");
-    CHECK(job_ranks(j) == 64);        // 1 x 1 x 4 x 16
-    CHECK(job_expert_dp(j) == 2);     // 64 / (expert_tp 1 x ep 8 x pp 4)
+    CHECK(job_ranks(j) == 64);          // 1 x 1 x 4 x 16
+    CHECK(job_expert_dp(j) == 2);       // 64 / (expert_tp 1 x ep 8 x pp 4)
     CHECK(job_micro_batches(j) == 16);  // 256 / 16
     CHECK(j.model.moe.ffn_hidden == 14336);
     CHECK(moe_of(job_stages(j)) == std::vector<int>{8, 8, 8, 8});
@@ -189,8 +189,8 @@ TEST_CASE("job: the example jobs load with their hand-checked sizes") {
   }
   SUBCASE("deepseek-v3: three dense layers first, uneven first and last stage") {
     Job j = load("deepseek-v3");
-    CHECK(job_ranks(j) == 2048);      // 2 x 1 x 16 x 64
-    CHECK(job_expert_dp(j) == 2);     // 2048 / (1 x 64 x 16)
+    CHECK(job_ranks(j) == 2048);         // 2 x 1 x 16 x 64
+    CHECK(job_expert_dp(j) == 2);        // 2048 / (1 x 64 x 16)
     CHECK(job_micro_batches(j) == 128);  // 8192 / 64
     CHECK_FALSE(job_layer_is_moe(j, 2));
     CHECK(job_layer_is_moe(j, 3));
@@ -265,7 +265,8 @@ TEST_CASE("job: files: syntax errors give line and column, the name defaults to 
   std::string bad = (dir / "bad.json").string();
   // Line 2 is `  "model": {"layers": 80,}`: the '}' after the comma is column 26.
   std::ofstream(bad) << "{\n  \"model\": {\"layers\": 80,}\n}\n";
-  CHECK(job_load(bad).error() == bad + ":2:26: syntax error while parsing object key - unexpected '}'; expected string literal");
+  CHECK(job_load(bad).error() ==
+        bad + ":2:26: syntax error while parsing object key - unexpected '}'; expected string literal");
   std::string good = (dir / "my-job.json").string();
   std::ofstream(good) << base_doc().dump();
   CHECK(job_load(good)->name == "my-job");
@@ -276,11 +277,13 @@ TEST_CASE("job: files: syntax errors give line and column, the name defaults to 
 TEST_CASE("job: malformed jobs name the file, the field and what was expected") {
   std::vector<int> pattern(80, 1);
   pattern[5] = 2;
-  const std::string bad_pattern = R"({"model": {"moe": {"experts": 8, "top_k": 2, "layer_freq": )" + json(pattern).dump() + "}}}";
+  const std::string bad_pattern =
+      R"({"model": {"moe": {"experts": 8, "top_k": 2, "layer_freq": )" + json(pattern).dump() + "}}}";
   const std::pair<std::string, std::string> cases[] = {
       // Types, keys and ranges.
       {R"({"model": {"layers": "80"}})", R"(llama.json: model.layers: expected an integer from 1 to 100000, got "80")"},
-      {R"({"model": {"layers": 1000000000000}})", "llama.json: model.layers: expected an integer from 1 to 100000, got 1000000000000"},
+      {R"({"model": {"layers": 1000000000000}})",
+       "llama.json: model.layers: expected an integer from 1 to 100000, got 1000000000000"},
       {R"({"modle": {}})", "llama.json: unknown key 'modle', did you mean 'model'?"},
       {R"({"parallel": {"sequence_paralel": true}})",
        "llama.json: parallel: unknown key 'sequence_paralel', did you mean 'sequence_parallel'?"},
@@ -324,7 +327,8 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
        "llama.json: parallel.tp_comm_overlap: needs sequence_parallel true (and tp > 1), as Megatron requires"},
       // Megatron's divisibility checks.
       {R"({"model": {"hidden": 8100}})",
-       "llama.json: model.heads: hidden 8100 is not divisible by 64 heads (give model.head_dim if the model decouples them)"},
+       "llama.json: model.heads: hidden 8100 is not divisible by 64 heads (give model.head_dim if the model decouples "
+       "them)"},
       {R"({"model": {"head_dim": 0}})", "llama.json: model.head_dim: expected an integer from 1 to 536870911, got 0"},
       {R"({"model": {"kv_heads": 6}})", "llama.json: model.kv_heads: 64 heads are not divisible by 6 kv_heads"},
       {R"({"parallel": {"tp": 3}})", "llama.json: parallel.tp: 64 heads are not divisible by tp 3"},
@@ -333,12 +337,15 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
       {R"({"model": {"moe": {"experts": 8, "top_k": 2, "ffn_hidden": 1000}}, "parallel": {"expert_tp": 16}})",
        "llama.json: parallel.expert_tp: moe.ffn_hidden 1000 is not divisible by expert_tp 16"},
       {R"({"model": {"moe": {"experts": 8, "top_k": 2, "ffn_hidden": 1004}}})",  // 1004 = 8 x 125 + 4
-       "llama.json: parallel.expert_tp: moe.ffn_hidden 1004 is not divisible by expert_tp 8 (expert_tp defaults to tp)"},
+       "llama.json: parallel.expert_tp: moe.ffn_hidden 1004 is not divisible by expert_tp 8 (expert_tp defaults to "
+       "tp)"},
       {R"({"model": {"moe": {"experts": 8, "top_k": 2}}, "parallel": {"ep": 3}})",
        "llama.json: parallel.ep: 8 experts are not divisible by ep 3"},
-      {R"({"parallel": {"ep": 2}})", "llama.json: parallel.ep: ep 2 needs an MoE model (model.moe), the model is dense"},
+      {R"({"parallel": {"ep": 2}})",
+       "llama.json: parallel.ep: ep 2 needs an MoE model (model.moe), the model is dense"},
       {R"({"model": {"moe": {"experts": 8, "top_k": 2}}, "parallel": {"ep": 2}})",
-       "llama.json: parallel.sequence_parallel: Megatron requires sequence parallelism for MoE with ep 2 and tp 8, got false"},
+       "llama.json: parallel.sequence_parallel: Megatron requires sequence parallelism for MoE with ep 2 and tp 8, got "
+       "false"},
       {R"({"training": {"global_batch": 100, "micro_batch": 2}})",  // 100 = 8 x 12 + 4
        "llama.json: training.global_batch: 100 is not divisible by micro_batch x dp = 2 x 4 = 8"},
       {R"({"training": {"seq_length": 8200}, "parallel": {"cp": 3}})",  // 8200 = 6 x 1366 + 4
@@ -366,12 +373,14 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
        "no stage besides the first and last"},
       {R"({"parallel": {"virtual_pipeline_stages": 3, "first_stage_layers": 6, "last_stage_layers": 6}})",
        // middle stages (80 - 12) / 2 = 34 = 3 x 11 + 1
-       "llama.json: parallel.virtual_pipeline_stages: stage 1's 34 layers are not divisible by virtual_pipeline_stages 3"},
+       "llama.json: parallel.virtual_pipeline_stages: stage 1's 34 layers are not divisible by virtual_pipeline_stages "
+       "3"},
       // The order and the expert grid, as RankGroups checks them.
       {R"({"parallel": {"cp": 2, "order": "tp-dp-pp"}})",
        "llama.json: parallel.order: order 'tp-dp-pp' lacks 'cp', but the cp size is 2"},
       {R"({"parallel": {"order": "tp-cp-ep-dq-pp"}})",
-       "llama.json: parallel.order: order 'tp-cp-ep-dq-pp': unknown axis 'dq', did you mean 'dp'? (axes: tp, cp, ep, dp, "
+       "llama.json: parallel.order: order 'tp-cp-ep-dq-pp': unknown axis 'dq', did you mean 'dp'? (axes: tp, cp, ep, "
+       "dp, "
        "pp)"},
       {R"({"model": {"moe": {"experts": 8, "top_k": 2}}, "parallel": {"ep": 8, "sequence_parallel": true}})",
        "llama.json: parallel: world size 128 (tp*cp*pp*dp) is not divisible by expert_tp*ep*pp = 8*8*4 = 256"},

@@ -49,7 +49,8 @@ TEST_CASE("layout: slots=N places N consecutive ranks on each host of the line")
   Layout l = *layout_parse("h002 slots=3\n  h001\tslots=2  # Open MPI hostfile style\nh002\n", "hosts", c, 6);
   std::vector<std::string> names;
   for (VertexId v : l.gpu_of_rank) names.push_back(c.device(v).name);
-  CHECK(names == std::vector<std::string>{"h002/gpu0", "h002/gpu1", "h002/gpu2", "h001/gpu0", "h001/gpu1", "h002/gpu3"});
+  CHECK(names ==
+        std::vector<std::string>{"h002/gpu0", "h002/gpu1", "h002/gpu2", "h001/gpu0", "h001/gpu1", "h002/gpu3"});
   CHECK(l.line_of_rank == std::vector<int>{1, 1, 1, 2, 2, 3});
   // With a hostlist expression, each host in turn.
   Cluster l40s = test::load_cluster("pcie-l40s:4");
@@ -62,8 +63,9 @@ TEST_CASE("layout: slots=N places N consecutive ranks on each host of the line")
 
 TEST_CASE("layout: JSON by rank, host and GPU, or by GPU name") {
   Cluster c = test::load_cluster("dgx-h100:2");
-  Layout l = *layout_parse(R"({"ranks": [{"rank": 1, "host": "h001", "gpu": 7}, {"rank": 0, "host": "h002", "gpu": 0}]})",
-                           "plan.json", c, 2);
+  Layout l =
+      *layout_parse(R"({"ranks": [{"rank": 1, "host": "h001", "gpu": 7}, {"rank": 0, "host": "h002", "gpu": 0}]})",
+                    "plan.json", c, 2);
   CHECK(c.device(l.gpu_of_rank[0]).name == "h002/gpu0");
   CHECK(c.device(l.gpu_of_rank[1]).name == "h001/gpu7");
   Layout n = *layout_parse(R"(["h001/gpu3", "h002/gpu3"])", "plan.json", c, 2);
@@ -103,12 +105,14 @@ TEST_CASE("layout: malformed hostlist expressions and slots name the line and co
   CHECK(error_of("h001 slots=-2\n") == "plan.txt:1:12: slots: expected a positive integer, got '-2'");
   CHECK(error_of("h001 slots=99999999999\n") == "plan.txt:1:12: slots: expected a positive integer, got '99999999999'");
   CHECK(error_of("h001 slots=2 slots=2\n") == "plan.txt:1:14: slots is given twice");
-  CHECK(error_of("h001 slot=4\n") == "plan.txt:1:6: unknown key 'slot', did you mean 'slots'? (a line is HOSTS [slots=N])");
+  CHECK(error_of("h001 slot=4\n") ==
+        "plan.txt:1:6: unknown key 'slot', did you mean 'slots'? (a line is HOSTS [slots=N])");
   // max_slots bounds Open MPI's oversubscription and places no rank; a layout never oversubscribes.
   CHECK(error_of("h001 slots=4 max_slots=8\n") == "plan.txt:1:14: unknown key 'max_slots' (a line is HOSTS [slots=N])");
   // More ranks than a host has GPUs, counting what earlier lines placed on it.
   CHECK(error_of("h001 slots=9\n", 9) == "plan.txt:1: slots=9 is more than the 8 GPUs of h001");
-  CHECK(error_of("h001 slots=4\nh002\nh001 slots=5\n", 10) == "plan.txt:3: slots=5 is more than the 4 GPUs h001 has left (of 8)");
+  CHECK(error_of("h001 slots=4\nh002\nh001 slots=5\n", 10) ==
+        "plan.txt:3: slots=5 is more than the 4 GPUs h001 has left (of 8)");
   // More ranks than the job has: an error at the line, before any name is looked up or placed.
   CHECK(error_of("h[001-002] slots=8\n") == "plan.txt:1: the line places ranks 0-15, the job has 4 ranks (0-3)");
   CHECK(error_of("h001\nh002\nh001\nh002\nh001\n") == "plan.txt:5: the line places rank 4, the job has 4 ranks (0-3)");

@@ -3,8 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "planner/emit/emit.h"
 #include "planner/score.h"
@@ -60,7 +60,8 @@ const std::string kSmall = kShape + "--bf16\n--tensor-model-parallel-size 2\n";
 
 }  // namespace
 
-TEST_CASE("megatron args: job -> megatron.args -> job is the same job and the same score, for every bundled multi-host job") {
+TEST_CASE(
+    "megatron args: job -> megatron.args -> job is the same job and the same score, for every bundled multi-host job") {
   for (const std::string name : {"llama3-70b", "mixtral-8x7b", "deepseek-v3", "llama3-405b"}) {
     CAPTURE(name);
     const Job job = bundled(name);
@@ -101,10 +102,12 @@ TEST_CASE("megatron args: what the emitted file says about the knobs, and each r
   for (const char* line :
        {"--group-query-attention\n--num-query-groups 8\n", "--kv-channels 64\n", "--use-distributed-optimizer\n",
         "--overlap-grad-reduce\n", "--overlap-param-gather\n", "--tp-comm-overlap\n", "--ddp-bucket-size 50000000\n",
-        "--num-virtual-stages-per-pipeline-rank 2\n", "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers 1\n",
-        "--grad-reduce-in-bf16\n", "--micro-batch-size 1\n--global-batch-size 8\n", "--seq-length 2048\n",
+        "--num-virtual-stages-per-pipeline-rank 2\n",
+        "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers 1\n", "--grad-reduce-in-bf16\n",
+        "--micro-batch-size 1\n--global-batch-size 8\n", "--seq-length 2048\n",
         "# the interleaved schedule overlaps its sends and receives with compute",
-        "# compute.achievable_fraction and compute.peak_tflops set topoplan's compute estimate; Megatron-LM has no flag"})
+        "# compute.achievable_fraction and compute.peak_tflops set topoplan's compute estimate; Megatron-LM has no "
+        "flag"})
     CHECK_MESSAGE(text.find(line) != std::string::npos, line);
   CHECK(scored_fields(read(text, 16)).dump() == [&] {
     json j = scored_fields(job);
@@ -113,9 +116,11 @@ TEST_CASE("megatron args: what the emitted file says about the knobs, and each r
   }());
 
   // Selective recomputation writes its modules; MoE the dispatcher the score assumed.
-  job.training.recompute = {Recompute::selective, RecomputeMethod::uniform, 0, {RecomputeModule::core_attn, RecomputeModule::mlp}};
-  CHECK(megatron_args(c, r, job, layout).find("--recompute-granularity selective\n--recompute-modules core_attn mlp\n") !=
-        std::string::npos);
+  job.training.recompute = {
+      Recompute::selective, RecomputeMethod::uniform, 0, {RecomputeModule::core_attn, RecomputeModule::mlp}};
+  CHECK(
+      megatron_args(c, r, job, layout).find("--recompute-granularity selective\n--recompute-modules core_attn mlp\n") !=
+      std::string::npos);
   CHECK(read(megatron_args(c, r, job, layout)).training.recompute.modules ==
         std::vector<RecomputeModule>{RecomputeModule::core_attn, RecomputeModule::mlp});
 
@@ -123,7 +128,8 @@ TEST_CASE("megatron args: what the emitted file says about the knobs, and each r
   job.parallel.overlap_grad_reduce = false;
   Result<std::vector<EmittedFile>> refused = emit("megatron", {c, r, job, layout});
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().find("Megatron-LM refuses --overlap-param-gather without --overlap-grad-reduce") != std::string::npos);
+  CHECK(refused.error().find("Megatron-LM refuses --overlap-param-gather without --overlap-grad-reduce") !=
+        std::string::npos);
 }
 
 TEST_CASE("megatron args: MoE flags, the layer pattern and the dispatcher") {
@@ -136,22 +142,26 @@ TEST_CASE("megatron args: MoE flags, the layer pattern and the dispatcher") {
                            "--moe-token-dispatcher-type alltoall\n", "--decoder-first-pipeline-num-layers 3\n"})
     CHECK_MESSAGE(text.find(line) != std::string::npos, line);
   // Megatron's own pattern syntax, parentheses and all.
-  const std::string moe = kSmall + "--num-experts 4\n--expert-model-parallel-size 2\n--sequence-parallel\n"
-                                   "--moe-token-dispatcher-type alltoall\n";
+  const std::string moe = kSmall +
+                          "--num-experts 4\n--expert-model-parallel-size 2\n--sequence-parallel\n"
+                          "--moe-token-dispatcher-type alltoall\n";
   CHECK(read(moe + "--moe-layer-freq ([1]*1+[0]*1)*2\n").model.moe.layer_pattern == std::vector<int>{1, 0, 1, 0});
   CHECK(read(moe + "--moe-layer-freq 2\n").model.moe.layer_freq == 2);
   CHECK(read(moe).model.moe.top_k == 2);  // Megatron's default
-  CHECK(read(moe + "--moe-expert-capacity-factor 1.5 --moe-pad-expert-input-to-capacity").model.moe.capacity_factor == 1.5);
+  CHECK(read(moe + "--moe-expert-capacity-factor 1.5 --moe-pad-expert-input-to-capacity").model.moe.capacity_factor ==
+        1.5);
   CHECK(error_of(moe + "--moe-layer-freq [1,0,1]\n") ==
         "train.args:14: --moe-layer-freq: expected a list of 4 entries (one per model.layers), got 3");
-  CHECK(error_of(moe + "--moe-layer-freq [1]*2+\n") == "train.args:14: --moe-layer-freq: '[1]*2+': column 7: expected '[' or '('");
+  CHECK(error_of(moe + "--moe-layer-freq [1]*2+\n") ==
+        "train.args:14: --moe-layer-freq: '[1]*2+': column 7: expected '[' or '('");
   CHECK(error_of(kSmall + "--num-experts 4\n--expert-model-parallel-size 2\n--sequence-parallel\n") ==
         "train.args:11: --expert-model-parallel-size: with expert parallelism Megatron's default token dispatcher is "
         "allgather; topoplan models the all-to-all one: add --moe-token-dispatcher-type alltoall");
-  CHECK(error_of(moe + "--moe-expert-capacity-factor 1.0\n") ==
-        "train.args:14: --moe-expert-capacity-factor: without --moe-pad-expert-input-to-capacity Megatron sends only the "
-        "tokens routed, up to the capacity; topoplan counts every expert's full capacity, as padding does: add "
-        "--moe-pad-expert-input-to-capacity");
+  CHECK(
+      error_of(moe + "--moe-expert-capacity-factor 1.0\n") ==
+      "train.args:14: --moe-expert-capacity-factor: without --moe-pad-expert-input-to-capacity Megatron sends only the "
+      "tokens routed, up to the capacity; topoplan counts every expert's full capacity, as padding does: add "
+      "--moe-pad-expert-input-to-capacity");
   CHECK(error_of(moe + "--moe-shared-expert-intermediate-size 1000\n") ==
         "train.args:14: --moe-shared-expert-intermediate-size: 1000 is not a whole number of experts of "
         "--moe-ffn-hidden-size 4096 (topoplan counts shared experts of the routed experts' size)");
@@ -178,7 +188,8 @@ TEST_CASE("megatron args: Megatron's defaults, not a job file's") {
   CHECK(read(kSmall + "--use-tp-pp-dp-mapping").parallel.order == "tp-cp-ep-pp-dp");
   CHECK(read(kSmall + "--use-megatron-fsdp").parallel.zero_stage == 3);
   CHECK(read(kSmall + "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads").parallel.zero_stage == 2);
-  CHECK(read(kSmall + "--cp-comm-type all_gather all_gather --context-parallel-size 2").parallel.cp_comm == CpComm::allgather);
+  CHECK(read(kSmall + "--cp-comm-type all_gather all_gather --context-parallel-size 2").parallel.cp_comm ==
+        CpComm::allgather);
   // Without the tensor-parallel size the global batch defaults to micro-batch x dp.
   CHECK(read("--num-layers 4 --hidden-size 1024 --num-attention-heads 16 --vocab-size 32000 --seq-length 2048 "
              "--micro-batch-size 2")
@@ -214,8 +225,8 @@ TEST_CASE("megatron args: a launch line, with its world size from torchrun or WO
       if (ch == '\n') ch = ' ';
     return s;
   };
-  CHECK(job_from_megatron_args("python -m torch.distributed.run --standalone --nproc_per_node=8 pretrain_gpt.py " + flat(args),
-                               "x.sh", {})
+  CHECK(job_from_megatron_args(
+            "python -m torch.distributed.run --standalone --nproc_per_node=8 pretrain_gpt.py " + flat(args), "x.sh", {})
             ->parallel.dp == 4);
   CHECK(job_from_megatron_args("WORLD_SIZE=32 python pretrain_gpt.py " + flat(args), "x.sh", {})->parallel.dp == 16);
 }
@@ -225,29 +236,36 @@ TEST_CASE("megatron args: malformed input names the file, the line and the flag"
     std::string text, error;
   };
   const std::vector<Case> cases = {
-      {kSmall + "--frobnicate 3\n", "train.args:10: --frobnicate: not a flag topoplan knows; it may change the traffic, so "
-                                    "the job is not built without knowing it (docs/job-format.md lists the flags read, "
-                                    "ignored and refused)"},
-      {kSmall + "--num-layer 4\n", "train.args:10: --num-layer: not a flag topoplan knows; it may change the traffic, so "
-                                   "the job is not built without knowing it, did you mean '--num-layers'? (docs/job-format.md "
-                                   "lists the flags read, ignored and refused)"},
+      {kSmall + "--frobnicate 3\n",
+       "train.args:10: --frobnicate: not a flag topoplan knows; it may change the traffic, so "
+       "the job is not built without knowing it (docs/job-format.md lists the flags read, "
+       "ignored and refused)"},
+      {kSmall + "--num-layer 4\n",
+       "train.args:10: --num-layer: not a flag topoplan knows; it may change the traffic, so "
+       "the job is not built without knowing it, did you mean '--num-layers'? (docs/job-format.md "
+       "lists the flags read, ignored and refused)"},
       {kSmall + "--fp8-param-gather\n",
-       "train.args:10: --fp8-param-gather: gathers parameters in fp8: half the bytes the model sends; the model does not "
+       "train.args:10: --fp8-param-gather: gathers parameters in fp8: half the bytes the model sends; the model does "
+       "not "
        "follow it, so topoplan cannot score this job"},
       {"--num-layers\n" + kSmall.substr(kSmall.find('\n') + 1), "train.args:1: --num-layers: a value is missing"},
-      {"--num-layers 80x\n" + kSmall.substr(kSmall.find('\n') + 1), "train.args:1: --num-layers: expected a whole number, got '80x'"},
-      {"--num-layers 4 8\n" + kSmall.substr(kSmall.find('\n') + 1), "train.args:1: --num-layers: takes one value, got '4' and '8'"},
+      {"--num-layers 80x\n" + kSmall.substr(kSmall.find('\n') + 1),
+       "train.args:1: --num-layers: expected a whole number, got '80x'"},
+      {"--num-layers 4 8\n" + kSmall.substr(kSmall.find('\n') + 1),
+       "train.args:1: --num-layers: takes one value, got '4' and '8'"},
       {kSmall + "--swiglu yes\n", "train.args:10: --swiglu: takes no value, got 'yes'"},
       {kSmall + "--pipeline-model-parallel-size $PP\n",
        "train.args:10: --pipeline-model-parallel-size: '$PP' (the shell would expand it; topoplan reads the command as "
        "written: write the value out)"},
-      {kSmall.substr(kSmall.find('\n') + 1), "train.args: --num-layers is missing: it gives the number of transformer layers"},
+      {kSmall.substr(kSmall.find('\n') + 1),
+       "train.args: --num-layers is missing: it gives the number of transformer layers"},
       {"--num-layers 4 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 --micro-batch-size 1",
        "train.args: --vocab-size is missing: it gives the vocabulary size (topoplan does not read tokenizer files: add "
        "the tokenizer's vocabulary size)"},
       {kSmall + "--tensor-model-parallel-size 3\n",
        "train.args: the world size 16 (the test) is not divisible by tp x cp x pp = 3 x 1 x 1 = 3"},
-      {kSmall + "--pipeline-model-parallel-size 8\n", "train.args:10: --pipeline-model-parallel-size: 4 layers are not divisible by pp 8"},
+      {kSmall + "--pipeline-model-parallel-size 8\n",
+       "train.args:10: --pipeline-model-parallel-size: 4 layers are not divisible by pp 8"},
       {kSmall + "--global-batch-size 12\n",
        "train.args:10: --global-batch-size: 12 is not divisible by micro_batch x dp = 1 x 8 = 8"},
       {kSmall + "--recompute-granularity full\n",
@@ -255,12 +273,15 @@ TEST_CASE("megatron args: malformed input names the file, the line and the flag"
       {kSmall + "--recompute-granularity partial\n",
        "train.args:10: --recompute-granularity: expected one of full, selective, got 'partial'"},
       {kSmall + "--num-query-groups 4\n",
-       "train.args:10: --num-query-groups: Megatron-LM reads it only with --group-query-attention (without it every head "
+       "train.args:10: --num-query-groups: Megatron-LM reads it only with --group-query-attention (without it every "
+       "head "
        "has its own key and value); add --group-query-attention or drop it"},
       {kSmall + "--overlap-param-gather\n",
-       "train.args:10: --overlap-param-gather: Megatron-LM runs it only with the distributed optimizer or Megatron FSDP, "
+       "train.args:10: --overlap-param-gather: Megatron-LM runs it only with the distributed optimizer or Megatron "
+       "FSDP, "
        "and with --overlap-grad-reduce (arguments.py)"},
-      {kSmall + "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 --no-overlap-p2p-communication\n",
+      {kSmall +
+           "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 --no-overlap-p2p-communication\n",
        "train.args:10: --no-overlap-p2p-communication: the interleaved schedule's sends and receives then block; "
        "topoplan's model overlaps them with the next chunk's compute, as Megatron does by default"},
       {kSmall + "--cp-comm-type a2a --context-parallel-size 2\n",
@@ -271,12 +292,14 @@ TEST_CASE("megatron args: malformed input names the file, the line and the flag"
        "train.args:1: torchrun --nnodes 1:4: an elastic range has no one world size; give one number"},
       {"torchrun --nnodes 2 --nproc-per-node gpu pretrain_gpt.py " + kSmall,
        "train.args:1: torchrun --nproc-per-node: expected a positive whole number, got 'gpu' (give the GPUs per node)"},
-      {"bash run.sh\n", "train.args:1: expected Megatron-LM arguments (--num-layers ...) or a launch line that runs a "
-                        "training script (torchrun ... pretrain_gpt.py ...), got 'bash'"},
+      {"bash run.sh\n",
+       "train.args:1: expected Megatron-LM arguments (--num-layers ...) or a launch line that runs a "
+       "training script (torchrun ... pretrain_gpt.py ...), got 'bash'"},
       {"pretrain_gpt.py 8 --num-layers 4", "train.args:1: expected a flag (--name), got '8'"},
       {kSmall + "--fp16\n", "train.args:10: --fp16: --bf16 and --fp16 are both given; Megatron takes one"},
-      {"torchrun --nproc-per-node 8 pretrain_gpt.py --lr 1 > log.txt", "train.args:1: '>' joins shell commands; give one "
-                                                                      "launch line or the arguments alone (docs/job-format.md)"},
+      {"torchrun --nproc-per-node 8 pretrain_gpt.py --lr 1 > log.txt",
+       "train.args:1: '>' joins shell commands; give one "
+       "launch line or the arguments alone (docs/job-format.md)"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);
@@ -309,7 +332,8 @@ TEST_CASE("megatron args: every flag is in one table, and the tables hold Megatr
     }
   // docs/job-format.md lists every one of them.
   const std::string doc = test::read_file(test::source_dir() / "docs" / "job-format.md");
-  for (const std::string& f : seen) CHECK_MESSAGE(doc.find("`" + f) != std::string::npos, f << " is not in docs/job-format.md");
+  for (const std::string& f : seen)
+    CHECK_MESSAGE(doc.find("`" + f) != std::string::npos, f << " is not in docs/job-format.md");
   CHECK(megatron_args_detect("--num-layers 4"));
   CHECK(megatron_args_detect("torchrun --nnodes 2 pretrain_gpt.py --num-layers 4"));
   CHECK_FALSE(megatron_args_detect("{\"model\": {}}"));

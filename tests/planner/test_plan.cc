@@ -155,7 +155,8 @@ TEST_CASE("plan: rules, exclusions and what cannot be") {
     Result<std::vector<std::string>> bad = keep_rules_parse("tp-in-domian");
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error() ==
-          "--keep: unknown rule 'tp-in-domian', did you mean 'tp-in-domain'? (rules: tp-in-domain, dp-only-across-sites, or none)");
+          "--keep: unknown rule 'tp-in-domian', did you mean 'tp-in-domain'? (rules: tp-in-domain, "
+          "dp-only-across-sites, or none)");
   }
 }
 

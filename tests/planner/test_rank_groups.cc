@@ -45,7 +45,8 @@ void check_partition(const RankGrid& grid, const GroupList& groups, const std::v
 
 }  // namespace
 
-TEST_CASE("rank groups match Megatron-LM's parallel_state.py for every reference case" * doctest::skip(test::reference_absent())) {
+TEST_CASE("rank groups match Megatron-LM's parallel_state.py for every reference case" *
+          doctest::skip(test::reference_absent())) {
   auto dir = test::reference_dir();
   if (!dir) return;
   auto doc = nlohmann::json::parse(test::read_file(*dir / "megatron-groups.json"));
@@ -73,8 +74,8 @@ TEST_CASE("rank groups match Megatron-LM's parallel_state.py for every reference
           ++checked, groups += want.size();
         }
       }
-      MESSAGE(label << ": rejected (" << (made.ok() ? std::string("accepted!") : made.error()) << "), "
-                    << checked << " dense group lists matched; Megatron: " << c["error"].dump());
+      MESSAGE(label << ": rejected (" << (made.ok() ? std::string("accepted!") : made.error()) << "), " << checked
+                    << " dense group lists matched; Megatron: " << c["error"].dump());
     } else {
       REQUIRE_MESSAGE(made.ok(), made.error());
       CHECK(made->world_size() == c.at("world").get<int>());
@@ -187,7 +188,9 @@ TEST_CASE("rank groups reject what initialize_model_parallel rejects") {
   CHECK(error_of({.expert_tp = -1}) == "expert_tp size must be positive (or 0 for the tp size), got -1");
   CHECK(error_of({.tp = 2, .pp = 2, .dp = 3, .ep = 2}) ==
         "world size 12 (tp*cp*pp*dp) is not divisible by expert_tp*ep*pp = 2*2*2 = 8");
-  CHECK(error_of({.tp = 65536, .dp = 65536}) == "world size tp*cp*pp*dp = 65536*1*1*65536 is more than the limit of 1,048,576 ranks (one per GPU of the largest cluster accepted)");
+  CHECK(error_of({.tp = 65536, .dp = 65536}) ==
+        "world size tp*cp*pp*dp = 65536*1*1*65536 is more than the limit of 1,048,576 ranks (one per GPU of the "
+        "largest cluster accepted)");
   CHECK(error_of({}, "tp-cp-ep-dq-pp") ==
         "order 'tp-cp-ep-dq-pp': unknown axis 'dq', did you mean 'dp'? (axes: tp, cp, ep, dp, pp)");
   CHECK(error_of({}, "tp-dp-tp-pp") == "order 'tp-dp-tp-pp': axis 'tp' appears twice");

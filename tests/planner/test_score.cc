@@ -110,7 +110,8 @@ TEST_CASE("score: a TP group split over two hosts is a critical finding and cost
   REQUIRE(bad.score.lower_bound_s);
   CHECK(crit[0]->cost_per_step_s > 0);
   CHECK(crit[0]->cost_per_step_s <= bad.score.exposed_comm_s - *bad.score.lower_bound_s + 1e-9);
-  CHECK(crit[0]->cost_per_step_s == doctest::Approx(bad.score.exposed_comm_s - good.score.exposed_comm_s).epsilon(0.05));
+  CHECK(crit[0]->cost_per_step_s ==
+        doctest::Approx(bad.score.exposed_comm_s - good.score.exposed_comm_s).epsilon(0.05));
   // Four GPUs a host send through four 400G NICs (4 x 47.5 GB/s) instead of NVLink (360 GB/s each).
   CHECK(bad.score.by_kind[0].time_s > 1.5 * good.score.by_kind[0].time_s);
   CHECK(bad.score.exposed_comm_s > good.score.exposed_comm_s);
@@ -165,8 +166,8 @@ TEST_CASE("score: pipeline traffic across a DCI is a finding, data-parallel traf
   pp.parallel.dp = 1;
   Scored s = score_of(path, pp);
   const ItemScore& p2p = item(s.score, TrafficKind::pp, CollectiveOp::sendrecv);
-  CHECK(p2p.groups == 24);        // 8 pipelines x 3 neighbouring pairs
-  CHECK(p2p.dci_us >= 490);       // 100 km of fibre at 4.9 us/km
+  CHECK(p2p.groups == 24);   // 8 pipelines x 3 neighbouring pairs
+  CHECK(p2p.dci_us >= 490);  // 100 km of fibre at 4.9 us/km
   const Finding* dci = nullptr;
   for (const Finding& f : s.score.findings)
     if (f.message.find("crosses the DCI") != std::string::npos) dci = &f;
@@ -304,7 +305,8 @@ TEST_CASE("score: TP larger than the NVLink domain says so, and the fix is a sma
   REQUIRE_FALSE(s.score.findings.empty());
   const Finding& f = s.score.findings.front();
   CHECK(f.message.starts_with("TP group 0 (ranks 0-15) spans h001 and h002: its all-gathers cross NET, slowest at "));
-  CHECK(f.message.ends_with("(50 GB/s), instead of NVLink (450 GB/s); TP 16 does not fit in one NVLink domain of 8 GPUs"));
+  CHECK(f.message.ends_with(
+      "(50 GB/s), instead of NVLink (450 GB/s); TP 16 does not fit in one NVLink domain of 8 GPUs"));
   CHECK(f.fix == "use tp <= 8, or hosts with larger NVLink domains");
   // A default layout whose order puts dp first: the fix is an order string.
   Job d = tp8_dp2();

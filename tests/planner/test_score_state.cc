@@ -51,7 +51,8 @@ void check_same(const ScoreState& moved, const ScoreState& fresh) {
     CHECK(moved.item_time(i).slowest_group == fresh.item_time(i).slowest_group);
   }
   const LevelBytes a = moved.level_bytes(), b = fresh.level_bytes();
-  for (int l = 0; l < kFabricLevels; ++l) CHECK(a[static_cast<size_t>(l)] == doctest::Approx(b[static_cast<size_t>(l)]).epsilon(1e-9));
+  for (int l = 0; l < kFabricLevels; ++l)
+    CHECK(a[static_cast<size_t>(l)] == doctest::Approx(b[static_cast<size_t>(l)]).epsilon(1e-9));
 }
 
 // Stage 0 dense (layers 0-1 and 4-5), stage 1 MoE: two stage classes reduce on their own groups.
@@ -138,7 +139,8 @@ TEST_CASE("score state: a stage class's items run on its own stages' groups only
     }
     // The other stage's groups are not the item's.
     for (size_t index = 0; index < dp.size(); ++index)
-      if (stage_of[static_cast<size_t>(dp[index].front())] != stage) CHECK(st.groups_of(i, static_cast<int>(index)).empty());
+      if (stage_of[static_cast<size_t>(dp[index].front())] != stage)
+        CHECK(st.groups_of(i, static_cast<int>(index)).empty());
   }
   CHECK(seen == 4);  // each stage: dense gradients and parameters
 }

@@ -48,7 +48,8 @@ std::optional<std::string> precision(const json& row) {
 // The model in job-file form: the models file's entry without its notes and sources.
 json model_of(const json& entry, int tp) {
   json m;
-  for (const char* key : {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "swiglu"}) m[key] = entry.at(key);
+  for (const char* key : {"layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "swiglu"})
+    m[key] = entry.at(key);
   if (entry.contains("head_dim")) m["head_dim"] = entry["head_dim"];
   if (entry.contains("vocab_padded_by_tp")) m["vocab"] = entry["vocab_padded_by_tp"].at(std::to_string(tp));
   if (entry.contains("moe") && !entry["moe"].is_null()) {
@@ -109,8 +110,13 @@ RowJob row_job(const json& row, const json& models, const json& recipes) {
   if (!training.contains("recompute")) return {{}, 0, "recomputation \"" + granularity + "\" not understood"};
   for (const char* key : {"recompute_method", "recompute_num_layers", "recompute_modules"})
     if (recipe.contains(key)) training[key] = recipe[key];
-  json parallel = {{"tp", *tp},  {"pp", *pp}, {"cp", *cp}, {"ep", ep}, {"dp", out.gpus / (*tp * *pp * *cp)},
-                   {"sequence_parallel", sp}, {"virtual_pipeline_stages", vp},
+  json parallel = {{"tp", *tp},
+                   {"pp", *pp},
+                   {"cp", *cp},
+                   {"ep", ep},
+                   {"dp", out.gpus / (*tp * *pp * *cp)},
+                   {"sequence_parallel", sp},
+                   {"virtual_pipeline_stages", vp},
                    {"zero_stage", 1}};  // both frameworks' recipes use Megatron's distributed optimizer
   if (recipe.contains("expert_tensor_parallel")) parallel["expert_tp"] = recipe["expert_tensor_parallel"];
   if (recipe.value("tp_comm_overlap", false) && sp == true) parallel["tp_comm_overlap"] = true;
@@ -118,8 +124,11 @@ RowJob row_job(const json& row, const json& models, const json& recipes) {
     parallel["first_stage_layers"] = recipe["derived_stage_layers"]["first"];
     parallel["last_stage_layers"] = recipe["derived_stage_layers"]["last"];
   }
-  out.job = {{"format", "topoplan-job"}, {"name", row.at("id")}, {"model", model_of(entry, *tp)},
-             {"training", training},     {"parallel", parallel}};
+  out.job = {{"format", "topoplan-job"},
+             {"name", row.at("id")},
+             {"model", model_of(entry, *tp)},
+             {"training", training},
+             {"parallel", parallel}};
   return out;
 }
 
@@ -137,8 +146,8 @@ double row_error(const std::string& id, const Job& job, const std::string& clust
   char layout_text[64];
   std::snprintf(layout_text, sizeof layout_text, "%d %d %d %d %d %d", p.tp, p.pp, p.cp, p.ep, p.virtual_pipeline_stages,
                 job.training.micro_batch);
-  std::printf("%-40s %5d %-22s %9.2fs %9.2fs %+7.1f%% %5.1f%%\n", id.c_str(), job_ranks(job), layout_text, score->step_s,
-              measured_s, 100 * error, 100 * score->mfu);
+  std::printf("%-40s %5d %-22s %9.2fs %9.2fs %+7.1f%% %5.1f%%\n", id.c_str(), job_ranks(job), layout_text,
+              score->step_s, measured_s, 100 * error, 100 * score->mfu);
   return std::abs(error);
 }
 
@@ -170,7 +179,8 @@ TEST_CASE("steptime: published training runs' step times" * doctest::skip(test::
       continue;
     }
     // TOPOPLAN_STEPTIME_JOBS=DIR keeps each row's job file, to run `topoplan score` on it.
-    if (const char* keep = std::getenv("TOPOPLAN_STEPTIME_JOBS")) std::ofstream(std::string(keep) + "/" + id + ".json") << rj.job.dump(1);
+    if (const char* keep = std::getenv("TOPOPLAN_STEPTIME_JOBS"))
+      std::ofstream(std::string(keep) + "/" + id + ".json") << rj.job.dump(1);
     Result<Job> job = job_from_json(rj.job, id);
     if (!job) {
       std::printf("%-40s skipped: %s\n", id.c_str(), job.error().c_str());

@@ -56,7 +56,8 @@ TEST_CASE("transfer_beside_job: a job inside one site leaves the DCI to the tran
   CHECK(r->lost_s == doctest::Approx(0));
   CHECK(r->spare_s == doctest::Approx(transfer_estimate(req.bytes, d.capacity_GBps, 1, d.length_km).seconds));
   CHECK(r->propagation_s == doctest::Approx(d.length_km * kFibreUsPerKm * 1e-6));
-  CHECK(r->every_share_of_capacity == doctest::Approx(transfer_share_of_capacity(req.bytes, 1, 86400, d.capacity_GBps)));
+  CHECK(r->every_share_of_capacity ==
+        doctest::Approx(transfer_share_of_capacity(req.bytes, 1, 86400, d.capacity_GBps)));
   const nlohmann::json j = transfer_beside_job_to_json(in->cluster, req, *r);
   CHECK(j["every"]["finishes_on_spare"] == (r->spare_s <= 86400));
   CHECK(j["taking_share"]["job_slowdown"].get<double>() == doctest::Approx(1));

@@ -17,7 +17,8 @@ TEST_CASE("report data: devices, links, load and groups as scored") {
   REQUIRE(layout.ok());
   Result<JobScore> s = score_job(c, router, job, *layout);
   REQUIRE_MESSAGE(s.ok(), s.error());
-  Result<nlohmann::json> r = report_data(c, {{"layout default", &job, &*s}}, "small on dgx-h100:2", "the text", {"dp", 1, std::nullopt});
+  Result<nlohmann::json> r =
+      report_data(c, {{"layout default", &job, &*s}}, "small on dgx-h100:2", "the text", {"dp", 1, std::nullopt});
   REQUIRE_MESSAGE(r.ok(), r.error());
   const nlohmann::json& d = *r;
   CHECK(d["format"] == "topoplan-report");
@@ -43,7 +44,8 @@ TEST_CASE("report data: devices, links, load and groups as scored") {
 }
 
 TEST_CASE("report page: data and text cannot end the script or inject markup") {
-  const nlohmann::json data = {{"title", "a <b>bold</b> & \"quoted\" job"}, {"text", "</pre><script>alert(1)</script>"},
+  const nlohmann::json data = {{"title", "a <b>bold</b> & \"quoted\" job"},
+                               {"text", "</pre><script>alert(1)</script>"},
                                {"hosts", {"</script><img src=x>"}}};
   const std::string page = cli::html_report(data);
   CHECK(page.find("<title>a &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; job</title>") != std::string::npos);

@@ -128,9 +128,10 @@ TEST_CASE("fabric: uplinks are bundles of whole ports, one more on some pairs wh
   CHECK(s.tiers[1].up_GBps == doctest::Approx(16 * 147 * 50.0));
   CHECK(s.tiers[1].down_GBps / s.tiers[1].up_GBps == doctest::Approx(1024.0 / 147));  // 6.97:1, not 7:1
   const std::string text = summary_to_text(s);
-  CHECK_MESSAGE(text.find("oversubscription 6.97:1\n    uplinks: 2,352 ports of 400 Gbps in 608 bundles of 3 to 4 ports") !=
-                    std::string::npos,
-                text);
+  CHECK_MESSAGE(
+      text.find("oversubscription 6.97:1\n    uplinks: 2,352 ports of 400 Gbps in 608 bundles of 3 to 4 ports") !=
+          std::string::npos,
+      text);
 }
 
 TEST_CASE("fabric: many pods keep a core group within a spine's uplinks, so the ratio holds in whole ports") {
@@ -171,8 +172,9 @@ TEST_CASE("fabric: an uneven bundle by hand, and more spines than a leaf has upl
   spec.fabric.spines_per_pod = 33;
   Result<Cluster> refused = cluster_build(spec);
   REQUIRE_FALSE(refused.ok());
-  CHECK_MESSAGE(refused.error().find("fabric.spines_per_pod: a pod would have 33 spines but a leaf has 32 uplink ports") == 0,
-                refused.error());
+  CHECK_MESSAGE(
+      refused.error().find("fabric.spines_per_pod: a pod would have 33 spines but a leaf has 32 uplink ports") == 0,
+      refused.error());
 }
 
 TEST_CASE("fabric: GB200 NVL72 racks are one scale-up domain of 72 GPUs") {

@@ -2,9 +2,9 @@
 
 #include <chrono>
 
+#include "base/limits.h"
 #include "tests/support.h"
 #include "topology/fabric_plan.h"
-#include "base/limits.h"
 #include "topology/load.h"
 #include "topology/summary.h"
 
@@ -33,7 +33,7 @@ std::string plan_error(const ClusterSpec& s) {
 }  // namespace
 
 TEST_CASE("fabric plan: the counts are what cluster_build builds") {
-  std::vector<ClusterSpec> specs = {preset("dgx-h100:1"), preset("dgx-h100:4"), preset("dgx-h100:256"),
+  std::vector<ClusterSpec> specs = {preset("dgx-h100:1"),   preset("dgx-h100:4"),     preset("dgx-h100:256"),
                                     preset("dgx-h100:300"), preset("gb200-nvl72:20"), preset("pcie-l40s:600"),
                                     preset("dgx-a100:100")};
   ClusterSpec pods = preset("dgx-h100:256");
@@ -86,8 +86,9 @@ TEST_CASE("fabric plan: two tiers while they connect every node, then pods under
   forced.fabric.nodes_per_pod = 0;
   CHECK(fabric_plan(forced)->nodes_per_pod == 0);
   forced.nodes = 512;
-  CHECK(plan_error(forced).find("fabric: a pod would have 64 spines but a leaf has 32 uplink ports, and every leaf needs "
-                                "a port to every spine; use pods under a core tier") == 0);
+  CHECK(
+      plan_error(forced).find("fabric: a pod would have 64 spines but a leaf has 32 uplink ports, and every leaf needs "
+                              "a port to every spine; use pods under a core tier") == 0);
   // NVL72: scalable units of 8 racks (144 trays) on 4 rails; two tiers up to 16 units, then pods
   // of 8 units (64 racks).
   FabricPlan nvl = *fabric_plan(preset("gb200-nvl72:17"));
@@ -111,10 +112,13 @@ TEST_CASE("fabric plan: 100,000 GPUs from a preset build in seconds, not minutes
 
 TEST_CASE("fabric plan: limits refuse absurd specs before anything is built, naming limit and input") {
   CHECK(preset_spec_parse("dgx-h100:2147483647").error() ==
-        "cluster 'dgx-h100:2147483647': 2147483647 nodes of 8 GPUs are more than the limit of 1,048,576 GPUs (131,072 nodes)");
-  CHECK(preset_spec_parse("gb200-nvl72:99999999999999999999").error().find("racks of 72 GPUs are more than the limit") !=
-        std::string::npos);
-  CHECK(preset_spec_parse("dgx-h100").error() == "cluster 'dgx-h100': give the number of nodes, e.g. 'dgx-h100:32' (NAME:N)");
+        "cluster 'dgx-h100:2147483647': 2147483647 nodes of 8 GPUs are more than the limit of 1,048,576 GPUs (131,072 "
+        "nodes)");
+  CHECK(
+      preset_spec_parse("gb200-nvl72:99999999999999999999").error().find("racks of 72 GPUs are more than the limit") !=
+      std::string::npos);
+  CHECK(preset_spec_parse("dgx-h100").error() ==
+        "cluster 'dgx-h100': give the number of nodes, e.g. 'dgx-h100:32' (NAME:N)");
   CHECK(preset_spec_parse("gb200-nvl72").error().find("give the number of racks") != std::string::npos);
 
   ClusterSpec su = preset("dgx-h100:4");
@@ -131,7 +135,9 @@ TEST_CASE("fabric plan: limits refuse absurd specs before anything is built, nam
 
   ClusterSpec big = preset("dgx-h100:4");
   big.nodes = 2000000000;
-  CHECK(plan_error(big) == "nodes: 2000000000 nodes of 8 GPUs are 16,000,000,000 GPUs, more than the limit of 1,048,576 GPUs in a cluster");
+  CHECK(
+      plan_error(big) ==
+      "nodes: 2000000000 nodes of 8 GPUs are 16,000,000,000 GPUs, more than the limit of 1,048,576 GPUs in a cluster");
 
   // Links are whole ports, so no link is thinner than a port: many spines are refused by the
   // uplinks a leaf has.
@@ -139,7 +145,8 @@ TEST_CASE("fabric plan: limits refuse absurd specs before anything is built, nam
   thin.fabric.spines_per_pod = 2000000;
   thin.fabric.nodes_per_pod = 32;
   e = plan_error(thin);
-  CHECK_MESSAGE(e.find("fabric.spines_per_pod: a pod would have 2,000,000 spines but a leaf has 32 uplink ports") == 0, e);
+  CHECK_MESSAGE(e.find("fabric.spines_per_pod: a pod would have 2,000,000 spines but a leaf has 32 uplink ports") == 0,
+                e);
 
   ClusterSpec ratio = preset("dgx-h100:4");
   ratio.fabric.leaf_oversubscription = 1e300;

@@ -32,10 +32,10 @@ TEST_CASE("locality: scalable units are leaf groups, pods are leaf groups under 
   CHECK(l.sites == 1);
   CHECK(l.domains == 512);
   CHECK(l.level(0, 0) == Level::host);
-  CHECK(l.level(0, 31) == Level::leaf_group);   // one scalable unit: the same 8 rail leaves
-  CHECK(l.level(0, 32) == Level::pod);          // the next unit, same spines
+  CHECK(l.level(0, 31) == Level::leaf_group);  // one scalable unit: the same 8 rail leaves
+  CHECK(l.level(0, 32) == Level::pod);         // the next unit, same spines
   CHECK(l.level(0, 127) == Level::pod);
-  CHECK(l.level(0, 128) == Level::site);        // another pod: through the cores
+  CHECK(l.level(0, 128) == Level::site);  // another pod: through the cores
   CHECK(l.leaf_group[33] == 1);
   CHECK(l.pod[300] == 2);
   CHECK(l.unit(300, Level::pod) == 2);

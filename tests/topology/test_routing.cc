@@ -51,8 +51,7 @@ TEST_CASE("routing: path classes inside a DGX H100 follow NCCL") {
   // Other NICs are nearer through a peer GPU over NVLink (PXN) than through the CPU (PHB / SYS).
   CHECK(route(c, r, "h001/gpu0", "h001/nic1").path_class == PathClass::PXN);
   CHECK(route(c, r, "h001/gpu0", "h001/nic4").path_class == PathClass::PXN);
-  for (int g = 0; g < 8; ++g)
-    CHECK(c.device(r.nic_for(*c.find("h001/gpu" + std::to_string(g)))).local_index == g);
+  for (int g = 0; g < 8; ++g) CHECK(c.device(r.nic_for(*c.find("h001/gpu" + std::to_string(g)))).local_index == g);
 }
 
 TEST_CASE("routing: DGX A100 pairs two GPUs and two NICs per PCIe switch") {
@@ -269,15 +268,17 @@ TEST_CASE("routing: static sends every flow to one destination the same way from
   CHECK(spines.size() == 1);
   CHECK(down.size() == 1);
   // Another destination index, another port.
-  CHECK(uplink(c, connection(c, r, "h002/gpu0", "h001/gpu2", 0)) != uplink(c, connection(c, r, "h002/gpu0", "h001/gpu1", 0)));
+  CHECK(uplink(c, connection(c, r, "h002/gpu0", "h001/gpu2", 0)) !=
+        uplink(c, connection(c, r, "h002/gpu0", "h001/gpu1", 0)));
 }
 
 TEST_CASE("routing: the text names the mode and who chose it") {
   CHECK(routing_text(test::load_cluster("hgx-h200:2").routing) ==
         "adaptive (InfiniBand adaptive routing: each flow's bytes split evenly over the equal-cost paths; the default: "
         "the cluster names no routing)");
-  CHECK(routing_text(test::load_cluster("dgx-h100:2").routing).ends_with(
-      "; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)"));
+  CHECK(routing_text(test::load_cluster("dgx-h100:2").routing)
+            .ends_with("; dgx-h100 preset: a DGX SuperPOD's InfiniBand, adaptive routing on)"));
   CHECK(routing_text({Routing::hash, "set by the cluster file"}) ==
-        "hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by the cluster file)");
+        "hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by the cluster "
+        "file)");
 }

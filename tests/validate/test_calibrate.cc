@@ -60,7 +60,8 @@ TEST_CASE("calibrate: recovers the efficiencies and latencies the measurements w
   truth.launch_us = 50;
   truth.latency_us[kind(LinkKind::NET)] = 20;
   const std::vector<CalibrationSeries> series = measured_under(c, r, truth);
-  Result<CalibrationFit> fit = calibrate(c, r, nccl_tuning_default(), calibration_default(), series, {4.0 * 1024 * 1024});
+  Result<CalibrationFit> fit =
+      calibrate(c, r, nccl_tuning_default(), calibration_default(), series, {4.0 * 1024 * 1024});
   REQUIRE_MESSAGE(fit.ok(), fit.error());
   const Calibration& got = fit->calibration;
   for (const SeriesFit& s : fit->series) CHECK(s.cls.has_value());
@@ -80,7 +81,8 @@ TEST_CASE("calibrate: recovers the efficiencies and latencies the measurements w
   // Fitted again from its own result, nothing moves.
   Result<CalibrationFit> again = calibrate(c, r, nccl_tuning_default(), got, series, {});
   REQUIRE(again.ok());
-  CHECK(again->calibration.efficiency[kind(LinkKind::NET)] == doctest::Approx(got.efficiency[kind(LinkKind::NET)]).epsilon(0.01));
+  CHECK(again->calibration.efficiency[kind(LinkKind::NET)] ==
+        doctest::Approx(got.efficiency[kind(LinkKind::NET)]).epsilon(0.01));
 }
 
 TEST_CASE("calibrate: what cannot be fitted is said, not guessed") {
@@ -88,8 +90,9 @@ TEST_CASE("calibrate: what cannot be fitted is said, not guessed") {
   Router r(c);
   const std::vector<VertexId>& g = c.gpus();
   // One size only, and one rank: nothing to fit.
-  std::vector<CalibrationSeries> series = {{"one size", CollectiveOp::all_reduce, {g[0], g[1]}, {{1e6, 30}}, false},
-                                           {"one rank", CollectiveOp::all_reduce, {g[0]}, {{1e6, 30}, {2e6, 40}}, false}};
+  std::vector<CalibrationSeries> series = {
+      {"one size", CollectiveOp::all_reduce, {g[0], g[1]}, {{1e6, 30}}, false},
+      {"one rank", CollectiveOp::all_reduce, {g[0]}, {{1e6, 30}, {2e6, 40}}, false}};
   Result<CalibrationFit> fit = calibrate(c, r, nccl_tuning_default(), calibration_default(), series, {});
   REQUIRE_FALSE(fit.ok());
   CHECK(fit.error().starts_with("no series to fit"));
@@ -115,7 +118,8 @@ TEST_CASE("calibrate: an nccl-tests run placed on the cluster by host name and d
   run.source = "all_reduce_perf.log";
   run.line = 3;
   run.op = CollectiveOp::all_reduce;
-  for (int i = 0; i < 4; ++i) run.ranks.push_back({i, 0, 100 + i, i < 2 ? "nodeA" : "nodeB", i % 2, "0000:18:00", "H100"});
+  for (int i = 0; i < 4; ++i)
+    run.ranks.push_back({i, 0, 100 + i, i < 2 ? "nodeA" : "nodeB", i % 2, "0000:18:00", "H100"});
   run.rows.push_back({});
   run.rows.back().bytes = 1e6;
   run.rows.back().time_us = 50;
@@ -123,15 +127,18 @@ TEST_CASE("calibrate: an nccl-tests run placed on the cluster by host name and d
   Result<CalibrationSeries> s = calibration_series(run, c, {});
   REQUIRE_FALSE(s.ok());
   CHECK(s.error() ==
-        "all_reduce_perf.log:3: host 'nodeA' is not in the cluster; give --nodes with the cluster's hosts for the log's, in "
+        "all_reduce_perf.log:3: host 'nodeA' is not in the cluster; give --nodes with the cluster's hosts for the "
+        "log's, in "
         "order of first appearance");
   s = calibration_series(run, c, {"h002", "h001"});
   REQUIRE_MESSAGE(s.ok(), s.error());
-  CHECK(s->gpus == std::vector<VertexId>{c.hosts()[1].gpus[0], c.hosts()[1].gpus[1], c.hosts()[0].gpus[0], c.hosts()[0].gpus[1]});
+  CHECK(s->gpus ==
+        std::vector<VertexId>{c.hosts()[1].gpus[0], c.hosts()[1].gpus[1], c.hosts()[0].gpus[0], c.hosts()[0].gpus[1]});
   CHECK(s->points.size() == 1);
   CHECK(calibration_series(run, c, {"h001"}).error() == "all_reduce_perf.log:3: the log has 2 hosts, --nodes names 1");
   run.ranks[3].device = 9;
-  CHECK(calibration_series(run, c, {"h001", "h002"}).error() == "all_reduce_perf.log:3: rank 3 uses device 9; h002 has 8 GPUs");
+  CHECK(calibration_series(run, c, {"h001", "h002"}).error() ==
+        "all_reduce_perf.log:3: rank 3 uses device 9; h002 has 8 GPUs");
   run.ranks[3].device = 0;
   CHECK(calibration_series(run, c, {"h001", "h002"}).error() ==
         "all_reduce_perf.log:3: two ranks on one GPU: cannot place the run on the cluster");
@@ -149,7 +156,8 @@ TEST_CASE("calibrate: an nccl-tests run placed on the cluster by host name and d
 TEST_CASE("calibrate: nccl-tests logs as users have them") {
   const std::string logs = (test::source_dir() / "tests" / "validate" / "nccl-tests").string();
   // 8 H100 on one host, NVLS all-reduce: the NVLS class, near the default, the held-out sizes right.
-  auto r = test::run_topoplan("calibrate --nccl-tests " + logs + "/all_reduce_perf-8xh100.log --cluster dgx-h100:1 --nodes h001 --hold-out 64M,1G --json");
+  auto r = test::run_topoplan("calibrate --nccl-tests " + logs +
+                              "/all_reduce_perf-8xh100.log --cluster dgx-h100:1 --nodes h001 --hold-out 64M,1G --json");
   REQUIRE_MESSAGE(r.exit_code == 0, (r.out + r.err));
   nlohmann::json j = nlohmann::json::parse(r.out);
   REQUIRE(j["classes"].size() == 1);
@@ -160,7 +168,8 @@ TEST_CASE("calibrate: nccl-tests logs as users have them") {
   for (const auto& h : j["held_out"]["sizes"]) CHECK(std::abs(h["median_error"].get<double>()) < 0.3);
   // Two A100 hosts that run all-gather at a ninth of what their eight NICs should give: the model
   // was channel-capped above that, the fit still finds the NICs slow and says to check the cluster.
-  r = test::run_topoplan("calibrate --nccl-tests " + logs + "/all_gather_perf-2node.log --cluster dgx-a100:2 --nodes h[001-002] --json");
+  r = test::run_topoplan("calibrate --nccl-tests " + logs +
+                         "/all_gather_perf-2node.log --cluster dgx-a100:2 --nodes h[001-002] --json");
   REQUIRE_MESSAGE(r.exit_code == 0, (r.out + r.err));
   j = nlohmann::json::parse(r.out);
   REQUIRE(j["classes"].size() == 1);
@@ -180,19 +189,24 @@ TEST_CASE("calibrate: bad input exits 2 with the reason") {
     return r.err;
   };
   CHECK(refused("") == "topoplan: error: give either --measured RESULTS.json or --nccl-tests LOG...\n");
-  CHECK(refused("--measured a.json --nccl-tests b.log") == "topoplan: error: give either --measured RESULTS.json or --nccl-tests LOG...\n");
-  CHECK(refused("--nccl-tests b.log") == "topoplan: error: --nccl-tests: give --cluster, the cluster the logs ran on\n");
-  CHECK(refused("--nccl-tests /nonexistent/b.log --cluster dgx-h100:1").starts_with("topoplan: error: /nonexistent/b.log: cannot read"));
+  CHECK(refused("--measured a.json --nccl-tests b.log") ==
+        "topoplan: error: give either --measured RESULTS.json or --nccl-tests LOG...\n");
+  CHECK(refused("--nccl-tests b.log") ==
+        "topoplan: error: --nccl-tests: give --cluster, the cluster the logs ran on\n");
+  CHECK(refused("--nccl-tests /nonexistent/b.log --cluster dgx-h100:1")
+            .starts_with("topoplan: error: /nonexistent/b.log: cannot read"));
   CHECK(refused("--measured /nonexistent/r.json").starts_with("topoplan: error: /nonexistent/r.json: cannot read"));
   CHECK(refused("--nccl-tests b.log --cluster dgx-h100:1 --hold-out 3B") ==
         "topoplan: error: --hold-out: 3B is not a whole number of 4-byte elements (float32), at least 4 B\n");
   CHECK(refused("--nccl-tests b.log --cluster dgx-h100:1 --nodes 'h[2-1]'").starts_with("topoplan: error: --nodes: "));
-  CHECK(refused("--nccl-tests b.log --cluster dgx-h100:1 --tolerance -1").starts_with("topoplan: error: --tolerance: "));
+  CHECK(
+      refused("--nccl-tests b.log --cluster dgx-h100:1 --tolerance -1").starts_with("topoplan: error: --tolerance: "));
   // Results that do not name their plan.
   auto dir = test::temp_dir("calibrate-bad");
   const std::string results = (dir / "r.json").string();
   std::ofstream(results) << R"({"format": "topoplan-validate", "world": 8, "groups": []})";
-  CHECK(refused("--measured " + results) == "topoplan: error: " + results + ": plan: the results do not name their plan; give --plan\n");
+  CHECK(refused("--measured " + results) ==
+        "topoplan: error: " + results + ": plan: the results do not name their plan; give --plan\n");
   std::filesystem::remove_all(dir);
 }
 

@@ -31,7 +31,8 @@ Measured measure(const Case& k, double time_us, const std::string& backend = "nc
     const GroupList list = *groups.groups(token);
     for (size_t g = 0; g < list.size(); ++g)
       for (const auto& [rk, op, bytes] : runs)
-        if (std::string(rk) == kind) m.results.push_back({kind, static_cast<int>(g), list[g], op, bytes, time_us, 1, 0});
+        if (std::string(rk) == kind)
+          m.results.push_back({kind, static_cast<int>(g), list[g], op, bytes, time_us, 1, 0});
   }
   return m;
 }
@@ -81,7 +82,8 @@ TEST_CASE("compare: measured as predicted passes; a slow group is flagged with t
         "results.json: tp group 0 does not hold the plan's ranks: the results come from another plan");
   other = measure(k, 1);
   other.world = 16;
-  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, other, 0.25).error() == "results.json: 16 ranks, the plan places 8");
+  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, other, 0.25).error() ==
+        "results.json: 16 ranks, the plan places 8");
 }
 
 TEST_CASE("compare: a host-memory run checks values and groups, and is not timed against the GPU model") {
@@ -105,7 +107,9 @@ TEST_CASE("compare: a host-memory run checks values and groups, and is not timed
   host.results[3].wrong = 5;
   CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25)->wrong == 1);
   host.results[3].ranks = {0, 2};
-  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25).error().ends_with("the results come from another plan"));
+  CHECK(compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25)
+            .error()
+            .ends_with("the results come from another plan"));
   Measured gpu = measure(k, 1e6);
   gpu.results[0].wrong = 1;
   Result<Comparison> timed = compare_measured(k.c, k.r, k.job, k.layout, {}, gpu, 0.25);
@@ -118,8 +122,9 @@ TEST_CASE("compare: the command on a host-memory run says what it checked, exit 
   using topoplan::test::run_topoplan;
   const auto dir = topoplan::test::temp_dir("compare-host");
   const std::string cluster = (test::data_dir() / "clusters" / "lab-h100.json").string();
-  auto plan = run_topoplan("plan --cluster " + cluster + " --job " + (test::data_dir() / "jobs" / "tiny-8.json").string() +
-                           " --nodes h001 --emit json -o " + (dir / "plan").string());
+  auto plan =
+      run_topoplan("plan --cluster " + cluster + " --job " + (test::data_dir() / "jobs" / "tiny-8.json").string() +
+                   " --nodes h001 --emit json -o " + (dir / "plan").string());
   REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
   const std::string plan_file = (dir / "plan" / "plan.json").string();
   const nlohmann::json p = nlohmann::json::parse(test::read_file(plan_file));
@@ -131,16 +136,24 @@ TEST_CASE("compare: the command on a host-memory run says what it checked, exit 
                         {"index", g},
                         {"ranks", p["groups"]["tp"][g]},
                         {"results",
-                         {{{"op", "all_gather"}, {"bytes", 262144}, {"time_us", 5000}, {"busbw_GBps", 0.03}, {"wrong", g == 1 ? wrong : 0}}}}});
+                         {{{"op", "all_gather"},
+                           {"bytes", 262144},
+                           {"time_us", 5000},
+                           {"busbw_GBps", 0.03},
+                           {"wrong", g == 1 ? wrong : 0}}}}});
     const std::string path = (dir / (backend + std::to_string(wrong) + ".json")).string();
-    std::ofstream(path) << nlohmann::json{{"format", "topoplan-validate"}, {"backend", backend}, {"plan", plan_file}, {"world", 8},
-                                          {"groups", groups}}
-                               .dump();
+    std::ofstream(path) << nlohmann::json{
+        {"format", "topoplan-validate"},
+        {"backend", backend},
+        {"plan", plan_file},
+        {"world", 8},
+        {"groups", groups}}.dump();
     return path;
   };
   auto host = run_topoplan("compare --plan " + plan_file + " --measured " + results("mpi", 0));
   CHECK_MESSAGE(host.exit_code == 0, host.err);
-  CHECK(host.out.find(": host-memory run: values checked, timing not compared with the GPU model (mpi backend: ") != std::string::npos);
+  CHECK(host.out.find(": host-memory run: values checked, timing not compared with the GPU model (mpi backend: ") !=
+        std::string::npos);
   CHECK(host.out.find("4 results, every group with the plan's ranks, values right\n") != std::string::npos);
   CHECK(host.out.find("SLOW") == std::string::npos);
   CHECK(host.out.find("suspects") == std::string::npos);
@@ -169,14 +182,15 @@ TEST_CASE("compare: malformed results name the file and the field") {
     Result<Measured> m = measured_parse(j.dump(), "r.json");
     return m ? std::string() : m.error();
   };
-  const nlohmann::json good = {{"format", "topoplan-validate"},
-                               {"backend", "mpi"},
-                               {"world", 2},
-                               {"groups",
-                                {{{"kind", "tp"},
-                                  {"index", 0},
-                                  {"ranks", {0, 1}},
-                                  {"results", {{{"op", "all_gather"}, {"bytes", 1024}, {"time_us", 5.5}, {"wrong", 0}}}}}}}};
+  const nlohmann::json good = {
+      {"format", "topoplan-validate"},
+      {"backend", "mpi"},
+      {"world", 2},
+      {"groups",
+       {{{"kind", "tp"},
+         {"index", 0},
+         {"ranks", {0, 1}},
+         {"results", {{{"op", "all_gather"}, {"bytes", 1024}, {"time_us", 5.5}, {"wrong", 0}}}}}}}};
   Result<Measured> m = measured_parse(good.dump(), "r.json");
   REQUIRE(m.ok());
   CHECK(m->results.size() == 1);
@@ -188,7 +202,9 @@ TEST_CASE("compare: malformed results name the file and the field") {
   CHECK(err(j) == "r.json: world: expected the number of ranks");
   j = good;
   j["groups"][0]["kind"] = "tq";
-  CHECK(err(j) == "r.json: groups[0].kind: expected a group kind (tp, cp, dp, pp, ep, etp, edp) or world (--nccl-tests on every rank)");
+  CHECK(err(j) ==
+        "r.json: groups[0].kind: expected a group kind (tp, cp, dp, pp, ep, etp, edp) or world (--nccl-tests on every "
+        "rank)");
   j = good;
   j["groups"][0]["ranks"] = {0, 2};
   CHECK(err(j) == "r.json: groups[0].ranks: rank 2 is outside the world of 2");

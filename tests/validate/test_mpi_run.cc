@@ -32,8 +32,9 @@ Shell shell(const std::string& cmd, const std::filesystem::path& dir) {
 
 std::string plan_for(const std::filesystem::path& dir, const std::string& job) {
   const std::string out = (dir / job).string();
-  auto r = run_topoplan("plan --cluster " + (topoplan::test::data_dir() / "clusters" / "lab-h100.json").string() + " --job " +
-                        (topoplan::test::data_dir() / "jobs" / (job + ".json")).string() + " --nodes h001 --emit json -o " + out);
+  auto r = run_topoplan("plan --cluster " + (topoplan::test::data_dir() / "clusters" / "lab-h100.json").string() +
+                        " --job " + (topoplan::test::data_dir() / "jobs" / (job + ".json")).string() +
+                        " --nodes h001 --emit json -o " + out);
   REQUIRE_MESSAGE(r.exit_code == 0, r.err);
   return out + "/plan.json";
 }
@@ -57,12 +58,14 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     CHECK(res["wrong"] == 0);
     // One entry per group of every kind the plan has with two or more ranks, its ranks the plan's.
     size_t expected_groups = 0;
-    std::map<std::string, std::string> token = {{"tp", "tp"}, {"cp", "cp"}, {"dp", "dp-cp"}, {"pp", "pp"},
-                                                {"ep", "expert.ep"}, {"etp", "expert.tp"}, {"edp", "expert.dp"}};
+    std::map<std::string, std::string> token = {{"tp", "tp"},        {"cp", "cp"},        {"dp", "dp-cp"},
+                                                {"pp", "pp"},        {"ep", "expert.ep"}, {"etp", "expert.tp"},
+                                                {"edp", "expert.dp"}};
     std::set<std::string> issued;  // the group lists the job issues collectives on
     for (const auto& item : p["score"]["items"]) issued.insert(item["group"].get<std::string>());
     for (const auto& [kind, t] : token)
-      if (p["groups"].contains(t) && p["groups"][t][0].size() >= 2 && issued.count(t)) expected_groups += p["groups"][t].size();
+      if (p["groups"].contains(t) && p["groups"][t][0].size() >= 2 && issued.count(t))
+        expected_groups += p["groups"][t].size();
     CHECK(res["groups"].size() == expected_groups);
     for (const auto& g : res["groups"]) {
       CHECK(g["ranks"] == p["groups"][token.at(g["kind"].get<std::string>())][g["index"].get<size_t>()]);
@@ -92,9 +95,12 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
   // nccl-tests mode: one group in a sweep, printed as nccl-tests prints it; the log calibrates.
   {
     const std::string& t = plan;
-    Shell nt = shell(mpirun(8, "--plan " + t + " --nccl-tests all_gather --group tp:1 -b 4K -e 1M -f 4 -n 3 -w 1"), dir);
+    Shell nt =
+        shell(mpirun(8, "--plan " + t + " --nccl-tests all_gather --group tp:1 -b 4K -e 1M -f 4 -n 3 -w 1"), dir);
     REQUIRE_MESSAGE(nt.exit_code == 0, nt.err);
-    CHECK(nt.out.starts_with("# Collective test starting: all_gather_perf\n# nThread 1 nGpus 1 minBytes 4096 maxBytes 1048576 step: 4(factor)"));
+    CHECK(
+        nt.out.starts_with("# Collective test starting: all_gather_perf\n# nThread 1 nGpus 1 minBytes 4096 maxBytes "
+                           "1048576 step: 4(factor)"));
     topoplan::Result<topoplan::NcclTestsLog> log = topoplan::nccl_tests_log_parse(nt.out, "sweep.log");
     REQUIRE_MESSAGE(log.ok(), log.error());
     REQUIRE(log->runs.size() == 1);
@@ -102,15 +108,16 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     CHECK(run.op == topoplan::CollectiveOp::all_gather);
     CHECK(run.ranks.size() == 2);
     CHECK(run.ranks[1].device == 3);  // tp group 1 is ranks 2 and 3, on GPUs 2 and 3
-    REQUIRE(run.rows.size() == 5);  // 4K, 16K, 64K, 256K, 1M
+    REQUIRE(run.rows.size() == 5);    // 4K, 16K, 64K, 256K, 1M
     for (const auto& row : run.rows) {
       CHECK(row.wrong == 0L);
       CHECK(row.in_place_wrong == 0L);
     }
     const std::string saved = (dir / "all_gather_perf.log").string();
     std::ofstream(saved) << nt.out;
-    auto cal = run_topoplan("calibrate --nccl-tests " + saved + " --cluster " + (topoplan::test::data_dir() / "clusters" / "lab-h100.json").string() +
-                            " --nodes h001 --json");
+    auto cal =
+        run_topoplan("calibrate --nccl-tests " + saved + " --cluster " +
+                     (topoplan::test::data_dir() / "clusters" / "lab-h100.json").string() + " --nodes h001 --json");
     CHECK_MESSAGE(cal.exit_code == 0, cal.err);
     CHECK(nlohmann::json::parse(cal.out)["series"].size() == 1);
     // Every rank (kind "world"), its JSON read by compare against the group alone.
@@ -141,19 +148,24 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
   // (bench/loopback_calibration.sh); test_calibrate fits data the model made.
   {
     const std::string results = (dir / "sweep.json").string(), overlay = (dir / "calibration.json").string();
-    Shell sw = shell(mpirun(8, "--plan " + plan + " --kinds tp,pp --sizes 4KiB,8KiB,16KiB,32KiB,64KiB,128KiB,256KiB --iters 10 --rounds 2 --warmup 2 --json " +
+    Shell sw = shell(mpirun(8, "--plan " + plan +
+                                   " --kinds tp,pp --sizes 4KiB,8KiB,16KiB,32KiB,64KiB,128KiB,256KiB --iters 10 "
+                                   "--rounds 2 --warmup 2 --json " +
                                    results),
                      dir);
     REQUIRE_MESSAGE(sw.exit_code == 0, sw.err);
     const topoplan::test::RunResult cal =
-        run_topoplan("calibrate --measured " + results + " --hold-out 16KiB,64KiB -o " + overlay + " --json", topoplan::test::source_dir());
+        run_topoplan("calibrate --measured " + results + " --hold-out 16KiB,64KiB -o " + overlay + " --json",
+                     topoplan::test::source_dir());
     CHECK_MESSAGE((cal.exit_code == 0 || cal.exit_code == 1), (cal.out + cal.err));
     const nlohmann::json c = nlohmann::json::parse(cal.out);
     CHECK(c["series"].size() == 12);
-    for (const auto& size : c["held_out"]["sizes"]) MESSAGE("held out ", size["bytes"], ": median error ", size["median_error"]);
+    for (const auto& size : c["held_out"]["sizes"])
+      MESSAGE("held out ", size["bytes"], ": median error ", size["median_error"]);
     CHECK(c["held_out"]["sizes"].size() == 2);
     // The overlay applies: compare with it.
-    auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --calibration " + overlay, topoplan::test::source_dir());
+    auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --calibration " + overlay,
+                            topoplan::test::source_dir());
     CHECK_MESSAGE(cmp.exit_code == 0, cmp.err);
   }
   // --alone: each group by itself too; compare shows the measured slowdown (the model's is for GPU
@@ -162,7 +174,8 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     const std::string results = (dir / "alone.json").string();
     Shell al = shell(mpirun(8, "--plan " + plan + " --kinds pp --alone --iters 3 --warmup 1 --json " + results), dir);
     REQUIRE_MESSAGE(al.exit_code == 0, al.err);
-    auto cmp = run_topoplan("compare --plan " + plan + " --measured " + results + " --json", topoplan::test::source_dir());
+    auto cmp =
+        run_topoplan("compare --plan " + plan + " --measured " + results + " --json", topoplan::test::source_dir());
     REQUIRE_MESSAGE(cmp.exit_code == 0, cmp.err);
     const nlohmann::json compared = nlohmann::json::parse(cmp.out);  // kept: a loop over a temporary's member dangles
     for (const auto& row : compared["rows"]) {
@@ -180,10 +193,12 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
   CHECK(four.err.find("places 8 ranks; this run has 4") != std::string::npos);
   Shell kind = shell(mpirun(8, "--plan " + plan + " --kinds ep"), dir);
   CHECK(kind.exit_code == 2);
-  CHECK(kind.err.find("--kinds: the plan has no collectives on ep groups of two or more ranks (it has tp, dp, pp)") != std::string::npos);
+  CHECK(kind.err.find("--kinds: the plan has no collectives on ep groups of two or more ranks (it has tp, dp, pp)") !=
+        std::string::npos);
   // A step past --timeout-s: every rank says where it was and stops, exit 3, nothing left running
   // (process names stop at 15 characters; the other ranks give rank 0 3 s to report first).
-  const std::string none_left = "for i in $(seq 80); do pgrep -x topoplan-valida >/dev/null || exit 0; sleep 0.1; done; exit 1";
+  const std::string none_left =
+      "for i in $(seq 80); do pgrep -x topoplan-valida >/dev/null || exit 0; sleep 0.1; done; exit 1";
   Shell slow = shell(mpirun(8, "--plan " + plan + " --kinds dp --sizes 64MiB --iters 100000 --timeout-s 1"), dir);
   CHECK(slow.exit_code == 3);
   CHECK_MESSAGE(slow.err.find(": timed out after 1 s in dp group ") != std::string::npos, slow.err);
@@ -223,7 +238,8 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
     CHECK(death["failed"][0]["rank"] == 3);
     CHECK(death["failed"][0]["exited"] == "--inject-exit");
     CHECK_MESSAGE(death["message"].get<std::string>().starts_with(
-                      "the launcher stopped the job (a rank exited, or the job was cancelled): rank 3 (tp group 1) exited (--inject-exit) after '"),
+                      "the launcher stopped the job (a rank exited, or the job was cancelled): rank 3 (tp group 1) "
+                      "exited (--inject-exit) after '"),
                   death.dump());
   }
   CHECK(shell(none_left, dir).exit_code == 0);

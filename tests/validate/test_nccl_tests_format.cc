@@ -10,7 +10,9 @@
 namespace topoplan {
 namespace {
 
-std::string log_path(const std::string& name) { return (test::source_dir() / "tests/validate/nccl-tests" / name).string(); }
+std::string log_path(const std::string& name) {
+  return (test::source_dir() / "tests/validate/nccl-tests" / name).string();
+}
 
 NcclTestsLog read_log(const std::string& name) {
   Result<NcclTestsLog> log = nccl_tests_log_read(log_path(name));
@@ -76,17 +78,25 @@ std::string table(const std::string& rows) {
          "#  Rank  2 Group  0 Pid   1001 on     node01 device  2 [0000:3a:00] NVIDIA H100 80GB HBM3\n"
          "#  Rank  3 Group  0 Pid   1001 on     node01 device  3 [0000:5d:00] NVIDIA H100 80GB HBM3\n"
          "#\n"
-         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n" +
+         "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+         "busbw #wrong\n"
+         "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+         "(GB/s)       \n" +
          rows + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 30.5 \n#\n";
 }
 // Line 11 of table(): its first row. All-reduce on 4 ranks: busbw = algbw * 1.5.
-const std::string kRow1 = "     1048576        262144     float     sum      -1    52.10   20.13   30.19      0    51.80   20.24   30.36      0\n";
-const std::string kRow2 = "     2097152        524288     float     sum      -1    80.03   26.20   39.31      0    79.66   26.33   39.49      0\n";
+const std::string kRow1 =
+    "     1048576        262144     float     sum      -1    52.10   20.13   30.19      0    51.80   20.24   30.36     "
+    " 0\n";
+const std::string kRow2 =
+    "     2097152        524288     float     sum      -1    80.03   26.20   39.31      0    79.66   26.33   39.49     "
+    " 0\n";
 
 }  // namespace
 
-TEST_CASE("nccl-tests format: all_reduce_perf on 8 H100 (2.19.6, NCCL INFO lines between) reads and prints back byte for byte") {
+TEST_CASE(
+    "nccl-tests format: all_reduce_perf on 8 H100 (2.19.6, NCCL INFO lines between) reads and prints back byte for "
+    "byte") {
   const NcclTestsLog log = read_log("all_reduce_perf-8xh100.log");
   CHECK(log.notes.empty());
   REQUIRE(log.runs.size() == 1);
@@ -133,7 +143,8 @@ TEST_CASE("nccl-tests format: all_reduce_perf on 8 H100 (2.19.6, NCCL INFO lines
   CHECK(last.time_us == doctest::Approx(31540.3));  // getFloatStr drops a decimal past 7 characters
   CHECK(last.algbw_GBps == doctest::Approx(272.35));
   CHECK(last.busbw_GBps == doctest::Approx(476.61));
-  CHECK(last.busbw_GBps == doctest::Approx(last.algbw_GBps * nccl_busbw_factor(CollectiveOp::all_reduce, 8)).epsilon(0.001));
+  CHECK(last.busbw_GBps ==
+        doctest::Approx(last.algbw_GBps * nccl_busbw_factor(CollectiveOp::all_reduce, 8)).epsilon(0.001));
   CHECK(last.in_place_busbw_GBps == doctest::Approx(474.81));
   CHECK(r.out_of_bounds == 0);
   CHECK(r.avg_busbw_GBps == doctest::Approx(147.901));
@@ -143,7 +154,9 @@ TEST_CASE("nccl-tests format: all_reduce_perf on 8 H100 (2.19.6, NCCL INFO lines
   check_round_trip(r);
 }
 
-TEST_CASE("nccl-tests format: all_gather_perf on 2 nodes in 2.11's columns (no redop or root, an error column), op from the file name") {
+TEST_CASE(
+    "nccl-tests format: all_gather_perf on 2 nodes in 2.11's columns (no redop or root, an error column), op from the "
+    "file name") {
   const NcclTestsLog log = read_log("all_gather_perf-2node.log");
   REQUIRE(log.runs.size() == 1);
   const NcclTestsRun& r = log.runs[0];
@@ -217,7 +230,9 @@ TEST_CASE("nccl-tests format: reduce_scatter_perf with -I 1 keeps the per-iterat
   check_round_trip(r);
 }
 
-TEST_CASE("nccl-tests format: sendrecv_perf with -c 0 (N/A) and -S 1 timestamps; sendrecv told from all_reduce by its rates") {
+TEST_CASE(
+    "nccl-tests format: sendrecv_perf with -c 0 (N/A) and -S 1 timestamps; sendrecv told from all_reduce by its "
+    "rates") {
   const NcclTestsLog log = read_log("sendrecv_perf-c0.log");
   REQUIRE(log.runs.size() == 1);
   const NcclTestsRun& r = log.runs[0];
@@ -285,22 +300,28 @@ TEST_CASE("nccl-tests format: all_gather and alltoall cannot be told apart witho
   CHECK(nccl_tests_log_parse(text, "Alltoall-16.log")->runs[0].op == CollectiveOp::alltoall);
   CHECK(error_of(text, "alltoallv_perf.log").find("cannot tell") != std::string::npos);  // alltoallv is not alltoall
   // A name the rows contradict is an error, not a silent relabelling.
-  CHECK(error_of(text, "all_reduce.log").find("all_reduce.log:1: the file's name says all_reduce but its rows do not fit one") !=
+  CHECK(error_of(text, "all_reduce.log")
+            .find("all_reduce.log:1: the file's name says all_reduce but its rows do not fit one") !=
         std::string::npos);
   CHECK(error_of(text, "reduce_scatter.log").find("name says reduce_scatter") != std::string::npos);
 }
 
 TEST_CASE("nccl-tests format: runs topoplan does not model are left out with a note, an error when nothing is left") {
-  const std::string bcast =
-      "# Collective test starting: broadcast_perf\n" +
-      table("     1048576        262144     float    none       0    40.10   26.15   26.15      0    39.90   26.28   26.28      0\n") +
-      "# Collective test concluded: broadcast_perf\n";
-  const std::string reduce = table("     1048576        262144     float     sum       0    40.10   26.15   26.15      0    39.90   26.28   26.28      0\n");
-  CHECK(error_of(bcast) == "x.log:1: broadcast_perf left out: topoplan models all_reduce_perf, all_gather_perf, reduce_scatter_perf, "
-                           "alltoall_perf and sendrecv_perf; nothing else in the file to use");
+  const std::string bcast = "# Collective test starting: broadcast_perf\n" +
+                            table(
+                                "     1048576        262144     float    none       0    40.10   26.15   26.15      0  "
+                                "  39.90   26.28   26.28      0\n") +
+                            "# Collective test concluded: broadcast_perf\n";
+  const std::string reduce = table(
+      "     1048576        262144     float     sum       0    40.10   26.15   26.15      0    39.90   26.28   26.28   "
+      "   0\n");
+  CHECK(error_of(bcast) ==
+        "x.log:1: broadcast_perf left out: topoplan models all_reduce_perf, all_gather_perf, reduce_scatter_perf, "
+        "alltoall_perf and sendrecv_perf; nothing else in the file to use");
   CHECK(error_of(reduce).find("x.log:1: left out: rows with a root (line 11)") == 0);
 
-  Result<NcclTestsLog> mixed = nccl_tests_log_parse(bcast + "# Collective test starting: all_reduce_perf\n" + table(kRow1), "x.log");
+  Result<NcclTestsLog> mixed =
+      nccl_tests_log_parse(bcast + "# Collective test starting: all_reduce_perf\n" + table(kRow1), "x.log");
   REQUIRE_MESSAGE(mixed.ok(), (mixed ? "" : mixed.error()));
   REQUIRE(mixed->runs.size() == 1);
   CHECK(mixed->runs[0].op == CollectiveOp::all_reduce);
@@ -315,25 +336,29 @@ TEST_CASE("nccl-tests format: the op is inferred from redop, count and rank coun
   REQUIRE_MESSAGE(ar.ok(), (ar ? "" : ar.error()));
   CHECK(ar->runs[0].op == CollectiveOp::all_reduce);
   CHECK(ar->runs[0].rows.size() == 2);
-  Result<NcclTestsLog> rs = nccl_tests_log_parse(
-      table("     1048576         65536     float     sum      -1    20.10   52.17   39.13      0    20.20   51.91   38.93      0\n"), "run.log");
+  Result<NcclTestsLog> rs = nccl_tests_log_parse(table("     1048576         65536     float     sum      -1    20.10  "
+                                                       " 52.17   39.13      0    20.20   51.91   38.93      0\n"),
+                                                 "run.log");
   REQUIRE_MESSAGE(rs.ok(), (rs ? "" : rs.error()));
   CHECK(rs->runs[0].op == CollectiveOp::reduce_scatter);
   // Rates that fit no collective with these counts.
-  CHECK(error_of(table("     1048576        262144     float     sum      -1    52.10   20.13   80.00      0    51.80   20.24   80.00      0\n"))
+  CHECK(error_of(table("     1048576        262144     float     sum      -1    52.10   20.13   80.00      0    51.80  "
+                       " 20.24   80.00      0\n"))
             .find("busbw/algbw at line 11 is 3.97") != std::string::npos);
   // A row of 2.0's alltoall, whose redop column is blank: read as a word short.
-  Result<NcclTestsLog> blank = nccl_tests_log_parse(
-      table("     1048576         65536     float      -1    33.10   31.68   23.76      0    33.00   31.78   23.83      0\n"), "alltoall.log");
+  Result<NcclTestsLog> blank = nccl_tests_log_parse(table("     1048576         65536     float      -1    33.10   "
+                                                          "31.68   23.76      0    33.00   31.78   23.83      0\n"),
+                                                    "alltoall.log");
   REQUIRE_MESSAGE(blank.ok(), (blank ? "" : blank.error()));
   CHECK(blank->runs[0].rows[0].redop.empty());
   CHECK(blank->runs[0].rows[0].time_us == doctest::Approx(33.10));
 }
 
 TEST_CASE("nccl-tests format: rows of size 0 are skipped; srun --label prefixes and CRLF are read through") {
-  Result<NcclTestsLog> log = nccl_tests_log_parse(
-      table("           0             0     float     sum      -1     0.12    0.00    0.00      0     0.10    0.00    0.00      0\n" + kRow1),
-      "all_reduce.log");
+  Result<NcclTestsLog> log = nccl_tests_log_parse(table("           0             0     float     sum      -1     0.12 "
+                                                        "   0.00    0.00      0     0.10    0.00    0.00      0\n" +
+                                                        kRow1),
+                                                  "all_reduce.log");
   REQUIRE_MESSAGE(log.ok(), (log ? "" : log.error()));
   REQUIRE(log->runs[0].rows.size() == 1);
   CHECK(log->runs[0].rows[0].line == 12);
@@ -352,21 +377,27 @@ TEST_CASE("nccl-tests format: malformed input is an error naming the line and wh
   const std::string head = table("");
   // A truncated row.
   CHECK(error_of(table("     1048576        262144     float     sum      -1    52.10   20.13\n")) ==
-        "x.log:11: expected 13 columns (size count type redop root time algbw busbw #wrong time algbw busbw #wrong), got 7: a "
+        "x.log:11: expected 13 columns (size count type redop root time algbw busbw #wrong time algbw busbw #wrong), "
+        "got 7: a "
         "truncated row?");
   // A row with words to spare.
   CHECK(error_of(table(kRow1.substr(0, kRow1.size() - 1) + " 17\n")).find("x.log:11: expected 13 columns") == 0);
   // A word in a numeric column.
-  CHECK(error_of(table("     1048576        262144     float     sum      -1     fast   20.13   30.19      0    51.80   20.24   30.36      0\n")) ==
+  CHECK(error_of(table("     1048576        262144     float     sum      -1     fast   20.13   30.19      0    51.80  "
+                       " 20.24   30.36      0\n")) ==
         "x.log:11: column 6 (time): expected a number from 0, got 'fast'");
-  CHECK(error_of(table("     1048576        262144     float     sum      -1    52.10   20.13   30.19      x    51.80   20.24   30.36      0\n")) ==
+  CHECK(error_of(table("     1048576        262144     float     sum      -1    52.10   20.13   30.19      x    51.80  "
+                       " 20.24   30.36      0\n")) ==
         "x.log:11: column 9 (#wrong): expected a count of wrong elements or N/A, got 'x'");
-  CHECK(error_of(table("     1048576        262144     float     sum      -1    52.10     inf   30.19      0    51.80   20.24   30.36      0\n")) ==
+  CHECK(error_of(table("     1048576        262144     float     sum      -1    52.10     inf   30.19      0    51.80  "
+                       " 20.24   30.36      0\n")) ==
         "x.log:11: column 7 (algbw): expected a rate in GB/s from 0, got 'inf'");
   // A negative size, and a size that is not whole.
-  CHECK(error_of(table("       -1024          -256     float     sum      -1    52.10   20.13   30.19      0    51.80   20.24   30.36      0\n")) ==
+  CHECK(error_of(table("       -1024          -256     float     sum      -1    52.10   20.13   30.19      0    51.80  "
+                       " 20.24   30.36      0\n")) ==
         "x.log:11: column 1 (size): expected a size in bytes, a whole number from 0 to 1e18, got '-1024'");
-  CHECK(error_of(table("     1048576      262144.5     float     sum      -1    52.10   20.13   30.19      0    51.80   20.24   30.36      0\n"))
+  CHECK(error_of(table("     1048576      262144.5     float     sum      -1    52.10   20.13   30.19      0    51.80  "
+                       " 20.24   30.36      0\n"))
             .find("x.log:11: column 2 (count): expected a count of elements") == 0);
   // A row before any header, and after the table ended.
   CHECK(error_of("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n" + kRow1)
@@ -374,22 +405,27 @@ TEST_CASE("nccl-tests format: malformed input is an error naming the line and wh
   CHECK(error_of(table(kRow1) + kRow2).find("x.log:15: a result row outside a table") == 0);
   // No rows at all, or only rows of size 0.
   CHECK(error_of(head).find("x.log:1: the table has no rows (expected rows like") == 0);
-  CHECK(error_of(table("           0             0     float     sum      -1     0.12    0.00    0.00      0     0.10    0.00    0.00      0\n"))
+  CHECK(error_of(table("           0             0     float     sum      -1     0.12    0.00    0.00      0     0.10  "
+                       "  0.00    0.00      0\n"))
             .find("x.log:1: the table has no rows") == 0);
   // No table.
   CHECK(error_of("").find("x.log: no nccl-tests table found (expected lines like '#       size") == 0);
-  CHECK(error_of("dgx:1:1 [0] NCCL INFO Bootstrap: Using eth0\nSegmentation fault (core dumped)\n").find("x.log: no nccl-tests table") == 0);
+  CHECK(error_of("dgx:1:1 [0] NCCL INFO Bootstrap: Using eth0\nSegmentation fault (core dumped)\n")
+            .find("x.log: no nccl-tests table") == 0);
   // Device lines that do not parse, or repeat a rank.
   std::string bad_rank = head;
   bad_rank.replace(bad_rank.find("device  1"), 9, "device  X");
-  CHECK(error_of(bad_rank).find("x.log:5: expected a device line like '#  Rank  0 Group  0 Pid  12345 on node01 device  0 "
-                                "[0000:18:00] NVIDIA H100 80GB HBM3', got '#  Rank  1 Group") == 0);
+  CHECK(error_of(bad_rank).find(
+            "x.log:5: expected a device line like '#  Rank  0 Group  0 Pid  12345 on node01 device  0 "
+            "[0000:18:00] NVIDIA H100 80GB HBM3', got '#  Rank  1 Group") == 0);
   std::string twice = table(kRow1);
   twice.replace(twice.find("Rank  2"), 7, "Rank  1");
   CHECK(error_of(twice) == "x.log:6: rank 1 is listed twice (also at line 5)");
   // A parameter line with a word for a number, and a header short of its columns.
-  CHECK(error_of("# nThread 1 nGpus many minBytes 8\n").find("x.log:1: 'nGpus': expected a whole number from 0, got 'many'") == 0);
-  CHECK(error_of("#  size  count  type  algbw\n").find("x.log:1: a column header without size, count, type, time, algbw and busbw") == 0);
+  CHECK(error_of("# nThread 1 nGpus many minBytes 8\n")
+            .find("x.log:1: 'nGpus': expected a whole number from 0, got 'many'") == 0);
+  CHECK(error_of("#  size  count  type  algbw\n")
+            .find("x.log:1: a column header without size, count, type, time, algbw and busbw") == 0);
   // A file that is not there.
   CHECK(nccl_tests_log_read(log_path("missing.log")).error().find("missing.log") != std::string::npos);
 }
@@ -425,7 +461,7 @@ TEST_CASE("nccl-tests format: a run built here prints as nccl-tests 2.19.6 would
   row.count = 124999968;
   row.type = "float";
   row.redop = "none";
-  row.time_us = 12345678;  // past 7 characters: %.1e
+  row.time_us = 12345678;    // past 7 characters: %.1e
   row.algbw_GBps = 1234567;  // past 6: %.0e
   row.busbw_GBps = 99999.4;
   row.wrong = 0;
@@ -438,17 +474,22 @@ TEST_CASE("nccl-tests format: a run built here prints as nccl-tests 2.19.6 would
   const std::string text = nccl_tests_format(run);
   CHECK(text ==
         "# Collective test starting: all_gather_perf\n"
-        "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1000000000 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 "
+        "# nThread 1 nGpus 2 minBytes 1024 maxBytes 1000000000 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 "
+        "validation: 1 "
         "graph: 0 unalign: 0\n"
         "#\n"
         "# Using devices\n"
         "#  Rank  0 Group  0 Pid      7 on         n1 device  0 [0000:18:00] NVIDIA H200\n"
         "#  Rank  1 Group  0 Pid      7 on         n1 device  1 [0000:2a:00] NVIDIA H200\n"
         "#\n"
-        "#                                                              out-of-place                       in-place          \n"
-        "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong \n"
-        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         \n"
-        "   999999744     124999968     float    none      -1  1.2e+07   1e+06   99999       0   100.00    0.00  123456  1.23457e+06\n"
+        "#                                                              out-of-place                       in-place    "
+        "      \n"
+        "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   "
+        "busbw  #wrong \n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  "
+        "(GB/s)         \n"
+        "   999999744     124999968     float    none      -1  1.2e+07   1e+06   99999       0   100.00    0.00  "
+        "123456  1.23457e+06\n"
         "# Out of bounds values : 0 OK\n"
         "# Avg bus bandwidth    : 61727.7 \n"
         "#\n"

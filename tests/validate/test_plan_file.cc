@@ -81,8 +81,10 @@ TEST_CASE("validate plan: malformed input names the file and the field") {
 
 TEST_CASE("validate plan: --kinds and --sizes") {
   ValidatePlan p = *validate_plan_parse(plan4().dump(), "plan.json");
-  CHECK(validate_kinds_select(p, "tq").error() == "--kinds: unknown kind 'tq', did you mean 'tp'? (the plan has tp, dp)");
-  CHECK(validate_kinds_select(p, "pp").error() == "--kinds: the plan has no collectives on pp groups of two or more ranks (it has tp, dp)");
+  CHECK(validate_kinds_select(p, "tq").error() ==
+        "--kinds: unknown kind 'tq', did you mean 'tp'? (the plan has tp, dp)");
+  CHECK(validate_kinds_select(p, "pp").error() ==
+        "--kinds: the plan has no collectives on pp groups of two or more ranks (it has tp, dp)");
   CHECK(validate_kinds_select(p, "dp,tp,dp")->size() == 2);
   CHECK(*validate_sizes_parse("1KiB,4MB") == std::vector<double>{1024, 4e6});
   CHECK(validate_sizes_parse("3B").error() == "3B is not a whole number of 4-byte elements (float32), at least 4 B");

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "base/enum_names.h"
-#include "topology/formats/dot_graph.h"
 #include "base/units.h"
+#include "topology/formats/dot_graph.h"
 
 namespace topoplan {
 namespace {
@@ -59,7 +59,12 @@ double load_width(double u) { return 1 + 5 * std::min(u, 1.0); }
 // Observed over predicted: as predicted in green, twice in gold, four times in orange, beyond in
 // red; under 1/1.25 of it in steel blue, under half in purple (the traffic went elsewhere).
 const char* ratio_colour(double r) {
-  return r <= 0.5 ? "purple" : r < 0.8 ? "steelblue3" : r <= 1.25 ? "green4" : r <= 2 ? "gold3" : r <= 4 ? "darkorange" : "red";
+  return r <= 0.5    ? "purple"
+         : r < 0.8   ? "steelblue3"
+         : r <= 1.25 ? "green4"
+         : r <= 2    ? "gold3"
+         : r <= 4    ? "darkorange"
+                     : "red";
 }
 std::string ratio_text(double r) {
   return r <= 0 ? "-" : r >= kDotBusyUnpredicted ? "busy, none predicted" : "x" + format_number(r, 2);

@@ -24,7 +24,8 @@ constexpr unsigned kNvidiaVendor = 0x10de;
 // The OS device of `type` under a PCI device, or nullptr.
 hwloc_obj_t os_device(hwloc_obj_t pci, hwloc_obj_osdev_type_e type, const char* prefix = "") {
   for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling)
-    if (c->type == HWLOC_OBJ_OS_DEVICE && c->attr->osdev.type == type && c->name && std::strncmp(c->name, prefix, std::strlen(prefix)) == 0)
+    if (c->type == HWLOC_OBJ_OS_DEVICE && c->attr->osdev.type == type && c->name &&
+        std::strncmp(c->name, prefix, std::strlen(prefix)) == 0)
       return c;
   return nullptr;
 }
@@ -48,8 +49,8 @@ int numa_of(hwloc_topology_t topo, hwloc_obj_t obj) {
 
 std::string busid(hwloc_obj_t pci) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", pci->attr->pcidev.domain, pci->attr->pcidev.bus, pci->attr->pcidev.dev,
-                pci->attr->pcidev.func);
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", pci->attr->pcidev.domain, pci->attr->pcidev.bus,
+                pci->attr->pcidev.dev, pci->attr->pcidev.func);
   return buf;
 }
 
@@ -77,7 +78,8 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
   if (xml && hwloc_topology_set_xmlbuffer(raw, xml->data(), static_cast<int>(xml->size()) + 1) != 0)
     return Error{where + ": hwloc cannot read it as XML: " + std::strerror(errno)};
   if (hwloc_topology_load(raw) != 0)
-    return Error{where + ": hwloc could not load it" + (xml ? " (not an `lstopo --of xml` export?)" : "") + ": " + std::strerror(errno)};
+    return Error{where + ": hwloc could not load it" + (xml ? " (not an `lstopo --of xml` export?)" : "") + ": " +
+                 std::strerror(errno)};
   const bool is_xml = xml != nullptr;
   HwlocHost out;
   NodeFacts& f = out.facts;
@@ -107,7 +109,10 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
       gpus.push_back({pci, order});
     } else if (hwloc_obj_t rdma = os_device(pci, HWLOC_OBJ_OSDEV_OPENFABRICS)) {
       // Any device with an RDMA interface: older InfiniBand HCAs are PCI class 0x0c06, not 0x02.
-      f.nics.push_back({.name = rdma->name, .busid = busid(pci), .rdma = rdma->name, .numa = numa_of(raw, pci),
+      f.nics.push_back({.name = rdma->name,
+                        .busid = busid(pci),
+                        .rdma = rdma->name,
+                        .numa = numa_of(raw, pci),
                         .pcie_switch = static_cast<int>(pcie_switch_of(pci))});
     } else if (cls >> 8 == 0x02) {
       hwloc_obj_t net = os_device(pci, HWLOC_OBJ_OSDEV_NETWORK);
@@ -125,7 +130,8 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
     gpu.busid = gpu.name;
     gpu.numa = numa_of(raw, g.pci);
     gpu.pcie_switch = static_cast<int>(pcie_switch_of(g.pci));
-    gpu.pcie_GBps = std::round(double{g.pci->attr->pcidev.linkspeed} * 100) / 100;  // a float in hwloc: to 10 MB/s, in double
+    gpu.pcie_GBps =
+        std::round(double{g.pci->attr->pcidev.linkspeed} * 100) / 100;  // a float in hwloc: to 10 MB/s, in double
     gpu.pci_device = g.pci->attr->pcidev.device_id;
     gpu_index[g.pci] = f.gpus.size();
     f.gpus.push_back(gpu);
@@ -145,8 +151,9 @@ Result<HwlocHost> discover(const std::string& where, const std::string* xml) {
         const double GBps = static_cast<double>(d->values[i * d->nbobjs + j]) / 1000;
         if (i == j || GBps == 0) continue;
         // NVSwitches are PCI class 0x0680; hwloc also tags them, which holds where the class reads 0.
-        const bool nvswitch = to && to->type == HWLOC_OBJ_PCI_DEVICE &&
-                              (to->attr->pcidev.class_id == 0x0680 || (to->subtype && std::strcmp(to->subtype, "NVSwitch") == 0));
+        const bool nvswitch =
+            to && to->type == HWLOC_OBJ_PCI_DEVICE &&
+            (to->attr->pcidev.class_id == 0x0680 || (to->subtype && std::strcmp(to->subtype, "NVSwitch") == 0));
         if (nvswitch) {
           f.gpus[g->second].nvswitch_GBps += GBps;
         } else if (gpu_index.contains(to)) {
@@ -191,8 +198,9 @@ std::string xml_problem(const std::string& text, const std::string& where) {
     for (pugi::xml_attribute a : object.attributes()) {
       const std::string name = a.name();
       if (name.ends_with("set") && !bitmap_ok(a.value()) && problem.empty())
-        problem = where + ": object " + object.attribute("type").value() + " (gp_index " + object.attribute("gp_index").value() + ") has " +
-                  name + " '" + a.value() + "': expected hex words as lstopo writes them (0x000000ff,0xffffffff)";
+        problem = where + ": object " + object.attribute("type").value() + " (gp_index " +
+                  object.attribute("gp_index").value() + ") has " + name + " '" + a.value() +
+                  "': expected hex words as lstopo writes them (0x000000ff,0xffffffff)";
     }
     const std::string type = object.attribute("type").value();
     const bool io = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
@@ -201,15 +209,18 @@ std::string xml_problem(const std::string& text, const std::string& where) {
     if (type == "Bridge" && bridge != "0-1" && bridge != "1-1" && problem.empty())
       problem = where + ": Bridge (gp_index " + object.attribute("gp_index").value() + ") has bridge_type '" + bridge +
                 "': expected 0-1 (host to PCI) or 1-1 (PCI to PCI)";
-    if (type == "OSDev" && (osdev.size() != 1 || osdev[0] < '0' || osdev[0] > '0' + HWLOC_OBJ_OSDEV_COPROC) && problem.empty())
+    if (type == "OSDev" && (osdev.size() != 1 || osdev[0] < '0' || osdev[0] > '0' + HWLOC_OBJ_OSDEV_COPROC) &&
+        problem.empty())
       problem = where + ": OSDev (gp_index " + object.attribute("gp_index").value() + ") has osdev_type '" + osdev +
                 "': expected 0 to " + std::to_string(HWLOC_OBJ_OSDEV_COPROC);
     if (!io)
-      for (const char* set : {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset", "allowed_cpuset", "allowed_nodeset"}) {
+      for (const char* set :
+           {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset", "allowed_cpuset", "allowed_nodeset"}) {
         if (!root && std::strncmp(set, "allowed", 7) == 0) continue;
         if (!object.attribute(set) && problem.empty())
-          problem = where + ": object " + (type.empty() ? "without a type" : type) + " (gp_index " + object.attribute("gp_index").value() +
-                    ") has no " + set + ": not an `lstopo --of xml` export, or a damaged one";
+          problem = where + ": object " + (type.empty() ? "without a type" : type) + " (gp_index " +
+                    object.attribute("gp_index").value() + ") has no " + set +
+                    ": not an `lstopo --of xml` export, or a damaged one";
       }
     for (pugi::xml_node child : object.children("object")) self(child, false, self);
   };
@@ -233,6 +244,8 @@ Result<NodeFacts> hwloc_xml_facts(const std::string& text, const std::string& wh
   return host->facts;
 }
 
-bool hwloc_xml_sniff(std::string_view line, std::string_view text) { return line.starts_with('<') && xml_root(text) == "topology"; }
+bool hwloc_xml_sniff(std::string_view line, std::string_view text) {
+  return line.starts_with('<') && xml_root(text) == "topology";
+}
 
 }  // namespace topoplan

@@ -23,8 +23,8 @@ namespace {
 // as NVIDIA's port rates quote them: 4xHDR 200 Gb/s, 4xNDR 400 Gb/s. ibnetdiscover's names for
 // the active speed are infiniband-diags' (libibnetdisc, ibnd_dump speed strings).
 constexpr std::pair<std::string_view, double> kLaneGbitS[] = {
-    {"SDR", 2},     {"DDR", 4},  {"QDR", 8},   {"FDR10", 10}, {"FDR", 14.0625 * 64 / 66},
-    {"EDR", 25},    {"HDR", 50}, {"NDR", 100}, {"XDR", 200},
+    {"SDR", 2},  {"DDR", 4},  {"QDR", 8},   {"FDR10", 10}, {"FDR", 14.0625 * 64 / 66},
+    {"EDR", 25}, {"HDR", 50}, {"NDR", 100}, {"XDR", 200},
 };
 // Active link widths: lanes per port (2x: the split ports of HDR100 and NDR200).
 constexpr int kWidths[] = {1, 2, 4, 8, 12};
@@ -115,7 +115,9 @@ Result<IbFabric> fabric_parse(const std::string& text, const std::string& where)
   auto fail = [&](int at, const std::string& what) { return Error{where + ":" + std::to_string(at) + ": " + what}; };
   auto end_block = [&]() -> std::optional<Error> {
     if (block && block_ports == 0)
-      return fail(f.nodes[*block].line, "\"" + f.nodes[*block].id + "\" has no port lines: a truncated block? (every node ibnetdiscover reaches has a cabled port)");
+      return fail(f.nodes[*block].line,
+                  "\"" + f.nodes[*block].id +
+                      "\" has no port lines: a truncated block? (every node ibnetdiscover reaches has a cabled port)");
     block.reset();
     return std::nullopt;
   };
@@ -131,12 +133,13 @@ Result<IbFabric> fabric_parse(const std::string& text, const std::string& where)
       p.node = *block;
       p.line = line_no;
       std::string peer;
-      if (!(c.eat('[') && c.number(&p.port) && c.eat(']') && c.guid() && (c.blanks(), c.quoted(&peer)) && c.eat('[') && c.number(&p.peer_port) &&
-            c.eat(']') && c.guid()))
+      if (!(c.eat('[') && c.number(&p.port) && c.eat(']') && c.guid() && (c.blanks(), c.quoted(&peer)) && c.eat('[') &&
+            c.number(&p.peer_port) && c.eat(']') && c.guid()))
         return fail(line_no, "expected a port line '[N] \"PEER\"[M] # ... 4xHDR', got '" + std::string(l) + "'");
       const IbNode& n = f.nodes[*block];
       if (p.port < 1 || p.port > n.ports)
-        return fail(line_no, "port " + std::to_string(p.port) + " of \"" + n.id + "\", which has ports 1 to " + std::to_string(n.ports));
+        return fail(line_no, "port " + std::to_string(p.port) + " of \"" + n.id + "\", which has ports 1 to " +
+                                 std::to_string(n.ports));
       const std::string_view rest = trim(c.rest());
       const size_t last = rest.find_last_of(" \t");
       Result<double> GBps = link_GBps(last == std::string_view::npos ? rest : rest.substr(last + 1));
@@ -155,7 +158,8 @@ Result<IbFabric> fabric_parse(const std::string& text, const std::string& where)
       continue;
     }
     if (word != "Switch" && word != "Ca" && word != "Rt")
-      return fail(line_no, "expected a node line (Switch, Ca), a port line ([N] ...) or key=value, got '" + std::string(l) + "'");
+      return fail(line_no, "expected a node line (Switch, Ca), a port line ([N] ...) or key=value, got '" +
+                               std::string(l) + "'");
     if (word == "Rt") return fail(line_no, "an InfiniBand router: topoplan reads one subnet, of switches and HCAs");
     if (auto e = end_block()) return *e;
     c.at += word.size();
@@ -164,14 +168,16 @@ Result<IbFabric> fabric_parse(const std::string& text, const std::string& where)
     n.line = line_no;
     c.blanks();
     if (!(c.number(&n.ports) && (c.blanks(), c.quoted(&n.id)) && n.ports > 0))
-      return fail(line_no, "expected '" + word + " PORTS \"" + (n.is_switch ? "S" : "H") + "-GUID\" # \"description\"', got '" + std::string(l) + "'");
+      return fail(line_no, "expected '" + word + " PORTS \"" + (n.is_switch ? "S" : "H") +
+                               "-GUID\" # \"description\"', got '" + std::string(l) + "'");
     c.blanks();
     if (c.eat('#')) {
       c.blanks();
       if (!c.quoted(&n.description)) n.description.clear();
     }
     if (!node_at.emplace(n.id, f.nodes.size()).second)
-      return fail(line_no, "\"" + n.id + "\" is described twice (first on line " + std::to_string(f.nodes[node_at[n.id]].line) + ")");
+      return fail(line_no, "\"" + n.id + "\" is described twice (first on line " +
+                               std::to_string(f.nodes[node_at[n.id]].line) + ")");
     block = f.nodes.size();
     block_ports = 0;
     f.nodes.push_back(std::move(n));
@@ -183,24 +189,27 @@ Result<IbFabric> fabric_parse(const std::string& text, const std::string& where)
     IbPort& p = f.ports[i];
     auto it = node_at.find(peer_names[i].first);
     if (it == node_at.end())
-      return fail(p.line, "names \"" + peer_names[i].first + "\", which no Switch or Ca block describes (a truncated file?)");
+      return fail(p.line,
+                  "names \"" + peer_names[i].first + "\", which no Switch or Ca block describes (a truncated file?)");
     p.peer = it->second;
-    if (p.peer == p.node) return fail(p.line, "\"" + f.nodes[p.node].id + "\"[" + std::to_string(p.port) + "] is cabled to its own node");
+    if (p.peer == p.node)
+      return fail(p.line, "\"" + f.nodes[p.node].id + "\"[" + std::to_string(p.port) + "] is cabled to its own node");
     if (p.peer_port < 1 || p.peer_port > f.nodes[p.peer].ports)
-      return fail(p.line, "port " + std::to_string(p.peer_port) + " of \"" + f.nodes[p.peer].id + "\", which has ports 1 to " +
-                              std::to_string(f.nodes[p.peer].ports));
+      return fail(p.line, "port " + std::to_string(p.peer_port) + " of \"" + f.nodes[p.peer].id +
+                              "\", which has ports 1 to " + std::to_string(f.nodes[p.peer].ports));
     if (auto [at, added] = side.emplace(std::pair{p.node, p.port}, i); !added)
-      return fail(p.line, "\"" + f.nodes[p.node].id + "\"[" + std::to_string(p.port) + "] is listed twice (first on line " +
-                              std::to_string(f.ports[at->second].line) + ")");
+      return fail(p.line, "\"" + f.nodes[p.node].id + "\"[" + std::to_string(p.port) +
+                              "] is listed twice (first on line " + std::to_string(f.ports[at->second].line) + ")");
   }
   for (const IbPort& p : f.ports) {
     auto back = side.find({p.peer, p.peer_port});
     if (back == side.end()) continue;  // the peer's block lists its other ports only: one side is enough
     const IbPort& q = f.ports[back->second];
     if (q.peer != p.node || q.peer_port != p.port)
-      return fail(p.line, "\"" + f.nodes[p.node].id + "\"[" + std::to_string(p.port) + "] is cabled to \"" + f.nodes[p.peer].id + "\"[" +
-                              std::to_string(p.peer_port) + "], which line " + std::to_string(q.line) + " cables to \"" + f.nodes[q.peer].id +
-                              "\"[" + std::to_string(q.peer_port) + "]: a port is cabled once");
+      return fail(p.line, "\"" + f.nodes[p.node].id + "\"[" + std::to_string(p.port) + "] is cabled to \"" +
+                              f.nodes[p.peer].id + "\"[" + std::to_string(p.peer_port) + "], which line " +
+                              std::to_string(q.line) + " cables to \"" + f.nodes[q.peer].id + "\"[" +
+                              std::to_string(q.peer_port) + "]: a port is cabled once");
   }
   return f;
 }
@@ -210,15 +219,18 @@ Result<IbFabric> fabric_parse(const std::string& text, const std::string& where)
 bool ibnetdiscover_sniff(std::string_view line, std::string_view) {
   if (line.starts_with("vendid=")) return true;
   for (std::string_view kind : {"Switch", "Ca"})
-    if (line.starts_with(kind) && line.size() > kind.size() + 1 && (line[kind.size()] == ' ' || line[kind.size()] == '\t')) {
+    if (line.starts_with(kind) && line.size() > kind.size() + 1 &&
+        (line[kind.size()] == ' ' || line[kind.size()] == '\t')) {
       const std::string_view rest = trim(line.substr(kind.size()));
       if (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest[0]))) return true;
     }
   return false;
 }
 
-Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::string& where, const ClusterImportOptions& options) {
-  if (!options.topology.empty()) return Error{where + ": --topology picks one of topology.yaml's topologies; ibnetdiscover prints one fabric"};
+Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::string& where,
+                                           const ClusterImportOptions& options) {
+  if (!options.topology.empty())
+    return Error{where + ": --topology picks one of topology.yaml's topologies; ibnetdiscover prints one fabric"};
   if (options.oversubscription != 1)
     return Error{where + ": --oversubscription is for files without port counts; ibnetdiscover gives every cable"};
   const NodeType& type = options.type;
@@ -236,7 +248,9 @@ Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::s
     const IbNode& n = f.nodes[i];
     if (n.is_switch) continue;
     const std::string host = n.description.substr(0, n.description.find_first_of(" \t"));
-    if (host.empty()) return Error{where + ":" + std::to_string(n.line) + ": Ca \"" + n.id + "\" has no description to name its host by"};
+    if (host.empty())
+      return Error{where + ":" + std::to_string(n.line) + ": Ca \"" + n.id +
+                   "\" has no description to name its host by"};
     host_of[i] = host;
     if (!ports_of.contains(host)) names.push_back(host);
     ports_of[host];
@@ -244,23 +258,28 @@ Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::s
   if (names.empty()) return Error{where + ": no Ca blocks: no hosts to place (ibnetdiscover lists HCAs as Ca blocks)"};
   // Checked before hosts are built: a file is cheap to write and every host brings the type's devices.
   if (static_cast<int64_t>(names.size()) > limits::kMaxGpus / type.gpus)
-    return Error{where + ": " + format_count(static_cast<int64_t>(names.size())) + " hosts of " + std::to_string(type.gpus) +
-                 " GPUs are more than the limit of " + format_count(limits::kMaxGpus) + " GPUs"};
+    return Error{where + ": " + format_count(static_cast<int64_t>(names.size())) + " hosts of " +
+                 std::to_string(type.gpus) + " GPUs are more than the limit of " + format_count(limits::kMaxGpus) +
+                 " GPUs"};
   for (const IbPort& p : f.ports) {
     const IbNode& n = f.nodes[p.node];
-    if (!n.is_switch && f.nodes[p.peer].is_switch) ports_of[host_of[p.node]].push_back(&p);
+    if (!n.is_switch && f.nodes[p.peer].is_switch)
+      ports_of[host_of[p.node]].push_back(&p);
     else if (!n.is_switch)
-      return Error{where + ":" + std::to_string(p.line) + ": Ca \"" + n.id + "\" is cabled to Ca \"" + f.nodes[p.peer].id +
-                   "\": topoplan reads fabrics of switches, not hosts cabled back to back"};
+      return Error{where + ":" + std::to_string(p.line) + ": Ca \"" + n.id + "\" is cabled to Ca \"" +
+                   f.nodes[p.peer].id + "\": topoplan reads fabrics of switches, not hosts cabled back to back"};
   }
   // Switch port lines name CA ports whose own block may list none: take them from the switch side.
   for (const IbPort& p : f.ports)
     if (f.nodes[p.node].is_switch && !f.nodes[p.peer].is_switch) {
       std::vector<const IbPort*>& list = ports_of[host_of[p.peer]];
-      const bool listed = std::any_of(list.begin(), list.end(), [&](const IbPort* q) { return q->node == p.peer && q->port == p.peer_port; });
+      const bool listed = std::any_of(list.begin(), list.end(),
+                                      [&](const IbPort* q) { return q->node == p.peer && q->port == p.peer_port; });
       if (!listed) list.push_back(&p);
     }
-  auto ca_port = [&](const IbPort* p) { return f.nodes[p->node].is_switch ? std::pair{p->peer, p->peer_port} : std::pair{p->node, p->port}; };
+  auto ca_port = [&](const IbPort* p) {
+    return f.nodes[p->node].is_switch ? std::pair{p->peer, p->peer_port} : std::pair{p->node, p->port};
+  };
   auto switch_of = [&](const IbPort* p) { return f.nodes[p->node].is_switch ? p->node : p->peer; };
   std::vector<std::string> notes;
   int shared = 0;
@@ -275,13 +294,14 @@ Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::s
     });
     if (list.empty()) return Error{where + ": host " + h + " has no cabled HCA port"};
     if (list.size() > static_cast<size_t>(type.nics))
-      return Error{where + ": host " + h + " has " + std::to_string(list.size()) + " cabled HCA ports, more than the " + std::to_string(type.nics) +
-                   " NICs of node type '" + type.name + "'"};
+      return Error{where + ": host " + h + " has " + std::to_string(list.size()) + " cabled HCA ports, more than the " +
+                   std::to_string(type.nics) + " NICs of node type '" + type.name + "'"};
     if (list.size() < static_cast<size_t>(type.nics) && shared++ == 0) first_shared = h;
   }
   if (shared)
-    notes.push_back(counted(shared, "host") + " with fewer cabled HCA ports than " + type.name + "'s " + counted(type.nics, "NIC") + " (" +
-                    first_shared + ", ...): NIC i takes HCA port i mod the ports, at that port's rate");
+    notes.push_back(counted(shared, "host") + " with fewer cabled HCA ports than " + type.name + "'s " +
+                    counted(type.nics, "NIC") + " (" + first_shared +
+                    ", ...): NIC i takes HCA port i mod the ports, at that port's rate");
 
   // Tiers by distance from the hosts: leaves hold HCAs, each switch above one tier over its
   // nearest lower neighbour (breadth first, so a spine cabled to a core and a leaf is tier 2).
@@ -292,13 +312,15 @@ Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::s
       if (int& t = tier[switch_of(p)]; t == 0) t = 1, frontier.push_back(switch_of(p));
   std::vector<std::vector<size_t>> neighbours(f.nodes.size());
   for (const IbPort& p : f.ports)
-    if (f.nodes[p.node].is_switch && f.nodes[p.peer].is_switch) neighbours[p.node].push_back(p.peer), neighbours[p.peer].push_back(p.node);
+    if (f.nodes[p.node].is_switch && f.nodes[p.peer].is_switch)
+      neighbours[p.node].push_back(p.peer), neighbours[p.peer].push_back(p.node);
   for (size_t i = 0; i < frontier.size(); ++i)
     for (size_t n : neighbours[frontier[i]])
       if (tier[n] == 0) tier[n] = tier[frontier[i]] + 1, frontier.push_back(n);
   for (size_t i = 0; i < f.nodes.size(); ++i)
     if (f.nodes[i].is_switch && tier[i] == 0)
-      return Error{where + ":" + std::to_string(f.nodes[i].line) + ": switch \"" + f.nodes[i].id + "\" reaches no host: a fabric apart from the hosts'"};
+      return Error{where + ":" + std::to_string(f.nodes[i].line) + ": switch \"" + f.nodes[i].id +
+                   "\" reaches no host: a fabric apart from the hosts'"};
 
   ClusterImport out;
   Cluster& c = out.cluster;
@@ -308,8 +330,8 @@ Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::s
   std::vector<VertexId> first_nic;
   hosts_build(c, type, names, site, 0, static_cast<int>(names.size()), &first_nic);
   if (type.hosts_per_domain > 1)
-    notes.push_back("ibnetdiscover names no NVLink domains: hosts fill " + type.name + " racks of " + std::to_string(type.hosts_per_domain) +
-                    " in the order the file names them");
+    notes.push_back("ibnetdiscover names no NVLink domains: hosts fill " + type.name + " racks of " +
+                    std::to_string(type.hosts_per_domain) + " in the order the file names them");
   std::vector<VertexId> vertex(f.nodes.size());
   for (size_t i : frontier) {  // leaves first, then up
     Device d;
@@ -318,14 +340,17 @@ Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::s
     d.site = site;
     d.tier = static_cast<int16_t>(tier[i]);
     Result<VertexId> v = c.add_device(std::move(d));
-    if (!v) return Error{where + ":" + std::to_string(f.nodes[i].line) + ": switch " + f.nodes[i].id + ": " + v.error()};
+    if (!v)
+      return Error{where + ":" + std::to_string(f.nodes[i].line) + ": switch " + f.nodes[i].id + ": " + v.error()};
     vertex[i] = *v;
   }
   for (size_t h = 0; h < names.size(); ++h) {
     const std::vector<const IbPort*>& list = ports_of[names[h]];
     for (int n = 0; n < type.nics; ++n) {
       const IbPort* p = list[static_cast<size_t>(n) % list.size()];
-      c.add_link(first_nic[h] + static_cast<VertexId>(n), vertex[switch_of(p)], LinkKind::NET, p->GBps, HopLatency::net_us).value();
+      c.add_link(first_nic[h] + static_cast<VertexId>(n), vertex[switch_of(p)], LinkKind::NET, p->GBps,
+                 HopLatency::net_us)
+          .value();
     }
   }
   // One link per cable between switches: from the side whose (node, port) sorts first, or the only side listed.

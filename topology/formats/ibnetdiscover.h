@@ -19,6 +19,7 @@ bool ibnetdiscover_sniff(std::string_view line, std::string_view text);
 // switches its ports reach; switches with hosts are leaves (tier 1), the rest a tier above the
 // nearest lower one; one link per cabled port pair at its width times its lane's data rate. The
 // cluster is named after `where`; errors name `where`, the line and what was expected.
-Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::string& where, const ClusterImportOptions& options);
+Result<ClusterImport> ibnetdiscover_import(const std::string& text, const std::string& where,
+                                           const ClusterImportOptions& options);
 
 }  // namespace topoplan

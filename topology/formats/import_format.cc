@@ -10,28 +10,31 @@
 // its file and its row. NODE rows read one server into NodeFacts; CLUSTER rows read a fabric into
 // a cluster of --node-type hosts. Slurm's two files share one import name and one parse, which
 // tells them apart again by content.
-#define TOPOPLAN_IMPORT_FORMATS(NODE, CLUSTER)                                                                                    \
-  NODE("nvidia-smi", "nvidia-smi topo -m", "topo -m output", nvidia_smi_sniff, nvidia_smi_topo_parse)                             \
-  NODE("nccl-xml", "NCCL topology XML", "NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE", nccl_xml_sniff, nccl_topo_xml_parse)              \
-  NODE("hwloc", "hwloc XML", "lstopo --of xml", hwloc_xml_sniff, hwloc_xml_facts)                                                 \
-  CLUSTER("ibnetdiscover", "InfiniBand ibnetdiscover", "infiniband-diags' dump of the cabled fabric", ibnetdiscover_sniff, ibnetdiscover_import) \
-  CLUSTER("slurm-topology", "Slurm topology.conf", "topology.conf or topology.yaml, tree or block", slurm_conf_sniff, slurm_topology_import) \
+#define TOPOPLAN_IMPORT_FORMATS(NODE, CLUSTER)                                                                        \
+  NODE("nvidia-smi", "nvidia-smi topo -m", "topo -m output", nvidia_smi_sniff, nvidia_smi_topo_parse)                 \
+  NODE("nccl-xml", "NCCL topology XML", "NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE", nccl_xml_sniff, nccl_topo_xml_parse)  \
+  NODE("hwloc", "hwloc XML", "lstopo --of xml", hwloc_xml_sniff, hwloc_xml_facts)                                     \
+  CLUSTER("ibnetdiscover", "InfiniBand ibnetdiscover", "infiniband-diags' dump of the cabled fabric",                 \
+          ibnetdiscover_sniff, ibnetdiscover_import)                                                                  \
+  CLUSTER("slurm-topology", "Slurm topology.conf", "topology.conf or topology.yaml, tree or block", slurm_conf_sniff, \
+          slurm_topology_import)                                                                                      \
   CLUSTER("slurm-topology", "Slurm topology.yaml", "", slurm_yaml_sniff, slurm_topology_import)
 
 namespace topoplan {
 
 #define TOPOPLAN_DECLARE_NODE(name, display, help, sniff, parse) \
-  bool sniff(std::string_view line, std::string_view text);       \
+  bool sniff(std::string_view line, std::string_view text);      \
   Result<NodeFacts> parse(const std::string& text, const std::string& where);
 #define TOPOPLAN_DECLARE_CLUSTER(name, display, help, sniff, parse) \
-  bool sniff(std::string_view line, std::string_view text);          \
+  bool sniff(std::string_view line, std::string_view text);         \
   Result<ClusterImport> parse(const std::string& text, const std::string& where, const ClusterImportOptions& options);
 TOPOPLAN_IMPORT_FORMATS(TOPOPLAN_DECLARE_NODE, TOPOPLAN_DECLARE_CLUSTER)
 
 namespace {
 
 #define TOPOPLAN_NODE_ROW(name, display, help, sniff, parse) ImportFormat{name, display, help, sniff, parse, nullptr},
-#define TOPOPLAN_CLUSTER_ROW(name, display, help, sniff, parse) ImportFormat{name, display, help, sniff, nullptr, parse},
+#define TOPOPLAN_CLUSTER_ROW(name, display, help, sniff, parse) \
+  ImportFormat{name, display, help, sniff, nullptr, parse},
 const ImportFormat kImportFormats[] = {TOPOPLAN_IMPORT_FORMATS(TOPOPLAN_NODE_ROW, TOPOPLAN_CLUSTER_ROW)};
 
 bool of_kind(const ImportFormat& f, ImportKind kind) {
@@ -105,8 +108,8 @@ Result<const ImportFormat*> import_format_named(const std::string& name) {
     if (name == f.name) return &f;
     names.push_back(f.name);
   }
-  return Error{"FORMAT: unknown format '" + name + "'" + did_you_mean(name, names) + " (formats: " +
-               import_format_names(ImportKind::any, ", ") + ")"};
+  return Error{"FORMAT: unknown format '" + name + "'" + did_you_mean(name, names) +
+               " (formats: " + import_format_names(ImportKind::any, ", ") + ")"};
 }
 
 std::string_view xml_root(std::string_view text) {
@@ -119,7 +122,9 @@ std::string_view xml_root(std::string_view text) {
     const size_t start = at + 1;
     if (start < text.size() && std::isalpha(static_cast<unsigned char>(text[start]))) {
       size_t end = start;
-      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' || text[end] == '-')) ++end;
+      while (end < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' || text[end] == '-'))
+        ++end;
       return text.substr(start, end - start);
     }
   }

@@ -31,7 +31,8 @@ struct ClusterImportOptions {
 // A server's file: its facts. Errors name `where` and the line.
 using NodeParse = Result<NodeFacts> (*)(const std::string& text, const std::string& where);
 // A fabric's file: a cluster of `options.type` hosts, named after `where`.
-using ClusterParse = Result<ClusterImport> (*)(const std::string& text, const std::string& where, const ClusterImportOptions& options);
+using ClusterParse = Result<ClusterImport> (*)(const std::string& text, const std::string& where,
+                                               const ClusterImportOptions& options);
 
 struct ImportFormat {
   const char* name;     // as `topoplan import` knows it: "nccl-xml"

@@ -8,10 +8,10 @@
 #include <unordered_map>
 
 #include "base/json_fields.h"
-#include "topology/formats/node_type_json.h"
 #include "base/limits.h"
 #include "base/suggest.h"
 #include "base/units.h"
+#include "topology/formats/node_type_json.h"
 
 namespace topoplan {
 namespace {
@@ -97,10 +97,11 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
   // "node": a preset's name, or a node type written out (what `topoplan import` writes).
   const json* node_value = top.get("node", true);
   if (!error.empty()) return error_in(where, error);
-  Result<NodeType> type = node_value->is_object() ? node_type_from_json(*node_value, "node")
-                          : node_value->is_string() ? node_type_named(node_value->get<std::string>())
-                                                    : Result<NodeType>(Error{"expected a preset name or a node type object, got " +
-                                                                             json_shown(*node_value)});
+  Result<NodeType> type =
+      node_value->is_object() ? node_type_from_json(*node_value, "node")
+      : node_value->is_string()
+          ? node_type_named(node_value->get<std::string>())
+          : Result<NodeType>(Error{"expected a preset name or a node type object, got " + json_shown(*node_value)});
   if (!type) return error_in(where, node_value->is_object() ? type.error() : "node: " + type.error());
   const std::string node = type->name;
   const int per_rack = type->hosts_per_domain;
@@ -135,9 +136,11 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
     else
       f.fail(f.at("kind"), "expected \"rail\" or \"tor\", got \"" + kind + "\"" + did_you_mean(kind, {"rail", "tor"}));
     fabric.nodes_per_su = f.integer("nodes_per_su", fabric.nodes_per_su, 1);
-    fabric.leaf_oversubscription = f.number("leaf_oversubscription", fabric.leaf_oversubscription, 1, true, limits::kMaxRatio);
+    fabric.leaf_oversubscription =
+        f.number("leaf_oversubscription", fabric.leaf_oversubscription, 1, true, limits::kMaxRatio);
     fabric.nodes_per_pod = f.integer("nodes_per_pod", fabric.nodes_per_pod, 0);
-    fabric.pod_oversubscription = f.number("pod_oversubscription", fabric.pod_oversubscription, 1, true, limits::kMaxRatio);
+    fabric.pod_oversubscription =
+        f.number("pod_oversubscription", fabric.pod_oversubscription, 1, true, limits::kMaxRatio);
     fabric.planes = f.integer("planes", fabric.planes, 1);
     fabric.switch_radix = f.integer("switch_radix", fabric.switch_radix, 1);
     fabric.spines_per_pod = f.integer("spines_per_pod", fabric.spines_per_pod, 0);
@@ -155,8 +158,10 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
     if (f.has("link_rate")) {
       std::string rate = f.text("link_rate", kRequired);
       Result<double> GBps = parse_rate_GBps(rate);
-      if (!GBps) f.fail(f.at("link_rate"), GBps.error());
-      else spec.dci.link_GBps = *GBps * 8;  // DciSpec keeps the input edge's Gbit/s
+      if (!GBps)
+        f.fail(f.at("link_rate"), GBps.error());
+      else
+        spec.dci.link_GBps = *GBps * 8;  // DciSpec keeps the input edge's Gbit/s
     }
     spec.dci.length_km = f.number("length_km", spec.dci.length_km, 0, true, limits::kMaxLengthKm);
   }
@@ -166,7 +171,8 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
 
 Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
   std::string error;
-  Fields top(doc, "", {"format", "version", "name", "routing", "sites", "domains", "hosts", "devices", "links"}, &error);
+  Fields top(doc, "", {"format", "version", "name", "routing", "sites", "domains", "hosts", "devices", "links"},
+             &error);
   if (top.has("format") && top.text("format", kRequired) != "topoplan-cluster")
     top.fail("format", "expected \"topoplan-cluster\", got " + json_shown(doc.at("format")));
   if (top.has("version") && top.integer("version", kRequired, 0) != 1)
@@ -182,8 +188,8 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
   Names hosts;
   if (const json* list = top.list("hosts", false))
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
-      Fields f((*list)[i], json_indexed("hosts", i), {"name", "site", "scaleup_domain", "node_type", "cores_per_cpu", "nic_names"},
-               &error);
+      Fields f((*list)[i], json_indexed("hosts", i),
+               {"name", "site", "scaleup_domain", "node_type", "cores_per_cpu", "nic_names"}, &error);
       Host h;
       h.name = f.name("name");
       h.site = ref(f, "site", sites, "site");
@@ -195,8 +201,8 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
           if ((*names)[k].is_string() && !(*names)[k].get<std::string>().empty())
             h.nic_names.push_back((*names)[k].get<std::string>());
           else
-            f.fail(json_indexed(f.at("nic_names"), k), "expected an RDMA device name such as \"mlx5_0\", got " +
-                                                           json_shown((*names)[k]));
+            f.fail(json_indexed(f.at("nic_names"), k),
+                   "expected an RDMA device name such as \"mlx5_0\", got " + json_shown((*names)[k]));
         }
       if (f.ok() && !hosts.add(h.name)) f.fail(f.at("name"), "duplicate host '" + h.name + "'");
       c.add_host(std::move(h));
@@ -233,14 +239,16 @@ Result<Cluster> cluster_from_json(const json& doc, const std::string& where) {
   if (const json* list = top.ok() ? link_list : nullptr)
     for (size_t i = 0; i < list->size() && error.empty(); ++i) {
       const json& link = (*list)[i];
-      Fields f(link, json_indexed("links", i), {"a", "b", "kind", "bw_GBps", kOldBwKey, "latency_us", "length_km"}, &error);
+      Fields f(link, json_indexed("links", i), {"a", "b", "kind", "bw_GBps", kOldBwKey, "latency_us", "length_km"},
+               &error);
       VertexId a = endpoint(f, "a", c);
       VertexId b = endpoint(f, "b", c);
       LinkKind kind = kind_read(f, link_kind_from, link_kind_names(), "link kind");
       const bool old_key = link.is_object() && link.contains(kOldBwKey);
       if (old_key && link.contains("bw_GBps"))
         f.fail(f.at(kOldBwKey), std::string("give bw_GBps or its old name ") + kOldBwKey + ", not both");
-      double bw_GBps = f.number(old_key ? kOldBwKey : "bw_GBps", kRequired, limits::kMinLinkGBps, true, limits::kMaxLinkGBps);
+      double bw_GBps =
+          f.number(old_key ? kOldBwKey : "bw_GBps", kRequired, limits::kMinLinkGBps, true, limits::kMaxLinkGBps);
       double latency_us = f.number("latency_us", 0.0, 0, true, limits::kMaxLatencyUs);
       double length_km = f.number("length_km", 0.0, 0, true, limits::kMaxLengthKm);
       if (!f.ok()) break;

@@ -25,16 +25,20 @@ std::string switch_key(K8sLabels scheme, size_t i) {
 }
 
 std::string domain_key(K8sLabels scheme) {
-  return scheme == K8sLabels::topograph ? std::string(kTopographPrefix) + "accelerator" : "accelerator.topograph.run/domain";
+  return scheme == K8sLabels::topograph ? std::string(kTopographPrefix) + "accelerator"
+                                        : "accelerator.topograph.run/domain";
 }
 
-std::string scheme_name(K8sLabels scheme) { return scheme == K8sLabels::topograph ? "NVIDIA topograph's scheme" : "numbered tiers"; }
+std::string scheme_name(K8sLabels scheme) {
+  return scheme == K8sLabels::topograph ? "NVIDIA topograph's scheme" : "numbered tiers";
+}
 
 // A label value: at most 63 characters of [A-Za-z0-9._-], starting and ending alphanumeric
 // (Kubernetes' label syntax); other characters ("siteA/leaf0") become '-'.
 std::string label_value(const std::string& name) {
   std::string v;
-  for (char ch : name) v += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-' ? ch : '-';
+  for (char ch : name)
+    v += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-' ? ch : '-';
   if (v.size() > 63) v = v.substr(v.size() - 63);
   while (!v.empty() && !std::isalnum(static_cast<unsigned char>(v.front()))) v.erase(v.begin());
   while (!v.empty() && !std::isalnum(static_cast<unsigned char>(v.back()))) v.pop_back();
@@ -103,8 +107,10 @@ std::string k8s_labels_write(const Cluster& c, K8sLabels scheme) {
   for (size_t h = 0; h < chains.size(); ++h) {
     const Host& host = c.hosts()[h];
     out << "kubectl label node " << host.name << " --overwrite";
-    if (accelerator) out << " " << domain_key(scheme) << "=" << label_value(c.domains()[static_cast<size_t>(host.scaleup_domain)]);
-    for (size_t i = 0; i < chains[h].size(); ++i) out << " " << switch_key(scheme, i) << "=" << label_value(c.device(chains[h][i]).name);
+    if (accelerator)
+      out << " " << domain_key(scheme) << "=" << label_value(c.domains()[static_cast<size_t>(host.scaleup_domain)]);
+    for (size_t i = 0; i < chains[h].size(); ++i)
+      out << " " << switch_key(scheme, i) << "=" << label_value(c.device(chains[h][i]).name);
     out << "\n";
   }
   return out.str();
@@ -120,7 +126,8 @@ std::string kueue_topology_write(const Cluster& c, K8sLabels scheme) {
       << "spec:\n"
       << "  levels:\n";
   const std::vector<std::vector<VertexId>> chains = switch_chains(c, scheme);
-  for (size_t i = chains.empty() ? 0 : chains.front().size(); i-- > 0;) out << "  - nodeLabel: \"" << switch_key(scheme, i) << "\"\n";
+  for (size_t i = chains.empty() ? 0 : chains.front().size(); i-- > 0;)
+    out << "  - nodeLabel: \"" << switch_key(scheme, i) << "\"\n";
   if (domains_span_hosts(c)) out << "  - nodeLabel: \"" << domain_key(scheme) << "\"\n";
   out << "  - nodeLabel: \"kubernetes.io/hostname\"\n";
   return out.str();

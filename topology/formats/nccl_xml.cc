@@ -45,7 +45,8 @@ struct Reader {
 
   void fail(const pugi::xml_node& n, const std::string& what) {
     const ptrdiff_t offset = n.offset_debug();
-    if (error.empty()) error = where + ":" + std::to_string(offset < 0 ? 0 : line_at(text, offset)) + ": <" + n.name() + "> " + what;
+    if (error.empty())
+      error = where + ":" + std::to_string(offset < 0 ? 0 : line_at(text, offset)) + ": <" + n.name() + "> " + what;
   }
   int integer(const pugi::xml_node& n, const char* attr, int fallback) {
     const pugi::xml_attribute a = n.attribute(attr);
@@ -83,16 +84,21 @@ struct Reader {
     g.numa = numa;
     g.pcie_switch = pcie_switch;
     g.pcie_GBps = pcie_GBps(pci);
-    if (class_is(pci.attribute("vendor").value(), "0x10de")) g.pci_device = static_cast<unsigned>(std::strtoul(pci.attribute("device").value(), nullptr, 16));
+    if (class_is(pci.attribute("vendor").value(), "0x10de"))
+      g.pci_device = static_cast<unsigned>(std::strtoul(pci.attribute("device").value(), nullptr, 16));
     if (gpu_node) {
       g.sm = integer(gpu_node, "sm", 0);
       gpu_dev.push_back(integer(gpu_node, "dev", -1));
       for (const pugi::xml_node& l : gpu_node.children("nvlink")) {
         const char* tclass = l.attribute("tclass").value();
         const int count = integer(l, "count", 1);
-        if (class_is(tclass, "0x0680")) g.nvswitch_links += count;
-        else if (class_is(tclass, "0x03")) peers.push_back({facts.gpus.size(), l.attribute("target").value(), count});
-        else fail(l, std::string("to a device of class '") + tclass + "': NVLink to a CPU (IBM POWER) is not a node type topoplan can build");
+        if (class_is(tclass, "0x0680"))
+          g.nvswitch_links += count;
+        else if (class_is(tclass, "0x03"))
+          peers.push_back({facts.gpus.size(), l.attribute("target").value(), count});
+        else
+          fail(l, std::string("to a device of class '") + tclass +
+                      "': NVLink to a CPU (IBM POWER) is not a node type topoplan can build");
       }
     } else {
       facts.nvlinks_listed = false;
@@ -105,7 +111,12 @@ struct Reader {
     // A <nic> straight under a <cpu> has no bus ID of its own.
     const std::string busid = at.attribute("busid").value();
     auto add = [&](const std::string& rdma, double gbit_s) {
-      facts.nics.push_back({.name = rdma.empty() ? busid : rdma, .busid = busid, .rdma = rdma, .numa = numa, .pcie_switch = pcie_switch, .gbit_s = gbit_s});
+      facts.nics.push_back({.name = rdma.empty() ? busid : rdma,
+                            .busid = busid,
+                            .rdma = rdma,
+                            .numa = numa,
+                            .pcie_switch = pcie_switch,
+                            .gbit_s = gbit_s});
     };
     if (!nic_node) return add("", 0);
     bool any = false;
@@ -125,8 +136,10 @@ struct Reader {
     if (gpu_node || (!nic_node && class_is(cls, "0x03"))) return gpu(n, gpu_node, numa, pcie_switch);
     if (nic_node || class_is(cls, "0x02")) return nic(n, nic_node, numa, pcie_switch);
     for (const pugi::xml_node& child : n.children()) {
-      if (std::strcmp(child.name(), "pci") == 0) pci(child, numa, pcie_switch);
-      else if (std::strcmp(child.name(), "nic") == 0) nic(n, child, numa, pcie_switch);
+      if (std::strcmp(child.name(), "pci") == 0)
+        pci(child, numa, pcie_switch);
+      else if (std::strcmp(child.name(), "nic") == 0)
+        nic(n, child, numa, pcie_switch);
     }
   }
 };
@@ -148,7 +161,8 @@ Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string
   pugi::xml_document doc;
   const pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size());
   if (!parsed) {
-    return Error{where + ":" + std::to_string(line_at(text, parsed.offset)) + ": not well-formed XML: " + parsed.description()};
+    return Error{where + ":" + std::to_string(line_at(text, parsed.offset)) +
+                 ": not well-formed XML: " + parsed.description()};
   }
   const pugi::xml_node system = doc.child("system");
   if (!system) return Error{where + ": expected NCCL's topology XML: a <system version=\"1\"> element at the top"};
@@ -162,8 +176,10 @@ Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string
     if (vendor == "AuthenticAMD") r.facts.cpu_vendor = "AMD";
     for (const pugi::xml_node& child : cpu.children()) {
       // A GPU or NIC straight under the NUMA node sits on a root port of its own.
-      if (std::strcmp(child.name(), "pci") == 0) r.pci(child, numa, class_is(child.attribute("class").value(), "0x0604") ? top++ : -1);
-      else if (std::strcmp(child.name(), "nic") == 0) r.nic(child, child, numa, -1);
+      if (std::strcmp(child.name(), "pci") == 0)
+        r.pci(child, numa, class_is(child.attribute("class").value(), "0x0604") ? top++ : -1);
+      else if (std::strcmp(child.name(), "nic") == 0)
+        r.nic(child, child, numa, -1);
     }
   }
   if (!r.error.empty()) return Error{r.error};
@@ -182,7 +198,8 @@ Result<NodeFacts> nccl_topo_xml_parse(const std::string& text, const std::string
     f.peer_nvlinks.assign(f.gpus.size(), std::vector<int>(f.gpus.size()));
     for (const Reader::PeerLink& p : r.peers) {
       auto to = index_of.find(p.target);
-      if (to == index_of.end()) return Error{where + ": an <nvlink> targets GPU " + p.target + ", which the file does not list"};
+      if (to == index_of.end())
+        return Error{where + ": an <nvlink> targets GPU " + p.target + ", which the file does not list"};
       f.peer_nvlinks[rank_of[p.gpu]][to->second] += p.count;
     }
   }
@@ -193,13 +210,14 @@ std::string nccl_topo_xml_write(const NodeType& t) {
   pugi::xml_document doc;
   const bool made_up = t.gpu_busids.empty() || (t.nics > 0 && t.nic_busids.empty());
   doc.append_child(pugi::node_comment)
-      .set_value((" NCCL_TOPO_FILE for one " + t.name + " server (" + std::to_string(t.gpus) + " x " + t.gpu_model +
-                  "), written by topoplan" +
-                  (made_up ? ". Its bus IDs are made up: NCCL matches devices by bus ID, so replace them with the machine's "
-                             "(lspci -D), or import the server from NCCL or hwloc XML to keep them. "
-                           : ". ") +
-                  "NCCL finds NVLinks and NIC ports at run time. ")
-                     .c_str());
+      .set_value(
+          (" NCCL_TOPO_FILE for one " + t.name + " server (" + std::to_string(t.gpus) + " x " + t.gpu_model +
+           "), written by topoplan" +
+           (made_up ? ". Its bus IDs are made up: NCCL matches devices by bus ID, so replace them with the machine's "
+                      "(lspci -D), or import the server from NCCL or hwloc XML to keep them. "
+                    : ". ") +
+           "NCCL finds NVLinks and NIC ports at run time. ")
+              .c_str());
   pugi::xml_node system = doc.append_child("system");
   system.append_attribute("version") = "1";
   const bool intel = t.cpu_model.starts_with("Xeon"), amd = t.cpu_model.starts_with("EPYC");
@@ -229,11 +247,13 @@ std::string nccl_topo_xml_write(const NodeType& t) {
       if (s * t.cpus / switches != c) continue;
       pugi::xml_node bridge = pci(cpu, hex_id("ffff:ff:%02x.0", s + 1), "0x060400");
       for (int g = s * t.gpus_per_pcie_switch; g < (s + 1) * t.gpus_per_pcie_switch; ++g)
-        pci(bridge, t.gpu_busids.empty() ? hex_id("0000:%02x:00.0", 0x10 + g) : t.gpu_busids[static_cast<size_t>(g)], "0x030200");
+        pci(bridge, t.gpu_busids.empty() ? hex_id("0000:%02x:00.0", 0x10 + g) : t.gpu_busids[static_cast<size_t>(g)],
+            "0x030200");
       for (int n = 0; n < t.nics; ++n) {
         const int under = t.nic_switch.empty() ? n * switches / t.nics : t.nic_switch[static_cast<size_t>(n)];
         if (under == s)
-          pci(bridge, t.nic_busids.empty() ? hex_id("0000:%02x:00.0", 0x90 + n) : t.nic_busids[static_cast<size_t>(n)], "0x020700");
+          pci(bridge, t.nic_busids.empty() ? hex_id("0000:%02x:00.0", 0x90 + n) : t.nic_busids[static_cast<size_t>(n)],
+              "0x020700");
       }
     }
   }
@@ -242,6 +262,8 @@ std::string nccl_topo_xml_write(const NodeType& t) {
   return out.str();
 }
 
-bool nccl_xml_sniff(std::string_view line, std::string_view text) { return line.starts_with('<') && xml_root(text) == "system"; }
+bool nccl_xml_sniff(std::string_view line, std::string_view text) {
+  return line.starts_with('<') && xml_root(text) == "system";
+}
 
 }  // namespace topoplan

@@ -5,9 +5,9 @@
 #include <map>
 #include <numeric>
 
+#include "base/units.h"
 #include "topology/cpu_models.h"
 #include "topology/gpu_models.h"
-#include "base/units.h"
 
 namespace topoplan {
 namespace {
@@ -45,7 +45,8 @@ Result<Nvlinks> nvlinks_of(const NodeFacts& f, int cc, bool model_given) {
     const int most = nvlinks_per_gpu(cc);
     if (even && (n <= 2 || k * static_cast<int>(n - 1) > most)) {
       if (n > 2 && most == 0 && model_given)
-        return Error{"every GPU pair has " + std::to_string(k) + " NVLinks, and the NVLink count of this GPU model is unknown: "
+        return Error{"every GPU pair has " + std::to_string(k) +
+                     " NVLinks, and the NVLink count of this GPU model is unknown: "
                      "that may be an NVSwitch or a mesh of direct bonds; give --gpu-model"};
       return Nvlinks{k, {}};
     }
@@ -56,15 +57,15 @@ Result<Nvlinks> nvlinks_of(const NodeFacts& f, int cc, bool model_given) {
     mesh.per_gpu = links(0);
     for (size_t a = 1; a < n; ++a)
       if (links(a) != mesh.per_gpu)
-        return Error{f.gpus[a].name + " has " + std::to_string(links(a)) + " NVLinks to other GPUs, " + f.gpus[0].name + " " +
-                     std::to_string(mesh.per_gpu) + ": a node type gives every GPU the same NVLink bandwidth"};
+        return Error{f.gpus[a].name + " has " + std::to_string(links(a)) + " NVLinks to other GPUs, " + f.gpus[0].name +
+                     " " + std::to_string(mesh.per_gpu) + ": a node type gives every GPU the same NVLink bandwidth"};
     return mesh;
   }
   const int k = f.gpus[0].nvswitch_links;
   for (const NodeFacts::Gpu& g : f.gpus)
     if (g.nvswitch_links != k)
-      return Error{g.name + " has " + std::to_string(g.nvswitch_links) + " NVLinks to NVSwitches, " + f.gpus[0].name + " " +
-                   std::to_string(k) + ": a node type gives every GPU the same NVLink bandwidth"};
+      return Error{g.name + " has " + std::to_string(g.nvswitch_links) + " NVLinks to NVSwitches, " + f.gpus[0].name +
+                   " " + std::to_string(k) + ": a node type gives every GPU the same NVLink bandwidth"};
   return Nvlinks{k, {}};
 }
 
@@ -76,9 +77,10 @@ std::string missing_text(const std::vector<Missing>& missing) {
   std::string presets;
   for (const NodeType& p : node_types()) presets += (presets.empty() ? "" : ", ") + p.name;
   const bool one = missing.size() == 1;
-  std::string text = "the file leaves out " + std::string(one ? "a value" : std::to_string(missing.size()) + " values") +
-                     " a node type needs; give " + (one ? "it" : "each") + " with its option (or --base PRESET to take " +
-                     (one ? "it" : "what the options leave out") + " from one of " + presets + "):";
+  std::string text =
+      "the file leaves out " + std::string(one ? "a value" : std::to_string(missing.size()) + " values") +
+      " a node type needs; give " + (one ? "it" : "each") + " with its option (or --base PRESET to take " +
+      (one ? "it" : "what the options leave out") + " from one of " + presets + "):";
   for (const Missing& m : missing) text += "\n  " + m.what + ": " + m.how;
   return text;
 }
@@ -88,8 +90,10 @@ std::string missing_text(const std::vector<Missing>& missing) {
 std::vector<size_t> cuda_order(const std::vector<int>& index, const std::vector<std::string>& busids) {
   std::vector<size_t> order(busids.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  const bool indexed = index.size() == busids.size() && std::none_of(index.begin(), index.end(), [](int d) { return d < 0; });
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return indexed ? index[a] < index[b] : busids[a] < busids[b]; });
+  const bool indexed =
+      index.size() == busids.size() && std::none_of(index.begin(), index.end(), [](int d) { return d < 0; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return indexed ? index[a] < index[b] : busids[a] < busids[b]; });
   return order;
 }
 
@@ -121,11 +125,15 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
       return fail(g.name + " is another GPU model than " + f.gpus[0].name + ": a node type has one GPU model");
   char device[16];
   std::snprintf(device, sizeof device, "0x%04x", f.gpus[0].pci_device);
-  if (!hints.gpu_model.empty()) t.gpu_model = hints.gpu_model, note("gpu_model", "--gpu-model");
-  else if (!file_model.empty()) t.gpu_model = file_model, note("gpu_model", std::string("file: PCI device ") + device);
-  else if (base) t.gpu_model = base->gpu_model, note("gpu_model", base_text);
+  if (!hints.gpu_model.empty())
+    t.gpu_model = hints.gpu_model, note("gpu_model", "--gpu-model");
+  else if (!file_model.empty())
+    t.gpu_model = file_model, note("gpu_model", std::string("file: PCI device ") + device);
+  else if (base)
+    t.gpu_model = base->gpu_model, note("gpu_model", base_text);
   else
-    lacks(std::string("the GPU model") + (f.gpus[0].pci_device ? std::string(" (PCI device ") + device + " is not one topoplan knows)" : ""),
+    lacks(std::string("the GPU model") +
+              (f.gpus[0].pci_device ? std::string(" (PCI device ") + device + " is not one topoplan knows)" : ""),
           "--gpu-model M, e.g. H100-SXM5, A100-SXM4, L40S");
   const bool model_given = !t.gpu_model.empty();
 
@@ -141,25 +149,30 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
     t.nvlink_GBps = base->nvlink_GBps;
     note("nvlink_rate", base_text + " (the file leaves NVLinks for NCCL to find)");
   } else if (!f.nvlinks_listed) {
-    lacks("the NVLinks per GPU (the file leaves them for NCCL to find at run time)", "--nvlinks N, e.g. 12 on A100, 18 on H100 and B200, 0 for none");
+    lacks("the NVLinks per GPU (the file leaves them for NCCL to find at run time)",
+          "--nvlinks N, e.g. 12 on A100, 18 on H100 and B200, 0 for none");
   }
   if (hints.nvlinks < 0 && f.gpus[0].nvswitch_GBps > 0) {
     for (const NodeFacts::Gpu& g : f.gpus)
       if (g.nvswitch_GBps != f.gpus[0].nvswitch_GBps)
-        return fail(g.name + " has " + rate_text(g.nvswitch_GBps) + " of NVLink into NVSwitches, " + f.gpus[0].name + " " +
-                    rate_text(f.gpus[0].nvswitch_GBps) +
-                    ": a node type gives every GPU the same NVLink bandwidth (a link down? --nvlinks N sets the count)");
+        return fail(
+            g.name + " has " + rate_text(g.nvswitch_GBps) + " of NVLink into NVSwitches, " + f.gpus[0].name + " " +
+            rate_text(f.gpus[0].nvswitch_GBps) +
+            ": a node type gives every GPU the same NVLink bandwidth (a link down? --nvlinks N sets the count)");
     t.nvlink_GBps = f.gpus[0].nvswitch_GBps;
     note("nvlink_rate", "file: NVLink bandwidth into NVSwitches");
   } else if (links > 0) {
     double lane = hints.nvlink_lane_GBps;
     std::string from = "--nvlink-rate per link";
     if (lane == 0 && cc == 0 && model_given)
-      lacks("one NVLink's rate (" + std::to_string(links) + " NVLinks per GPU, and the NVLink generation of '" + t.gpu_model + "' is unknown)",
-            "--nvlink-rate R, one link in one direction: 25GB/s for NVLink 2 to 4 (V100 to H200), 50GB/s for NVLink 5 (B200)");
+      lacks("one NVLink's rate (" + std::to_string(links) + " NVLinks per GPU, and the NVLink generation of '" +
+                t.gpu_model + "' is unknown)",
+            "--nvlink-rate R, one link in one direction: 25GB/s for NVLink 2 to 4 (V100 to H200), 50GB/s for NVLink 5 "
+            "(B200)");
     if (lane == 0) lane = nvlink_lane_GBps(cc), from = rate_text(lane) + " per link (sm " + std::to_string(cc) + ")";
     t.nvlink_GBps = links * lane;
-    note("nvlink_rate", (hints.nvlinks >= 0 ? "--nvlinks: " : "file: ") + std::to_string(links) + " NVLinks per GPU x " + from);
+    note("nvlink_rate",
+         (hints.nvlinks >= 0 ? "--nvlinks: " : "file: ") + std::to_string(links) + " NVLinks per GPU x " + from);
     t.nvlink_bonds = nvlinks->bonds;
     if (!t.nvlink_bonds.empty()) note("nvlink_bonds", "file: GPUs bonded point to point, no NVSwitch (a mesh)");
   }
@@ -168,15 +181,21 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   Renumber switch_of;
   std::vector<int> gpu_switch;
   int next_alone = 1 << 20;
-  for (const NodeFacts::Gpu& g : f.gpus) gpu_switch.push_back(switch_of(g.pcie_switch >= 0 ? g.pcie_switch : next_alone++));
+  for (const NodeFacts::Gpu& g : f.gpus)
+    gpu_switch.push_back(switch_of(g.pcie_switch >= 0 ? g.pcie_switch : next_alone++));
   const int switches = static_cast<int>(switch_of.ids.size());
-  if (t.gpus % switches != 0) return fail(std::to_string(t.gpus) + " GPUs on " + std::to_string(switches) + " PCIe switches do not share them evenly: a node type puts the same number of GPUs under each");
+  if (t.gpus % switches != 0)
+    return fail(std::to_string(t.gpus) + " GPUs on " + std::to_string(switches) +
+                " PCIe switches do not share them evenly: a node type puts the same number of GPUs under each");
   t.gpus_per_pcie_switch = t.gpus / switches;
   for (int g = 0; g < t.gpus; ++g)
     if (gpu_switch[g] != g / t.gpus_per_pcie_switch)
-      return fail(f.gpus[g].name + " shares a PCIe switch with GPUs that are not next to it in CUDA order, or the switches hold different numbers of GPUs: a node type puts GPUs 0.." +
+      return fail(f.gpus[g].name +
+                  " shares a PCIe switch with GPUs that are not next to it in CUDA order, or the switches hold "
+                  "different numbers of GPUs: a node type puts GPUs 0.." +
                   std::to_string(t.gpus_per_pcie_switch - 1) + " under switch 0, and so on");
-  if (t.gpus_per_pcie_switch > 1) note("gpus_per_pcie_switch", "file: " + std::to_string(t.gpus_per_pcie_switch) + " GPUs share each PCIe switch");
+  if (t.gpus_per_pcie_switch > 1)
+    note("gpus_per_pcie_switch", "file: " + std::to_string(t.gpus_per_pcie_switch) + " GPUs share each PCIe switch");
 
   // NUMA nodes become the type's CPUs, numbered by their first GPU; switch s sits on CPU
   // s * cpus / switches in a built host, so the file must agree.
@@ -189,8 +208,9 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
     t.cpus = static_cast<int>(cpu_of.ids.size());
     for (int g = 0; g < t.gpus; ++g)
       if (gpu_cpu[g] != gpu_switch[g] * t.cpus / switches)
-        return fail(f.gpus[g].name + " is on NUMA node " + std::to_string(f.gpus[g].numa) +
-                    ", out of step with the GPUs before it: a node type spreads GPUs over its CPUs in equal, ordered blocks");
+        return fail(
+            f.gpus[g].name + " is on NUMA node " + std::to_string(f.gpus[g].numa) +
+            ", out of step with the GPUs before it: a node type spreads GPUs over its CPUs in equal, ordered blocks");
     note("cpus", "file: NUMA nodes with GPUs or NICs");
   } else if (base) {
     t.cpus = base->cpus;
@@ -205,12 +225,15 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   for (size_t i = 0; i < f.nics.size(); ++i) {
     const NodeFacts::Nic& n = f.nics[i];
     int s = -1;
-    if (n.pcie_switch >= 0 && switch_of.ids.contains(n.pcie_switch)) s = switch_of.ids.at(n.pcie_switch);
+    if (n.pcie_switch >= 0 && switch_of.ids.contains(n.pcie_switch))
+      s = switch_of.ids.at(n.pcie_switch);
     else if (int c = n.numa >= 0 && numa_known ? cpu_of.ids.at(n.numa) : -1; c >= 0)
       for (int sw = 0; sw < switches && s < 0; ++sw)
         if (sw * t.cpus / switches == c) s = sw;
     if (s < 0)
-      return fail("NIC " + n.name + ": the file puts it under no GPU's PCIe switch and on no NUMA node with GPUs; a node type cannot place it");
+      return fail(
+          "NIC " + n.name +
+          ": the file puts it under no GPU's PCIe switch and on no NUMA node with GPUs; a node type cannot place it");
     nic_order.emplace_back(s, i);
   }
   std::stable_sort(nic_order.begin(), nic_order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -232,7 +255,8 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
   all_given(t.gpu_busids);
   all_given(t.nic_busids);
   all_given(t.nic_names);
-  if (t.nics > 0) note("nics", spread ? "file: spread evenly over the PCIe switches" : "file: placed by PCIe switch (nic_switch)");
+  if (t.nics > 0)
+    note("nics", spread ? "file: spread evenly over the PCIe switches" : "file: placed by PCIe switch (nic_switch)");
 
   double file_gbit_s = 0;
   for (const NodeFacts::Nic& n : f.nics) {
@@ -253,27 +277,34 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
     return false;
   };
   if (t.nics > 0 && !pick(&t.nic_gbit_s, "nic_rate",
-                          {{hints.nic_gbit_s, "--nic-rate"}, {file_gbit_s, "file"}, {base ? base->nic_gbit_s : 0, base_text + " (the file gives no NIC rate)"}}))
+                          {{hints.nic_gbit_s, "--nic-rate"},
+                           {file_gbit_s, "file"},
+                           {base ? base->nic_gbit_s : 0, base_text + " (the file gives no NIC rate)"}}))
     lacks("the NIC rate", "--nic-rate R, e.g. 100Gbps, 200Gbps (HDR), 400Gbps (NDR)");
 
   double file_pcie = 0;
   for (const NodeFacts::Gpu& g : f.gpus)
     if (g.pcie_GBps > 0) file_pcie = file_pcie > 0 ? std::min(file_pcie, g.pcie_GBps) : g.pcie_GBps;
   if (!pick(&t.pcie_GBps, "pcie_rate",
-            {{hints.pcie_GBps, "--pcie-rate"}, {file_pcie, "file: the GPUs' link speed and width"},
+            {{hints.pcie_GBps, "--pcie-rate"},
+             {file_pcie, "file: the GPUs' link speed and width"},
              {base ? base->pcie_GBps : 0, base_text + " (the file gives no PCIe link speed)"}}))
-    lacks("the PCIe rate (the file gives no link speed)", "--pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), 63GB/s (Gen5 x16)");
+    lacks("the PCIe rate (the file gives no link speed)",
+          "--pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), 63GB/s (Gen5 x16)");
 
   const std::string vendor_model = f.cpu_vendor == "AMD" ? "EPYC" : f.cpu_vendor == "Intel" ? "Xeon" : "";
   const bool base_cpu_fits = base && (vendor_model.empty() || base->cpu_model.starts_with(vendor_model));
   if (f.cores > 0 && f.cores % t.cpus == 0)
-    t.cores_per_cpu = f.cores / t.cpus, note("cores_per_cpu", "file: " + std::to_string(f.cores) + " cores over " + std::to_string(t.cpus) + " NUMA nodes");
-  if (!hints.cpu_model.empty()) t.cpu_model = hints.cpu_model, note("cpu_model", "--cpu-model");
+    t.cores_per_cpu = f.cores / t.cpus,
+    note("cores_per_cpu", "file: " + std::to_string(f.cores) + " cores over " + std::to_string(t.cpus) + " NUMA nodes");
+  if (!hints.cpu_model.empty())
+    t.cpu_model = hints.cpu_model, note("cpu_model", "--cpu-model");
   else if (base_cpu_fits) {
     t.cpu_model = base->cpu_model, note("cpu_model", base_text);
     if (t.cores_per_cpu == 0 && base->cpus == t.cpus && base->cores_per_cpu > 0)
       t.cores_per_cpu = base->cores_per_cpu, note("cores_per_cpu", base_text);
-  } else if (!vendor_model.empty()) t.cpu_model = vendor_model, note("cpu_model", "file: " + f.cpu_vendor + " CPUs");
+  } else if (!vendor_model.empty())
+    t.cpu_model = vendor_model, note("cpu_model", "file: " + f.cpu_vendor + " CPUs");
 
   // The socket link: given, else NCCL's figure for the CPU model settled on above.
   if (t.cpus > 1 && !pick(&t.cpu_link_GBps, "cpu_link_rate", {{hints.cpu_link_GBps, "--cpu-link-rate"}})) {
@@ -281,7 +312,8 @@ Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& h
       lacks("the link between the " + std::to_string(t.cpus) + " NUMA nodes (the file names no CPU)",
             "--cpu-model M, e.g. Xeon-8480C, EPYC-9654 (NCCL's figure for it), or --cpu-link-rate R, e.g. 10GB/s");
     else if (Result<const CpuModel*> m = cpu_model_named(t.cpu_model))
-      note("cpu_link_rate", "cpu_model " + t.cpu_model + ": " + rate_text((*m)->socket_GBps) + ", " + cpu_model_source(**m));
+      note("cpu_link_rate",
+           "cpu_model " + t.cpu_model + ": " + rate_text((*m)->socket_GBps) + ", " + cpu_model_source(**m));
   }
 
   if (!missing.empty()) return fail(missing_text(missing));

@@ -15,14 +15,14 @@ namespace topoplan {
 struct NodeFacts {
   std::string format;  // "nvidia-smi topo -m", "NCCL topology XML": for messages
   struct Gpu {
-    std::string name;      // as the file calls it: "GPU3", "0000:a4:00.0"
-    std::string busid;     // PCI bus ID, "" when the file does not give it
-    int numa = -1;         // NUMA node as the file numbers it; -1 unknown
-    int pcie_switch = -1;  // GPUs and NICs with the same number share a PCIe switch; -1 none
-    int nvswitch_links = 0;  // NVLinks into NVSwitches (NCCL XML)
-    int sm = 0;              // compute capability when the file gives it (NCCL XML)
-    unsigned pci_device = 0;  // NVIDIA PCI device ID when the file gives it (NCCL's dump, hwloc); 0 unknown
-    double pcie_GBps = 0;    // the GPU's own PCIe link, 0 unknown
+    std::string name;          // as the file calls it: "GPU3", "0000:a4:00.0"
+    std::string busid;         // PCI bus ID, "" when the file does not give it
+    int numa = -1;             // NUMA node as the file numbers it; -1 unknown
+    int pcie_switch = -1;      // GPUs and NICs with the same number share a PCIe switch; -1 none
+    int nvswitch_links = 0;    // NVLinks into NVSwitches (NCCL XML)
+    int sm = 0;                // compute capability when the file gives it (NCCL XML)
+    unsigned pci_device = 0;   // NVIDIA PCI device ID when the file gives it (NCCL's dump, hwloc); 0 unknown
+    double pcie_GBps = 0;      // the GPU's own PCIe link, 0 unknown
     double nvswitch_GBps = 0;  // NVLink bandwidth into NVSwitches where the file gives a rate (hwloc)
   };
   struct Nic {
@@ -56,7 +56,6 @@ struct NodeHints {
 struct NodeTypeInference {
   NodeType type;
   std::vector<std::pair<std::string, std::string>> sources;  // field, where from
-
 };
 
 // CUDA order: the permutation that sorts GPUs by the index the file gives each (NCCL's dev,

@@ -23,9 +23,10 @@ Result<NodeHints> node_hints_make(const NodeHintOptions& o, const std::string& d
     hints.base = base;
   }
   double nic_GBps = 0;
-  for (auto [flag, text, GBps] : {std::tuple{"--nic-rate", &o.nic_rate, &nic_GBps}, std::tuple{"--pcie-rate", &o.pcie_rate, &hints.pcie_GBps},
-                                  std::tuple{"--cpu-link-rate", &o.cpu_link_rate, &hints.cpu_link_GBps},
-                                  std::tuple{"--nvlink-rate", &o.nvlink_rate, &hints.nvlink_lane_GBps}}) {
+  for (auto [flag, text, GBps] :
+       {std::tuple{"--nic-rate", &o.nic_rate, &nic_GBps}, std::tuple{"--pcie-rate", &o.pcie_rate, &hints.pcie_GBps},
+        std::tuple{"--cpu-link-rate", &o.cpu_link_rate, &hints.cpu_link_GBps},
+        std::tuple{"--nvlink-rate", &o.nvlink_rate, &hints.nvlink_lane_GBps}}) {
     if (text->empty()) continue;
     Result<double> rate = parse_rate_GBps(*text);
     if (!rate) return Error{std::string(flag) + ": " + rate.error()};
@@ -56,11 +57,14 @@ Result<NodeImport> node_import(const NodeFacts& facts, const NodeHints& hints, i
   return out;
 }
 
-Result<FabricImport> fabric_import(const ImportFormat& format, const std::string& path, const std::string& node_type, ClusterImportOptions options) {
+Result<FabricImport> fabric_import(const ImportFormat& format, const std::string& path, const std::string& node_type,
+                                   ClusterImportOptions options) {
   if (node_type.empty())
-    return Error{std::string(format.name) + ": give --node-type PRESET or FILE: " + format.display + " names hosts, not what is in them"};
+    return Error{std::string(format.name) + ": give --node-type PRESET or FILE: " + format.display +
+                 " names hosts, not what is in them"};
   if (!(options.oversubscription >= 1 && options.oversubscription <= limits::kMaxRatio))
-    return Error{"--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " + format_exact(options.oversubscription)};
+    return Error{"--oversubscription: expected a ratio from 1 to " + format_number(limits::kMaxRatio) + ", got " +
+                 format_exact(options.oversubscription)};
   Result<NodeType> type = node_type_load(node_type);
   if (!type) return Error{"--node-type: " + type.error()};
   options.type = *type;

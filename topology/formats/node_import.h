@@ -41,7 +41,8 @@ struct FabricImport {
   ClusterImport built;
   NodeType type;
 };
-Result<FabricImport> fabric_import(const ImportFormat& format, const std::string& path, const std::string& node_type, ClusterImportOptions options);
+Result<FabricImport> fabric_import(const ImportFormat& format, const std::string& path, const std::string& node_type,
+                                   ClusterImportOptions options);
 
 // Tier -> switches, leaves (1) first: how an imported fabric is summed up.
 std::map<int, int> switches_per_tier(const Cluster& cluster);

@@ -20,14 +20,16 @@ double rate_field(Fields& f, const char* key) {
 
 Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::string& where) {
   std::string error;
-  Fields f(doc, "",
-           {"format", "version", "name", "gpu_model", "gpus", "nics", "nic_rate", "nvlink_rate", "pcie_rate",
-            "gpus_per_pcie_switch", "nic_switch", "cpus", "cpu_link_rate", "c2c_rate", "hosts_per_domain", "cpu_model",
-            "cores_per_cpu", "nvlink_bonds", "gpu_busids", "nic_busids", "nic_names"},
+  Fields f(doc, "", {"format",     "version",       "name",          "gpu_model",  "gpus",
+                     "nics",       "nic_rate",      "nvlink_rate",   "pcie_rate",  "gpus_per_pcie_switch",
+                     "nic_switch", "cpus",          "cpu_link_rate", "c2c_rate",   "hosts_per_domain",
+                     "cpu_model",  "cores_per_cpu", "nvlink_bonds",  "gpu_busids", "nic_busids",
+                     "nic_names"},
            &error);
   if (f.has("format") && f.text("format", kRequired) != "topoplan-node-type")
     f.fail("format", "expected \"topoplan-node-type\", got " + json_shown(doc.at("format")));
-  if (f.has("version") && f.integer("version", kRequired, 0) != 1) f.fail("version", "expected 1, got " + json_shown(doc.at("version")));
+  if (f.has("version") && f.integer("version", kRequired, 0) != 1)
+    f.fail("version", "expected 1, got " + json_shown(doc.at("version")));
   NodeType t;
   t.name = f.name("name");
   t.gpu_model = f.name("gpu_model");
@@ -46,8 +48,10 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
   if (const nlohmann::json* list = f.list("nic_switch", false))
     for (size_t i = 0; i < list->size() && f.ok(); ++i) {
       const nlohmann::json& v = (*list)[i];
-      if (!v.is_number_integer()) f.fail(json_indexed(f.at("nic_switch"), i), "expected a switch index, got " + json_shown(v));
-      else t.nic_switch.push_back(v.get<int>());
+      if (!v.is_number_integer())
+        f.fail(json_indexed(f.at("nic_switch"), i), "expected a switch index, got " + json_shown(v));
+      else
+        t.nic_switch.push_back(v.get<int>());
     }
   if (const nlohmann::json* rows = f.list("nvlink_bonds", false))
     for (size_t a = 0; a < rows->size() && f.ok(); ++a) {
@@ -60,15 +64,20 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
       t.nvlink_bonds.emplace_back();
       for (size_t b = 0; b < row.size() && f.ok(); ++b)
         if (!row[b].is_number_integer() || row[b].get<int64_t>() < 0 || row[b].get<int64_t>() > kMaxNvlinksPerGpu)
-          f.fail(json_indexed(at, b), "expected 0 to " + std::to_string(kMaxNvlinksPerGpu) + " NVLinks, got " + json_shown(row[b]));
-        else t.nvlink_bonds.back().push_back(row[b].get<int>());
+          f.fail(json_indexed(at, b),
+                 "expected 0 to " + std::to_string(kMaxNvlinksPerGpu) + " NVLinks, got " + json_shown(row[b]));
+        else
+          t.nvlink_bonds.back().push_back(row[b].get<int>());
     }
-  for (auto [key, list] : {std::pair{"gpu_busids", &t.gpu_busids}, std::pair{"nic_busids", &t.nic_busids}, std::pair{"nic_names", &t.nic_names}})
+  for (auto [key, list] : {std::pair{"gpu_busids", &t.gpu_busids}, std::pair{"nic_busids", &t.nic_busids},
+                           std::pair{"nic_names", &t.nic_names}})
     if (const nlohmann::json* names = f.list(key, false))
       for (size_t i = 0; i < names->size() && f.ok(); ++i) {
         const nlohmann::json& v = (*names)[i];
-        if (!v.is_string() || v.get<std::string>().empty()) f.fail(json_indexed(f.at(key), i), "expected a name, got " + json_shown(v));
-        else list->push_back(v.get<std::string>());
+        if (!v.is_string() || v.get<std::string>().empty())
+          f.fail(json_indexed(f.at(key), i), "expected a name, got " + json_shown(v));
+        else
+          list->push_back(v.get<std::string>());
       }
   if (!error.empty()) return error_in(where, error);
   if (Result<void> ok = node_type_check(t); !ok) return error_in(where, ok.error());
@@ -77,8 +86,8 @@ Result<NodeType> node_type_from_json(const nlohmann::json& doc, const std::strin
 
 nlohmann::ordered_json node_type_to_json(const NodeType& t) {
   auto GBps = [](double x) { return format_exact(x) + "GB/s"; };
-  nlohmann::ordered_json j = {{"format", "topoplan-node-type"}, {"version", 1}, {"name", t.name}, {"gpu_model", t.gpu_model},
-                              {"gpus", t.gpus}, {"nics", t.nics}};
+  nlohmann::ordered_json j = {{"format", "topoplan-node-type"}, {"version", 1},   {"name", t.name},
+                              {"gpu_model", t.gpu_model},       {"gpus", t.gpus}, {"nics", t.nics}};
   if (t.nics > 0) j["nic_rate"] = format_exact(t.nic_gbit_s) + "Gbps";
   if (t.nvlink_GBps > 0) j["nvlink_rate"] = GBps(t.nvlink_GBps);
   if (t.pcie_GBps > 0) j["pcie_rate"] = GBps(t.pcie_GBps);

@@ -58,7 +58,8 @@ Result<NodeFacts> nvidia_smi_topo_parse(const std::string& text, const std::stri
     std::vector<std::string> w = words(line);
     if (w.empty()) continue;
     if (!is_gpu_name(w[0]))
-      return fail("expected the header of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), got '" + line.substr(0, 60) + "'");
+      return fail("expected the header of `nvidia-smi topo -m` (GPU0 GPU1 ... CPU Affinity), got '" +
+                  line.substr(0, 60) + "'");
     size_t i = 0;
     for (; i < w.size(); ++i) {
       if (w[i] == "CPU" || w[i] == "NUMA" || (w[i] == "GPU" && i + 1 < w.size() && w[i + 1] == "NUMA")) break;
@@ -66,8 +67,10 @@ Result<NodeFacts> nvidia_smi_topo_parse(const std::string& text, const std::stri
     }
     for (std::string extra; i < w.size(); ++i) {
       extra += (extra.empty() ? "" : " ") + w[i];
-      if (extra == "CPU Affinity" || extra == "NUMA Affinity" || extra == "GPU NUMA ID") extras.push_back(extra), extra.clear();
-      else if (i + 1 == w.size()) return fail("unknown column '" + extra + "' (expected CPU Affinity, NUMA Affinity, GPU NUMA ID)");
+      if (extra == "CPU Affinity" || extra == "NUMA Affinity" || extra == "GPU NUMA ID")
+        extras.push_back(extra), extra.clear();
+      else if (i + 1 == w.size())
+        return fail("unknown column '" + extra + "' (expected CPU Affinity, NUMA Affinity, GPU NUMA ID)");
     }
     break;
   }
@@ -109,7 +112,8 @@ Result<NodeFacts> nvidia_smi_topo_parse(const std::string& text, const std::stri
         return fail(w[0] + ": '" + w[c + 1] + "' in column " + columns[c] +
                     " is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
       if ((l->kind == Relation::self) != (c == r))
-        return fail(w[0] + ": column " + columns[c] + " has '" + w[c + 1] + "'; X marks a device's own column, and only there");
+        return fail(w[0] + ": column " + columns[c] + " has '" + w[c + 1] +
+                    "'; X marks a device's own column, and only there");
       links[r].push_back(*l);
     }
     for (size_t e = 0; e < extras.size() && columns.size() + 1 + e < w.size(); ++e) {
@@ -154,7 +158,8 @@ Result<NodeFacts> nvidia_smi_topo_parse(const std::string& text, const std::stri
     NodeFacts::Gpu g;
     g.name = columns[c];
     g.numa = numa_of(c);
-    if (g.numa == -2) return Error{where + ": " + g.name + ": NUMA Affinity '" + numa[c] + "' is not a NUMA node number"};
+    if (g.numa == -2)
+      return Error{where + ": " + g.name + ": NUMA Affinity '" + numa[c] + "' is not a NUMA node number"};
     g.pcie_switch = switch_of(c);
     f.gpus.push_back(g);
   }

@@ -9,34 +9,42 @@
 #include <set>
 #include <sstream>
 
-#include "topology/fabric.h"
-#include "topology/fabric_plan.h"
 #include "base/hostlist.h"
 #include "base/union_find.h"
 #include "base/words.h"
+#include "topology/fabric.h"
+#include "topology/fabric_plan.h"
 
 namespace topoplan {
 namespace {
 
 // Each block one NVLink domain of its hosts, named after it; a note where blocks are smaller than
 // the type's domain, "" where none is.
-Result<std::string> racks_build(Cluster& c, const std::vector<SlurmTopology::Block>& blocks, bool yaml, const NodeType& type, int site,
-                                const std::string& where, std::vector<VertexId>* first_nic) {
+Result<std::string> racks_build(Cluster& c, const std::vector<SlurmTopology::Block>& blocks, bool yaml,
+                                const NodeType& type, int site, const std::string& where,
+                                std::vector<VertexId>* first_nic) {
   const auto per_rack = static_cast<size_t>(type.hosts_per_domain);
-  auto label = [&](const SlurmTopology::Block& b) { return where + ":" + std::to_string(b.line) + ": " + (yaml ? "block " : "BlockName=") + b.name; };
+  auto label = [&](const SlurmTopology::Block& b) {
+    return where + ":" + std::to_string(b.line) + ": " + (yaml ? "block " : "BlockName=") + b.name;
+  };
   std::map<std::string, const SlurmTopology::Block*> block_of;
   const SlurmTopology::Block* first_smaller = nullptr;
   int smaller = 0;
   for (const SlurmTopology::Block& b : blocks) {
     if (b.nodes.size() > per_rack)
-      return Error{label(b) + ": " + std::to_string(b.nodes.size()) + " hosts, more than the " + std::to_string(per_rack) + " of one " +
-                   type.name + " NVLink domain: on rack-scale nodes a block is the domain (the rack) Slurm keeps a job in; split " + b.name +
-                   " into blocks of at most " + std::to_string(per_rack) + " hosts, one per rack, or give --node-type a node type whose "
-                   "hosts_per_domain is " + std::to_string(b.nodes.size()) + " or more"};
+      return Error{label(b) + ": " + std::to_string(b.nodes.size()) + " hosts, more than the " +
+                   std::to_string(per_rack) + " of one " + type.name +
+                   " NVLink domain: on rack-scale nodes a block is the domain (the rack) Slurm keeps a job in; split " +
+                   b.name + " into blocks of at most " + std::to_string(per_rack) +
+                   " hosts, one per rack, or give --node-type a node type whose "
+                   "hosts_per_domain is " +
+                   std::to_string(b.nodes.size()) + " or more"};
     for (const std::string& host : b.nodes)
       if (auto [it, added] = block_of.emplace(host, &b); !added)
-        return Error{label(b) + ": host " + host + (it->second == &b ? " is named twice" : " is in " + it->second->name + " too (line " +
-                                                                                          std::to_string(it->second->line) + ")") +
+        return Error{label(b) + ": host " + host +
+                     (it->second == &b
+                          ? " is named twice"
+                          : " is in " + it->second->name + " too (line " + std::to_string(it->second->line) + ")") +
                      ": a host is in one NVLink domain"};
     if (b.nodes.size() < per_rack && smaller++ == 0) first_smaller = &b;
   }
@@ -45,8 +53,9 @@ Result<std::string> racks_build(Cluster& c, const std::vector<SlurmTopology::Blo
     if (!hosts) return Error{label(b) + ": " + hosts.error()};
   }
   if (!first_smaller) return std::string();
-  return std::to_string(smaller) + " of " + std::to_string(blocks.size()) + " blocks hold fewer hosts than a " + type.name +
-         " rack's " + std::to_string(per_rack) + " (" + first_smaller->name + ": " + std::to_string(first_smaller->nodes.size()) +
+  return std::to_string(smaller) + " of " + std::to_string(blocks.size()) + " blocks hold fewer hosts than a " +
+         type.name + " rack's " + std::to_string(per_rack) + " (" + first_smaller->name + ": " +
+         std::to_string(first_smaller->nodes.size()) +
          "): each is an NVLink domain of its own hosts, a rack whose other trays Slurm does not schedule";
 }
 
@@ -96,16 +105,20 @@ Result<SlurmTopology> slurm_topology_parse(const std::string& text, const std::s
       for (size_t i = 1; i < pairs.size(); ++i) {
         const auto& [key, value] = pairs[i];
         std::string bad;
-        if (key == "nodes") bad = hosts("Nodes", value, s.nodes);
-        else if (key == "switches") bad = hosts("Switches", value, s.switches);
-        else if (key != "linkspeed") bad = "SwitchName=" + s.name + ": unknown key '" + key + "' (expected Nodes, Switches or LinkSpeed)";
+        if (key == "nodes")
+          bad = hosts("Nodes", value, s.nodes);
+        else if (key == "switches")
+          bad = hosts("Switches", value, s.switches);
+        else if (key != "linkspeed")
+          bad = "SwitchName=" + s.name + ": unknown key '" + key + "' (expected Nodes, Switches or LinkSpeed)";
         if (!bad.empty()) return fail(bad);
       }
       t.switches.push_back(std::move(s));
     } else if (head == "blockname") {
       SlurmTopology::Block b{pairs[0].second, {}, line_no};
       for (size_t i = 1; i < pairs.size(); ++i) {
-        if (pairs[i].first != "nodes") return fail("BlockName=" + b.name + ": unknown key '" + pairs[i].first + "' (expected Nodes)");
+        if (pairs[i].first != "nodes")
+          return fail("BlockName=" + b.name + ": unknown key '" + pairs[i].first + "' (expected Nodes)");
         if (std::string bad = hosts("Nodes", pairs[i].second, b.nodes); !bad.empty()) return fail(bad);
       }
       t.blocks.push_back(std::move(b));
@@ -136,9 +149,13 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   auto switch_label = [&](const std::string& name) { return (yaml ? "switch " : "SwitchName=") + name; };
   auto block_label = [&](const std::string& name) { return (yaml ? "block " : "BlockName=") + name; };
   const std::string children = yaml ? "children" : "Switches";
-  auto fail = [&](int line, const std::string& what) { return Error{where + ":" + std::to_string(line) + ": " + what}; };
+  auto fail = [&](int line, const std::string& what) {
+    return Error{where + ":" + std::to_string(line) + ": " + what};
+  };
   // Names go back into topology.conf, where '=', ',' and brackets would change what they mean.
-  auto bad_name = [](const std::string& name) { return name.empty() || name.find_first_of("=,[] \t") != std::string::npos; };
+  auto bad_name = [](const std::string& name) {
+    return name.empty() || name.find_first_of("=,[] \t") != std::string::npos;
+  };
   // Host and switch names are ASCII without blanks or control characters, as DNS and Slurm take them.
   auto unprintable = [](const std::string& name) {
     return std::any_of(name.begin(), name.end(), [](char ch) { return ch < 0x21 || ch > 0x7e; });
@@ -155,19 +172,23 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   for (size_t i = 0; i < t.switches.size(); ++i) {
     const SlurmTopology::Switch& s = t.switches[i];
     if (bad_name(s.name) || unprintable(s.name))
-      return fail(s.line, switch_label(shown(s.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
+      return fail(s.line,
+                  switch_label(shown(s.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
     if (std::string bad = bad_hosts(s.nodes); !bad.empty()) return fail(s.line, switch_label(s.name) + ": " + bad);
     if (s.nodes.empty() && s.switches.empty())
-      return fail(s.line, switch_label(s.name) + ": gives neither " + (yaml ? "nodes nor children" : "Nodes nor Switches"));
+      return fail(s.line,
+                  switch_label(s.name) + ": gives neither " + (yaml ? "nodes nor children" : "Nodes nor Switches"));
     if (std::find(s.switches.begin(), s.switches.end(), s.name) != s.switches.end())
       return fail(s.line, switch_label(s.name) + ": " + children + " names " + s.name + " itself");
     if (!switch_at.emplace(s.name, i).second)
-      return fail(s.line, switch_label(s.name) + ": already defined on line " + std::to_string(t.switches[switch_at[s.name]].line));
+      return fail(s.line, switch_label(s.name) + ": already defined on line " +
+                              std::to_string(t.switches[switch_at[s.name]].line));
   }
   std::map<std::string, int> block_line;
   for (const SlurmTopology::Block& b : t.blocks) {
     if (bad_name(b.name) || unprintable(b.name))
-      return fail(b.line, block_label(shown(b.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
+      return fail(b.line,
+                  block_label(shown(b.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
     if (std::string bad = bad_hosts(b.nodes); !bad.empty()) return fail(b.line, block_label(b.name) + ": " + bad);
     if (b.nodes.empty()) return fail(b.line, block_label(b.name) + ": gives no " + (yaml ? "nodes" : "Nodes"));
     if (!block_line.emplace(b.name, b.line).second)
@@ -178,19 +199,22 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   // to 2^15, and a block with fewer nodes than the base (the first block's count without sizes).
   const std::string sizes_key = yaml ? "block_sizes" : "BlockSizes";
   if (!t.block_sizes.empty() && t.blocks.empty())
-    return fail(t.block_sizes_line,
-                sizes_key + ": only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree plugin's");
+    return fail(
+        t.block_sizes_line,
+        sizes_key + ": only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree plugin's");
   if (!t.blocks.empty()) {
-    const size_t base = t.block_sizes.empty() ? t.blocks.front().nodes.size() : static_cast<size_t>(t.block_sizes.front());
+    const size_t base =
+        t.block_sizes.empty() ? t.blocks.front().nodes.size() : static_cast<size_t>(t.block_sizes.front());
     for (int size : t.block_sizes) {
       const size_t times = static_cast<size_t>(size) / base;
       if (static_cast<size_t>(size) % base != 0 || (times & (times - 1)) != 0 || times > (size_t{1} << 15))
-        return fail(t.block_sizes_line, sizes_key + ": " + std::to_string(size) + " is not " + std::to_string(base) +
-                                            " (the base block size, the first) times a power of two up to 32768: Slurm's block plugin "
-                                            "joins 2, 4, 8 ... base blocks into larger ones");
+        return fail(t.block_sizes_line,
+                    sizes_key + ": " + std::to_string(size) + " is not " + std::to_string(base) +
+                        " (the base block size, the first) times a power of two up to 32768: Slurm's block plugin "
+                        "joins 2, 4, 8 ... base blocks into larger ones");
     }
-    const std::string base_from =
-        t.block_sizes.empty() ? " (the first block's, as no " + sizes_key + " are given)" : " (" + sizes_key + "' first)";
+    const std::string base_from = t.block_sizes.empty() ? " (the first block's, as no " + sizes_key + " are given)"
+                                                        : " (" + sizes_key + "' first)";
     for (const SlurmTopology::Block& b : t.blocks)
       if (b.nodes.size() < base)
         return fail(b.line, block_label(b.name) + ": " + counted(static_cast<int64_t>(b.nodes.size()), "host") +
@@ -220,14 +244,15 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
 }
 
 Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
-                                         double oversubscription, const std::string& where) {
+                                           double oversubscription, const std::string& where) {
   if (type.nics == 0) return Error{where + ": node type '" + type.name + "' has no NICs to connect to the switches"};
   // The tree as switches; blocks become leaves.
   std::vector<SlurmTopology::Switch> switches = topo.switches;
   ClusterImport out;
   if (!topo.blocks.empty()) {
     for (const SlurmTopology::Block& b : topo.blocks) switches.push_back({b.name, b.nodes, {}, b.line});
-    out.notes.push_back(type.hosts_per_domain > 1 ? "each block is an NVLink domain (" + type.name + " racks) and a leaf switch (topology/block names no switches)"
+    out.notes.push_back(type.hosts_per_domain > 1 ? "each block is an NVLink domain (" + type.name +
+                                                        " racks) and a leaf switch (topology/block names no switches)"
                                                   : "each block is a leaf switch (topology/block names no switches)");
   }
   std::map<std::string, size_t> index;
@@ -249,8 +274,8 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
   if (groups.size() > 1) {
     std::string root = "root";
     while (index.contains(root)) root += "_";
-    out.notes.push_back(std::to_string(groups.size()) + " parts of the fabric that no switch in the file joins (" + tops.front() +
-                        ", ...): " + root + " joins them, as fast as they are");
+    out.notes.push_back(std::to_string(groups.size()) + " parts of the fabric that no switch in the file joins (" +
+                        tops.front() + ", ...): " + root + " joins them, as fast as they are");
     index[root] = switches.size();
     for (const std::string& top : tops) parents_of[index[top]].push_back(switches.size());
     parents_of.emplace_back();
@@ -270,12 +295,13 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
   std::string first_multi;
   for (const std::string& h : names) {
     if (leaves_of[h].size() > static_cast<size_t>(type.nics))
-      return Error{where + ": host " + h + " is under " + std::to_string(leaves_of[h].size()) + " switches, more than its " +
-                   std::to_string(type.nics) + " NICs can reach"};
+      return Error{where + ": host " + h + " is under " + std::to_string(leaves_of[h].size()) +
+                   " switches, more than its " + std::to_string(type.nics) + " NICs can reach"};
     if (leaves_of[h].size() > 1 && multi++ == 0) first_multi = h;
   }
   if (multi)
-    out.notes.push_back(counted(multi, "host") + " under several switches (" + first_multi + ", ...): NIC i goes to the i-th of them, as on a rail-optimized fabric");
+    out.notes.push_back(counted(multi, "host") + " under several switches (" + first_multi +
+                        ", ...): NIC i goes to the i-th of them, as on a rail-optimized fabric");
 
   Cluster& c = out.cluster;
   c.name = name;
@@ -296,9 +322,11 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
                        ", which gives the NVLink domains of the tree's " + type.name + " hosts: a host is in one"};
       for (const std::string& h : in_blocks)
         if (!leaves_of.contains(h))
-          return Error{where + ": topology " + topo.domain_blocks_from + " names host " + h + ", which the tree does not"};
+          return Error{where + ": topology " + topo.domain_blocks_from + " names host " + h +
+                       ", which the tree does not"};
       names = in_blocks;
-      out.notes.push_back("NVLink domains from the blocks of topology " + topo.domain_blocks_from + ", beside the tree");
+      out.notes.push_back("NVLink domains from the blocks of topology " + topo.domain_blocks_from +
+                          ", beside the tree");
     }
     Result<std::string> note = racks_build(c, racks, topo.yaml, type, site, where, &first_nic);
     RETURN_IF_ERROR(note);
@@ -307,10 +335,11 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
     hosts_build(c, type, names, site, 0, static_cast<int>(names.size()), &first_nic);
     const auto per_rack = static_cast<size_t>(type.hosts_per_domain);
     if (per_rack > 1)
-      out.notes.push_back("the tree names no NVLink domains: hosts fill " + type.name + " racks of " + std::to_string(per_rack) +
-                          " in the order the file names them" +
-                          (names.size() % per_rack ? " (the last holds " + std::to_string(names.size() % per_rack) + ")" : "") +
-                          "; Slurm's block topology (BlockName lines, or a block topology in topology.yaml) names the real ones");
+      out.notes.push_back(
+          "the tree names no NVLink domains: hosts fill " + type.name + " racks of " + std::to_string(per_rack) +
+          " in the order the file names them" +
+          (names.size() % per_rack ? " (the last holds " + std::to_string(names.size() % per_rack) + ")" : "") +
+          "; Slurm's block topology (BlockName lines, or a block topology in topology.yaml) names the real ones");
   }
 
   // Tiers bottom up: a switch sits one above its highest child.
@@ -343,7 +372,8 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
     const std::vector<size_t>& leaves = leaves_of[names[h]];
     for (int n = 0; n < type.nics; ++n) {
       const size_t leaf = leaves[static_cast<size_t>(n) % leaves.size()];
-      c.add_link(first_nic[h] + static_cast<VertexId>(n), vertex[leaf], LinkKind::NET, nic_GBps, HopLatency::net_us).value();
+      c.add_link(first_nic[h] + static_cast<VertexId>(n), vertex[leaf], LinkKind::NET, nic_GBps, HopLatency::net_us)
+          .value();
       ++down_ports[leaf];
     }
   }
@@ -354,7 +384,8 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
   for (size_t i : order) {
     const auto parents = static_cast<int64_t>(parents_of[i].size());
     if (parents == 0) continue;
-    const int64_t up = std::max(parents, static_cast<int64_t>(std::ceil(static_cast<double>(down_ports[i]) / oversubscription)));
+    const int64_t up =
+        std::max(parents, static_cast<int64_t>(std::ceil(static_cast<double>(down_ports[i]) / oversubscription)));
     for (int64_t k = 0; k < parents; ++k) {
       const size_t p = parents_of[i][static_cast<size_t>(k)];
       for (int64_t n = ports_to(first, up, k, parents); n > 0; --n) {
@@ -372,7 +403,8 @@ SlurmTopology slurm_tree_of(const Cluster& c) {
   std::vector<VertexId> switches;
   for (VertexId v = 0; v < c.num_devices(); ++v)
     if (is_fabric(c.device(v).kind)) switches.push_back(v);
-  std::stable_sort(switches.begin(), switches.end(), [&](VertexId a, VertexId b) { return c.device(a).tier < c.device(b).tier; });
+  std::stable_sort(switches.begin(), switches.end(),
+                   [&](VertexId a, VertexId b) { return c.device(a).tier < c.device(b).tier; });
   SlurmTopology t;
   for (VertexId s : switches) {
     SlurmTopology::Switch out{c.device(s).name, {}, {}, 0};
@@ -411,9 +443,11 @@ SlurmTopology slurm_tree_of(const Cluster& c) {
       const SlurmTopology::Switch& sw = t.switches[stack.back()];
       stack.pop_back();
       for (const std::string& h : sw.nodes)
-        if (int& mark = seen_host[static_cast<size_t>(host_index[h])]; mark != static_cast<int>(k)) mark = static_cast<int>(k), ++reached;
+        if (int& mark = seen_host[static_cast<size_t>(host_index[h])]; mark != static_cast<int>(k))
+          mark = static_cast<int>(k), ++reached;
       for (const std::string& child : sw.switches)
-        if (int& mark = seen_switch[at[child]]; mark != static_cast<int>(k)) mark = static_cast<int>(k), stack.push_back(at[child]);
+        if (int& mark = seen_switch[at[child]]; mark != static_cast<int>(k))
+          mark = static_cast<int>(k), stack.push_back(at[child]);
     }
     if (reached == c.hosts().size()) return t;
   }
@@ -468,8 +502,10 @@ std::string slurm_block_write(const Cluster& c) {
   std::string what;
   const SlurmTopology t = slurm_blocks_of(c, &what);
   std::ostringstream out;
-  out << "# topology.conf for Slurm's topology/block plugin, written by topoplan from " << c.name << ": a block per " << what << "\n";
-  for (const SlurmTopology::Block& b : t.blocks) out << "BlockName=" << b.name << " Nodes=" << hostlist_compress(b.nodes) << "\n";
+  out << "# topology.conf for Slurm's topology/block plugin, written by topoplan from " << c.name << ": a block per "
+      << what << "\n";
+  for (const SlurmTopology::Block& b : t.blocks)
+    out << "BlockName=" << b.name << " Nodes=" << hostlist_compress(b.nodes) << "\n";
   out << "BlockSizes=";
   for (size_t i = 0; i < t.block_sizes.size(); ++i) out << (i ? "," : "") << t.block_sizes[i];
   out << "\n";

@@ -66,7 +66,7 @@ class HostlistBudget {
 // A tree names no domains: rack-scale hosts take them from `domain_blocks` where topology.yaml has
 // blocks beside the tree (the same hosts), else fill racks in the order the file names them, noted.
 Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const NodeType& type, const std::string& name,
-                                         double oversubscription, const std::string& where);
+                                           double oversubscription, const std::string& where);
 
 // The cluster as the tree plugin sees it: every switch with the hosts whose NICs it serves or the
 // switches below it, leaves first.

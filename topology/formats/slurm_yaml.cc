@@ -132,7 +132,8 @@ Result<SlurmYaml> slurm_yaml_parse(const std::string& text, const std::string& w
         if (seen == n) bad(item, "topology " + n + ": defined twice");
       out.names.push_back(n);
       if (n == name) chosen = i;
-      const bool is_default = item["cluster_default"] && flag_of(item["cluster_default"], "topology " + n + ": cluster_default");
+      const bool is_default =
+          item["cluster_default"] && flag_of(item["cluster_default"], "topology " + n + ": cluster_default");
       if (is_default && !default_one) default_one = i;
     }
     auto list = [&] {
@@ -140,17 +141,22 @@ Result<SlurmYaml> slurm_yaml_parse(const std::string& text, const std::string& w
       for (const std::string& n : out.names) all += (all.empty() ? "" : ", ") + n;
       return all;
     };
-    if (!name.empty() && !chosen) return Error{where + ": no topology named '" + name + "' (the file has " + list() + ")"};
+    if (!name.empty() && !chosen)
+      return Error{where + ": no topology named '" + name + "' (the file has " + list() + ")"};
     if (!chosen) chosen = default_one;
     if (!chosen && root.size() == 1) chosen = 0;
     if (!chosen)
-      return Error{where + ": " + std::to_string(root.size()) + " topologies and none is cluster_default: pick one with --topology (" + list() + ")"};
+      return Error{where + ": " + std::to_string(root.size()) +
+                   " topologies and none is cluster_default: pick one with --topology (" + list() + ")"};
     const YAML::Node t = root[*chosen];
     out.name = t["topology"].Scalar();
-    if (t["tree"]) out.topology = tree_of(t["tree"], out.name);
-    else if (t["block"]) out.topology = blocks_of(t["block"], out.name);
+    if (t["tree"])
+      out.topology = tree_of(t["tree"], out.name);
+    else if (t["block"])
+      out.topology = blocks_of(t["block"], out.name);
     else
-      bad(t, "topology " + out.name + " is " + (t["flat"] ? "flat: it names no switches" : "a ring or torus, which topoplan does not build") +
+      bad(t, "topology " + out.name + " is " +
+                 (t["flat"] ? "flat: it names no switches" : "a ring or torus, which topoplan does not build") +
                  "; pick a tree or block topology" + (out.names.size() > 1 ? " with --topology (" + list() + ")" : ""));
     out.topology.yaml = true;
     Result<SlurmTopology> checked = slurm_topology_check(std::move(out.topology), where);
@@ -183,7 +189,8 @@ std::string slurm_yaml_write(const Cluster& c) {
   const SlurmTopology blocks = slurm_blocks_of(c, &what);
   YAML::Emitter y;
   y << YAML::BeginSeq;
-  y << YAML::BeginMap << YAML::Key << "topology" << YAML::Value << "tree" << YAML::Key << "cluster_default" << YAML::Value << true;
+  y << YAML::BeginMap << YAML::Key << "topology" << YAML::Value << "tree" << YAML::Key << "cluster_default"
+    << YAML::Value << true;
   y << YAML::Key << "tree" << YAML::Value << YAML::BeginMap << YAML::Key << "switches" << YAML::Value << YAML::BeginSeq;
   for (const SlurmTopology::Switch& s : tree.switches) {
     y << YAML::BeginMap << YAML::Key << "switch" << YAML::Value << s.name;
@@ -192,37 +199,46 @@ std::string slurm_yaml_write(const Cluster& c) {
     y << YAML::EndMap;
   }
   y << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
-  y << YAML::BeginMap << YAML::Key << "topology" << YAML::Value << "block" << YAML::Key << "cluster_default" << YAML::Value << false;
-  y << YAML::Key << "block" << YAML::Value << YAML::BeginMap << YAML::Key << "block_sizes" << YAML::Value << YAML::Flow << blocks.block_sizes;
+  y << YAML::BeginMap << YAML::Key << "topology" << YAML::Value << "block" << YAML::Key << "cluster_default"
+    << YAML::Value << false;
+  y << YAML::Key << "block" << YAML::Value << YAML::BeginMap << YAML::Key << "block_sizes" << YAML::Value << YAML::Flow
+    << blocks.block_sizes;
   y << YAML::Key << "blocks" << YAML::Value << YAML::BeginSeq;
   for (const SlurmTopology::Block& b : blocks.blocks)
-    y << YAML::BeginMap << YAML::Key << "block" << YAML::Value << b.name << YAML::Key << "nodes" << YAML::Value << hostlist_compress(b.nodes) << YAML::EndMap;
+    y << YAML::BeginMap << YAML::Key << "block" << YAML::Value << b.name << YAML::Key << "nodes" << YAML::Value
+      << hostlist_compress(b.nodes) << YAML::EndMap;
   y << YAML::EndSeq << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
   return "# topology.yaml for Slurm's topology plugins, written by topoplan from " + c.name +
-         ": the tree (every switch with its hosts or child switches) as the cluster default, and blocks (a block per " + what +
-         ")\n" + y.c_str() + "\n";
+         ": the tree (every switch with its hosts or child switches) as the cluster default, and blocks (a block per " +
+         what + ")\n" + y.c_str() + "\n";
 }
 
-bool slurm_yaml_sniff(std::string_view line, std::string_view) { return line.starts_with("---") || line.starts_with("- ") || line == "-"; }
+bool slurm_yaml_sniff(std::string_view line, std::string_view) {
+  return line.starts_with("---") || line.starts_with("- ") || line == "-";
+}
 
-Result<ClusterImport> slurm_topology_import(const std::string& text, const std::string& where, const ClusterImportOptions& options) {
+Result<ClusterImport> slurm_topology_import(const std::string& text, const std::string& where,
+                                            const ClusterImportOptions& options) {
   std::string chosen;
   Result<SlurmTopology> topo = [&]() -> Result<SlurmTopology> {
     const ImportFormat* format = import_format_of(text);
     const bool is_yaml = (format && format->sniff == slurm_yaml_sniff) ||
                          (!format && !json_of(text) && (where.ends_with(".yaml") || where.ends_with(".yml")));
     if (!is_yaml) {
-      if (!options.topology.empty()) return Error{where + ": --topology picks one of topology.yaml's topologies; a topology.conf holds one"};
+      if (!options.topology.empty())
+        return Error{where + ": --topology picks one of topology.yaml's topologies; a topology.conf holds one"};
       return slurm_topology_parse(text, where);
     }
     Result<SlurmYaml> yaml = slurm_yaml_parse(text, where, options.topology);
     RETURN_IF_ERROR(yaml);
     if (yaml->names.size() > 1)
-      chosen = "topology " + yaml->name + (options.topology.empty() ? " (its cluster default)" : "") + " of " + std::to_string(yaml->names.size()) + " in the file";
+      chosen = "topology " + yaml->name + (options.topology.empty() ? " (its cluster default)" : "") + " of " +
+               std::to_string(yaml->names.size()) + " in the file";
     return yaml->topology;
   }();
   RETURN_IF_ERROR(topo);
-  Result<ClusterImport> built = slurm_topology_build(*topo, options.type, file_stem(where), options.oversubscription, where);
+  Result<ClusterImport> built =
+      slurm_topology_build(*topo, options.type, file_stem(where), options.oversubscription, where);
   if (built && !chosen.empty()) built->notes.insert(built->notes.begin(), chosen);
   return built;
 }

@@ -29,7 +29,8 @@ bool slurm_yaml_sniff(std::string_view line, std::string_view text);
 // .yaml or .yml is read as YAML, for YAML's errors), with hosts of `options.type`;
 // `options.topology` picks one of topology.yaml's topologies ("" its cluster default). The cluster
 // is named after `where`.
-Result<ClusterImport> slurm_topology_import(const std::string& text, const std::string& where, const ClusterImportOptions& options);
+Result<ClusterImport> slurm_topology_import(const std::string& text, const std::string& where,
+                                            const ClusterImportOptions& options);
 
 // topology.yaml with two topologies: "tree" (cluster_default) and "block".
 std::string slurm_yaml_write(const Cluster& cluster);

@@ -6,9 +6,9 @@
 // rank 0 says which ranks fell behind, in the JSON too).
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <climits>
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -59,7 +59,8 @@ extern "C" void on_signal(int signal) {
 class Watchdog {
  public:
   using OnFailure = std::function<void(const std::string& reason, const std::string& stage, bool final)>;
-  Watchdog(double timeout_s, int rank, OnFailure on_failure) : timeout_s_(timeout_s), rank_(rank), on_failure_(std::move(on_failure)) {
+  Watchdog(double timeout_s, int rank, OnFailure on_failure)
+      : timeout_s_(timeout_s), rank_(rank), on_failure_(std::move(on_failure)) {
     if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;  // then the watchdog only polls
     g_wake_fd = wake_[1];
     for (int signal : kSignals) std::signal(signal, on_signal);
@@ -72,7 +73,8 @@ class Watchdog {
       std::lock_guard<std::mutex> lock(m_);
       done_ = true;
     }
-    if (wake_[1] >= 0) [[maybe_unused]] const ssize_t n = ::write(wake_[1], "d", 1);
+    if (wake_[1] >= 0) [[maybe_unused]]
+      const ssize_t n = ::write(wake_[1], "d", 1);
     thread_.join();
     for (int fd : wake_)
       if (fd >= 0) ::close(fd);
@@ -94,8 +96,7 @@ class Watchdog {
     pollfd p{wake_[0], POLLIN, 0};
     if (::poll(&p, 1, 100) <= 0) return;
     char buffer[64];
-    while (::read(wake_[0], buffer, sizeof buffer) > 0) {
-    }
+    while (::read(wake_[0], buffer, sizeof buffer) > 0) {}
   }
   void watch() {
     for (;;) {
@@ -115,7 +116,8 @@ class Watchdog {
         if (stopped)
           std::fprintf(stderr, "topoplan-validate: rank %d: stopped by the launcher in %s\n", rank_, stage_.c_str());
         else
-          std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_, timeout_s_, stage_.c_str());
+          std::fprintf(stderr, "topoplan-validate: rank %d: timed out after %.0f s in %s; stopping\n", rank_,
+                       timeout_s_, stage_.c_str());
         std::fflush(stderr);
         if (!stopped) {
           lock.unlock();
@@ -143,8 +145,8 @@ std::string stage_kind(const std::string& stage) { return stage.substr(0, stage.
 
 // What rank 0 knows when a step times out: which ranks fell behind, where, and in which group of
 // the kind the others are running. Printed, and written as the JSON's "failure".
-nlohmann::json failure_report(const ValidatePlan& plan, const std::vector<Progress::Where>& where, const std::string& reason,
-                              double timeout_s, const std::string& mine) {
+nlohmann::json failure_report(const ValidatePlan& plan, const std::vector<Progress::Where>& where,
+                              const std::string& reason, double timeout_s, const std::string& mine) {
   const bool stopped = reason == "stopped";
   const std::vector<int> behind = stopped ? Progress::stopped(where) : Progress::behind(where);
   nlohmann::json ranks = nlohmann::json::array(), failed = nlohmann::json::array();
@@ -161,23 +163,30 @@ nlohmann::json failure_report(const ValidatePlan& plan, const std::vector<Progre
     for (const ValidateKind& k : plan.kinds)
       if (k.kind == stage_kind(ahead))
         for (size_t g = 0; g < k.groups.size(); ++g)
-          if (std::find(k.groups[g].begin(), k.groups[g].end(), r) != k.groups[g].end()) f["group"] = {{"kind", k.kind}, {"index", g}};
+          if (std::find(k.groups[g].begin(), k.groups[g].end(), r) != k.groups[g].end())
+            f["group"] = {{"kind", k.kind}, {"index", g}};
     text += (text.empty() ? "" : ", ") + std::to_string(r);
     if (f.contains("group"))
-      text += " (" + f["group"]["kind"].get<std::string>() + " group " + std::to_string(f["group"]["index"].get<size_t>()) + ")";
+      text += " (" + f["group"]["kind"].get<std::string>() + " group " +
+              std::to_string(f["group"]["index"].get<size_t>()) + ")";
     failed.push_back(std::move(f));
   }
   const bool exited = !behind.empty() && !where[static_cast<size_t>(behind.front())].exited.empty();
   const std::string message =
       (stopped ? "the launcher stopped the job (a rank exited, or the job was cancelled): " : "") +
-      (behind.empty() ? "every rank is in '" + ahead + "': " +
-                            (stopped ? "no rank fell behind" : "a collective did not finish on any rank (a rank inside it stopped, or a link stalled)")
-                      : std::string(behind.size() == 1 ? "rank " : "ranks ") + text +
-                            (exited ? " exited (" + where[static_cast<size_t>(behind.front())].exited + ") after '"
-                             : stopped ? " last reported '"
-                                       : " stopped answering after '") +
-                            where[static_cast<size_t>(behind.front())].stage + "' while the others wait in '" + ahead + "'");
-  nlohmann::json out = {{"reason", reason}, {"message", message}, {"waiting_in", ahead}, {"failed", std::move(failed)},
+      (behind.empty()
+           ? "every rank is in '" + ahead + "': " +
+                 (stopped ? "no rank fell behind"
+                          : "a collective did not finish on any rank (a rank inside it stopped, or a link stalled)")
+           : std::string(behind.size() == 1 ? "rank " : "ranks ") + text +
+                 (exited    ? " exited (" + where[static_cast<size_t>(behind.front())].exited + ") after '"
+                  : stopped ? " last reported '"
+                            : " stopped answering after '") +
+                 where[static_cast<size_t>(behind.front())].stage + "' while the others wait in '" + ahead + "'");
+  nlohmann::json out = {{"reason", reason},
+                        {"message", message},
+                        {"waiting_in", ahead},
+                        {"failed", std::move(failed)},
                         {"ranks", std::move(ranks)}};
   if (!stopped) out["timeout_s"] = timeout_s;
   return out;
@@ -200,23 +209,31 @@ int run(int argc, char** argv, int rank, bool threaded) {
   app.add_option("--sizes", sizes, "sizes to run instead of the planned ones, e.g. 1KiB,1MiB,64MiB");
   app.add_option("-n,--iters", iters, "timed iterations per size")->check(CLI::Range(1, 100000));
   app.add_option("-w,--warmup", warmup, "untimed iterations first")->check(CLI::Range(0, 100000));
-  app.add_option("--timeout-s", timeout_s, "seconds any one step may take before every rank stops")->check(CLI::Range(1, 86400));
+  app.add_option("--timeout-s", timeout_s, "seconds any one step may take before every rank stops")
+      ->check(CLI::Range(1, 86400));
   app.add_option("--json", json_path, "write the results as JSON (rank 0)");
-  app.add_option("--rounds", options.rounds,
-                 "split the timed iterations into this many rounds and report the median round, robust where the OS or other "
-                 "jobs interrupt some (default 1: the mean, as nccl-tests)")
+  app.add_option(
+         "--rounds", options.rounds,
+         "split the timed iterations into this many rounds and report the median round, robust where the OS or other "
+         "jobs interrupt some (default 1: the mean, as nccl-tests)")
       ->check(CLI::Range(1, 1000));
-  app.add_flag("--alone", options.alone,
-               "also run each group by itself, the others idle, so compare can set the slowdown of running together beside the "
-               "model's contention (the kind's group count times as long)");
-  app.add_option("--nccl-tests", sweep_op,
-                 "nccl-tests mode: one collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv) in a size "
-                 "sweep on one group, printed exactly as nccl-tests prints it");
-  app.add_option("--group", group, "nccl-tests mode: the group, KIND:INDEX as explain --group names it (default: every rank)");
-  app.add_option("-b,--minbytes", min_bytes, "nccl-tests mode: smallest size (8, 1K, 64KiB; K, M, G are binary as in nccl-tests)");
+  app.add_flag(
+      "--alone", options.alone,
+      "also run each group by itself, the others idle, so compare can set the slowdown of running together beside the "
+      "model's contention (the kind's group count times as long)");
+  app.add_option(
+      "--nccl-tests", sweep_op,
+      "nccl-tests mode: one collective (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv) in a size "
+      "sweep on one group, printed exactly as nccl-tests prints it");
+  app.add_option("--group", group,
+                 "nccl-tests mode: the group, KIND:INDEX as explain --group names it (default: every rank)");
+  app.add_option("-b,--minbytes", min_bytes,
+                 "nccl-tests mode: smallest size (8, 1K, 64KiB; K, M, G are binary as in nccl-tests)");
   app.add_option("-e,--maxbytes", max_bytes, "nccl-tests mode: largest size");
-  app.add_option("-f,--stepfactor", factor, "nccl-tests mode: each size this many times the last")->check(CLI::Range(2, 1024));
-  app.add_option("--inject-stall", stall, "check the failure path: this rank stops (SIGSTOP) at its first timed collective")
+  app.add_option("-f,--stepfactor", factor, "nccl-tests mode: each size this many times the last")
+      ->check(CLI::Range(2, 1024));
+  app.add_option("--inject-stall", stall,
+                 "check the failure path: this rank stops (SIGSTOP) at its first timed collective")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--inject-exit", die, "check the failure path: this rank exits (code 9) at its first timed collective")
       ->check(CLI::NonNegativeNumber);
@@ -229,10 +246,12 @@ int run(int argc, char** argv, int rank, bool threaded) {
     }
     return fail(rank, e.what(), 2);
   }
-  if (backend != "mpi" && backend != "nccl") return fail(rank, "--backend: expected mpi or nccl, got '" + backend + "'", 2);
+  if (backend != "mpi" && backend != "nccl")
+    return fail(rank, "--backend: expected mpi or nccl, got '" + backend + "'", 2);
 #ifndef TOPOPLAN_HAVE_NCCL
   if (backend == "nccl")
-    return fail(rank, "--backend nccl: this build has no NCCL backend (CUDA and NCCL were not found when it was built)", 2);
+    return fail(rank, "--backend nccl: this build has no NCCL backend (CUDA and NCCL were not found when it was built)",
+                2);
 #endif
   Result<ValidatePlan> plan = validate_plan_read(plan_path);
   if (!plan) return fail(rank, plan.error(), 2);
@@ -241,8 +260,10 @@ int run(int argc, char** argv, int rank, bool threaded) {
   std::vector<ValidateKind> selected;
   SweepOptions sweep;
   if (sweep_op.empty()) {
-    for (const auto& [flag, value] : {std::pair{"--group", group.empty()}, {"--minbytes", app.count("-b") == 0},
-                                      {"--maxbytes", app.count("-e") == 0}, {"--stepfactor", app.count("-f") == 0}})
+    for (const auto& [flag, value] : {std::pair{"--group", group.empty()},
+                                      {"--minbytes", app.count("-b") == 0},
+                                      {"--maxbytes", app.count("-e") == 0},
+                                      {"--stepfactor", app.count("-f") == 0}})
       if (!value) return fail(rank, std::string(flag) + " belongs to --nccl-tests mode; give --nccl-tests OP too", 2);
     Result<std::vector<ValidateKind>> k = validate_kinds_select(*plan, kinds);
     if (!k) return fail(rank, k.error(), 2);
@@ -254,11 +275,17 @@ int run(int argc, char** argv, int rank, bool threaded) {
     }
   } else {
     if (!kinds.empty() || !sizes.empty() || options.alone || options.rounds != 1)
-      return fail(rank, "--nccl-tests runs one group (--group) over -b to -e, timed as nccl-tests does: not --kinds, --sizes, --alone or --rounds", 2);
+      return fail(rank,
+                  "--nccl-tests runs one group (--group) over -b to -e, timed as nccl-tests does: not --kinds, "
+                  "--sizes, --alone or --rounds",
+                  2);
     Result<CollectiveOp> op = parse_collective_op(sweep_op);
     if (!op) return fail(rank, "--nccl-tests: " + op.error(), 2);
     if (*op == CollectiveOp::broadcast || *op == CollectiveOp::reduce)
-      return fail(rank, "--nccl-tests: " + sweep_op + " is not a collective training runs (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv)", 2);
+      return fail(rank,
+                  "--nccl-tests: " + sweep_op +
+                      " is not a collective training runs (all_reduce, all_gather, reduce_scatter, alltoall, sendrecv)",
+                  2);
     sweep.op = *op;
     Result<double> lo = validate_size_parse(min_bytes), hi = validate_size_parse(max_bytes);
     if (!lo) return fail(rank, "--minbytes: " + lo.error(), 2);
@@ -283,7 +310,8 @@ int run(int argc, char** argv, int rank, bool threaded) {
   std::unique_ptr<MpiBackend> b = std::make_unique<MpiBackend>();
 #ifdef TOPOPLAN_HAVE_NCCL
   if (backend == "nccl") {
-    if (rank >= plan->world) return fail(rank, plan->source + " places " + std::to_string(plan->world) + " ranks; this run has more", 2);
+    if (rank >= plan->world)
+      return fail(rank, plan->source + " places " + std::to_string(plan->world) + " ranks; this run has more", 2);
     const Result<void> usable = NcclBackend::gpu_usable(plan->gpu_of_rank[static_cast<size_t>(rank)]);
     // Every rank checks its GPU before any joins NCCL, so one that cannot leaves none waiting; the
     // lowest such rank says why.

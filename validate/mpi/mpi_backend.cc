@@ -38,7 +38,8 @@ class HostBuffer : public ValidateBuffer {
 
 // MPI counts are ints; the harness's sizes stay far below, but say so rather than wrap.
 int as_count(size_t n) {
-  if (n > static_cast<size_t>(INT_MAX)) throw std::runtime_error("a collective of " + std::to_string(n) + " elements is over MPI's int count");
+  if (n > static_cast<size_t>(INT_MAX))
+    throw std::runtime_error("a collective of " + std::to_string(n) + " elements is over MPI's int count");
   return static_cast<int>(n);
 }
 
@@ -83,19 +84,26 @@ std::unique_ptr<ValidateBuffer> MpiBackend::buffer(size_t count) { return std::m
 void MpiBackend::run(const ValidateComm& comm, CollectiveOp op, const ValidateBuffer& send, ValidateBuffer& recv,
                      size_t count, int peer_to, int peer_from, bool in_place) {
   const MPI_Comm c = static_cast<const MpiComm&>(comm).get();
-  const float* in = in_place ? static_cast<const float*>(MPI_IN_PLACE) : static_cast<const HostBuffer&>(send).data.data();
+  const float* in =
+      in_place ? static_cast<const float*>(MPI_IN_PLACE) : static_cast<const HostBuffer&>(send).data.data();
   float* out = static_cast<HostBuffer&>(recv).data.data();
   const int n = as_count(count);
   const int to = peer_to >= 0 ? peer_to : MPI_PROC_NULL, from = peer_from >= 0 ? peer_from : MPI_PROC_NULL;
   switch (op) {
-    case CollectiveOp::all_reduce: check(MPI_Allreduce(in, out, n, MPI_FLOAT, MPI_SUM, c), "MPI_Allreduce"); return;
-    case CollectiveOp::all_gather: check(MPI_Allgather(in, n, MPI_FLOAT, out, n, MPI_FLOAT, c), "MPI_Allgather"); return;
+    case CollectiveOp::all_reduce:
+      check(MPI_Allreduce(in, out, n, MPI_FLOAT, MPI_SUM, c), "MPI_Allreduce");
+      return;
+    case CollectiveOp::all_gather:
+      check(MPI_Allgather(in, n, MPI_FLOAT, out, n, MPI_FLOAT, c), "MPI_Allgather");
+      return;
     case CollectiveOp::reduce_scatter:
       check(MPI_Reduce_scatter_block(in, out, n, MPI_FLOAT, MPI_SUM, c), "MPI_Reduce_scatter_block");
       // MPI leaves an in-place result at the start; NCCL (and the harness) at the rank's slot.
       if (in_place) std::copy_backward(out, out + count, out + (static_cast<size_t>(comm.rank()) + 1) * count);
       return;
-    case CollectiveOp::alltoall: check(MPI_Alltoall(in, n, MPI_FLOAT, out, n, MPI_FLOAT, c), "MPI_Alltoall"); return;
+    case CollectiveOp::alltoall:
+      check(MPI_Alltoall(in, n, MPI_FLOAT, out, n, MPI_FLOAT, c), "MPI_Alltoall");
+      return;
     case CollectiveOp::sendrecv:
       if (in_place) {
         check(MPI_Sendrecv_replace(out, n, MPI_FLOAT, to, 0, from, 0, c, MPI_STATUS_IGNORE), "MPI_Sendrecv_replace");
@@ -105,16 +113,19 @@ void MpiBackend::run(const ValidateComm& comm, CollectiveOp op, const ValidateBu
                          MPI_STATUS_IGNORE),
             "MPI_Sendrecv");
       return;
-    default: throw std::runtime_error("topoplan-validate does not run " + std::string(to_string(op)));
+    default:
+      throw std::runtime_error("topoplan-validate does not run " + std::string(to_string(op)));
   }
 }
 
 void MpiBackend::world_max(std::vector<double>& v) {
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), as_count(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), as_count(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+        "MPI_Allreduce");
 }
 
 void MpiBackend::comm_max(const ValidateComm& comm, std::vector<double>& v) {
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), as_count(v.size()), MPI_DOUBLE, MPI_MAX, static_cast<const MpiComm&>(comm).get()),
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), as_count(v.size()), MPI_DOUBLE, MPI_MAX,
+                      static_cast<const MpiComm&>(comm).get()),
         "MPI_Allreduce");
 }
 
@@ -131,10 +142,12 @@ std::vector<std::string> MpiBackend::world_gather(const std::string& mine) {
     total += static_cast<size_t>(lengths[r]);
   }
   std::string all(total, '\0');
-  check(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD),
+  check(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                       MPI_COMM_WORLD),
         "MPI_Allgatherv");
   std::vector<std::string> out;
-  for (size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(static_cast<size_t>(offsets[r]), static_cast<size_t>(lengths[r])));
+  for (size_t r = 0; r < lengths.size(); ++r)
+    out.push_back(all.substr(static_cast<size_t>(offsets[r]), static_cast<size_t>(lengths[r])));
   return out;
 }
 

@@ -31,7 +31,8 @@ Progress::~Progress() {
     while (finished_ < n - 1) receive(true);
   } else {
     sent_.push_back({kDone, MPI_REQUEST_NULL});
-    MPI_Isend(sent_.back().text.data(), static_cast<int>(sent_.back().text.size()), MPI_CHAR, 0, kTag, comm_, &sent_.back().request);
+    MPI_Isend(sent_.back().text.data(), static_cast<int>(sent_.back().text.size()), MPI_CHAR, 0, kTag, comm_,
+              &sent_.back().request);
     for (Sent& s : sent_) MPI_Wait(&s.request, MPI_STATUS_IGNORE);
   }
   MPI_Comm_free(&comm_);
@@ -103,8 +104,7 @@ bool Progress::receive(bool wait) {
 }
 
 void Progress::drain() {
-  while (receive(false)) {
-  }
+  while (receive(false)) {}
 }
 
 std::vector<Progress::Where> Progress::where() {
@@ -115,7 +115,8 @@ std::vector<Progress::Where> Progress::where() {
 
 std::vector<int> Progress::behind(const std::vector<Where>& where) {
   if (where.empty()) return {};
-  auto [lo, hi] = std::minmax_element(where.begin(), where.end(), [](const Where& a, const Where& b) { return a.seq < b.seq; });
+  auto [lo, hi] =
+      std::minmax_element(where.begin(), where.end(), [](const Where& a, const Where& b) { return a.seq < b.seq; });
   std::vector<int> out;
   if (lo->seq == hi->seq) return out;
   for (size_t r = 0; r < where.size(); ++r)
@@ -128,7 +129,8 @@ std::vector<int> Progress::stopped(const std::vector<Where>& where) {
   for (size_t r = 0; r < where.size(); ++r)
     if (!where[r].exited.empty()) out.push_back(static_cast<int>(r));
   if (!out.empty() || where.empty()) return out;
-  const long furthest = std::max_element(where.begin(), where.end(), [](const Where& a, const Where& b) { return a.seq < b.seq; })->seq;
+  const long furthest =
+      std::max_element(where.begin(), where.end(), [](const Where& a, const Where& b) { return a.seq < b.seq; })->seq;
   for (size_t r = 0; r < where.size(); ++r)
     if (where[r].seq < furthest) out.push_back(static_cast<int>(r));
   return out;

@@ -34,7 +34,9 @@ class NcclGroupComm : public ValidateComm {
 
 class DeviceBuffer : public ValidateBuffer {
  public:
-  explicit DeviceBuffer(size_t n) : n_(n) { cuda_check(cudaMalloc(&data_, std::max<size_t>(1, n) * sizeof(float)), "cudaMalloc"); }
+  explicit DeviceBuffer(size_t n) : n_(n) {
+    cuda_check(cudaMalloc(&data_, std::max<size_t>(1, n) * sizeof(float)), "cudaMalloc");
+  }
   ~DeviceBuffer() override { cudaFree(data_); }
   void upload(const std::vector<float>& host) override {
     cuda_check(cudaMemcpy(data_, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
@@ -97,7 +99,8 @@ std::unique_ptr<ValidateComm> NcclBackend::split(int color, int key) {
   std::unique_ptr<ValidateComm> mpi = MpiBackend::split(color, key);
   ncclComm_t comm = nullptr;
   // Every rank of the world calls the split; those without a group get no communicator.
-  nccl_check(ncclCommSplit(state_->world, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm, nullptr), "ncclCommSplit");
+  nccl_check(ncclCommSplit(state_->world, color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &comm, nullptr),
+             "ncclCommSplit");
   if (!mpi) return nullptr;
   return std::make_unique<NcclGroupComm>(comm, std::move(mpi));
 }
@@ -110,23 +113,32 @@ void NcclBackend::run(const ValidateComm& comm, CollectiveOp op, const ValidateB
   float* out = static_cast<DeviceBuffer&>(recv).data();
   // In place as nccl-tests runs it: all_gather's input and reduce_scatter's output at the rank's slot.
   const size_t slot = static_cast<size_t>(comm.rank()) * count;
-  const float* in = !in_place ? static_cast<const DeviceBuffer&>(send).data() : op == CollectiveOp::all_gather ? out + slot : out;
+  const float* in = !in_place                        ? static_cast<const DeviceBuffer&>(send).data()
+                    : op == CollectiveOp::all_gather ? out + slot
+                                                     : out;
   if (in_place && op == CollectiveOp::reduce_scatter) out += slot;
   cudaStream_t s = state_->stream;
   switch (op) {
-    case CollectiveOp::all_reduce: nccl_check(ncclAllReduce(in, out, count, ncclFloat, ncclSum, c, s), "ncclAllReduce"); break;
-    case CollectiveOp::all_gather: nccl_check(ncclAllGather(in, out, count, ncclFloat, c, s), "ncclAllGather"); break;
+    case CollectiveOp::all_reduce:
+      nccl_check(ncclAllReduce(in, out, count, ncclFloat, ncclSum, c, s), "ncclAllReduce");
+      break;
+    case CollectiveOp::all_gather:
+      nccl_check(ncclAllGather(in, out, count, ncclFloat, c, s), "ncclAllGather");
+      break;
     case CollectiveOp::reduce_scatter:
       nccl_check(ncclReduceScatter(in, out, count, ncclFloat, ncclSum, c, s), "ncclReduceScatter");
       break;
-    case CollectiveOp::alltoall: nccl_check(ncclAlltoAll(in, out, count, ncclFloat, c, s), "ncclAlltoAll"); break;
+    case CollectiveOp::alltoall:
+      nccl_check(ncclAlltoAll(in, out, count, ncclFloat, c, s), "ncclAlltoAll");
+      break;
     case CollectiveOp::sendrecv:
       nccl_check(ncclGroupStart(), "ncclGroupStart");
       if (peer_to >= 0) nccl_check(ncclSend(in, count, ncclFloat, peer_to, c, s), "ncclSend");
       if (peer_from >= 0) nccl_check(ncclRecv(out, count, ncclFloat, peer_from, c, s), "ncclRecv");
       nccl_check(ncclGroupEnd(), "ncclGroupEnd");
       break;
-    default: throw std::runtime_error("topoplan-validate does not run " + std::string(to_string(op)));
+    default:
+      throw std::runtime_error("topoplan-validate does not run " + std::string(to_string(op)));
   }
 }
 

@@ -99,7 +99,8 @@ Layout by_names(const Cluster& c, const std::vector<std::string>& hosts, const s
   nlohmann::json ranks = nlohmann::json::array();
   for (const std::string& h : hosts)
     for (int g : gpu_order) ranks.push_back(h + "/gpu" + std::to_string(g));
-  Result<Layout> l = layout_parse(nlohmann::json{{"ranks", ranks}}.dump(), "permuted", c, static_cast<int>(ranks.size()));
+  Result<Layout> l =
+      layout_parse(nlohmann::json{{"ranks", ranks}}.dump(), "permuted", c, static_cast<int>(ranks.size()));
   REQUIRE_MESSAGE(l.ok(), (l ? "" : l.error()));
   return std::move(*l);
 }

@@ -28,7 +28,8 @@ TEST_CASE("emit cpu binding: each socket's cores split evenly among the GPUs und
   CHECK(describe(test::load_cluster("dgx-a100:1")) ==
         std::vector<std::string>{"0:0-15", "0:16-31", "0:32-47", "0:48-63", "1:0-15", "1:16-31", "1:32-47", "1:48-63"});
   // GB200 tray: GPUs on Grace by C2C, two per Grace of 72 cores.
-  CHECK(describe(test::load_cluster("gb200-nvl72:1")) == std::vector<std::string>{"0:0-35", "0:36-71", "1:0-35", "1:36-71"});
+  CHECK(describe(test::load_cluster("gb200-nvl72:1")) ==
+        std::vector<std::string>{"0:0-35", "0:36-71", "1:0-35", "1:36-71"});
   CHECK(describe(test::load_cluster("hgx-b200:1"))[5] == "1:14-27");
 }
 

@@ -16,7 +16,8 @@ std::string parse_error(std::string_view list) {
 }  // namespace
 
 TEST_CASE("emit: the formats in --emit's order") {
-  CHECK(emit_format_names() == std::vector<std::string>{"slurm-hostfile", "ompi-rankfile", "torchrun", "megatron", "env"});
+  CHECK(emit_format_names() ==
+        std::vector<std::string>{"slurm-hostfile", "ompi-rankfile", "torchrun", "megatron", "env"});
 }
 
 TEST_CASE("emit: a format list keeps the order given and tolerates spaces") {
@@ -31,8 +32,9 @@ TEST_CASE("emit: malformed format lists name the bad entry") {
         "(formats: slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
   CHECK(parse_error("rankfile") ==
         "unknown output format 'rankfile' (formats: slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
-  CHECK(parse_error("ompi-rankfle") .find("did you mean 'ompi-rankfile'?") != std::string::npos);
-  CHECK(parse_error("env,,megatron") == "output format 2 of 'env,,megatron' is empty (formats are separated by single commas)");
+  CHECK(parse_error("ompi-rankfle").find("did you mean 'ompi-rankfile'?") != std::string::npos);
+  CHECK(parse_error("env,,megatron") ==
+        "output format 2 of 'env,,megatron' is empty (formats are separated by single commas)");
   CHECK(parse_error("env,") == "output format 2 of 'env,' is empty (formats are separated by single commas)");
   CHECK(parse_error(",env") == "output format 1 of ',env' is empty (formats are separated by single commas)");
   CHECK(parse_error("env,megatron,env") == "output format 'env' is listed twice");
@@ -68,7 +70,8 @@ TEST_CASE("emit: every format begins with what reproduces it") {
     if (format == "torchrun") continue;  // checked in its own test; same preamble
     for (const EmittedFile& f : test::emit_ok(format, *c)) {
       INFO(f.name);
-      CHECK(f.text.starts_with("# topoplan " + format + ": job 'moe-32' on cluster 'pcie-l40s:4', 32 ranks on 4 hosts, "
+      CHECK(f.text.starts_with("# topoplan " + format +
+                               ": job 'moe-32' on cluster 'pcie-l40s:4', 32 ranks on 4 hosts, "
                                "layout permuted\n# order tp-dp-ep-cp-pp: tp 2, cp 2, ep 4, dp 4, pp 2, expert_tp 1\n"));
     }
   }

@@ -60,7 +60,8 @@ TEST_CASE("emit env: an imported server's NIC names reach ranks.env" * doctest::
   const Host& h = c.hosts()[0];
   REQUIRE(h.nic_names.size() == 8);
   CHECK(h.nic_names[0] == "mlx5_7");  // beside GPU 0 in the file
-  CHECK(lines[0] == "0 " + h.name + " CUDA_VISIBLE_DEVICES=0 NCCL_IB_HCA==" + std::string(c.hca_name(router.nic_for(h.gpus[0]))));
+  CHECK(lines[0] ==
+        "0 " + h.name + " CUDA_VISIBLE_DEVICES=0 NCCL_IB_HCA==" + std::string(c.hca_name(router.nic_for(h.gpus[0]))));
   CHECK(lines[0].ends_with("==mlx5_7"));
   CHECK((*files)[0].notes.empty());
   std::filesystem::remove_all(dir);

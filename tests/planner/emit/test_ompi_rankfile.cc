@@ -23,9 +23,9 @@ TEST_CASE("emit ompi-rankfile: each rank on its host, bound to its GPU's share o
   auto c = test::emit_case("dgx-h100-permuted");
   std::vector<std::string> lines = rank_lines(*c);
   REQUIRE(lines.size() == 16);
-  CHECK(lines[0] == "rank 0=h002 slot=0:42-55");  // h002/gpu3
-  CHECK(lines[4] == "rank 4=h002 slot=1:42-55");  // h002/gpu7
-  CHECK(lines[8] == "rank 8=h001 slot=0:14-27");  // h001/gpu1
+  CHECK(lines[0] == "rank 0=h002 slot=0:42-55");   // h002/gpu3
+  CHECK(lines[4] == "rank 4=h002 slot=1:42-55");   // h002/gpu7
+  CHECK(lines[8] == "rank 8=h001 slot=0:14-27");   // h001/gpu1
   CHECK(lines[13] == "rank 13=h001 slot=1:0-13");  // h001/gpu4
 
   // PCIe L40S: two GPUs per PCIe switch, two switches per socket; 32 cores per Xeon 6448Y, 8 per GPU.
@@ -39,8 +39,8 @@ TEST_CASE("emit ompi-rankfile: without core counts, the whole socket; without a 
   auto c = test::emit_case("explicit-graph");
   std::vector<std::string> lines = rank_lines(*c);
   CHECK(lines == std::vector<std::string>{"rank 0=n1 slot=0:*", "rank 1=n1 slot=0:*", "rank 2=n1 slot=1:*",
-                                           "rank 3=n1 slot=S*", "rank 4=n2 slot=0:*", "rank 5=n2 slot=0:*",
-                                           "rank 6=n2 slot=1:*", "rank 7=n2 slot=S*"});
+                                          "rank 3=n1 slot=S*", "rank 4=n2 slot=0:*", "rank 5=n2 slot=0:*",
+                                          "rank 6=n2 slot=1:*", "rank 7=n2 slot=S*"});
 }
 
 TEST_CASE("emit ompi-rankfile: the hostfile gives every host as many slots as it runs ranks, in rank order") {

@@ -70,7 +70,8 @@ TEST_CASE("emit read back: the planner's slurm.hostfile and ompi.hostfile give t
 
 TEST_CASE("emit read back: ompi.hostfile gives each host its block of ranks, GPUs in local-rank order") {
   // Not dgx-h100-interleaved: there the rankfile places the ranks, the hostfile only counts them.
-  for (const char* name : {"dgx-h100-default", "dgx-h100-permuted", "pcie-l40s-default", "pcie-l40s-permuted", "explicit-graph"}) {
+  for (const char* name :
+       {"dgx-h100-default", "dgx-h100-permuted", "pcie-l40s-default", "pcie-l40s-permuted", "explicit-graph"}) {
     CAPTURE(name);
     auto e = test::emit_case(name);
     const std::string text = file_named(test::emit_ok("ompi-rankfile", *e), "ompi.hostfile");
@@ -97,7 +98,8 @@ bool same_groups(const Job& a, const Job& b) {
   Result<RankGroups> y = RankGroups::make(job_parallel_sizes(b), b.parallel.order);
   if (!x || !y || x->world_size() != y->world_size()) return false;
   for (int r = 0; r < x->world_size(); ++r)
-    if (x->dense().coordinates(r) != y->dense().coordinates(r) || x->expert().coordinates(r) != y->expert().coordinates(r))
+    if (x->dense().coordinates(r) != y->dense().coordinates(r) ||
+        x->expert().coordinates(r) != y->expert().coordinates(r))
       return false;
   return true;
 }
@@ -163,7 +165,8 @@ TEST_CASE("emit read back: every file a plan of a bundled multi-host job writes 
         back = job_from_megatron_args(f.text, f.name, {world, "the plan's ranks"});
         REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
         CHECK(scored_fields(*back) == scored_fields(plan->job));
-        CHECK_MESSAGE(same_groups(*back, plan->job), "read back as " << back->parallel.order << ", planned " << plan->job.parallel.order);
+        CHECK_MESSAGE(same_groups(*back, plan->job),
+                      "read back as " << back->parallel.order << ", planned " << plan->job.parallel.order);
         same_score(*back, plan->layout, f.name);
         continue;
       }
@@ -178,8 +181,8 @@ TEST_CASE("emit read back: every file a plan of a bundled multi-host job writes 
       same_score(plan->job, *l, f.name);
     }
     MESSAGE(name << ": " << world << " ranks, order " << plan->job.parallel.order << ", exposed "
-                  << std::setprecision(6) << exposed << " s; "
-                  << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
+                 << std::setprecision(6) << exposed << " s; "
+                 << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
   }
 }
 

@@ -14,9 +14,10 @@ TEST_CASE("emit torchrun: node ranks follow the hosts' rank blocks, CUDA_VISIBLE
   REQUIRE(files.size() == 1);
   CHECK(files[0].name == "torchrun.txt");
   CHECK(test::content_lines(files[0].text) ==
-        std::vector<std::string>{
-            "h002: CUDA_VISIBLE_DEVICES=3,2,1,0,7,6,5,4 torchrun --nnodes=2 --node-rank=0 --nproc-per-node=8 --master-addr=h002",
-            "h001: CUDA_VISIBLE_DEVICES=1,0,3,2,5,4,7,6 torchrun --nnodes=2 --node-rank=1 --nproc-per-node=8 --master-addr=h002"});
+        std::vector<std::string>{"h002: CUDA_VISIBLE_DEVICES=3,2,1,0,7,6,5,4 torchrun --nnodes=2 --node-rank=0 "
+                                 "--nproc-per-node=8 --master-addr=h002",
+                                 "h001: CUDA_VISIBLE_DEVICES=1,0,3,2,5,4,7,6 torchrun --nnodes=2 --node-rank=1 "
+                                 "--nproc-per-node=8 --master-addr=h002"});
 }
 
 TEST_CASE("emit torchrun: local rank k lands on the planned GPU of rank node * nproc + k") {

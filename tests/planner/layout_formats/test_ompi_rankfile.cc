@@ -20,7 +20,8 @@ TEST_CASE("layout ompi-rankfile: malformed lines name the line and column") {
   CHECK(layout_error("rank 0=h001 slots=0:*\n") ==
         "f:1:13: unknown key 'slots', did you mean 'slot'? (a line is rank N=HOST slot=LIST)");
   CHECK(layout_error("rank 0=h001\nrank 0=h002\n") == "f:2:6: rank 0 is placed twice (line 1 and 2)");
-  CHECK(layout_error("rank 0=h001\nh002\n") == "f:2:1: expected 'rank N=HOST slot=LIST', got 'h002' (a rankfile has one such line per rank)");
+  CHECK(layout_error("rank 0=h001\nh002\n") ==
+        "f:2:1: expected 'rank N=HOST slot=LIST', got 'h002' (a rankfile has one such line per rank)");
   CHECK(layout_error("rank 0=h001\nrank 2=h001\n") == "f: rank 1 is not placed");
   CHECK(layout_error("rank 5=h001\n", 4) == "f:1:6: rank 5: the job has 4 ranks (0-3)");
   std::string nine;

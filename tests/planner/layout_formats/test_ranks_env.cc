@@ -6,8 +6,8 @@ using test::layout_error;
 using test::placed;
 
 TEST_CASE("layout ranks-env: each rank on the GPU its CUDA_VISIBLE_DEVICES names") {
-  CHECK(placed("# RANK HOST VARIABLES\n1 h002 CUDA_VISIBLE_DEVICES=3 NCCL_IB_HCA==mlx5_5\n0 h001 CUDA_VISIBLE_DEVICES=7\n") ==
-        std::vector<std::string>{"h001/gpu7", "h002/gpu3"});
+  CHECK(placed("# RANK HOST VARIABLES\n1 h002 CUDA_VISIBLE_DEVICES=3 NCCL_IB_HCA==mlx5_5\n0 h001 "
+               "CUDA_VISIBLE_DEVICES=7\n") == std::vector<std::string>{"h001/gpu7", "h002/gpu3"});
 }
 
 TEST_CASE("layout ranks-env: malformed lines name the line and column") {
@@ -19,7 +19,8 @@ TEST_CASE("layout ranks-env: malformed lines name the line and column") {
   CHECK(layout_error("0 h001 CUDA_VISIBLE_DEVICES=0 stray\n") == "f:1:31: expected NAME=VALUE, got 'stray'");
   CHECK(layout_error("0 h001 CUDA_VISIBLE_DEVICES=0\n0 h002 CUDA_VISIBLE_DEVICES=0\n") ==
         "f:2:1: rank 0 is placed twice (line 1 and 2)");
-  CHECK(layout_error("0 h001 CUDA_VISIBLE_DEVICES=0\n1 h001 CUDA_VISIBLE_DEVICES=0\n") == "f:2: GPU h001/gpu0 already runs rank 0");
+  CHECK(layout_error("0 h001 CUDA_VISIBLE_DEVICES=0\n1 h001 CUDA_VISIBLE_DEVICES=0\n") ==
+        "f:2: GPU h001/gpu0 already runs rank 0");
   CHECK(layout_error("0 h001 CUDA_VISIBLE_DEVICES=0\nx h001\n") ==
         "f:2:1: expected 'RANK HOST CUDA_VISIBLE_DEVICES=N ...', got 'x'");
 }

@@ -15,17 +15,19 @@ HwlocHost sample(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("hwloc: DGX-2H: 16 V100 behind PLX switches, NVLink bandwidth from NVML" * doctest::skip(test::reference_absent())) {
+TEST_CASE("hwloc: DGX-2H: 16 V100 behind PLX switches, NVLink bandwidth from NVML" *
+          doctest::skip(test::reference_absent())) {
   const HwlocHost h = sample("hwloc-nvidia-dgx2h-v100-nvswitch.xml");
   const NodeFacts& f = h.facts;
   REQUIRE(f.gpus.size() == 16);
   CHECK(f.nics.empty());  // the sample keeps no NICs
   CHECK(h.numa_nodes == 2);
-  CHECK(f.cores == 4);    // trimmed to 4 PUs
+  CHECK(f.cores == 4);  // trimmed to 4 PUs
   CHECK(f.cpu_vendor == "Intel");
   CHECK(f.nvlinks_listed);
-  for (const NodeFacts::Gpu& g : f.gpus) CHECK(g.nvswitch_GBps == 150);  // 6 NVLink2 x 25 GB/s, one switch of PCI class 0
-  CHECK(f.gpus[0].pcie_GBps == doctest::Approx(15.75));                  // Gen3 x16
+  for (const NodeFacts::Gpu& g : f.gpus)
+    CHECK(g.nvswitch_GBps == 150);                       // 6 NVLink2 x 25 GB/s, one switch of PCI class 0
+  CHECK(f.gpus[0].pcie_GBps == doctest::Approx(15.75));  // Gen3 x16
   NodeHints hints;
   hints.gpu_model = "V100-SXM3";
   Result<NodeTypeInference> t = node_type_infer(f, hints);
@@ -40,7 +42,8 @@ TEST_CASE("hwloc: DGX-2H: 16 V100 behind PLX switches, NVLink bandwidth from NVM
   CHECK(by_id->type.gpu_model == "V100-SXM3");
 }
 
-TEST_CASE("hwloc: an old two-socket server: an InfiniBand HCA of PCI class 0x0c06, Ethernet beside it" * doctest::skip(test::reference_absent())) {
+TEST_CASE("hwloc: an old two-socket server: an InfiniBand HCA of PCI class 0x0c06, Ethernet beside it" *
+          doctest::skip(test::reference_absent())) {
   const HwlocHost h = sample("hwloc-2socket-tesla-mlx4-ib.xml");
   CHECK(h.facts.gpus.size() == 3);
   REQUIRE(h.facts.nics.size() == 1);
@@ -63,17 +66,22 @@ TEST_CASE("hwloc: this machine loads, with or without GPUs") {
 }
 
 TEST_CASE("hwloc: a truncated or foreign XML file is refused with its name") {
-  Result<HwlocHost> h = hwloc_xml("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n  <object type=\"Machine\"", "cut.xml");
+  Result<HwlocHost> h =
+      hwloc_xml("<?xml version=\"1.0\"?>\n<topology version=\"2.0\">\n  <object type=\"Machine\"", "cut.xml");
   REQUIRE_FALSE(h.ok());
   CHECK(h.error().find("cut.xml: not XML: ") == 0);
   h = hwloc_xml("<system version=\"1\"/>", "nccl.xml");
   REQUIRE_FALSE(h.ok());
   CHECK(h.error() == "nccl.xml: expected <topology> (an `lstopo --of xml` export)");
   // hwloc itself crashes on an object without one of its sets (a fuzz finding): refused first.
-  h = hwloc_xml("<topology version=\"2.0\"><object type=\"Machine\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
-                "allowed_cpuset=\"0x1\" nodeset=\"0x1\" allowed_nodeset=\"0x1\" gp_index=\"1\"/></topology>", "damaged.xml");
+  h = hwloc_xml(
+      "<topology version=\"2.0\"><object type=\"Machine\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+      "allowed_cpuset=\"0x1\" nodeset=\"0x1\" allowed_nodeset=\"0x1\" gp_index=\"1\"/></topology>",
+      "damaged.xml");
   REQUIRE_FALSE(h.ok());
-  CHECK(h.error() == "damaged.xml: object Machine (gp_index 1) has no complete_nodeset: not an `lstopo --of xml` export, or a damaged one");
+  CHECK(h.error() ==
+        "damaged.xml: object Machine (gp_index 1) has no complete_nodeset: not an `lstopo --of xml` export, or a "
+        "damaged one");
 }
 
 TEST_CASE("hwloc: the fuzz seed: a GPU and an RDMA NIC under one switch, hwloc's float link speed kept to 10 MB/s") {

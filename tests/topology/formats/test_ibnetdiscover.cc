@@ -11,7 +11,9 @@ using namespace topoplan;
 
 namespace {
 
-std::string sample(const std::string& name) { return test::read_file(test::source_dir() / "tests" / "samples" / "ibnetdiscover" / name); }
+std::string sample(const std::string& name) {
+  return test::read_file(test::source_dir() / "tests" / "samples" / "ibnetdiscover" / name);
+}
 
 Result<ClusterImport> imported(const std::string& text, const std::string& type = "dgx-h100") {
   ClusterImportOptions options;
@@ -130,36 +132,51 @@ TEST_CASE("ibnetdiscover: malformed input names the file, the line and what was 
   };
   const std::string sw = "Switch 36 \"S-01\" # \"leaf\" base port 0 lid 1 lmc 0\n";
   const std::string ca = "Ca 1 \"H-02\" # \"node1 mlx5_0\"\n[1](2) \"S-01\"[1] # lid 2 lmc 0 \"leaf\" lid 1 4xHDR\n";
-  CHECK(error(sw + "[1] S-02[1] # x 4xHDR\n" + ca) == "fabric.txt:2: expected a port line '[N] \"PEER\"[M] # ... 4xHDR', got '[1] S-02[1] # x 4xHDR'");
+  CHECK(error(sw + "[1] S-02[1] # x 4xHDR\n" + ca) ==
+        "fabric.txt:2: expected a port line '[N] \"PEER\"[M] # ... 4xHDR', got '[1] S-02[1] # x 4xHDR'");
   CHECK(error(sw + "[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2 3xHDR\n" + ca) ==
         "fabric.txt:2: \"S-01\"[1]: unknown link width '3x' (expected 1x, 2x, 4x, 8x or 12x)");
-  CHECK(error(sw + "[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2 4xGDR\n" + ca).find("fabric.txt:2: \"S-01\"[1]: unknown link speed 'GDR' (expected one of SDR,") == 0);
+  CHECK(error(sw + "[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2 4xGDR\n" + ca)
+            .find("fabric.txt:2: \"S-01\"[1]: unknown link speed 'GDR' (expected one of SDR,") == 0);
   CHECK(error(sw + "[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2\n" + ca) ==
         "fabric.txt:2: \"S-01\"[1]: expected the link's width and speed at the end, e.g. 4xHDR, got '2'");
   // A block cut off after its node line, and a file cut off before the block its ports name.
-  CHECK(error(ca + "\nvendid=0x2c9\n" + sw) == "fabric.txt:5: \"S-01\" has no port lines: a truncated block? (every node ibnetdiscover reaches has a cabled port)");
+  CHECK(error(ca + "\nvendid=0x2c9\n" + sw) ==
+        "fabric.txt:5: \"S-01\" has no port lines: a truncated block? (every node ibnetdiscover reaches has a cabled "
+        "port)");
   CHECK(error(ca) == "fabric.txt:2: names \"S-01\", which no Switch or Ca block describes (a truncated file?)");
   // One port cabled to two places.
-  CHECK(error(sw + "[1] \"H-03\"[1](3) # \"node2 mlx5_0\" lid 3 4xHDR\n" + ca + "Ca 1 \"H-03\" # \"node2 mlx5_0\"\n[1](3) \"S-01\"[2] # lid 3 4xHDR\n") ==
-        "fabric.txt:2: \"S-01\"[1] is cabled to \"H-03\"[1], which line 6 cables to \"S-01\"[2]: a port is cabled once");
-  CHECK(error(sw + "[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2 4xHDR\n[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2 4xHDR\n" + ca) ==
-        "fabric.txt:3: \"S-01\"[1] is listed twice (first on line 2)");
-  CHECK(error("Switch 8 \"S-01\" # \"a\"\n[1] \"S-02\"[1] # \"b\" lid 2 4xEDR\nSwitch 8 \"S-02\" # \"b\"\n[1] \"S-01\"[1] # \"a\" lid 1 4xEDR\n") ==
+  CHECK(
+      error(sw + "[1] \"H-03\"[1](3) # \"node2 mlx5_0\" lid 3 4xHDR\n" + ca +
+            "Ca 1 \"H-03\" # \"node2 mlx5_0\"\n[1](3) \"S-01\"[2] # lid 3 4xHDR\n") ==
+      "fabric.txt:2: \"S-01\"[1] is cabled to \"H-03\"[1], which line 6 cables to \"S-01\"[2]: a port is cabled once");
+  CHECK(error(sw +
+              "[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2 4xHDR\n[1] \"H-02\"[1](2) # \"node1 mlx5_0\" lid 2 4xHDR\n" +
+              ca) == "fabric.txt:3: \"S-01\"[1] is listed twice (first on line 2)");
+  CHECK(error("Switch 8 \"S-01\" # \"a\"\n[1] \"S-02\"[1] # \"b\" lid 2 4xEDR\nSwitch 8 \"S-02\" # \"b\"\n[1] "
+              "\"S-01\"[1] # \"a\" lid 1 4xEDR\n") ==
         "fabric.txt: no Ca blocks: no hosts to place (ibnetdiscover lists HCAs as Ca blocks)");
-  CHECK(error(sw + "[40] \"H-02\"[1](2) # \"n\" lid 2 4xHDR\n" + ca) == "fabric.txt:2: port 40 of \"S-01\", which has ports 1 to 36");
-  CHECK(error("[1] \"S-01\"[1] # lid 2 4xHDR\n") == "fabric.txt:1: a port line outside a node block (expected a Switch or Ca line before it)");
+  CHECK(error(sw + "[40] \"H-02\"[1](2) # \"n\" lid 2 4xHDR\n" + ca) ==
+        "fabric.txt:2: port 40 of \"S-01\", which has ports 1 to 36");
+  CHECK(error("[1] \"S-01\"[1] # lid 2 4xHDR\n") ==
+        "fabric.txt:1: a port line outside a node block (expected a Switch or Ca line before it)");
   CHECK(error("Switch x \"S-01\"\n").find("fabric.txt:1: expected 'Switch PORTS \"S-GUID\" # \"description\"'") == 0);
-  CHECK(error("hello world\n") == "fabric.txt:1: expected a node line (Switch, Ca), a port line ([N] ...) or key=value, got 'hello world'");
+  CHECK(error("hello world\n") ==
+        "fabric.txt:1: expected a node line (Switch, Ca), a port line ([N] ...) or key=value, got 'hello world'");
   // Hosts past the GPU limit are refused before any is built.
   std::string many = "Switch 2000 \"S-01\" # \"leaf\"\n[1] \"H-0\"[1] # \"n0 mlx5_0\" lid 2 4xHDR\n";
   for (int h = 0; h < 1100; ++h)
-    many += "Ca 1 \"H-" + std::to_string(h) + "\" # \"n" + std::to_string(h) + " mlx5_0\"\n[1] \"S-01\"[" + std::to_string(h + 1) + "] # 4xHDR\n";
+    many += "Ca 1 \"H-" + std::to_string(h) + "\" # \"n" + std::to_string(h) + " mlx5_0\"\n[1] \"S-01\"[" +
+            std::to_string(h + 1) + "] # 4xHDR\n";
   ClusterImportOptions wide;
   wide.type = *node_type_named("dgx-h100");
   wide.type.gpus = 1024;
-  CHECK(ibnetdiscover_import(many, "f.txt", wide).error() == "f.txt: 1,100 hosts of 1024 GPUs are more than the limit of 1,048,576 GPUs");
+  CHECK(ibnetdiscover_import(many, "f.txt", wide).error() ==
+        "f.txt: 1,100 hosts of 1024 GPUs are more than the limit of 1,048,576 GPUs");
   ClusterImportOptions steep;
   steep.type = *node_type_named("dgx-h100");
   steep.oversubscription = 2;
-  CHECK(ibnetdiscover_import(kThreeTiers, "f.txt", steep).error().find("--oversubscription is for files without port counts") != std::string::npos);
+  CHECK(ibnetdiscover_import(kThreeTiers, "f.txt", steep)
+            .error()
+            .find("--oversubscription is for files without port counts") != std::string::npos);
 }

@@ -49,7 +49,8 @@ TEST_CASE("import format: the table names, parses and lists every format") {
   Result<const ImportFormat*> hwloc = import_format_named("hwloc");
   REQUIRE(hwloc);
   CHECK(std::string((*hwloc)->display) == "hwloc XML");
-  const bool nvsmi_parsed = (*import_format_named("nvidia-smi"))->node == &nvidia_smi_topo_parse;  // doctest prints no function pointers
+  const bool nvsmi_parsed =
+      (*import_format_named("nvidia-smi"))->node == &nvidia_smi_topo_parse;  // doctest prints no function pointers
   CHECK(nvsmi_parsed);
   Result<const ImportFormat*> slurm = import_format_named("slurm-topology");
   REQUIRE(slurm);

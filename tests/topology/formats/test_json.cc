@@ -222,7 +222,9 @@ TEST_CASE("json: the explicit graph format is what save_cluster_json writes") {
 }
 
 TEST_CASE("json graph: nic_names give one RDMA name per NIC of the host") {
-  std::string e = load_error("g.json", tiny_with([](json& d) { d["hosts"][0]["nic_names"] = json::array({"mlx5_0", "mlx5_1"}); }));
+  std::string e = load_error("g.json", tiny_with([](json& d) {
+                               d["hosts"][0]["nic_names"] = json::array({"mlx5_0", "mlx5_1"});
+                             }));
   CHECK_MESSAGE(e.find("g.json: host 'h0' names 2 NICs in nic_names, it has 1") != std::string::npos, e);
   e = load_error("g.json", tiny_with([](json& d) { d["hosts"][0]["nic_names"] = json::array({3}); }));
   CHECK_MESSAGE(e.find("g.json: hosts[0].nic_names[0]: expected an RDMA device name such as \"mlx5_0\", got 3") !=
@@ -330,22 +332,27 @@ TEST_CASE("json graph: a link's rate under its old key bw_gbps (GB/s then too) s
   REQUIRE(a.num_edges() == b.num_edges());
   for (EdgeId e = 0; e < a.num_edges(); ++e) CHECK(a.link(e).bw_GBps == b.link(e).bw_GBps);
   std::string e = load_error("g.json", tiny_with([](json& d) { d["links"][1]["bw_gbps"] = 50; }));
-  CHECK_MESSAGE(e.find("g.json: links[1].bw_gbps: give bw_GBps or its old name bw_gbps, not both") != std::string::npos, e);
+  CHECK_MESSAGE(e.find("g.json: links[1].bw_gbps: give bw_GBps or its old name bw_gbps, not both") != std::string::npos,
+                e);
   e = load_error("g.json", tiny_with([](json& d) {
-    d["links"][2].erase("bw_GBps");
-    d["links"][2]["bw_gbps"] = -1;
-  }));
-  CHECK_MESSAGE(e.find("g.json: links[2].bw_gbps: expected a number from 0.001 to 1000000, got -1") != std::string::npos, e);
+                   d["links"][2].erase("bw_GBps");
+                   d["links"][2]["bw_gbps"] = -1;
+                 }));
+  CHECK_MESSAGE(
+      e.find("g.json: links[2].bw_gbps: expected a number from 0.001 to 1000000, got -1") != std::string::npos, e);
 }
 
 TEST_CASE("json graph: zero and negative bandwidth") {
   std::string e = load_error("g.json", tiny_with([](json& d) { d["links"][1]["bw_GBps"] = 0; }));
-  CHECK_MESSAGE(e.find("g.json: links[1].bw_GBps: expected a number from 0.001 to 1000000, got 0") != std::string::npos, e);
-  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_GBps"] = -50; }));
-  CHECK_MESSAGE(e.find("g.json: links[2].bw_GBps: expected a number from 0.001 to 1000000, got -50") != std::string::npos, e);
-  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_GBps"] = "50GB/s"; }));
-  CHECK_MESSAGE(e.find(R"(g.json: links[2].bw_GBps: expected a number from 0.001 to 1000000, got "50GB/s")") != std::string::npos,
+  CHECK_MESSAGE(e.find("g.json: links[1].bw_GBps: expected a number from 0.001 to 1000000, got 0") != std::string::npos,
                 e);
+  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_GBps"] = -50; }));
+  CHECK_MESSAGE(
+      e.find("g.json: links[2].bw_GBps: expected a number from 0.001 to 1000000, got -50") != std::string::npos, e);
+  e = load_error("g.json", tiny_with([](json& d) { d["links"][2]["bw_GBps"] = "50GB/s"; }));
+  CHECK_MESSAGE(
+      e.find(R"(g.json: links[2].bw_GBps: expected a number from 0.001 to 1000000, got "50GB/s")") != std::string::npos,
+      e);
   e = load_error("g.json", tiny_with([](json& d) { d["links"][2].erase("bw_GBps"); }));
   CHECK_MESSAGE(e.find("g.json: links[2]: missing key 'bw_GBps'") != std::string::npos, e);
 }
@@ -354,9 +361,8 @@ TEST_CASE("json graph: unknown kinds and keys get a did-you-mean") {
   std::string e = load_error("g.json", tiny_with([](json& d) { d["links"][0]["kind"] = "NVK"; }));
   CHECK_MESSAGE(e.find("g.json: links[0].kind: unknown link kind 'NVK', did you mean 'NVL'?") != std::string::npos, e);
   e = load_error("g.json", tiny_with([](json& d) { d["devices"][4]["kind"] = "swich"; }));
-  CHECK_MESSAGE(e.find("g.json: devices[4].kind: unknown device kind 'swich', did you mean 'switch'?") !=
-                    std::string::npos,
-                e);
+  CHECK_MESSAGE(
+      e.find("g.json: devices[4].kind: unknown device kind 'swich', did you mean 'switch'?") != std::string::npos, e);
   e = load_error("g.json", tiny_with([](json& d) { d["devices"][1]["rial"] = 0; }));
   CHECK_MESSAGE(e.find("g.json: devices[1]: unknown key 'rial', did you mean 'rail'?") != std::string::npos, e);
   e = load_error("g.json", tiny_with([](json& d) { d["hosts"][0]["site"] = "s00"; }));

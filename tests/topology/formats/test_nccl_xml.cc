@@ -18,14 +18,15 @@ std::string parse_error(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("nccl xml: IBM's full dump: NVSwitch links, NIC rates, CUDA order" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nccl xml: IBM's full dump: NVSwitch links, NIC rates, CUDA order" *
+          doctest::skip(test::reference_absent())) {
   const NodeFacts f = sample("nccl-ibm-gx3d-h100-dump.xml");
   REQUIRE(f.gpus.size() == 8);
   CHECK(f.nics.size() == 8);
   CHECK(f.gpus[0].nvswitch_links == 18);  // 5 + 5 + 4 + 4 to four NVSwitches
   CHECK(f.gpus[0].sm == 90);
   CHECK(f.gpus[0].pcie_GBps == 0);  // link_width 0, as VMs write it
-  CHECK(f.nics[0].gbit_s == 200);     // speed="200000" Mbit/s
+  CHECK(f.nics[0].gbit_s == 200);   // speed="200000" Mbit/s
   CHECK(f.cpu_vendor == "Intel");
   Result<NodeTypeInference> t = test::infer_with_base(f, "dgx-h100");
   REQUIRE(t.ok());
@@ -42,12 +43,13 @@ TEST_CASE("nccl xml: IBM's full dump: NVSwitch links, NIC rates, CUDA order" * d
   CHECK(a100->type.gpu_model == "H100-SXM5");
 }
 
-TEST_CASE("nccl xml: AWS p4d: two GPUs and one EFA NIC per switch, NVLinks left to NCCL" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nccl xml: AWS p4d: two GPUs and one EFA NIC per switch, NVLinks left to NCCL" *
+          doctest::skip(test::reference_absent())) {
   const NodeFacts f = sample("nccl-aws-p4d-24xl-a100-topo.xml");
   CHECK(f.gpus.size() == 8);
   CHECK(f.nics.size() == 4);
   CHECK_FALSE(f.nvlinks_listed);
-  CHECK(f.gpus[0].name == "0000:10:1c.0");  // PCI bus order
+  CHECK(f.gpus[0].name == "0000:10:1c.0");               // PCI bus order
   CHECK(f.gpus[0].pcie_GBps == doctest::Approx(15.75));  // 8 GT/s x16, 128b/130b
   const NodeType t = test::inferred(f, "dgx-a100");
   CHECK(t.gpus_per_pcie_switch == 2);
@@ -68,8 +70,8 @@ TEST_CASE("nccl xml: Azure NDv4: four AMD NUMA nodes, bare PCI entries" * doctes
   CHECK(f.cpu_vendor == "AMD");
   const NodeType t = test::inferred(f, "dgx-a100");
   CHECK(t.cpus == 4);
-  CHECK(t.cpu_model == "EPYC-7742");  // the base's, an AMD as the file says
-  CHECK(t.cpu_link_GBps == 0);         // not given: the model's
+  CHECK(t.cpu_model == "EPYC-7742");      // the base's, an AMD as the file says
+  CHECK(t.cpu_link_GBps == 0);            // not given: the model's
   CHECK(node_type_socket_GBps(t) == 16);  // NCCL's AMD figure
   CHECK(t.gpus_per_pcie_switch == 2);
   CHECK(t.pcie_GBps == doctest::Approx(31.51));  // "16 GT/s" x16
@@ -84,12 +86,17 @@ TEST_CASE("nccl xml: Azure NDv5: one GPU and one NIC per switch" * doctest::skip
 }
 
 TEST_CASE("nccl xml: malformed files get one clear error each") {
-  CHECK(parse_error("<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:01:00.0\"") .find("topo.xml:3: not well-formed XML") == 0);
-  CHECK(parse_error("<topology/>") == "topo.xml: expected NCCL's topology XML: a <system version=\"1\"> element at the top");
-  CHECK(parse_error("<system>\n<cpu numaid=\"zero\"/>\n</system>") == "topo.xml:2: <cpu> numaid 'zero': expected a whole number");
-  CHECK(parse_error("<system><cpu numaid=\"0\">\n<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"fast\" link_width=\"16\"/>"
+  CHECK(parse_error("<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:01:00.0\"")
+            .find("topo.xml:3: not well-formed XML") == 0);
+  CHECK(parse_error("<topology/>") ==
+        "topo.xml: expected NCCL's topology XML: a <system version=\"1\"> element at the top");
+  CHECK(parse_error("<system>\n<cpu numaid=\"zero\"/>\n</system>") ==
+        "topo.xml:2: <cpu> numaid 'zero': expected a whole number");
+  CHECK(parse_error("<system><cpu numaid=\"0\">\n<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"fast\" "
+                    "link_width=\"16\"/>"
                     "</cpu></system>") == "topo.xml:2: <pci> link_speed 'fast': expected e.g. '16.0 GT/s PCIe'");
-  CHECK(parse_error("<system><cpu numaid=\"0\">\n<pci class=\"0x030200\"/></cpu></system>") == "topo.xml:2: <pci> has no busid");
+  CHECK(parse_error("<system><cpu numaid=\"0\">\n<pci class=\"0x030200\"/></cpu></system>") ==
+        "topo.xml:2: <pci> has no busid");
   CHECK(parse_error("<system><cpu numaid=\"0\"><pci busid=\"0000:01:00.0\" class=\"0x030200\"><gpu dev=\"0\">"
                     "<nvlink target=\"0000:09:00.0\" count=\"2\" tclass=\"0x030200\"/></gpu></pci></cpu></system>") ==
         "topo.xml: an <nvlink> targets GPU 0000:09:00.0, which the file does not list");
@@ -98,12 +105,14 @@ TEST_CASE("nccl xml: malformed files get one clear error each") {
             .find("topo.xml:2: <nvlink> to a device of class '0x060400'") == 0);
 }
 
-TEST_CASE("nccl xml: a node type written as NCCL_TOPO_FILE reads back the same" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nccl xml: a node type written as NCCL_TOPO_FILE reads back the same" *
+          doctest::skip(test::reference_absent())) {
   // Imported from Azure's file, it keeps the bus IDs NCCL matches devices by.
   const NodeType ndv4 = test::inferred(sample("nccl-azure-ndv4-a100-topo.xml"), "dgx-a100");
   const std::string written = nccl_topo_xml_write(ndv4);
   CHECK(written.find("made up") == std::string::npos);
-  CHECK(written.find("<pci busid=\"0001:00:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\" />") !=
+  CHECK(written.find(
+            "<pci busid=\"0001:00:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\" />") !=
         std::string::npos);
   Result<NodeFacts> back = nccl_topo_xml_parse(written, "written.xml");
   REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));

@@ -7,8 +7,10 @@
 
 using namespace topoplan;
 
-TEST_CASE("node import: the options become hints, the type builds, N of it make a recipe" * doctest::skip(test::reference_absent())) {
-  Result<NodeFacts> facts = nvidia_smi_topo_parse(test::read_file(test::sample_path("nvsmi-topo-h100-nv18-8nic.txt")), "topo.txt");
+TEST_CASE("node import: the options become hints, the type builds, N of it make a recipe" *
+          doctest::skip(test::reference_absent())) {
+  Result<NodeFacts> facts =
+      nvidia_smi_topo_parse(test::read_file(test::sample_path("nvsmi-topo-h100-nv18-8nic.txt")), "topo.txt");
   REQUIRE(facts);
   NodeHintOptions options;
   options.base = "dgx-h100";
@@ -39,12 +41,16 @@ TEST_CASE("node import: bad options and a fabric without a node type say which o
   CHECK(hints.error().find("--pcie-rate: ") == 0);
   options = {};
   options.base = "dgx-h10";
-  CHECK(node_hints_make(options, "x", &base).error().find("--base: unknown preset 'dgx-h10', did you mean 'dgx-h100'?") == 0);
+  CHECK(
+      node_hints_make(options, "x", &base).error().find("--base: unknown preset 'dgx-h10', did you mean 'dgx-h100'?") ==
+      0);
   const ImportFormat& slurm = **import_format_named("slurm-topology");
   Result<FabricImport> none = fabric_import(slurm, "topology.conf", "", {});
   REQUIRE_FALSE(none);
   CHECK(none.error().find("slurm-topology: give --node-type PRESET or FILE") == 0);
   ClusterImportOptions steep;
   steep.oversubscription = 0.5;
-  CHECK(fabric_import(slurm, "topology.conf", "dgx-h100", steep).error().find("--oversubscription: expected a ratio from 1") == 0);
+  CHECK(fabric_import(slurm, "topology.conf", "dgx-h100", steep)
+            .error()
+            .find("--oversubscription: expected a ratio from 1") == 0);
 }

@@ -103,7 +103,9 @@ TEST_CASE("node type json: an unknown CPU model names the field and the model me
   json doc = h100_node();
   doc["cpu_model"] = "Xeon-8408C";
   const std::string e = load_error(doc);
-  CHECK_MESSAGE(e.find("node.json: cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'? (known: Xeon, ") == 0, e);
+  CHECK_MESSAGE(
+      e.find("node.json: cpu_model: unknown CPU model 'Xeon-8408C', did you mean 'Xeon-8480C'? (known: Xeon, ") == 0,
+      e);
   CHECK(e.find("for another CPU leave cpu_model out and give cpu_link_rate)") != std::string::npos);
   Result<ClusterSpec> nested = recipe_from_json({{"node", doc}, {"nodes", 1}}, "lab.json");
   REQUIRE_FALSE(nested.ok());
@@ -180,22 +182,30 @@ TEST_CASE("node type json: an NVLink mesh's bonds read back, and every malformed
     d["nvlink_bonds"] = bonds;
     return load_error(d);
   };
-  CHECK(with({{0, 4, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}}) == "node.json: nvlink_bonds: expected 4 rows, one per GPU, got 3");
-  CHECK(with({{0, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0]: expected 4 entries, one per GPU, got 3");
-  CHECK(with({{1, 4, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0][0]: a GPU has no NVLink to itself, got 1");
+  CHECK(with({{0, 4, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}}) ==
+        "node.json: nvlink_bonds: expected 4 rows, one per GPU, got 3");
+  CHECK(with({{0, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) ==
+        "node.json: nvlink_bonds[0]: expected 4 entries, one per GPU, got 3");
+  CHECK(with({{1, 4, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) ==
+        "node.json: nvlink_bonds[0][0]: a GPU has no NVLink to itself, got 1");
   CHECK(with({{0, 4, 4, 3}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) ==
         "node.json: nvlink_bonds[3][0]: 4 NVLinks, but [0][3] says 3: a bond joins both GPUs");
   CHECK(with({{0, 2, 2, 0}, {2, 0, 0, 2}, {2, 0, 0, 1}, {0, 2, 1, 0}}) ==
-        "node.json: nvlink_bonds[2]: GPU 2 has 3 NVLinks, GPU 0 4: every GPU shares nvlink_rate between the same number of links (above 0)");
+        "node.json: nvlink_bonds[2]: GPU 2 has 3 NVLinks, GPU 0 4: every GPU shares nvlink_rate between the same "
+        "number of links (above 0)");
   CHECK(with({{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}).find("has 0 NVLinks") != std::string::npos);
-  CHECK(with({{0, 19, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0][1]: expected 0 to 18 NVLinks, got 19");
-  CHECK(with({{0, "4", 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) == "node.json: nvlink_bonds[0][1]: expected 0 to 18 NVLinks, got \"4\"");
+  CHECK(with({{0, 19, 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) ==
+        "node.json: nvlink_bonds[0][1]: expected 0 to 18 NVLinks, got 19");
+  CHECK(with({{0, "4", 4, 4}, {4, 0, 4, 4}, {4, 4, 0, 4}, {4, 4, 4, 0}}) ==
+        "node.json: nvlink_bonds[0][1]: expected 0 to 18 NVLinks, got \"4\"");
   CHECK(with({1, 2, 3, 4}) == "node.json: nvlink_bonds[0]: expected a list of NVLink counts, one per GPU, got 1");
-  CHECK(with("all") .find("nvlink_bonds") != std::string::npos);
+  CHECK(with("all").find("nvlink_bonds") != std::string::npos);
   json no_rate = doc;
   no_rate.erase("nvlink_rate");
-  CHECK(load_error(no_rate) == "node.json: nvlink_bonds: give nvlink_rate, the NVLink bandwidth per GPU that its bonds share");
+  CHECK(load_error(no_rate) ==
+        "node.json: nvlink_bonds: give nvlink_rate, the NVLink bandwidth per GPU that its bonds share");
   json rack = doc;
   rack["hosts_per_domain"] = 2;
-  CHECK(load_error(rack) == "node.json: nvlink_bonds: GPUs linked point to point stay in their host; hosts_per_domain must be 1");
+  CHECK(load_error(rack) ==
+        "node.json: nvlink_bonds: GPUs linked point to point stay in their host; hosts_per_domain must be 1");
 }

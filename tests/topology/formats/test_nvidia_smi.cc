@@ -43,7 +43,8 @@ TEST_CASE("nvidia-smi: DGX H100, every pair NV18, a NIC beside each GPU" * docte
   CHECK(t.nic_switch.empty());  // NIC i under switch i, as a built host puts it
 }
 
-TEST_CASE("nvidia-smi: DGX A100, NV12, two GPUs and two NICs per PXB switch" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nvidia-smi: DGX A100, NV12, two GPUs and two NICs per PXB switch" *
+          doctest::skip(test::reference_absent())) {
   const NodeFacts f = sample("nvsmi-topo-a100-nv12-8nic.txt");
   CHECK(f.gpus.size() == 8);
   CHECK(f.nics.size() == 8);
@@ -54,7 +55,8 @@ TEST_CASE("nvidia-smi: DGX A100, NV12, two GPUs and two NICs per PXB switch" * d
   CHECK(t.nic_switch.empty());  // NICs 2s and 2s+1 under switch s
 }
 
-TEST_CASE("nvidia-smi: a PCIe-only server places dual-port NICs by NUMA node" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nvidia-smi: a PCIe-only server places dual-port NICs by NUMA node" *
+          doctest::skip(test::reference_absent())) {
   const NodeType t = test::inferred(sample("nvsmi-topo-pcie-rtx6000ada-4nic.txt"), "pcie-l40s");
   CHECK(t.gpus == 4);
   CHECK(t.nvlink_GBps == 0);
@@ -62,7 +64,8 @@ TEST_CASE("nvidia-smi: a PCIe-only server places dual-port NICs by NUMA node" * 
   CHECK(t.nic_switch == std::vector<int>{0, 0, 2, 2});  // both ports of each NIC on its socket's first GPU switch
 }
 
-TEST_CASE("nvidia-smi: the legacy SOC code, tabs, NUMA nodes from CPU affinity" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nvidia-smi: the legacy SOC code, tabs, NUMA nodes from CPU affinity" *
+          doctest::skip(test::reference_absent())) {
   const NodeFacts f = sample("nvsmi-topo-k40m-soc-legacy.txt");
   CHECK(f.gpus.size() == 4);
   REQUIRE(f.nics.size() == 1);
@@ -75,7 +78,8 @@ TEST_CASE("nvidia-smi: the legacy SOC code, tabs, NUMA nodes from CPU affinity" 
   CHECK(t.nic_switch == std::vector<int>{2});
 }
 
-TEST_CASE("nvidia-smi: DGX-1's hybrid cube mesh becomes a node type with its bonds" * doctest::skip(test::reference_absent())) {
+TEST_CASE("nvidia-smi: DGX-1's hybrid cube mesh becomes a node type with its bonds" *
+          doctest::skip(test::reference_absent())) {
   const NodeFacts f = sample("nvsmi-topo-dgx1-v100-hybridcube-4nic.txt");
   CHECK(f.gpus.size() == 8);
   CHECK(f.nics.size() == 4);
@@ -141,7 +145,9 @@ TEST_CASE("nvidia-smi: a full mesh of direct bonds is not taken for an NVSwitch"
   hints.gpu_model = "A100-SXM4";
   Result<NodeTypeInference> u = node_type_infer(*g, hints);
   REQUIRE_FALSE(u.ok());
-  CHECK(u.error().find("GPU2 has 3 NVLinks to other GPUs, GPU0 4: a node type gives every GPU the same NVLink bandwidth") != std::string::npos);
+  CHECK(u.error().find(
+            "GPU2 has 3 NVLinks to other GPUs, GPU0 4: a node type gives every GPU the same NVLink bandwidth") !=
+        std::string::npos);
 }
 
 TEST_CASE("nvidia-smi: what the file does not say is asked for at once, each value with its option") {
@@ -151,12 +157,16 @@ TEST_CASE("nvidia-smi: what the file does not say is asked for at once, each val
   Result<NodeTypeInference> t = node_type_infer(*f, hints);
   REQUIRE_FALSE(t.ok());
   CHECK(t.error() ==
-        "two.txt (nvidia-smi topo -m): the file leaves out 4 values a node type needs; give each with its option (or --base "
-        "PRESET to take what the options leave out from one of dgx-a100, dgx-h100, hgx-h200, hgx-b200, gb200-nvl72, pcie-l40s):\n"
+        "two.txt (nvidia-smi topo -m): the file leaves out 4 values a node type needs; give each with its option (or "
+        "--base "
+        "PRESET to take what the options leave out from one of dgx-a100, dgx-h100, hgx-h200, hgx-b200, gb200-nvl72, "
+        "pcie-l40s):\n"
         "  the GPU model: --gpu-model M, e.g. H100-SXM5, A100-SXM4, L40S\n"
         "  the NIC rate: --nic-rate R, e.g. 100Gbps, 200Gbps (HDR), 400Gbps (NDR)\n"
-        "  the PCIe rate (the file gives no link speed): --pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), 63GB/s (Gen5 x16)\n"
-        "  the link between the 2 NUMA nodes (the file names no CPU): --cpu-model M, e.g. Xeon-8480C, EPYC-9654 (NCCL's figure "
+        "  the PCIe rate (the file gives no link speed): --pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), 63GB/s "
+        "(Gen5 x16)\n"
+        "  the link between the 2 NUMA nodes (the file names no CPU): --cpu-model M, e.g. Xeon-8480C, EPYC-9654 "
+        "(NCCL's figure "
         "for it), or --cpu-link-rate R, e.g. 10GB/s");
   // Each value given drops its line, whatever the others.
   hints.nic_gbit_s = 400;
@@ -171,10 +181,12 @@ TEST_CASE("nvidia-smi: what the file does not say is asked for at once, each val
   hints.gpu_model = "H100-SXM5";
   t = node_type_infer(*f, hints);
   REQUIRE_FALSE(t.ok());
-  CHECK(t.error().find("leaves out a value a node type needs; give it with its option (or --base PRESET to take it from") !=
+  CHECK(t.error().find(
+            "leaves out a value a node type needs; give it with its option (or --base PRESET to take it from") !=
         std::string::npos);
-  CHECK(t.error().ends_with(":\n  the PCIe rate (the file gives no link speed): --pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), "
-                            "63GB/s (Gen5 x16)"));
+  CHECK(t.error().ends_with(
+      ":\n  the PCIe rate (the file gives no link speed): --pcie-rate R per direction, e.g. 31.5GB/s (Gen4 x16), "
+      "63GB/s (Gen5 x16)"));
   hints.pcie_GBps = 63;
   t = node_type_infer(*f, hints);
   REQUIRE_MESSAGE(t.ok(), (t ? "" : t.error()));
@@ -197,9 +209,10 @@ TEST_CASE("nvidia-smi: a GPU model of unknown NVLink generation adds the NVLink 
   Result<NodeTypeInference> t = node_type_infer(*f, hints);
   REQUIRE_FALSE(t.ok());
   CHECK(t.error().find("leaves out 3 values") != std::string::npos);
-  CHECK(t.error().find("\n  one NVLink's rate (4 NVLinks per GPU, and the NVLink generation of 'RTX-6000-Ada' is unknown): "
-                       "--nvlink-rate R, one link in one direction: 25GB/s for NVLink 2 to 4 (V100 to H200), 50GB/s for NVLink 5 (B200)") !=
-        std::string::npos);
+  CHECK(t.error().find(
+            "\n  one NVLink's rate (4 NVLinks per GPU, and the NVLink generation of 'RTX-6000-Ada' is unknown): "
+            "--nvlink-rate R, one link in one direction: 25GB/s for NVLink 2 to 4 (V100 to H200), 50GB/s for NVLink 5 "
+            "(B200)") != std::string::npos);
   CHECK(t.error().find("\n  the NIC rate: ") != std::string::npos);
   CHECK(t.error().find("\n  the link between the 2 NUMA nodes") != std::string::npos);
   // Without the model, the model is asked for and not the rate it would give.
@@ -219,11 +232,15 @@ TEST_CASE("nvidia-smi: malformed matrices get one clear error each") {
   CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNVX\nGPU1\tNV4\t X \n") ==
         "topo.txt:2: GPU0: 'NVX' in column GPU1 is not a link (expected X, NV#, PIX, PXB, PHB, NODE, SYS or SOC)");
   CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV4\nGPU1\tNV2\t X \n").find("symmetric") != std::string::npos);
-  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\tNV4\t X \nGPU1\tNV4\t X \n").find("X marks a device's own column") != std::string::npos);
-  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV4\n\nLegend:\n") == "topo.txt: no row for column GPU1 (the matrix is cut short?)");
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\tNV4\t X \nGPU1\tNV4\t X \n").find("X marks a device's own column") !=
+        std::string::npos);
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tNV4\n\nLegend:\n") ==
+        "topo.txt: no row for column GPU1 (the matrix is cut short?)");
   CHECK(parse_error("\tGPU0\tGPU0\n").find("appears twice") != std::string::npos);
-  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU0\t X \tSYS\n").find("row 'GPU0' appears twice") != std::string::npos);
-  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU9\tSYS\t X \n").find("row 'GPU9' is not one of the header's columns") != std::string::npos);
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU0\t X \tSYS\n").find("row 'GPU0' appears twice") !=
+        std::string::npos);
+  CHECK(parse_error("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU9\tSYS\t X \n")
+            .find("row 'GPU9' is not one of the header's columns") != std::string::npos);
   CHECK(parse_error("\tGPU0\tCPU Affinity\tFOO\n").find("unknown column 'FOO'") != std::string::npos);
   CHECK(parse_error("\tGPU0\tNUMA Affinity\nGPU0\t X \tzero\n").find("NUMA Affinity 'zero'") != std::string::npos);
 }

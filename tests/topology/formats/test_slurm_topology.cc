@@ -17,9 +17,7 @@ SlurmTopology parsed(const std::string& text, const std::string& where) {
   return *t;
 }
 
-SlurmTopology sample(const std::string& name) {
-  return parsed(test::read_file(test::sample_path(name)), name);
-}
+SlurmTopology sample(const std::string& name) { return parsed(test::read_file(test::sample_path(name)), name); }
 
 ClusterImport built(const SlurmTopology& t, const std::string& type = "dgx-h100") {
   Result<ClusterImport> b = slurm_topology_build(t, *node_type_named(type), "test", 1, "topology.conf");
@@ -55,7 +53,8 @@ TEST_CASE("slurm topology: SchedMD's three-level tree" * doctest::skip(test::ref
   CHECK(ports == 20 * 8);
 }
 
-TEST_CASE("slurm topology: a SuperPOD's leaves without a spine line, one host twice" * doctest::skip(test::reference_absent())) {
+TEST_CASE("slurm topology: a SuperPOD's leaves without a spine line, one host twice" *
+          doctest::skip(test::reference_absent())) {
   const ClusterImport b = built(sample("slurm-topology-tree-superpod-leaves.conf"));
   CHECK(b.cluster.hosts().size() == 79);  // circe-n051 under s2 and s4 counts once
   CHECK(switches_per_tier(b.cluster) == std::map<int, int>{{1, 5}, {2, 1}});
@@ -83,14 +82,16 @@ std::map<std::string, std::string> domain_of(const Cluster& c) {
 }
 
 std::string build_error(const std::string& text, const std::string& type = "gb200-nvl72") {
-  Result<ClusterImport> b = slurm_topology_build(parsed(text, "topology.conf"), *node_type_named(type), "t", 1, "topology.conf");
+  Result<ClusterImport> b =
+      slurm_topology_build(parsed(text, "topology.conf"), *node_type_named(type), "t", 1, "topology.conf");
   REQUIRE_FALSE(b.ok());
   return b.error();
 }
 
 }  // namespace
 
-TEST_CASE("slurm topology: on rack-scale nodes each block is one NVLink domain" * doctest::skip(test::reference_absent())) {
+TEST_CASE("slurm topology: on rack-scale nodes each block is one NVLink domain" *
+          doctest::skip(test::reference_absent())) {
   // SchedMD's block fixture: 8 blocks of 4. Racks by count would put node17-20 (b5) astride two
   // 18-tray racks; the blocks are the domains Slurm keeps jobs in.
   const ClusterImport b = built(sample("slurm-topology-block.conf"), "gb200-nvl72");
@@ -108,9 +109,11 @@ TEST_CASE("slurm topology: on rack-scale nodes each block is one NVLink domain" 
   for (EdgeId e : c.out_edges(nvswitch)) gpus += c.device(c.target(e)).kind == DeviceKind::gpu;
   CHECK(gpus == 16);
   REQUIRE(b.notes.size() == 3);  // and the root joining the blocks
-  CHECK(b.notes[0] == "each block is an NVLink domain (gb200-nvl72 racks) and a leaf switch (topology/block names no switches)");
+  CHECK(b.notes[0] ==
+        "each block is an NVLink domain (gb200-nvl72 racks) and a leaf switch (topology/block names no switches)");
   CHECK(b.notes[2] ==
-        "8 of 8 blocks hold fewer hosts than a gb200-nvl72 rack's 18 (b1: 4): each is an NVLink domain of its own hosts, a rack "
+        "8 of 8 blocks hold fewer hosts than a gb200-nvl72 rack's 18 (b1: 4): each is an NVLink domain of its own "
+        "hosts, a rack "
         "whose other trays Slurm does not schedule");
   // Hosts of one NVLink domain per node type: the same file on DGX H100 gives every host its own.
   CHECK(built(sample("slurm-topology-block.conf")).cluster.domains().size() == 32);
@@ -129,40 +132,52 @@ TEST_CASE("slurm topology: NVL72 racks written as blocks read back as the same d
 
 TEST_CASE("slurm topology: a block no NVLink domain holds, a host in two, are errors that say what to change") {
   CHECK(build_error("BlockName=big Nodes=n[01-20]\n") ==
-        "topology.conf:1: BlockName=big: 20 hosts, more than the 18 of one gb200-nvl72 NVLink domain: on rack-scale nodes a block is "
-        "the domain (the rack) Slurm keeps a job in; split big into blocks of at most 18 hosts, one per rack, or give --node-type a "
+        "topology.conf:1: BlockName=big: 20 hosts, more than the 18 of one gb200-nvl72 NVLink domain: on rack-scale "
+        "nodes a block is "
+        "the domain (the rack) Slurm keeps a job in; split big into blocks of at most 18 hosts, one per rack, or give "
+        "--node-type a "
         "node type whose hosts_per_domain is 20 or more");
   CHECK(build_error("BlockName=b1 Nodes=n[01-04]\nBlockName=b2 Nodes=n[04-07]\n") ==
         "topology.conf:2: BlockName=b2: host n04 is in b1 too (line 1): a host is in one NVLink domain");
-  CHECK(build_error("BlockName=b1 Nodes=n[01-04],n02\n") == "topology.conf:1: BlockName=b1: host n02 is named twice: a host is in one NVLink domain");
+  CHECK(build_error("BlockName=b1 Nodes=n[01-04],n02\n") ==
+        "topology.conf:1: BlockName=b1: host n02 is named twice: a host is in one NVLink domain");
   // Without rack-scale hosts a block is a group of hosts on one leaf, of any size.
   CHECK(built(parsed("BlockName=big Nodes=n[01-20]\n", "t.conf")).cluster.hosts().size() == 20);
 }
 
-TEST_CASE("slurm topology: a tree on rack-scale nodes fills racks in file order, and says so" * doctest::skip(test::reference_absent())) {
+TEST_CASE("slurm topology: a tree on rack-scale nodes fills racks in file order, and says so" *
+          doctest::skip(test::reference_absent())) {
   const ClusterImport b = built(sample("slurm-topology-tree-3level.conf"), "gb200-nvl72");
   CHECK(b.cluster.domains().size() == 23);  // 400 trays: 22 racks of 18 and one of 4
   REQUIRE(b.notes.size() == 1);
   CHECK(b.notes[0] ==
-        "the tree names no NVLink domains: hosts fill gb200-nvl72 racks of 18 in the order the file names them (the last holds 4); "
+        "the tree names no NVLink domains: hosts fill gb200-nvl72 racks of 18 in the order the file names them (the "
+        "last holds 4); "
         "Slurm's block topology (BlockName lines, or a block topology in topology.yaml) names the real ones");
 }
 
 TEST_CASE("slurm topology: block sizes Slurm's block plugin refuses are refused, with the line") {
   CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-8]\nBlockSizes=4,12\n") ==
-        "topology.conf:3: BlockSizes: 12 is not 4 (the base block size, the first) times a power of two up to 32768: Slurm's block "
+        "topology.conf:3: BlockSizes: 12 is not 4 (the base block size, the first) times a power of two up to 32768: "
+        "Slurm's block "
         "plugin joins 2, 4, 8 ... base blocks into larger ones");
-  CHECK(parse_error("BlockSizes=4,6\nBlockName=b1 Nodes=n[1-4]\n").starts_with("topology.conf:1: BlockSizes: 6 is not 4 "));
-  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,262144\n").starts_with("topology.conf:2: BlockSizes: 262144 is not 4 "));
+  CHECK(parse_error("BlockSizes=4,6\nBlockName=b1 Nodes=n[1-4]\n")
+            .starts_with("topology.conf:1: BlockSizes: 6 is not 4 "));
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4,262144\n")
+            .starts_with("topology.conf:2: BlockSizes: 262144 is not 4 "));
   CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-6]\nBlockSizes=4,8\n") ==
-        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (BlockSizes' first): Slurm's block plugin refuses a "
+        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (BlockSizes' first): Slurm's block "
+        "plugin refuses a "
         "smaller block");
   CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockName=b2 Nodes=n[5-6]\n") ==
-        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (the first block's, as no BlockSizes are given): "
+        "topology.conf:2: BlockName=b2: 2 hosts, fewer than the base block size 4 (the first block's, as no BlockSizes "
+        "are given): "
         "Slurm's block plugin refuses a smaller block");
-  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4\nBlockSizes=4,8\n") == "topology.conf:3: BlockSizes: already given on line 2");
+  CHECK(parse_error("BlockName=b1 Nodes=n[1-4]\nBlockSizes=4\nBlockSizes=4,8\n") ==
+        "topology.conf:3: BlockSizes: already given on line 2");
   CHECK(parse_error("SwitchName=s0 Nodes=n[1-4]\nBlockSizes=4\n") ==
-        "topology.conf:2: BlockSizes: only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree plugin's");
+        "topology.conf:2: BlockSizes: only with BlockName lines (Slurm's block plugin); SwitchName lines are the tree "
+        "plugin's");
   // A block larger than the base is Slurm's to use in part.
   CHECK(parsed("BlockName=b1 Nodes=n[1-6]\nBlockName=b2 Nodes=n[7-10]\nBlockSizes=4,16\n", "t").blocks.size() == 2);
 }
@@ -210,15 +225,19 @@ TEST_CASE("slurm topology: malformed files get one clear error each") {
   CHECK(parse_error("SwitchName=s0 Nodes=h1\nSwitchName=top Switches=s[0-1]\n") ==
         "topology.conf:2: SwitchName=top: Switches names s1, which no SwitchName line defines");
   CHECK(parse_error("SwitchName=a Switches=b\nSwitchName=b Switches=a\n").find("below itself") != std::string::npos);
-  CHECK(parse_error("SwitchName=s0 Nodes=h1\nSwitchName=s0 Nodes=h2\n") == "topology.conf:2: SwitchName=s0: already defined on line 1");
-  CHECK(parse_error("SwitchName=s0 Nodes=h1\nBlockName=b1 Nodes=h2\n").find("one plugin's topology") != std::string::npos);
+  CHECK(parse_error("SwitchName=s0 Nodes=h1\nSwitchName=s0 Nodes=h2\n") ==
+        "topology.conf:2: SwitchName=s0: already defined on line 1");
+  CHECK(parse_error("SwitchName=s0 Nodes=h1\nBlockName=b1 Nodes=h2\n").find("one plugin's topology") !=
+        std::string::npos);
   CHECK(parse_error("SwitchName=s0 Nodes=h1 Speed=100\n").find("unknown key 'speed'") != std::string::npos);
   CHECK(parse_error("BlockSizes=4,x\n") == "topology.conf:1: BlockSizes: 'x' is not a positive number of nodes");
   CHECK(parse_error("SwitchName s0\n") == "topology.conf:1: 'SwitchName': expected Key=Value");
   CHECK(parse_error("SwitchName=s0\n") == "topology.conf:1: SwitchName=s0: gives neither Nodes nor Switches");
-  Result<ClusterImport> many = slurm_topology_build(parsed("SwitchName=a Nodes=h1\nSwitchName=b Nodes=h1\nSwitchName=c Nodes=h1\n"
-                                                                 "SwitchName=d Nodes=h1\nSwitchName=e Nodes=h1\n", "t"),
-                                                  *node_type_named("pcie-l40s"), "t", 1, "t.conf");
+  Result<ClusterImport> many =
+      slurm_topology_build(parsed("SwitchName=a Nodes=h1\nSwitchName=b Nodes=h1\nSwitchName=c Nodes=h1\n"
+                                  "SwitchName=d Nodes=h1\nSwitchName=e Nodes=h1\n",
+                                  "t"),
+                           *node_type_named("pcie-l40s"), "t", 1, "t.conf");
   REQUIRE_FALSE(many.ok());
   CHECK(many.error() == "t.conf: host h1 is under 5 switches, more than its 4 NICs can reach");
 }
@@ -226,7 +245,10 @@ TEST_CASE("slurm topology: malformed files get one clear error each") {
 TEST_CASE("slurm topology: names that could not be written back are refused") {
   CHECK(parse_error("SwitchName=s0 Switches=s1BlockSizes=4\n") ==
         "topology.conf:1: Switches=s1BlockSizes=4: a host list has no '='");
-  CHECK(parse_error("SwitchName=a,b Nodes=h1\n") == "topology.conf:1: SwitchName=a,b: expected one name of printable ASCII, without '=', ',' or brackets");
-  CHECK(parse_error(std::string("SwitchName=s0 Nodes=h\x01x\n")) == "topology.conf:1: SwitchName=s0: host 'h?x' has a blank, control or non-ASCII character");
-  CHECK(parse_error("BlockName=b[1] Nodes=h1\n") == "topology.conf:1: BlockName=b[1]: expected one name of printable ASCII, without '=', ',' or brackets");
+  CHECK(parse_error("SwitchName=a,b Nodes=h1\n") ==
+        "topology.conf:1: SwitchName=a,b: expected one name of printable ASCII, without '=', ',' or brackets");
+  CHECK(parse_error(std::string("SwitchName=s0 Nodes=h\x01x\n")) ==
+        "topology.conf:1: SwitchName=s0: host 'h?x' has a blank, control or non-ASCII character");
+  CHECK(parse_error("BlockName=b[1] Nodes=h1\n") ==
+        "topology.conf:1: BlockName=b[1]: expected one name of printable ASCII, without '=', ',' or brackets");
 }

@@ -56,9 +56,11 @@ TEST_CASE("slurm yaml: the cluster default, or the topology named") {
   CHECK(tree.names == std::vector<std::string>{"fabric", "racks", "none"});
   REQUIRE(tree.topology.switches.size() == 3);
   CHECK(tree.topology.switches[0].switches == std::vector<std::string>{"leaf1", "leaf2"});
-  CHECK(tree.topology.switches[2].nodes == std::vector<std::string>{"node05", "node06", "node07", "node08"});  // a list of host lists
+  CHECK(tree.topology.switches[2].nodes ==
+        std::vector<std::string>{"node05", "node06", "node07", "node08"});  // a list of host lists
   CHECK(tree.topology.switches[1].line == 8);
-  Result<ClusterImport> built = slurm_topology_build(tree.topology, *node_type_named("dgx-h100"), "y", 1, "topology.yaml");
+  Result<ClusterImport> built =
+      slurm_topology_build(tree.topology, *node_type_named("dgx-h100"), "y", 1, "topology.yaml");
   REQUIRE(built.ok());
   CHECK(built->cluster.hosts().size() == 8);
   CHECK(built->cluster.fabric_note == "from Slurm's topology.yaml (topology.yaml)");
@@ -92,7 +94,8 @@ TEST_CASE("slurm yaml: a tree with blocks beside it: the tree's fabric, the bloc
   const SlurmYaml tree = parsed(kExample);
   REQUIRE(tree.topology.domain_blocks.size() == 2);
   CHECK(tree.topology.domain_blocks_from == "racks");
-  Result<ClusterImport> b = slurm_topology_build(tree.topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  Result<ClusterImport> b =
+      slurm_topology_build(tree.topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
   REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
   const Cluster& c = b->cluster;
   CHECK(c.domains() == std::vector<std::string>{"b1", "b2"});
@@ -104,13 +107,16 @@ TEST_CASE("slurm yaml: a tree with blocks beside it: the tree's fabric, the bloc
   missing.replace(missing.find("nodes: node[05-08]\n- topology: none"), 18, "nodes: node[05-07],node09");
   Result<SlurmYaml> y = slurm_yaml_parse(missing, "topology.yaml", "");
   REQUIRE(y.ok());
-  Result<ClusterImport> bad = slurm_topology_build(y->topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
+  Result<ClusterImport> bad =
+      slurm_topology_build(y->topology, *node_type_named("gb200-nvl72"), "y", 1, "topology.yaml");
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error() == "topology.yaml: host node08 is in no block of topology racks, which gives the NVLink domains of the tree's "
-                       "gb200-nvl72 hosts: a host is in one");
+  CHECK(bad.error() ==
+        "topology.yaml: host node08 is in no block of topology racks, which gives the NVLink domains of the tree's "
+        "gb200-nvl72 hosts: a host is in one");
   // Topoplan's own export of NVL72 racks reads back with its racks.
   const Cluster preset = test::load_cluster("gb200-nvl72:2");
-  Result<ClusterImport> back = slurm_topology_build(parsed(slurm_yaml_write(preset)).topology, *node_type_named("gb200-nvl72"), "t", 1, "t.yaml");
+  Result<ClusterImport> back = slurm_topology_build(parsed(slurm_yaml_write(preset)).topology,
+                                                    *node_type_named("gb200-nvl72"), "t", 1, "t.yaml");
   REQUIRE_MESSAGE(back.ok(), (back ? "" : back.error()));
   CHECK(back->cluster.domains() == preset.domains());
 }
@@ -122,36 +128,48 @@ TEST_CASE("slurm yaml: malformed files get one clear error each") {
   CHECK(parse_error("topology: a\n") == "topology.yaml:1: expected a list of topologies ('- topology: NAME')");
   CHECK(parse_error("- tree: {}\n") == "topology.yaml:1: a topology entry needs 'topology: NAME'");
   CHECK(parse_error("- topology: a\n  tre: {}\n") ==
-        "topology.yaml:2: topology a: unknown key 'tre' (expected topology, cluster_default, tree, block, flat, ring, torus3d)");
-  CHECK(parse_error("- topology: a\n  flat: true\n  tree: {}\n") == "topology.yaml:1: topology a: expected exactly one of tree, block or flat");
-  CHECK(parse_error("- topology: a\n  flat: true\n") == "topology.yaml:1: topology a is flat: it names no switches; pick a tree or block topology");
+        "topology.yaml:2: topology a: unknown key 'tre' (expected topology, cluster_default, tree, block, flat, ring, "
+        "torus3d)");
+  CHECK(parse_error("- topology: a\n  flat: true\n  tree: {}\n") ==
+        "topology.yaml:1: topology a: expected exactly one of tree, block or flat");
+  CHECK(parse_error("- topology: a\n  flat: true\n") ==
+        "topology.yaml:1: topology a is flat: it names no switches; pick a tree or block topology");
   CHECK(parse_error("- topology: a\n  flat: true\n- topology: b\n  flat: true\n") ==
         "topology.yaml: 2 topologies and none is cluster_default: pick one with --topology (a, b)");
   CHECK(parse_error("- topology: a\n  cluster_default: maybe\n  flat: true\n") ==
         "topology.yaml:2: topology a: cluster_default: expected true or false");
-  CHECK(parse_error(kExample, "fabrik") == "topology.yaml: no topology named 'fabrik' (the file has fabric, racks, none)");
+  CHECK(parse_error(kExample, "fabrik") ==
+        "topology.yaml: no topology named 'fabrik' (the file has fabric, racks, none)");
   const std::string tree = "- topology: t\n  tree:\n    switches:\n";
-  CHECK(parse_error(tree + "      - switch: s1\n        children: s1\n") == "topology.yaml:4: switch s1: children names s1 itself");
-  CHECK(parse_error(tree + "      - switch: s1\n        nodes: h[05-01]\n").find("topology.yaml:5: switch s1: nodes 'h[05-01]': ") == 0);
+  CHECK(parse_error(tree + "      - switch: s1\n        children: s1\n") ==
+        "topology.yaml:4: switch s1: children names s1 itself");
+  CHECK(parse_error(tree + "      - switch: s1\n        nodes: h[05-01]\n")
+            .find("topology.yaml:5: switch s1: nodes 'h[05-01]': ") == 0);
   CHECK(parse_error(tree + "      - switch: s1\n        children: s2\n") ==
         "topology.yaml:4: switch s1: children names s2, which no switch entry defines");
   CHECK(parse_error(tree + "      - switch: s1\n") == "topology.yaml:4: switch s1: gives neither nodes nor children");
   CHECK(parse_error(tree + "      - switch: s1\n        nodes: h1\n        speed: 400\n") ==
         "topology.yaml:6: switch s1: unknown key 'speed' (expected switch, children, nodes)");
-  CHECK(parse_error(tree + "      - switch: [a, b]\n        nodes: h1\n") == "topology.yaml:4: switch: expected a name");
-  CHECK(parse_error(tree + "      - switch: a=b\n        nodes: h1\n") == "topology.yaml:4: switch a=b: expected one name of printable ASCII, without '=', ',' or brackets");
+  CHECK(parse_error(tree + "      - switch: [a, b]\n        nodes: h1\n") ==
+        "topology.yaml:4: switch: expected a name");
+  CHECK(parse_error(tree + "      - switch: a=b\n        nodes: h1\n") ==
+        "topology.yaml:4: switch a=b: expected one name of printable ASCII, without '=', ',' or brackets");
   CHECK(parse_error(tree + "      - switch: a\n        nodes: h1\n      - switch: a\n        nodes: h2\n") ==
         "topology.yaml:6: switch a: already defined on line 4");
-  CHECK(parse_error("- topology: t\n  tree:\n    switches: s1\n") == "topology.yaml:3: topology t: tree: switches: expected a list");
+  CHECK(parse_error("- topology: t\n  tree:\n    switches: s1\n") ==
+        "topology.yaml:3: topology t: tree: switches: expected a list");
   const std::string block = "- topology: b\n  block:\n";
   CHECK(parse_error(block + "    block_sizes: [4, x]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n") ==
         "topology.yaml:3: topology b: block: block_sizes: 'x' is not a positive number of nodes");
   CHECK(parse_error(block + "    blocks:\n      - block: b1\n") == "topology.yaml:4: block b1: gives no nodes");
   CHECK(parse_error(block + "    block_sizes: [4, 6]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n") ==
-        "topology.yaml:3: block_sizes: 6 is not 4 (the base block size, the first) times a power of two up to 32768: Slurm's block "
+        "topology.yaml:3: block_sizes: 6 is not 4 (the base block size, the first) times a power of two up to 32768: "
+        "Slurm's block "
         "plugin joins 2, 4, 8 ... base blocks into larger ones");
-  CHECK(parse_error(block + "    block_sizes: [4]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n      - block: b2\n        nodes: h5\n") ==
-        "topology.yaml:7: block b2: 1 host, fewer than the base block size 4 (block_sizes' first): Slurm's block plugin refuses a "
+  CHECK(parse_error(block + "    block_sizes: [4]\n    blocks:\n      - block: b1\n        nodes: h[1-4]\n      - "
+                            "block: b2\n        nodes: h5\n") ==
+        "topology.yaml:7: block b2: 1 host, fewer than the base block size 4 (block_sizes' first): Slurm's block "
+        "plugin refuses a "
         "smaller block");
   CHECK(parse_error(block + "    block_sizes: [4]\n") == "topology.yaml:3: topology b: block: gives no blocks");
   // Aliases cannot multiply a host list past the limit on names.
