@@ -10,8 +10,8 @@
 
 #include "base/hostlist.h"
 #include "base/json_fields.h"
+#include "base/text_table.h"
 #include "base/units.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/job_inputs.h"
 #include "topology/load.h"

@@ -9,10 +9,10 @@
 
 #include "base/index_list.h"
 #include "base/limits.h"
+#include "base/text_table.h"
 #include "base/units.h"
 #include "base/words.h"
 #include "cli/count_option.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "cost/collective.h"
 #include "cost/collective_json.h"

@@ -7,9 +7,9 @@
 #include <ostream>
 
 #include "base/json_fields.h"
+#include "base/text_table.h"
 #include "base/units.h"
 #include "cli/model_flags.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "validate/compare.h"
 #include "validate/compare_json.h"

@@ -7,8 +7,8 @@
 #include <ostream>
 
 #include "base/json_fields.h"
+#include "base/text_table.h"
 #include "base/words.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "topology/formats/hwloc.h"
 #include "topology/formats/import_format.h"

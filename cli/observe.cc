@@ -6,11 +6,11 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/text_table.h"
 #include "base/units.h"
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "observe/counters.h"
 #include "observe/observe_job.h"

@@ -7,12 +7,12 @@
 #include <ostream>
 #include <sstream>
 
+#include "base/text_table.h"
 #include "base/units.h"
 #include "base/words.h"
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "observe/scored_traffic.h"
 #include "planner/links_csv.h"

@@ -7,9 +7,9 @@
 #include <ostream>
 
 #include "base/hostlist.h"
+#include "base/text_table.h"
 #include "base/units.h"
 #include "base/words.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "observe/traffic_compare.h"
 #include "observe/traffic_compare_json.h"

@@ -7,9 +7,9 @@
 #include <ostream>
 
 #include "base/limits.h"
+#include "base/text_table.h"
 #include "base/units.h"
 #include "cli/model_flags.h"
-#include "cli/text_table.h"
 #include "cli/tool.h"
 #include "planner/transfer_beside_job.h"
 #include "planner/transfer_beside_job_json.h"

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "cli/text_table.h"
+#include "base/text_table.h"
 
-using topoplan::cli::TextTable;
+using topoplan::TextTable;
 
 TEST_CASE("text table: columns as wide as their widest cell, never run together") {
   using A = TextTable::Align;

@@ -1,8 +1,8 @@
-#include "cli/text_table.h"
+#include "base/text_table.h"
 
 #include <algorithm>
 
-namespace topoplan::cli {
+namespace topoplan {
 
 void TextTable::add(std::vector<std::string> cells, std::string prefix) {
   rows_.push_back(std::move(cells));
@@ -35,4 +35,4 @@ std::string TextTable::str() const {
   return out;
 }
 
-}  // namespace topoplan::cli
+}  // namespace topoplan

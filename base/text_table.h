@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace topoplan::cli {
+namespace topoplan {
 
 class TextTable {
  public:
@@ -24,4 +24,4 @@ class TextTable {
   std::vector<std::string> prefixes_;
 };
 
-}  // namespace topoplan::cli
+}  // namespace topoplan
