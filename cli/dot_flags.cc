@@ -1,7 +1,6 @@
 #include "cli/dot_flags.h"
 
 #include "base/file_io.h"
-#include "base/suggest.h"
 
 namespace topoplan::cli {
 
@@ -11,12 +10,6 @@ void dot_flags_add(CLI::App& app, DotFlags& flags, const std::string& help) {
                  "collapse: a host is one node, and hosts under one leaf group fold into one once a rank would be "
                  "too wide (default); expand: every GPU, NIC and switch of each host")
       ->needs(dot);
-}
-
-Result<DotHosts> dot_hosts_parse(const std::string& text) {
-  if (std::optional<DotHosts> h = dot_hosts_from(text)) return *h;
-  return Error{"--dot-hosts: unknown value '" + text + "'" + did_you_mean(text, dot_hosts_names()) +
-               " (expected collapse or expand)"};
 }
 
 DotLoad dot_load_of(const Cluster& c, const JobScore& s, const std::string& title) {

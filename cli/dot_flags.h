@@ -16,9 +16,6 @@ struct DotFlags {
 
 void dot_flags_add(CLI::App& app, DotFlags& flags, const std::string& help);
 
-// An unknown value is an error that lists the choices, as --format's is.
-Result<DotHosts> dot_hosts_parse(const std::string& text);
-
 // The job's link utilization per step.
 DotLoad dot_load_of(const Cluster& cluster, const JobScore& score, const std::string& title);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/enum_names.h"
+#include "base/suggest.h"
 #include "base/units.h"
 #include "topology/formats/dot_graph.h"
 
@@ -187,6 +188,12 @@ std::string_view to_string(DotHosts h) { return kDotHostsNames[static_cast<size_
 std::optional<DotHosts> dot_hosts_from(std::string_view s) { return enum_from<DotHosts>(kDotHostsNames, s); }
 
 std::vector<std::string> dot_hosts_names() { return enum_names(kDotHostsNames); }
+
+Result<DotHosts> dot_hosts_parse(const std::string& text) {
+  if (std::optional<DotHosts> h = dot_hosts_from(text)) return *h;
+  return Error{"--dot-hosts: unknown value '" + text + "'" + did_you_mean(text, dot_hosts_names()) +
+               " (expected collapse or expand)"};
+}
 
 std::string save_cluster_dot(const Cluster& c, DotHosts hosts) { return draw(c, nullptr, hosts); }
 

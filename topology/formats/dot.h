@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/error.h"
 #include "topology/cluster.h"
 
 namespace topoplan {
@@ -17,6 +18,8 @@ enum class DotHosts : uint8_t { collapse, expand };
 std::string_view to_string(DotHosts h);
 std::optional<DotHosts> dot_hosts_from(std::string_view s);
 std::vector<std::string> dot_hosts_names();
+// --dot-hosts: an unknown value is an error that lists the choices, as --format's is.
+Result<DotHosts> dot_hosts_parse(const std::string& text);
 
 // Fabric tiers ranked top to bottom (site routers, cores, spines, leaves, hosts), one box per site;
 // the physical links between two drawn nodes are one edge labelled with their count and capacity

@@ -75,4 +75,34 @@ std::string export_formats_help() {
   return names_list(entries, " or ");
 }
 
+namespace {
+
+// A flag that only some formats read is an error with the others, naming those that read it.
+Result<void> only_with(const ExportFormat& format, ExportTakes option, const std::string& flag) {
+  if (format.takes == option) return {};
+  return Error{flag + ": only with --format " + names_list(export_formats_taking(option), " or ")};
+}
+
+}  // namespace
+
+Result<std::string> export_write(std::string_view format_name, const std::string& spec, const ExportFlags& flags) {
+  Result<const ExportFormat*> format = export_format_named(format_name);
+  if (!format) return Error{"--format: " + format.error()};
+  ExportOptions options;
+  if (!flags.dot_hosts.empty()) {
+    RETURN_IF_ERROR(only_with(**format, ExportTakes::dot_hosts, "--dot-hosts"));
+    Result<DotHosts> hosts = dot_hosts_parse(flags.dot_hosts);
+    RETURN_IF_ERROR(hosts);
+    options.dot_hosts = *hosts;
+  }
+  if (!flags.labels.empty()) {
+    RETURN_IF_ERROR(only_with(**format, ExportTakes::labels, "--labels"));
+    if (flags.labels == "tiers")
+      options.labels = K8sLabels::tiers;
+    else if (flags.labels != "topograph")
+      return Error{"--labels: unknown scheme '" + flags.labels + "' (expected topograph or tiers)"};
+  }
+  return (*format)->write(spec, options);
+}
+
 }  // namespace topoplan

@@ -45,4 +45,13 @@ std::vector<std::string> export_formats_taking(ExportTakes option);
 // "dot (Graphviz), nccl-xml (one server's NCCL_TOPO_FILE), ... or kueue-topology (...)".
 std::string export_formats_help();
 
+// `topo export`'s --dot-hosts and --labels as given (empty: not given).
+struct ExportFlags {
+  std::string dot_hosts, labels;
+};
+
+// The text `topo export` writes: the flags checked against the format's row (one the format would
+// ignore is an error naming those that read it), then its writer.
+Result<std::string> export_write(std::string_view format, const std::string& spec, const ExportFlags& flags);
+
 }  // namespace topoplan
