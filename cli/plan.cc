@@ -2,23 +2,20 @@
 // traffic on fast links, written for the launcher (planner/plan.h, planner/emit/).
 #include <unistd.h>
 
-#include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <ostream>
 #include <sstream>
 
-#include "base/json_fields.h"
 #include "base/list_arg.h"
 #include "base/suggest.h"
 #include "base/units.h"
-#include "base/words.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/emit/emit.h"
 #include "planner/host_choice.h"
 #include "planner/plan.h"
+#include "planner/plan_files.h"
 #include "planner/plan_json.h"
 #include "planner/plan_text.h"
 #include "topology/load.h"
@@ -36,46 +33,6 @@ struct Options {
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
-  // Megatron-LM arguments without a world size fill the allocation: --nodes, else the cluster.
-  Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> {
-    if (o.nodes.empty()) return WorldHint{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
-    Result<std::vector<std::string>> names = list_arg_entries(o.nodes, "--nodes", o.nodes[0] != '@');
-    RETURN_IF_ERROR(names);
-    Result<std::vector<int>> hosts = hosts_by_name(*c, *names);
-    RETURN_IF_ERROR(hosts);
-    int gpus = 0;
-    for (int h : *hosts) gpus += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
-    return WorldHint{gpus, "the GPUs of the " + std::to_string(hosts->size()) + " hosts of --nodes"};
-  });
-  if (!job) return fail(err, job.error());
-
-  // Emitters: "json" is the plan file, the rest planner/emit's formats.
-  bool emit_json = false;
-  std::vector<std::string> formats;
-  if (!o.emit.empty()) {
-    std::vector<std::string> known = {"json"};
-    known.insert(known.end(), emit_format_names().begin(), emit_format_names().end());
-    std::string rest, list;
-    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-    std::stringstream in(o.emit);
-    for (std::string f; std::getline(in, f, ',');) {
-      if (f == "json") {
-        emit_json = true;
-        continue;
-      }
-      if (std::find(known.begin(), known.end(), f) == known.end())
-        return fail(err, "--emit: unknown format '" + f + "'" + did_you_mean(f, known) + " (formats: " + list + ")");
-      rest += (rest.empty() ? "" : ",") + f;
-    }
-    if (!rest.empty()) {
-      Result<std::vector<std::string>> parsed = emit_formats_parse(rest);
-      if (!parsed) return fail(err, "--emit: " + parsed.error());
-      formats = *parsed;
-    }
-    if (o.out_dir.empty()) return fail(err, "--emit needs -o DIR to write the files into");
-  }
-  if (!o.out_dir.empty() && o.emit.empty()) emit_json = true;
-
   PlanRequest req;
   req.seed = o.seed;
   if (!o.nodes.empty()) {
@@ -84,6 +41,23 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     Result<std::vector<int>> hosts = hosts_by_name(*c, *names);
     if (!hosts) return fail(err, hosts.error());
     req.free = *hosts;
+  }
+  // Megatron-LM arguments without a world size fill the allocation: --nodes, else the cluster.
+  WorldHint world{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
+  if (!req.free.empty()) {
+    world.ranks = 0;
+    for (int h : req.free) world.ranks += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
+    world.from = "the GPUs of the " + std::to_string(req.free.size()) + " hosts of --nodes";
+  }
+  Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> { return world; });
+  if (!job) return fail(err, job.error());
+  // With -o alone the plan file; --emit names what to write.
+  EmitList files{!o.out_dir.empty(), {}};
+  if (!o.emit.empty()) {
+    Result<EmitList> list = emit_list_parse(o.emit);
+    if (!list) return fail(err, "--emit: " + list.error());
+    if (o.out_dir.empty()) return fail(err, "--emit needs -o DIR to write the files into");
+    files = std::move(*list);
   }
   if (!o.exclude.empty()) {
     Result<std::vector<std::string>> names = list_arg_entries(o.exclude, "--exclude", false);
@@ -120,33 +94,17 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (shown) err << "\n";
   if (!plan) return fail(err, o.job + ": " + plan.error());
 
-  std::vector<std::string> written, notes;
+  PlanFiles written;
   if (!o.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out_dir, ec);
-    if (ec) return fail(err, "-o " + o.out_dir + ": " + ec.message());
-    auto write = [&](const std::string& name, const std::string& text) -> bool {
-      const std::string path = (std::filesystem::path(o.out_dir) / name).string();
-      if (!text_write_file(path, text)) return false;
-      written.push_back(path);
-      return true;
-    };
-    if (emit_json && !write("plan.json", plan_to_json(*c, router, o.cluster, *plan, req).dump(2) + "\n"))
-      return fail(err, o.out_dir + "/plan.json: cannot write");
-    for (const std::string& format : formats) {
-      Result<std::vector<EmittedFile>> files = emit(format, {*c, router, plan->job, plan->layout});
-      if (!files) return fail(err, "--emit " + format + ": " + files.error());
-      for (const EmittedFile& f : *files) {
-        if (!write(f.name, f.text)) return fail(err, o.out_dir + "/" + f.name + ": cannot write");
-        for (const std::string& note : f.notes) notes.push_back(f.name + ": " + note);
-      }
-    }
+    Result<PlanFiles> w = plan_files_write(o.out_dir, files, *c, router, o.cluster, *plan, req);
+    if (!w) return fail(err, w.error());
+    written = std::move(*w);
   }
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
-  if (!o.json || !o.html.empty()) text << plan_text(*c, o.cluster, *plan, written);
+  if (!o.json || !o.html.empty()) text << plan_text(*c, o.cluster, *plan, written.written);
   // What a file left out: in the text, or beside the JSON on stderr.
-  for (const std::string& note : notes) (o.json ? err : text) << "note: " << note << "\n";
+  for (const std::string& note : written.notes) (o.json ? err : text) << "note: " << note << "\n";
   if (!o.html.empty()) {
     // The input order beside the plan, scored as `score --layout` would.
     std::vector<ReportPart> parts;
@@ -183,9 +141,9 @@ Run setup(CLI::App& app) {
                  "default), or none");
   app.add_option("--seed", o->seed, "seed of the local search (the same seed gives the same plan)");
   app.add_option("--time-limit", o->time_limit, "stop the search after this long (e.g. 30s, 5min)");
-  app.add_option("--emit", o->emit,
-                 "files to write into -o DIR: json, " + names_list(emit_format_names()) +
-                     " (comma-separated; docs/plan-outputs.md)");
+  app.add_option(
+      "--emit", o->emit,
+      "files to write into -o DIR: " + names_list(emit_list_names()) + " (comma-separated; docs/plan-outputs.md)");
   app.add_option("-o,--output", o->out_dir, "directory for the plan (plan.json) and --emit files");
   model_flags_add(app, o->model);
   app.add_option(

@@ -1,5 +1,7 @@
 #include "planner/emit/emit.h"
 
+#include <algorithm>
+
 #include "base/name_table.h"
 #include "base/suggest.h"
 #include "base/words.h"
@@ -22,6 +24,9 @@ constexpr Format kFormats[] = {
     {"env", emit_env},
 };
 
+// The plan file's name in --emit's list; plan writes it, not an emitter.
+constexpr const char* kPlanFile = "json";
+
 Error unknown(std::string_view name) {
   return Error{unknown_name("output format", name, emit_format_names(), "formats")};
 }
@@ -33,19 +38,32 @@ const std::vector<std::string>& emit_format_names() {
   return names;
 }
 
-Result<std::vector<std::string>> emit_formats_parse(std::string_view list) {
-  std::vector<std::string> out;
-  if (trim(list).empty()) return Error{"no output format given (formats: " + names_list(emit_format_names()) + ")"};
+std::vector<std::string> emit_list_names() {
+  std::vector<std::string> names = {kPlanFile};
+  names.insert(names.end(), emit_format_names().begin(), emit_format_names().end());
+  return names;
+}
+
+Result<EmitList> emit_list_parse(std::string_view list) {
+  const std::vector<std::string> names = emit_list_names();
+  if (trim(list).empty()) return Error{"no output format given (formats: " + names_list(names) + ")"};
+  EmitList out;
+  std::vector<std::string_view> seen;
   for (size_t start = 0, entry = 1;; ++entry) {
     size_t comma = list.find(',', start);
     std::string_view name = trim(list.substr(start, comma == std::string_view::npos ? comma : comma - start));
     if (name.empty())
       return Error{"output format " + std::to_string(entry) + " of '" + std::string(list) +
                    "' is empty (formats are separated by single commas)"};
-    if (!table_find(kFormats, name)) return unknown(name);
-    for (const std::string& seen : out)
-      if (seen == name) return Error{"output format '" + seen + "' is listed twice"};
-    out.emplace_back(name);
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      return Error{unknown_name("output format", name, names, "formats")};
+    if (std::find(seen.begin(), seen.end(), name) != seen.end())
+      return Error{"output format '" + std::string(name) + "' is listed twice"};
+    seen.push_back(name);
+    if (name == kPlanFile)
+      out.plan_file = true;
+    else
+      out.formats.emplace_back(name);
     if (comma == std::string_view::npos) return out;
     start = comma + 1;
   }

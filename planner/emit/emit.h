@@ -33,9 +33,18 @@ struct EmittedFile {
 // Every format's name, in the order of the table in emit.cc: what `plan --emit`'s help and errors list.
 const std::vector<std::string>& emit_format_names();
 
-// "slurm-hostfile,torchrun" -> the names, in the order given, checked, with "did you mean" for
-// typos; errors name the bad entry (unknown, empty or repeated).
-Result<std::vector<std::string>> emit_formats_parse(std::string_view list);
+// What `plan --emit` writes: "json" is the plan file itself, every other name a format above.
+struct EmitList {
+  bool plan_file = false;
+  std::vector<std::string> formats;  // in the order given
+};
+
+// "json" and every format: what --emit's help and errors list.
+std::vector<std::string> emit_list_names();
+
+// "json,slurm-hostfile,torchrun" -> the plan file and the formats, in the order given, checked,
+// with "did you mean" for typos; errors name the bad entry (unknown, empty or repeated).
+Result<EmitList> emit_list_parse(std::string_view list);
 
 // The files of one format. An error when the name is unknown, the layout does not fit the job and
 // cluster, or the format cannot express the layout (torchrun on hosts that interleave ranks).

@@ -106,7 +106,7 @@ TEST_CASE("plan: bad input is one clear line and exit 2") {
        "dp-only-across-sites, or none)\n"},
       {" --emit json", "topoplan: error: --emit needs -o DIR to write the files into\n"},
       {" --emit slurm-hostfil -o /tmp",
-       "topoplan: error: --emit: unknown format 'slurm-hostfil', did you mean 'slurm-hostfile'? (formats: json, "
+       "topoplan: error: --emit: unknown output format 'slurm-hostfil', did you mean 'slurm-hostfile'? (formats: json, "
        "slurm-hostfile, ompi-rankfile, torchrun, megatron, env)\n"},
       {" --time-limit soon", "topoplan: error: --time-limit: "},
   };

@@ -8,7 +8,7 @@ namespace topoplan {
 namespace {
 
 std::string parse_error(std::string_view list) {
-  Result<std::vector<std::string>> r = emit_formats_parse(list);
+  Result<EmitList> r = emit_list_parse(list);
   REQUIRE_FALSE(r.ok());
   return r.error();
 }
@@ -21,24 +21,32 @@ TEST_CASE("emit: the formats in --emit's order") {
 }
 
 TEST_CASE("emit: a format list keeps the order given and tolerates spaces") {
-  CHECK(*emit_formats_parse("torchrun,slurm-hostfile") == std::vector<std::string>{"torchrun", "slurm-hostfile"});
-  CHECK(*emit_formats_parse(" env , megatron ") == std::vector<std::string>{"env", "megatron"});
-  CHECK(emit_formats_parse("slurm-hostfile,ompi-rankfile,torchrun,megatron,env")->size() == 5);
+  CHECK(emit_list_parse("torchrun,slurm-hostfile")->formats == std::vector<std::string>{"torchrun", "slurm-hostfile"});
+  CHECK(emit_list_parse(" env , megatron ")->formats == std::vector<std::string>{"env", "megatron"});
+  CHECK(emit_list_parse("slurm-hostfile,ompi-rankfile,torchrun,megatron,env")->formats.size() == 5);
+  CHECK_FALSE(emit_list_parse("env")->plan_file);
+  // "json" is the plan file, wherever it stands; the formats keep their order around it.
+  Result<EmitList> with_plan = emit_list_parse("torchrun, json,env");
+  CHECK(with_plan->plan_file);
+  CHECK(with_plan->formats == std::vector<std::string>{"torchrun", "env"});
+  CHECK(emit_list_parse("json")->formats.empty());
 }
 
 TEST_CASE("emit: malformed format lists name the bad entry") {
   CHECK(parse_error("slurm-hostfile,torchrn") ==
         "unknown output format 'torchrn', did you mean 'torchrun'? "
-        "(formats: slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
+        "(formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
   CHECK(parse_error("rankfile") ==
-        "unknown output format 'rankfile' (formats: slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
+        "unknown output format 'rankfile' (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
   CHECK(parse_error("ompi-rankfle").find("did you mean 'ompi-rankfile'?") != std::string::npos);
   CHECK(parse_error("env,,megatron") ==
         "output format 2 of 'env,,megatron' is empty (formats are separated by single commas)");
   CHECK(parse_error("env,") == "output format 2 of 'env,' is empty (formats are separated by single commas)");
   CHECK(parse_error(",env") == "output format 1 of ',env' is empty (formats are separated by single commas)");
   CHECK(parse_error("env,megatron,env") == "output format 'env' is listed twice");
-  CHECK(parse_error("") == "no output format given (formats: slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
+  CHECK(parse_error("json,env,json") == "output format 'json' is listed twice");
+  CHECK(parse_error("") ==
+        "no output format given (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
   CHECK(parse_error("  ") == parse_error(""));
 }
 
