@@ -13,9 +13,9 @@
 #include "cli/tool.h"
 #include "planner/transfer_beside_job.h"
 #include "planner/transfer_beside_job_json.h"
-#include "topology/load.h"
-#include "topology/summary.h"
-#include "topology/transfer.h"
+#include "topology/transfer_alone.h"
+#include "topology/transfer_alone_json.h"
+#include "topology/transfer_text.h"
 
 namespace topoplan::cli {
 namespace {
@@ -136,72 +136,13 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.rate.empty() && o.cluster.empty() && o.deadline.empty())
     return fail(
         err, "give --rate RATE or --cluster C --from SITE --to SITE for the time, or --deadline D for the rate needed");
-  double rate_GBps = 0;
-  double length_km = o.length_km;
-  std::string via;
-  if (!o.rate.empty()) {
-    Result<double> r = parse_rate_GBps(o.rate);
-    if (!r) return fail(err, "--rate: " + r.error());
-    rate_GBps = *r;
-  } else if (!o.cluster.empty()) {
-    if (o.from.empty() || o.to.empty()) return fail(err, "--cluster needs --from SITE and --to SITE");
-    Result<Cluster> c = cluster_load(o.cluster);
-    if (!c) return fail(err, c.error());
-    Result<SiteLink> link = site_link(*c, o.from, o.to);
-    if (!link) return fail(err, link.error());
-    rate_GBps = link->GBps;
-    length_km = link->length_km;
-    via = std::to_string(link->links) + " DCI links " + o.from + " -> " + o.to;
-  }
-  if (every_s && rate_GBps <= 0) return fail(err, "--every needs the rate: --rate or --cluster");
-  nlohmann::json j = {{"bytes", *bytes}, {"efficiency", o.efficiency}, {"length_km", length_km}};
-  std::optional<TransferEstimate> t;
-  if (rate_GBps > 0) {
-    t = transfer_estimate(*bytes, rate_GBps, o.efficiency, length_km);
-    if (!(t->seconds <= limits::kMaxSeconds))
-      return fail(err, "moving " + format_bytes(*bytes) + " at " + format_rate_gbit(rate_GBps * o.efficiency) +
-                           " would take more than 1000 years; check --size and the rate");
-    j["rate_gbit_s"] = rate_GBps * 8;
-    j["seconds"] = t->seconds;
-    j["propagation_s"] = t->propagation_s;
-  }
-  const double every_share = every_s ? transfer_share_of_capacity(*bytes, o.efficiency, *every_s, rate_GBps) : 0;
-  if (every_s)
-    j["every"] = {
-        {"period_s", *every_s}, {"share_of_capacity", every_share}, {"finishes_before_next", t->seconds <= *every_s}};
-  double deadline_s = 0, need_gbit_s = 0;
-  if (!o.deadline.empty()) {
-    Result<double> d = parse_duration_s(o.deadline);
-    if (!d) return fail(err, "--deadline: " + d.error());
-    deadline_s = *d;
-    need_gbit_s = transfer_required_gbit_s(*bytes, deadline_s, o.efficiency, length_km);
-    if (need_gbit_s <= 0) return fail(err, "--deadline: shorter than the propagation delay alone");
-    j["deadline_s"] = deadline_s;
-    j["required_gbit_s"] = need_gbit_s;
-  }
-  if (o.json) {
-    out << j.dump(2) << "\n";
-    return kExitOk;
-  }
-  std::string efficiency = o.efficiency < 1 ? " x " + format_number(o.efficiency, 3) + " efficiency" : "";
-  if (t) {
-    out << format_bytes(t->bytes) << " at " << format_rate_gbit(rate_GBps);
-    if (!via.empty()) out << " (" << via << ")";
-    out << efficiency << ": " << format_duration(t->seconds) << "\n";
-    if (t->propagation_s > 0)
-      out << "  includes propagation " << format_duration(t->propagation_s) << " over " << format_number(length_km, 1)
-          << " km\n";
-    if (deadline_s > 0)
-      out << "  to finish within " << format_duration(deadline_s) << ": " << format_rate_gbit(need_gbit_s / 8)
-          << " line rate needed\n";
-    if (every_s)
-      out << "  every " << format_duration(*every_s) << ": " << format_number(100 * every_share, 2)
-          << "% of the line rate on average; " << (t->seconds <= *every_s ? "done" : "not done")
-          << " before the next one\n";
-  } else {
-    out << format_bytes(*bytes) << efficiency << " within " << format_duration(deadline_s) << ": "
-        << format_rate_gbit(need_gbit_s / 8) << " line rate needed\n";
-  }
+  Result<TransferAlone> t =
+      transfer_alone({*bytes, o.efficiency, o.length_km, o.rate, o.cluster, o.from, o.to, o.deadline, every_s});
+  if (!t) return fail(err, t.error());
+  if (o.json)
+    out << transfer_alone_to_json(*t).dump(2) << "\n";
+  else
+    out << transfer_alone_text(*t);
   return kExitOk;
 }
 
