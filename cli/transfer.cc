@@ -7,12 +7,12 @@
 #include <ostream>
 
 #include "base/limits.h"
-#include "base/text_table.h"
 #include "base/units.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/transfer_beside_job.h"
 #include "planner/transfer_beside_job_json.h"
+#include "planner/transfer_beside_job_text.h"
 #include "topology/transfer_alone.h"
 #include "topology/transfer_alone_json.h"
 #include "topology/transfer_text.h"
@@ -32,12 +32,6 @@ struct Options {
 // An input edge's number (CLI11 reads it as a double): finite and within [lo, hi].
 bool in_range(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
 
-std::string seconds_text(double s) { return std::isfinite(s) ? format_duration(s) : "never"; }
-
-std::string share_text(double part, double whole) {
-  return whole > 0 ? format_number(100 * part / whole, 1) + "%" : "-";
-}
-
 // The transfer beside a job: the DCI capacity the job leaves free in each direction, the
 // transfer's time on what is left from --from to --to, and the job's step while the transfer
 // takes --share of those links instead.
@@ -55,58 +49,10 @@ int run_beside_job(const Options& o, double bytes, std::optional<double> every_s
   const TransferBesideJobRequest req{bytes, o.efficiency, o.from, o.to, o.share, every_s, o.job};
   Result<TransferBesideJob> r = transfer_beside_job(**in, req);
   if (!r) return fail(err, r.error());
-  if (o.json) {
+  if (o.json)
     out << transfer_beside_job_to_json(c, req, *r).dump(2) << "\n";
-    return kExitOk;
-  }
-  const JobScore& score = r->score;
-  const DciDirection& d = r->directions[0];
-  out << format_bytes(bytes) << " from " << o.from << " to " << o.to << " beside " << score.job << " (layout "
-      << score.layout << ", " << to_string(score.fabric) << " fabric"
-      << (score.background.empty() ? "" : ", background " + score.background) << "): step "
-      << format_duration(score.step_s) << "\n\n";
-  using A = TextTable::Align;
-  TextTable t({A::left, A::right, A::right, A::right, A::right, A::right, A::left, A::right, A::right});
-  t.add({"DCI", "links", "capacity", "other traffic", "job per step", "job average", "job peak", "spare average",
-         "spare at peak"});
-  for (const DciDirection& x : r->directions)
-    t.add(
-        {c.sites()[static_cast<size_t>(x.from_site)] + " -> " + c.sites()[static_cast<size_t>(x.to_site)],
-         std::to_string(x.edges.size()), format_rate_gbit(x.capacity_GBps), format_rate_gbit(x.background_GBps),
-         format_bytes(x.job_bytes_per_step),
-         format_rate_gbit(x.job_avg_GBps) + " (" + share_text(x.job_avg_GBps, x.capacity_GBps) + ")",
-         x.job_peak_GBps > 0 ? format_rate_gbit(x.job_peak_GBps) + " (" + share_text(x.job_peak_GBps, x.capacity_GBps) +
-                                   ", " + std::string(phase_window_name(x.peak_phase)) + ")"
-                             : "-",
-         format_rate_gbit(x.spare_avg_GBps()), format_rate_gbit(x.spare_peak_GBps())},
-        "  ");
-  out << t.str() << "\n";
-  const std::string efficiency = o.efficiency < 1 ? " x " + format_number(o.efficiency, 3) + " efficiency" : "";
-  if (d.job_bytes_per_step <= 0)
-    out << "the job sends nothing from " << o.from << " to " << o.to << ": the capacity is the transfer's\n";
-  out << "on the spare capacity, the job first: " << seconds_text(r->spare_s) << " at "
-      << format_rate_gbit(d.spare_avg_GBps()) << efficiency << " on average";
-  if (d.job_peak_GBps > 0)
-    out << " (" << format_rate_gbit(d.spare_peak_GBps()) << " while the job's " << phase_window_name(d.peak_phase)
-        << " run)";
-  out << "\n";
-  out << "taking " << format_number(100 * o.share, 0)
-      << "% of each link while the job sends (--share): " << seconds_text(r->take_s) << " at "
-      << format_rate_gbit(r->take_GBps) << efficiency << "; the job's step " << format_duration(score.step_s) << " -> "
-      << format_duration(r->slowed_step_s) << " (+" << format_number(100 * (r->slowdown - 1), 1) << "%) meanwhile, "
-      << seconds_text(r->lost_s) << " of training time lost\n";
-  if (r->propagation_s > 0)
-    out << "  both include propagation " << format_duration(r->propagation_s) << " over "
-        << format_number(d.length_km, 1) << " km\n";
-  if (every_s)
-    out << "every " << format_duration(*every_s) << " (--every): " << format_number(100 * r->every_share_of_capacity, 2)
-        << "% of the link's capacity on average; done before the next one "
-        << (r->spare_s <= *every_s  ? "on the spare capacity"
-            : r->take_s <= *every_s ? "only by taking its share"
-                                    : "in neither way: the copies pile up")
-        << "\n";
-  if (score.fabric == FabricMode::shared && score.background.empty())
-    out << "other jobs' traffic on the DCI is not counted: give --background with what they use\n";
+  else
+    out << transfer_beside_job_text(c, req, *r);
   return kExitOk;
 }
 
