@@ -7,15 +7,15 @@
 #include <ostream>
 
 #include "base/limits.h"
-#include "base/text_table.h"
 #include "base/units.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/transfer_beside_job.h"
 #include "planner/transfer_beside_job_json.h"
-#include "topology/load.h"
-#include "topology/summary.h"
-#include "topology/transfer.h"
+#include "planner/transfer_beside_job_text.h"
+#include "topology/transfer_alone.h"
+#include "topology/transfer_alone_json.h"
+#include "topology/transfer_text.h"
 
 namespace topoplan::cli {
 namespace {
@@ -31,12 +31,6 @@ struct Options {
 
 // An input edge's number (CLI11 reads it as a double): finite and within [lo, hi].
 bool in_range(double x, double lo, double hi) { return std::isfinite(x) && x >= lo && x <= hi; }
-
-std::string seconds_text(double s) { return std::isfinite(s) ? format_duration(s) : "never"; }
-
-std::string share_text(double part, double whole) {
-  return whole > 0 ? format_number(100 * part / whole, 1) + "%" : "-";
-}
 
 // The transfer beside a job: the DCI capacity the job leaves free in each direction, the
 // transfer's time on what is left from --from to --to, and the job's step while the transfer
@@ -55,58 +49,10 @@ int run_beside_job(const Options& o, double bytes, std::optional<double> every_s
   const TransferBesideJobRequest req{bytes, o.efficiency, o.from, o.to, o.share, every_s, o.job};
   Result<TransferBesideJob> r = transfer_beside_job(**in, req);
   if (!r) return fail(err, r.error());
-  if (o.json) {
+  if (o.json)
     out << transfer_beside_job_to_json(c, req, *r).dump(2) << "\n";
-    return kExitOk;
-  }
-  const JobScore& score = r->score;
-  const DciDirection& d = r->directions[0];
-  out << format_bytes(bytes) << " from " << o.from << " to " << o.to << " beside " << score.job << " (layout "
-      << score.layout << ", " << to_string(score.fabric) << " fabric"
-      << (score.background.empty() ? "" : ", background " + score.background) << "): step "
-      << format_duration(score.step_s) << "\n\n";
-  using A = TextTable::Align;
-  TextTable t({A::left, A::right, A::right, A::right, A::right, A::right, A::left, A::right, A::right});
-  t.add({"DCI", "links", "capacity", "other traffic", "job per step", "job average", "job peak", "spare average",
-         "spare at peak"});
-  for (const DciDirection& x : r->directions)
-    t.add(
-        {c.sites()[static_cast<size_t>(x.from_site)] + " -> " + c.sites()[static_cast<size_t>(x.to_site)],
-         std::to_string(x.edges.size()), format_rate_gbit(x.capacity_GBps), format_rate_gbit(x.background_GBps),
-         format_bytes(x.job_bytes_per_step),
-         format_rate_gbit(x.job_avg_GBps) + " (" + share_text(x.job_avg_GBps, x.capacity_GBps) + ")",
-         x.job_peak_GBps > 0 ? format_rate_gbit(x.job_peak_GBps) + " (" + share_text(x.job_peak_GBps, x.capacity_GBps) +
-                                   ", " + std::string(phase_window_name(x.peak_phase)) + ")"
-                             : "-",
-         format_rate_gbit(x.spare_avg_GBps()), format_rate_gbit(x.spare_peak_GBps())},
-        "  ");
-  out << t.str() << "\n";
-  const std::string efficiency = o.efficiency < 1 ? " x " + format_number(o.efficiency, 3) + " efficiency" : "";
-  if (d.job_bytes_per_step <= 0)
-    out << "the job sends nothing from " << o.from << " to " << o.to << ": the capacity is the transfer's\n";
-  out << "on the spare capacity, the job first: " << seconds_text(r->spare_s) << " at "
-      << format_rate_gbit(d.spare_avg_GBps()) << efficiency << " on average";
-  if (d.job_peak_GBps > 0)
-    out << " (" << format_rate_gbit(d.spare_peak_GBps()) << " while the job's " << phase_window_name(d.peak_phase)
-        << " run)";
-  out << "\n";
-  out << "taking " << format_number(100 * o.share, 0)
-      << "% of each link while the job sends (--share): " << seconds_text(r->take_s) << " at "
-      << format_rate_gbit(r->take_GBps) << efficiency << "; the job's step " << format_duration(score.step_s) << " -> "
-      << format_duration(r->slowed_step_s) << " (+" << format_number(100 * (r->slowdown - 1), 1) << "%) meanwhile, "
-      << seconds_text(r->lost_s) << " of training time lost\n";
-  if (r->propagation_s > 0)
-    out << "  both include propagation " << format_duration(r->propagation_s) << " over "
-        << format_number(d.length_km, 1) << " km\n";
-  if (every_s)
-    out << "every " << format_duration(*every_s) << " (--every): " << format_number(100 * r->every_share_of_capacity, 2)
-        << "% of the link's capacity on average; done before the next one "
-        << (r->spare_s <= *every_s  ? "on the spare capacity"
-            : r->take_s <= *every_s ? "only by taking its share"
-                                    : "in neither way: the copies pile up")
-        << "\n";
-  if (score.fabric == FabricMode::shared && score.background.empty())
-    out << "other jobs' traffic on the DCI is not counted: give --background with what they use\n";
+  else
+    out << transfer_beside_job_text(c, req, *r);
   return kExitOk;
 }
 
@@ -136,72 +82,13 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.rate.empty() && o.cluster.empty() && o.deadline.empty())
     return fail(
         err, "give --rate RATE or --cluster C --from SITE --to SITE for the time, or --deadline D for the rate needed");
-  double rate_GBps = 0;
-  double length_km = o.length_km;
-  std::string via;
-  if (!o.rate.empty()) {
-    Result<double> r = parse_rate_GBps(o.rate);
-    if (!r) return fail(err, "--rate: " + r.error());
-    rate_GBps = *r;
-  } else if (!o.cluster.empty()) {
-    if (o.from.empty() || o.to.empty()) return fail(err, "--cluster needs --from SITE and --to SITE");
-    Result<Cluster> c = cluster_load(o.cluster);
-    if (!c) return fail(err, c.error());
-    Result<SiteLink> link = site_link(*c, o.from, o.to);
-    if (!link) return fail(err, link.error());
-    rate_GBps = link->GBps;
-    length_km = link->length_km;
-    via = std::to_string(link->links) + " DCI links " + o.from + " -> " + o.to;
-  }
-  if (every_s && rate_GBps <= 0) return fail(err, "--every needs the rate: --rate or --cluster");
-  nlohmann::json j = {{"bytes", *bytes}, {"efficiency", o.efficiency}, {"length_km", length_km}};
-  std::optional<TransferEstimate> t;
-  if (rate_GBps > 0) {
-    t = transfer_estimate(*bytes, rate_GBps, o.efficiency, length_km);
-    if (!(t->seconds <= limits::kMaxSeconds))
-      return fail(err, "moving " + format_bytes(*bytes) + " at " + format_rate_gbit(rate_GBps * o.efficiency) +
-                           " would take more than 1000 years; check --size and the rate");
-    j["rate_gbit_s"] = rate_GBps * 8;
-    j["seconds"] = t->seconds;
-    j["propagation_s"] = t->propagation_s;
-  }
-  const double every_share = every_s ? transfer_share_of_capacity(*bytes, o.efficiency, *every_s, rate_GBps) : 0;
-  if (every_s)
-    j["every"] = {
-        {"period_s", *every_s}, {"share_of_capacity", every_share}, {"finishes_before_next", t->seconds <= *every_s}};
-  double deadline_s = 0, need_gbit_s = 0;
-  if (!o.deadline.empty()) {
-    Result<double> d = parse_duration_s(o.deadline);
-    if (!d) return fail(err, "--deadline: " + d.error());
-    deadline_s = *d;
-    need_gbit_s = transfer_required_gbit_s(*bytes, deadline_s, o.efficiency, length_km);
-    if (need_gbit_s <= 0) return fail(err, "--deadline: shorter than the propagation delay alone");
-    j["deadline_s"] = deadline_s;
-    j["required_gbit_s"] = need_gbit_s;
-  }
-  if (o.json) {
-    out << j.dump(2) << "\n";
-    return kExitOk;
-  }
-  std::string efficiency = o.efficiency < 1 ? " x " + format_number(o.efficiency, 3) + " efficiency" : "";
-  if (t) {
-    out << format_bytes(t->bytes) << " at " << format_rate_gbit(rate_GBps);
-    if (!via.empty()) out << " (" << via << ")";
-    out << efficiency << ": " << format_duration(t->seconds) << "\n";
-    if (t->propagation_s > 0)
-      out << "  includes propagation " << format_duration(t->propagation_s) << " over " << format_number(length_km, 1)
-          << " km\n";
-    if (deadline_s > 0)
-      out << "  to finish within " << format_duration(deadline_s) << ": " << format_rate_gbit(need_gbit_s / 8)
-          << " line rate needed\n";
-    if (every_s)
-      out << "  every " << format_duration(*every_s) << ": " << format_number(100 * every_share, 2)
-          << "% of the line rate on average; " << (t->seconds <= *every_s ? "done" : "not done")
-          << " before the next one\n";
-  } else {
-    out << format_bytes(*bytes) << efficiency << " within " << format_duration(deadline_s) << ": "
-        << format_rate_gbit(need_gbit_s / 8) << " line rate needed\n";
-  }
+  Result<TransferAlone> t =
+      transfer_alone({*bytes, o.efficiency, o.length_km, o.rate, o.cluster, o.from, o.to, o.deadline, every_s});
+  if (!t) return fail(err, t.error());
+  if (o.json)
+    out << transfer_alone_to_json(*t).dump(2) << "\n";
+  else
+    out << transfer_alone_text(*t);
   return kExitOk;
 }
 
