@@ -1,38 +1,20 @@
 // topoplan import: another tool's description of one server as a topoplan node type, or as a
 // cluster recipe of N such servers; or a fabric's file with a node type as a whole cluster. The
 // formats are the import family's table (topology/formats/import_format.h).
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "base/json_fields.h"
-#include "base/text_table.h"
-#include "base/words.h"
 #include "cli/tool.h"
-#include "topology/formats/hwloc.h"
+#include "topology/formats/hwloc_found.h"
 #include "topology/formats/import_format.h"
 #include "topology/formats/json.h"
 #include "topology/formats/node_import.h"
+#include "topology/formats/node_import_text.h"
 
 namespace topoplan::cli {
 namespace {
-
-// A mesh's bonds for the summary: "a mesh, 16 GPU pairs bonded: 8 by 2 NVLinks, 8 by 1".
-std::string bonds_text(const NodeType& type) {
-  std::map<int, int, std::greater<>> pairs_by_links;
-  int pairs = 0;
-  for (size_t a = 0; a < type.nvlink_bonds.size(); ++a)
-    for (size_t b = a + 1; b < type.nvlink_bonds.size(); ++b)
-      if (int k = type.nvlink_bonds[a][b]; k > 0) ++pairs_by_links[k], ++pairs;
-  std::string text = "a mesh, " + std::to_string(pairs) + " GPU pairs bonded:";
-  const char* sep = " ";
-  for (const auto& [links, n] : pairs_by_links) {
-    text += sep + std::to_string(n) + " by " + std::to_string(links) + (links == 1 ? " NVLink" : " NVLinks");
-    sep = ", ";
-  }
-  return text;
-}
 
 struct Options {
   std::string format, file, output;
@@ -51,86 +33,25 @@ int run_fabric(const Options& o, const ImportFormat& format, std::ostream& out, 
   if (!o.hints.name.empty()) c.name = o.hints.name;
   if (!o.output.empty())
     if (Result<void> w = text_write_file(o.output, save_cluster_json(c)); !w) return fail(err, w.error());
-  const std::map<int, int> per_tier = switches_per_tier(c);
-  const std::vector<std::string>& notes = imported->built.notes;
-  if (o.json) {
-    nlohmann::ordered_json tiers = nlohmann::ordered_json::array();
-    for (const auto& [tier, n] : per_tier) tiers.push_back({{"tier", tier}, {"switches", n}});
-    nlohmann::ordered_json j = {{"file", o.file},
-                                {"format", o.format},
-                                {"node_type", imported->type.name},
-                                {"hosts", c.hosts().size()},
-                                {"gpus", c.gpus().size()},
-                                {"tiers", tiers},
-                                {"notes", notes}};
-    if (!o.output.empty()) j["written"] = o.output;
-    out << j.dump(2) << "\n";
-    return kExitOk;
-  }
-  out << o.file << " (" << o.format << "): " << counted(static_cast<int64_t>(c.hosts().size()), "host") << " of "
-      << imported->type.name << " (" << counted(static_cast<int64_t>(c.gpus().size()), "GPU") << "), switches";
-  for (const auto& [tier, n] : per_tier)
-    out << " " << n << " at tier " << tier << (tier == per_tier.rbegin()->first ? "" : ",");
-  out << "\n";
-  for (const std::string& n : notes) out << "  note: " << n << "\n";
-  if (!o.output.empty())
-    out << "wrote " << o.output << ": the cluster as an explicit graph, which every CLUSTER argument takes\n";
+  if (o.json)
+    out << fabric_import_json(*imported, o.file, o.format, o.output).dump(2) << "\n";
   else
-    out << "(-o FILE writes the cluster)\n";
+    out << fabric_import_text(*imported, o.file, o.format, o.output);
   return kExitOk;
 }
 
-// The node type the facts and hints give, written with -o, shown with where each value came from.
-// `label` names the source; `extra` joins the JSON.
+// The node type the facts and hints give, written with -o. `label` names the source; `head` leads
+// the JSON.
 int node_type_out(const Options& o, const std::string& label, const NodeFacts& facts, const NodeHints& hints,
-                  nlohmann::ordered_json extra, std::ostream& out, std::ostream& err) {
+                  nlohmann::ordered_json head, std::ostream& out, std::ostream& err) {
   Result<NodeImport> imported = node_import(facts, hints, o.nodes, label);
   if (!imported) return fail(err, imported.error());
-  const NodeType& type = imported->inferred.type;
-  const bool buildable = imported->cluster.has_value();
-  const std::string no_nics = "no NICs: a recipe cannot join hosts of this type into a cluster";
-  const nlohmann::ordered_json& doc = imported->document;
   if (!o.output.empty())
-    if (Result<void> w = text_write_file(o.output, doc.dump(2) + "\n"); !w) return fail(err, w.error());
-
-  nlohmann::ordered_json sources = nlohmann::ordered_json::object();
-  for (const auto& [field, from] : imported->inferred.sources) sources[field] = from;
-  if (o.json) {
-    extra[o.nodes > 0 ? "recipe" : "node_type"] = doc;
-    extra["sources"] = sources;
-    if (!o.output.empty()) extra["written"] = o.output;
-    if (!buildable) extra["note"] = no_nics;
-    out << extra.dump(2) << "\n";
-    return kExitOk;
-  }
-  out << label << ": node type '" << type.name << "': " << type.gpus << " x " << type.gpu_model << ", "
-      << counted(type.nics, "NIC") << ", " << counted(type.cpus, "CPU") << "\n";
-  TextTable table({TextTable::left, TextTable::left, TextTable::left});
-  table.add({"field", "value", "from"}, "  ");
-  for (const auto& [key, value] : (o.nodes > 0 ? doc["node"] : doc).items()) {
-    if (key == "format" || key == "version" || key == "name" ||
-        (value.is_array() && !value.empty() && value[0].is_string()))
-      continue;
-    std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
-    if (key == "nvlink_bonds") shown = bonds_text(type);
-    table.add({key, shown, sources.contains(key) ? sources[key].get<std::string>() : "file: counted"}, "  ");
-  }
-  out << table.str();
-  if (!buildable) out << "  note: " << no_nics << "\n";
-  for (const auto& [what, list] :
-       {std::pair{"NICs in rail order:", &type.nic_names}, std::pair{"GPU bus IDs:", &type.gpu_busids}})
-    if (!list->empty()) {
-      out << "  " << what;
-      for (const std::string& n : *list) out << " " << n;
-      out << "\n";
-    }
-  if (!o.output.empty())
-    out << "wrote " << o.output
-        << (o.nodes > 0 ? ": a cluster recipe of " + std::to_string(o.nodes) + " such nodes"
-                        : ": a node type; a recipe takes it as \"node\" (with \"nodes\": N)")
-        << "\n";
+    if (Result<void> w = text_write_file(o.output, imported->document.dump(2) + "\n"); !w) return fail(err, w.error());
+  if (o.json)
+    out << node_import_json(*imported, std::move(head), o.nodes, o.output).dump(2) << "\n";
   else
-    out << "(-o FILE writes it; --nodes N writes a cluster recipe of N such nodes)\n";
+    out << node_import_text(*imported, label, o.nodes, o.output);
   return kExitOk;
 }
 
@@ -165,32 +86,13 @@ int run_discover(const Options& o, std::ostream& out, std::ostream& err) {
     return hwloc_xml(*text, o.file);
   }();
   if (!host) return fail(err, host.error());
-  const NodeFacts& f = host->facts;
   const std::string label = o.file.empty() ? "this host" : o.file;
-  nlohmann::ordered_json nics = nlohmann::ordered_json::array();
-  for (const NodeFacts::Nic& n : f.nics) nics.push_back(n.name);
-  nlohmann::ordered_json found = {
-      {"numa_nodes", host->numa_nodes}, {"cores", f.cores},  {"cpu_model", host->cpu_model},
-      {"gpus", f.gpus.size()},          {"rdma_nics", nics}, {"other_nics", host->other_nics}};
-  if (!o.json) {
-    out << label << ": " << counted(host->numa_nodes, "NUMA node") << ", " << counted(f.cores, "core")
-        << (host->cpu_model.empty() ? "" : " (" + host->cpu_model + ")") << ", "
-        << counted(static_cast<int64_t>(f.gpus.size()), "NVIDIA GPU") << ", "
-        << counted(static_cast<int64_t>(f.nics.size()), "RDMA NIC");
-    for (const NodeFacts::Nic& n : f.nics) out << " " << n.name;
-    if (!host->other_nics.empty()) out << "; other network devices, which NCCL's IB transport does not use:";
-    for (const std::string& n : host->other_nics) out << " " << n;
-    out << "\n";
-  }
-  if (f.gpus.empty()) {
-    if (o.json)
-      out << nlohmann::ordered_json{{"source", label}, {"found", found}, {"node_type", nullptr}}.dump(2) << "\n";
-    else
-      out << "no NVIDIA GPU here, so no node type to write (a machine without GPUs, as CI runs on, has none to "
-             "describe)\n";
+  if (!o.json) out << hwloc_found_text(*host, label);
+  if (host->facts.gpus.empty()) {
+    if (o.json) out << hwloc_found_json(*host, label).dump(2) << "\n";
     return kExitOk;
   }
-  return node_type_out(o, label, f, *hints, {{"source", label}, {"found", found}}, out, err);
+  return node_type_out(o, label, host->facts, *hints, hwloc_found_json(*host, label), out, err);
 }
 
 // The options that fill what a node file does not say.

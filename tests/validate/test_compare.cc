@@ -7,6 +7,7 @@
 
 #include "tests/support.h"
 #include "validate/compare_json.h"
+#include "validate/compare_text.h"
 
 namespace topoplan {
 namespace {
@@ -259,6 +260,31 @@ TEST_CASE("comparison_to_json: rows beside predictions, a host-memory run untime
   CHECK(h["timing_compared"] == false);
   CHECK(h["note"] == kCompareHostMemoryNote);
   CHECK(h["rows"][0]["predicted_us"].is_null());
+}
+
+TEST_CASE("comparison_text: the verdict, a row per result, the suspects; a host-memory run untimed and said so") {
+  Case k;
+  Measured m = measure(k, 1);
+  m.results[5].time_us = 1e6;
+  m.results[6].wrong = 2;
+  Result<Comparison> timed = compare_measured(k.c, k.r, k.job, k.layout, {}, m, 0.25);
+  REQUIRE(timed.ok());
+  const std::string t = comparison_text(k.c, "plan.json", "results.json", m, *timed);
+  CHECK(t.starts_with("results.json beside plan.json: 12 results, "));
+  CHECK(t.find(" slower than predicted by more than 25%, 1 result with wrong values\n\n") != std::string::npos);
+  CHECK(t.find("  kind  group  op ") != std::string::npos);
+  CHECK(t.find("WRONG (2 values)") != std::string::npos);
+  CHECK(t.find("SLOW (bound by ") != std::string::npos);
+  CHECK(t.find("\nsuspects (links the slow groups cross):\n") != std::string::npos);
+
+  Measured host = measure(k, 1, "mpi");
+  Result<Comparison> untimed = compare_measured(k.c, k.r, k.job, k.layout, {}, host, 0.25);
+  REQUIRE(untimed.ok());
+  const std::string h = comparison_text(k.c, "plan.json", "results.json", host, *untimed);
+  CHECK(h.starts_with(std::string("results.json beside plan.json: ") + kCompareHostMemoryNote + " (mpi backend: "));
+  CHECK(h.find("12 results, every group with the plan's ranks, values right\n") != std::string::npos);
+  CHECK(h.find("predicted") == std::string::npos);
+  CHECK(h.ends_with("\n(for the GPUs' timing, run topoplan-validate with --backend nccl)\n"));
 }
 
 }  // namespace topoplan
