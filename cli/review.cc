@@ -1,7 +1,5 @@
 // topoplan review: a layout scored beside the planner's best on the same hosts, with a verdict and
 // an exit code a scheduler can gate on (planner/review.h).
-#include <charconv>
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -26,29 +24,12 @@ struct Options {
 };
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  ReviewLimits limits;
-  if (!o.max_exposed.empty()) {
-    Result<double> d = parse_duration_s(o.max_exposed);
-    if (!d) return fail(err, "--max-exposed: " + d.error());
-    limits.max_exposed_s = *d;
-  }
-  if (o.max_slowdown == "none") {
-    limits.max_slowdown.reset();
-  } else if (o.max_slowdown) {
-    const std::string& text = *o.max_slowdown;
-    double x = 0;
-    const char* end = text.data() + text.size();
-    if (std::from_chars(text.data(), end, x).ptr != end || !(x >= 1) || !std::isfinite(x))
-      return fail(err,
-                  "--max-slowdown: expected a multiple of the planner's best of at least 1 (1.25: at most 25% more) "
-                  "or 'none', got '" +
-                      text + "'");
-    limits.max_slowdown = x;
-  }
+  Result<ReviewLimits> limits = review_limits_parse(o.max_exposed, o.max_slowdown);
+  if (!limits) return fail(err, limits.error());
   Result<std::unique_ptr<JobInputs>> in = job_inputs_load(o.cluster, o.job, o.layout, o.model);
   if (!in) return fail(err, in.error());
   JobInputs& i = **in;
-  Result<Review> r = review_layout(i.cluster, *i.router, i.job, i.layout, i.down, i.model.options, limits);
+  Result<Review> r = review_layout(i.cluster, *i.router, i.job, i.layout, i.down, i.model.options, *limits);
   if (!r) return fail(err, o.job + ": " + r.error());
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
@@ -64,7 +45,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       return fail(err, ok.error());
   }
   if (o.json) {
-    out << review_to_json(i.cluster, *i.router, o.cluster, i.job.parallel.order, *r, limits, i.model.options, i.down)
+    out << review_to_json(i.cluster, *i.router, o.cluster, i.job.parallel.order, *r, *limits, i.model.options, i.down)
                .dump(2)
         << "\n";
   } else {

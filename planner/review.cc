@@ -1,5 +1,6 @@
 #include "planner/review.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -15,6 +16,30 @@ std::string ratio(double x) {
 }
 
 }  // namespace
+
+Result<ReviewLimits> review_limits_parse(const std::string& max_exposed,
+                                         const std::optional<std::string>& max_slowdown) {
+  ReviewLimits limits;
+  if (!max_exposed.empty()) {
+    Result<double> d = parse_duration_s(max_exposed);
+    if (!d) return Error{"--max-exposed: " + d.error()};
+    limits.max_exposed_s = *d;
+  }
+  if (max_slowdown == "none") {
+    limits.max_slowdown.reset();
+  } else if (max_slowdown) {
+    const std::string& text = *max_slowdown;
+    double x = 0;
+    const char* end = text.data() + text.size();
+    if (std::from_chars(text.data(), end, x).ptr != end || !(x >= 1) || !std::isfinite(x))
+      return Error{
+          "--max-slowdown: expected a multiple of the planner's best of at least 1 (1.25: at most 25% more) or "
+          "'none', got '" +
+          text + "'"};
+    limits.max_slowdown = x;
+  }
+  return limits;
+}
 
 Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
                              const DownSet& down, const ScoreOptions& options, const ReviewLimits& limits) {

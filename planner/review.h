@@ -18,6 +18,11 @@ struct ReviewLimits {
   std::optional<double> max_slowdown = 1.25;
 };
 
+// review's --max-exposed (a duration; empty: no such gate) and --max-slowdown (a multiple of at
+// least 1, or "none"; not given: the default above).
+Result<ReviewLimits> review_limits_parse(const std::string& max_exposed,
+                                         const std::optional<std::string>& max_slowdown);
+
 struct Review {
   JobScore score;       // of the layout under review
   Plan best;            // the planner's, on the same hosts
