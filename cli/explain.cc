@@ -12,11 +12,11 @@
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
-#include "cli/route_text.h"
 #include "cli/tool.h"
 #include "planner/explain.h"
 #include "planner/explain_json.h"
 #include "planner/score_tables.h"
+#include "topology/route_text.h"
 
 namespace topoplan::cli {
 namespace {

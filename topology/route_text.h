@@ -7,9 +7,9 @@
 
 #include "topology/routing.h"
 
-namespace topoplan::cli {
+namespace topoplan {
 
 // Every hop on its own line when `all` or when no stage fans out; else one line per stage.
 std::string route_text(const Cluster& cluster, const Route& route, bool all);
 
-}  // namespace topoplan::cli
+}  // namespace topoplan

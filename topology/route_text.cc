@@ -1,4 +1,4 @@
-#include "cli/route_text.h"
+#include "topology/route_text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include "base/hostlist.h"
 #include "base/units.h"
 
-namespace topoplan::cli {
+namespace topoplan {
 namespace {
 
 // "spine10" after "spine9": names by prefix, then by their numeric tail.
@@ -96,4 +96,4 @@ std::string route_text(const Cluster& c, const Route& r, bool all) {
   return out;
 }
 
-}  // namespace topoplan::cli
+}  // namespace topoplan
