@@ -19,14 +19,6 @@ Result<DotHosts> dot_hosts_parse(const std::string& text) {
                " (expected collapse or expand)"};
 }
 
-DotLoad dot_load_of(const Cluster& c, const JobScore& s, const std::string& title) {
-  DotLoad load;
-  load.utilization.assign(c.num_edges(), 0);
-  for (const LinkUse& u : s.links) load.utilization[u.edge] = u.utilization;
-  load.title = title;
-  return load;
-}
-
 Result<void> dot_write(const std::string& path, const Cluster& c, const DotLoad& load, DotHosts hosts) {
   return text_write_file(path, save_cluster_dot(c, load, hosts));
 }

@@ -15,6 +15,7 @@
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "observe/scored_traffic.h"
+#include "planner/dot_load.h"
 #include "planner/links_csv.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
