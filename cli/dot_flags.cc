@@ -12,14 +12,6 @@ void dot_flags_add(CLI::App& app, DotFlags& flags, const std::string& help) {
       ->needs(dot);
 }
 
-DotLoad dot_load_of(const Cluster& c, const JobScore& s, const std::string& title) {
-  DotLoad load;
-  load.utilization.assign(c.num_edges(), 0);
-  for (const LinkUse& u : s.links) load.utilization[u.edge] = u.utilization;
-  load.title = title;
-  return load;
-}
-
 Result<void> dot_write(const std::string& path, const Cluster& c, const DotLoad& load, DotHosts hosts) {
   return text_write_file(path, save_cluster_dot(c, load, hosts));
 }

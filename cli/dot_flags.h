@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "planner/score.h"
 #include "topology/formats/dot.h"
 
 namespace topoplan::cli {
@@ -15,9 +14,6 @@ struct DotFlags {
 };
 
 void dot_flags_add(CLI::App& app, DotFlags& flags, const std::string& help);
-
-// The job's link utilization per step.
-DotLoad dot_load_of(const Cluster& cluster, const JobScore& score, const std::string& title);
 
 // Errors name the file.
 Result<void> dot_write(const std::string& path, const Cluster& cluster, const DotLoad& load, DotHosts hosts);

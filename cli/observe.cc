@@ -4,9 +4,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <sstream>
 
-#include "base/text_table.h"
 #include "base/units.h"
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
@@ -15,6 +13,9 @@
 #include "observe/counters.h"
 #include "observe/observe_job.h"
 #include "observe/observe_job_json.h"
+#include "observe/observe_job_text.h"
+#include "observe/observed_dot_load.h"
+#include "observe/port_match_load.h"
 
 namespace topoplan::cli {
 namespace {
@@ -27,16 +28,6 @@ struct Options {
   double tolerance = 2;
   bool json = false;
 };
-
-std::string optional_count(const std::optional<double>& x) { return x ? format_number(*x, 0) : "-"; }
-
-std::string rate_text(const std::optional<double>& GBps) { return GBps ? format_rate_gbit(*GBps) : "-"; }
-
-std::string verdicts_text(const LinkObservation& o) {
-  std::string s;
-  for (LinkVerdict v : o.verdicts) s += (s.empty() ? "" : ", ") + std::string(to_string(v));
-  return s.empty() ? "ok" : s;
-}
 
 // Seconds (a bare number) or a duration with its unit; parse_duration_s refuses 0 and below.
 Result<double> seconds_arg(const std::string& flag, const std::string& text) {
@@ -69,87 +60,27 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!in) return fail(err, in.error());
   const Cluster& c = (*in)->cluster;
 
-  std::vector<CounterSample> samples;
-  for (const std::string& path : o.counters) {
-    Result<CounterSample> s = counters_load(path);
-    if (!s) return fail(err, s.error());
-    samples.push_back(std::move(*s));
-  }
-  Result<std::vector<PortRate>> rates = counter_rates(samples, interval_s);
-  if (!rates) return fail(err, rates.error());
-  PortMapping mapping;
-  if (!o.port_map.empty()) {
-    Result<PortMapping> m = port_mapping_load(o.port_map, c);
-    if (!m) return fail(err, m.error());
-    mapping = std::move(*m);
-  }
-  Result<PortMatch> match = port_match(c, std::move(*rates), o.port_map.empty() ? nullptr : &mapping);
+  Result<PortMatch> match = port_match_load(c, o.counters, interval_s, o.port_map);
   if (!match) return fail(err, match.error());
   Result<ObserveJob> r = observe_job(**in, std::move(*match), {step_s, o.tolerance});
   if (!r) return fail(err, o.job + ": " + r.error());
   const JobScore& score = r->score;
   const std::vector<double> ratios = observed_ratios(c, r->rows);
-  if (!o.dot.file.empty()) {
-    DotLoad load;
-    load.utilization = ratios;
-    load.ratio = true;
-    load.title = score.job + ": observed / predicted per link (x1 = as predicted; each edge its largest, down / up)";
-    if (Result<void> ok = dot_write(o.dot.file, c, load, *dot_hosts); !ok) return fail(err, ok.error());
-  }
+  if (!o.dot.file.empty())
+    if (Result<void> ok = dot_write(o.dot.file, c, observed_dot_load(score, ratios), *dot_hosts); !ok)
+      return fail(err, ok.error());
   const int code = r->flagged() ? kExitCheckFailed : kExitOk;
 
   // The text once: printed, and the page's with --html.
-  std::ostringstream text;
-  text << score.job << " on " << o.cluster << ", layout " << score.layout << ": step "
-       << format_duration(r->options.step_s)
-       << (step_s ? " (measured; the model's " + format_duration(r->options.model_step_s) + ")"
-                  : " (the model's; --step-s for the measured one)")
-       << "\n"
-       << r->ports << " port" << (r->ports == 1 ? "" : "s") << " from " << o.counters.size() << " file"
-       << (o.counters.size() == 1 ? "" : "s") << ", predicted = the job's bytes per step / step; "
-       << "flagged beyond " << format_number(o.tolerance, 2) << "x either way\n\n";
-  using A = TextTable::Align;
-  TextTable t({A::left, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
-  t.add({"link", "counter", "observed", "predicted", "ratio", "job peak", "discards", "wait", "pause", "verdict"},
-        "  ");
-  for (const LinkObservation& row : r->rows)
-    t.add({c.edge_name(row.edge), row.counter + (row.transmit ? " tx" : " rx"), rate_text(row.observed_GBps),
-           format_rate_gbit(row.predicted_GBps),
-           row.ratio() ? format_number(*row.ratio(), *row.ratio() < 0.1 ? 4 : 2) + "x" : "-",
-           row.predicted_peak_GBps > 0
-               ? format_rate_gbit(row.predicted_peak_GBps) + " " + std::string(phase_window_name(row.peak_phase))
-               : "-",
-           optional_count(row.discards), optional_count(row.wait), optional_count(row.pause), verdicts_text(row)},
-          "  ");
-  text << t.str();
-  bool any = false;
-  for (const LinkObservation& row : r->rows) {
-    if (row.verdicts.empty()) continue;
-    if (!any) text << "\nflagged:\n";
-    any = true;
-    for (LinkVerdict v : row.verdicts)
-      text << "  [" << to_string(v) << "] " << c.edge_name(row.edge) << " (" << row.counter
-           << "): " << verdict_meaning(v) << "\n";
-    const std::vector<LinkUser>& on = r->users_of(row.edge);
-    if (on.empty()) text << "    the job's groups: none\n";
-    for (size_t k = 0; k < on.size() && k < 8; ++k) text << "    " << link_user_text(*r->state, on[k]) << "\n";
-    if (on.size() > 8) text << "    and " << on.size() - 8 << " more groups\n";
-  }
-  for (const LinkObservation& row : r->rows)
-    for (const std::string& f : row.counter_flags) text << "  note: " << row.counter << ": " << f << "\n";
-  if (!r->unmatched.empty()) {
-    text << "\ncounters that name no link of the cluster (--port-map maps them):\n";
-    for (const UnmatchedCounter& u : r->unmatched) text << "  " << u.where << ": " << u.reason << "\n";
-  }
-  text << "\n" << kObserveCorrelation << "\n";
+  const std::string text = observe_job_text(c, o.cluster, *r, o.counters.size());
   if (!o.html.empty()) {
     ReportPart part{"layout " + score.layout, &(*in)->job, &score, nullptr, &ratios};
     if (Result<void> ok =
-            html_report_write(o.html, c, {part}, score.job + " on " + o.cluster + ": observed / predicted", text.str());
+            html_report_write(o.html, c, {part}, score.job + " on " + o.cluster + ": observed / predicted", text);
         !ok)
       return fail(err, ok.error());
   }
-  out << (o.json ? observe_job_to_json(c, *r, o.counters).dump(2) + "\n" : text.str());
+  out << (o.json ? observe_job_to_json(c, *r, o.counters).dump(2) + "\n" : text);
   return code;
 }
 

@@ -7,24 +7,20 @@
 #include <ostream>
 #include <sstream>
 
-#include "base/text_table.h"
-#include "base/units.h"
-#include "base/words.h"
 #include "cli/dot_flags.h"
 #include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
-#include "observe/scored_traffic.h"
+#include "observe/scored_traffic_text.h"
+#include "planner/dot_load.h"
 #include "planner/links_csv.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
-#include "planner/score_tables.h"
+#include "planner/score_text.h"
 #include "topology/load.h"
 
 namespace topoplan::cli {
 namespace {
-
-constexpr size_t kHottest = 10;
 
 struct Options {
   std::string cluster, job, layout, links, html, traffic;
@@ -32,44 +28,6 @@ struct Options {
   ModelSources model;
   bool json = false;
 };
-
-std::string time_text(double seconds) { return format_duration(seconds); }
-
-void print_text(std::ostream& out, const Cluster& c, const std::string& cluster, const JobScore& s) {
-  const ComputeEstimate& ce = s.traffic.compute;
-  out << s.job << " on " << cluster << ": " << counted(s.ranks, "rank") << ", layout " << s.layout << ", "
-      << to_string(s.fabric) << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
-  out << "routing: " << routing_text(c.routing) << "\n";
-  out << "step " << time_text(s.step_s) << " = compute " << time_text(s.compute_s) << " (" << ce.gpu.model << " at "
-      << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
-      << " TFLOPS, " << ce.micro_batches << " micro-batches, pipeline bubble "
-      << format_number(100 * ce.bubble_idle_fraction, 1) << "% of the step"
-      << (ce.recompute_step_us() > 0 ? ", recomputation " + time_text(ce.recompute_step_us() / 1e6) : "")
-      << ") + exposed communication " << time_text(s.exposed_comm_s) << "\n";
-  out << "MFU " << format_number(100 * s.mfu, 1) << "% (" << format_number(s.model_tflops_per_gpu, 0)
-      << " model TFLOPS per GPU, recomputation not counted)\n\n";
-  // Columns are as wide as their widest cell, so long names and large values never run together.
-  using A = TextTable::Align;
-  TextTable kinds({A::left, A::right, A::right, A::right});
-  for (std::vector<std::string>& row : kind_rows(s)) kinds.add(std::move(row));
-  out << kinds.str();
-  out << "\ncollectives per step (per group; the slowest group's time per call):\n";
-  TextTable items({A::left, A::left, A::left, A::right, A::right, A::left, A::right, A::right, A::left});
-  for (std::vector<std::string>& row : item_rows(s)) items.add(std::move(row), "  ");
-  out << items.str();
-  out << "\nhottest links (busiest phase first; average over the step):\n";
-  TextTable links({A::left, A::left, A::left, A::right, A::right, A::left, A::right});
-  for (std::vector<std::string>& row : link_rows(c, s, kHottest)) links.add(std::move(row), "  ");
-  out << links.str();
-  out << "\nfindings:\n" << findings_text(s.findings, s);
-}
-
-void print_observed(std::ostream& out, const std::string& path, const ScoredTraffic& t) {
-  out << "\ntraffic from NCCL's log (" << path << "): " << t.matched.size()
-      << " communicators scored as the job's groups\n";
-  for (const std::string& u : t.unscored) out << "  left out: " << u << "\n";
-  for (const std::string& n : t.notes) out << "  note: " << n << "\n";
-}
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<DotHosts> dot_hosts = dot_hosts_parse(o.dot.hosts);
@@ -101,18 +59,12 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
   if (!o.json || !o.html.empty()) {
-    print_text(text, c, o.cluster, *s);
-    if (observed) print_observed(text, o.traffic, *observed);
+    text << score_text(c, o.cluster, *s);
+    if (observed) text << scored_traffic_text(o.traffic, *observed);
   }
   if (!o.html.empty()) {
-    int critical = 0;
-    for (const Finding& f : s->findings) critical += f.severity == "critical";
     ReportFocus focus;
-    focus.verdict =
-        s->job + ", layout " + s->layout + ": step " + format_duration(s->step_s) + ", exposed communication " +
-        format_duration(s->exposed_comm_s) + " per step, MFU " + format_number(100 * s->mfu, 1) + "%" +
-        (critical ? ", " + std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings")
-                  : "");
+    focus.verdict = score_verdict(*s);
     if (Result<void> ok = html_report_write(o.html, c, {{"layout " + s->layout, &i.job, &*s}},
                                             s->job + " on " + o.cluster, text.str(), focus);
         !ok)

@@ -1,0 +1,57 @@
+#include "planner/score_text.h"
+
+#include <sstream>
+
+#include "base/text_table.h"
+#include "base/units.h"
+#include "base/words.h"
+#include "planner/score_tables.h"
+
+namespace topoplan {
+namespace {
+
+constexpr size_t kHottest = 10;
+
+}  // namespace
+
+std::string score_text(const Cluster& c, const std::string& cluster, const JobScore& s) {
+  std::ostringstream out;
+  const ComputeEstimate& ce = s.traffic.compute;
+  out << s.job << " on " << cluster << ": " << counted(s.ranks, "rank") << ", layout " << s.layout << ", "
+      << to_string(s.fabric) << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
+  out << "routing: " << routing_text(c.routing) << "\n";
+  out << "step " << format_duration(s.step_s) << " = compute " << format_duration(s.compute_s) << " (" << ce.gpu.model
+      << " at " << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
+      << " TFLOPS, " << ce.micro_batches << " micro-batches, pipeline bubble "
+      << format_number(100 * ce.bubble_idle_fraction, 1) << "% of the step"
+      << (ce.recompute_step_us() > 0 ? ", recomputation " + format_duration(ce.recompute_step_us() / 1e6) : "")
+      << ") + exposed communication " << format_duration(s.exposed_comm_s) << "\n";
+  out << "MFU " << format_number(100 * s.mfu, 1) << "% (" << format_number(s.model_tflops_per_gpu, 0)
+      << " model TFLOPS per GPU, recomputation not counted)\n\n";
+  // Columns are as wide as their widest cell, so long names and large values never run together.
+  using A = TextTable::Align;
+  TextTable kinds({A::left, A::right, A::right, A::right});
+  for (std::vector<std::string>& row : kind_rows(s)) kinds.add(std::move(row));
+  out << kinds.str();
+  out << "\ncollectives per step (per group; the slowest group's time per call):\n";
+  TextTable items({A::left, A::left, A::left, A::right, A::right, A::left, A::right, A::right, A::left});
+  for (std::vector<std::string>& row : item_rows(s)) items.add(std::move(row), "  ");
+  out << items.str();
+  out << "\nhottest links (busiest phase first; average over the step):\n";
+  TextTable links({A::left, A::left, A::left, A::right, A::right, A::left, A::right});
+  for (std::vector<std::string>& row : link_rows(c, s, kHottest)) links.add(std::move(row), "  ");
+  out << links.str();
+  out << "\nfindings:\n" << findings_text(s.findings, s);
+  return out.str();
+}
+
+std::string score_verdict(const JobScore& s) {
+  int critical = 0;
+  for (const Finding& f : s.findings) critical += f.severity == "critical";
+  return s.job + ", layout " + s.layout + ": step " + format_duration(s.step_s) + ", exposed communication " +
+         format_duration(s.exposed_comm_s) + " per step, MFU " + format_number(100 * s.mfu, 1) + "%" +
+         (critical ? ", " + std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings")
+                   : "");
+}
+
+}  // namespace topoplan
