@@ -7,13 +7,13 @@
 #include <sstream>
 
 #include "cli/dot_flags.h"
-#include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/explain.h"
 #include "planner/explain_json.h"
 #include "planner/explain_text.h"
 #include "planner/explain_view.h"
+#include "planner/html_report.h"
 
 namespace topoplan::cli {
 namespace {

@@ -7,7 +7,6 @@
 
 #include "base/units.h"
 #include "cli/dot_flags.h"
-#include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "observe/counters.h"
@@ -16,6 +15,7 @@
 #include "observe/observe_job_text.h"
 #include "observe/observed_dot_load.h"
 #include "observe/port_match_load.h"
+#include "planner/html_report.h"
 
 namespace topoplan::cli {
 namespace {

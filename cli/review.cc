@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "base/units.h"
-#include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
+#include "planner/html_report.h"
 #include "planner/review.h"
 #include "planner/review_json.h"
 #include "planner/review_text.h"

@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "cli/dot_flags.h"
-#include "cli/html_report.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "observe/scored_traffic_text.h"
 #include "planner/dot_load.h"
+#include "planner/html_report.h"
 #include "planner/links_csv.h"
 #include "planner/score.h"
 #include "planner/score_json.h"

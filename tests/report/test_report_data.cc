@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "cli/html_report.h"
+#include "planner/html_report.h"
 #include "tests/support.h"
 
 namespace topoplan {
@@ -47,7 +47,7 @@ TEST_CASE("report page: data and text cannot end the script or inject markup") {
   const nlohmann::json data = {{"title", "a <b>bold</b> & \"quoted\" job"},
                                {"text", "</pre><script>alert(1)</script>"},
                                {"hosts", {"</script><img src=x>"}}};
-  const std::string page = cli::html_report(data);
+  const std::string page = html_report(data);
   CHECK(page.find("<title>a &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot; job</title>") != std::string::npos);
   CHECK(page.find("&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
   // The data's own "</script>" is written "<\/script>", so the data block ends where it should.

@@ -9,7 +9,7 @@
 #include "base/error.h"
 #include "planner/report_data.h"
 
-namespace topoplan::cli {
+namespace topoplan {
 
 // The page for report_data's document.
 std::string html_report(const nlohmann::json& data);
@@ -18,4 +18,4 @@ std::string html_report(const nlohmann::json& data);
 Result<void> html_report_write(const std::string& path, const Cluster& cluster, const std::vector<ReportPart>& parts,
                                const std::string& title, const std::string& text, const ReportFocus& focus = {});
 
-}  // namespace topoplan::cli
+}  // namespace topoplan

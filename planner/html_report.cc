@@ -1,10 +1,10 @@
-#include "cli/html_report.h"
+#include "planner/html_report.h"
 
 #include "base/json_fields.h"
 #include "planner/score_tables.h"
 #include "report_assets.h"
 
-namespace topoplan::cli {
+namespace topoplan {
 namespace {
 
 // The report lists more hot links than the text's ten: the page has room for them.
@@ -68,4 +68,4 @@ Result<void> html_report_write(const std::string& path, const Cluster& cluster, 
   return text_write_file(path, html_report(*data));
 }
 
-}  // namespace topoplan::cli
+}  // namespace topoplan
