@@ -4,17 +4,16 @@
 
 #include <sstream>
 
+#include "tests/scored_small_job.h"
 #include "tests/support.h"
 
 namespace topoplan {
 namespace {
 
 TEST_CASE("links_csv: a header, then one row per loaded link with both directions") {
-  const Cluster c = test::load_cluster("dgx-h100:2");
-  Router router(c);
-  const Job job = test::small_job();
-  Result<JobScore> s = score_job(c, router, job, *layout_default(c, job_ranks(job)));
-  REQUIRE_MESSAGE(s.ok(), (s ? "" : s.error()));
+  const auto scored = test::scored_small_job("dgx-h100:2");  // tp 2, pp 2, dp 2 on 8 GPUs
+  const Cluster& c = scored->cluster;
+  const JobScore* s = &scored->score;
   std::istringstream csv(links_csv(c, *s));
   std::string line;
   REQUIRE(std::getline(csv, line));

@@ -2,19 +2,16 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/scored_small_job.h"
 #include "tests/support.h"
 
 namespace topoplan {
 namespace {
 
 TEST_CASE("score_text: the job's line, the step, the tables and findings; the verdict in one line") {
-  const Cluster c = test::load_cluster("dgx-h100:4");
-  Router router(c);
-  const Job job = test::small_job();
-  Result<Layout> layout = layout_default(c, job_ranks(job));
-  REQUIRE(layout.ok());
-  Result<JobScore> s = score_job(c, router, job, *layout);
-  REQUIRE_MESSAGE(s.ok(), (s ? "" : s.error()));
+  const auto scored = test::scored_small_job("dgx-h100:4");  // tp 2, pp 2, dp 2 on 8 GPUs
+  const Cluster& c = scored->cluster;
+  const JobScore* s = &scored->score;
 
   const std::string text = score_text(c, "dgx-h100:4", *s);
   CHECK(text.starts_with(s->job + " on dgx-h100:4: "));

@@ -5,18 +5,16 @@
 #include <doctest/doctest.h>
 
 #include "planner/html_report.h"
+#include "tests/scored_small_job.h"
 #include "tests/support.h"
 
 namespace topoplan {
 
 TEST_CASE("report data: devices, links, load and groups as scored") {
-  const Cluster c = test::load_cluster("dgx-h100:2");
-  Router router(c);
-  const Job job = test::small_job();  // tp 2, pp 2, dp 2 on 8 GPUs
-  Result<Layout> layout = layout_default(c, job_ranks(job));
-  REQUIRE(layout.ok());
-  Result<JobScore> s = score_job(c, router, job, *layout);
-  REQUIRE_MESSAGE(s.ok(), s.error());
+  const auto scored = test::scored_small_job("dgx-h100:2");  // tp 2, pp 2, dp 2 on 8 GPUs
+  const Cluster& c = scored->cluster;
+  const Job& job = scored->job;
+  const JobScore* s = &scored->score;
   Result<nlohmann::json> r =
       report_data(c, {{"layout default", &job, &*s}}, "small on dgx-h100:2", "the text", {"dp", 1, std::nullopt});
   REQUIRE_MESSAGE(r.ok(), r.error());
