@@ -274,14 +274,18 @@ void uneven_check(const Job& job, Fields& f) {
     f.fail("parallel.pp",
            rest_of(job, rest) + ", which do not divide evenly over the other " + str(middle_stages) + " stages");
   if (!f.ok() || p.virtual_pipeline_stages == 1) return;
+  // Megatron-Core splits a middle stage's layers evenly over its virtual stages; the first and
+  // last stages may split theirs unevenly (job_stage_chunks).
   std::vector<int> counts = stage_counts(p, job.model.layers);
-  for (size_t s = 0; s < counts.size(); ++s)
-    if (counts[s] % p.virtual_pipeline_stages != 0) {
+  for (size_t s = 0; s < counts.size(); ++s) {
+    const bool own_count = (s == 0 && p.first_stage_layers > 0) || (s + 1 == counts.size() && p.last_stage_layers > 0);
+    if (!own_count && counts[s] % p.virtual_pipeline_stages != 0) {
       f.fail("parallel.virtual_pipeline_stages", "stage " + str(static_cast<int64_t>(s)) + "'s " + str(counts[s]) +
                                                      " layers are not divisible by virtual_pipeline_stages " +
                                                      str(p.virtual_pipeline_stages));
       return;
     }
+  }
 }
 
 void pipeline_check(const Job& job, Fields& f) {
@@ -488,22 +492,35 @@ bool job_layer_is_moe(const Job& job, int layer) {
   return layer % moe.layer_freq == 0;
 }
 
-std::vector<StageLayers> job_stages(const Job& job) {
-  const int v = job.parallel.virtual_pipeline_stages;
-  const int chunk_round = job.model.layers / v;  // layers in one chunk of every stage
-  std::vector<int> counts = stage_counts(job.parallel, job.model.layers);
-  // Interleaving (get_transformer_layer_offset): chunk c of every stage precedes chunk c + 1 of
-  // any stage, and within a round the stages' chunks follow in stage order.
-  std::vector<StageLayers> stages(counts.size());
-  int offset = 0;  // layers per round in the stages before
+std::vector<std::vector<int>> job_stage_chunks(const Job& job) {
+  const Parallelism& p = job.parallel;
+  const int v = p.virtual_pipeline_stages;
+  const std::vector<int> counts = stage_counts(p, job.model.layers);
+  std::vector<std::vector<int>> chunks(counts.size());
   for (size_t s = 0; s < counts.size(); ++s) {
-    const int per_chunk = counts[s] / v;
-    stages[s].first = offset;
-    stages[s].count = counts[s];
-    for (int c = 0; c < v; ++c)
-      for (int i = 0; i < per_chunk; ++i) stages[s].moe += job_layer_is_moe(job, c * chunk_round + offset + i);
-    offset += per_chunk;
+    const int base = counts[s] / v, extra = counts[s] % v;
+    // The heavier chunks stand away from the embedding (the first stage's first chunk) and from
+    // the output layer and loss (the last stage's last chunk), which the lighter ones make room for.
+    const bool last = s + 1 == counts.size() && s > 0;
+    for (int c = 0; c < v; ++c) chunks[s].push_back(base + (last ? c < extra : c >= v - extra));
   }
+  return chunks;
+}
+
+std::vector<StageLayers> job_stages(const Job& job) {
+  const std::vector<std::vector<int>> chunks = job_stage_chunks(job);
+  std::vector<StageLayers> stages(chunks.size());
+  // Interleaving (Megatron's get_transformer_layer_offset): chunk c of every stage precedes chunk
+  // c + 1 of any stage, and within a round the stages' chunks follow in stage order.
+  int layer = 0;
+  for (int c = 0; c < job.parallel.virtual_pipeline_stages; ++c)
+    for (size_t s = 0; s < chunks.size(); ++s) {
+      if (c == 0) stages[s].first = layer;
+      for (int i = 0; i < chunks[s][static_cast<size_t>(c)]; ++i, ++layer) {
+        ++stages[s].count;
+        stages[s].moe += job_layer_is_moe(job, layer);
+      }
+    }
   return stages;
 }
 

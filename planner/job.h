@@ -149,6 +149,12 @@ struct StageLayers {
   int moe = 0;  // how many of them are MoE layers
 };
 std::vector<StageLayers> job_stages(const Job& job);
+// The layers of each virtual stage: [physical stage][chunk], virtual_pipeline_stages chunks each.
+// A middle stage splits its layers evenly. The first and last stages split theirs as evenly as
+// they go, the lighter chunks beside the embedding (the first stage's first chunk) and the loss
+// (the last stage's last): Megatron-Core's --pipeline-model-parallel-layout takes any such split,
+// its --decoder-first/last-pipeline-num-layers only counts divisible by the virtual stages.
+std::vector<std::vector<int>> job_stage_chunks(const Job& job);
 // Micro-batches per pipeline per step: global_batch / (micro_batch * dp).
 int job_micro_batches(const Job& job);
 

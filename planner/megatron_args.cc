@@ -13,6 +13,7 @@
 #include "base/json_fields.h"
 #include "base/name_table.h"
 #include "base/suggest.h"
+#include "planner/megatron_layout.h"
 
 namespace topoplan {
 namespace {
@@ -158,6 +159,9 @@ constexpr ReadFlag kRead[] = {
     {"--num-layers-per-virtual-pipeline-stage", Arity::one},
     {"--decoder-first-pipeline-num-layers", Arity::one},
     {"--decoder-last-pipeline-num-layers", Arity::one},
+    {"--pipeline-model-parallel-layout", Arity::one},
+    {"--account-for-embedding-in-pipeline-split", Arity::none},
+    {"--account-for-loss-in-pipeline-split", Arity::none},
     {"--sequence-parallel", Arity::none},
     {"--cp-comm-type", Arity::many},
     {"--use-tp-pp-dp-mapping", Arity::none},
@@ -419,10 +423,6 @@ struct RefusedFlag {
   const char* why;
 };
 constexpr RefusedFlag kRefused[] = {
-    {"--pipeline-model-parallel-layout",
-     "a custom stage layout; topoplan splits stages evenly or by --decoder-first/last-pipeline-num-layers"},
-    {"--account-for-embedding-in-pipeline-split", "counts the embedding as a layer when splitting stages"},
-    {"--account-for-loss-in-pipeline-split", "counts the loss as a layer when splitting stages"},
     {"--hierarchical-context-parallel-sizes", "context parallelism in levels (a2a+p2p)"},
     {"--hybrid-context-parallel", "context parallelism that changes per batch"},
     {"--distribute-saved-activations", "spreads checkpointed activations over tensor-parallel ranks: more all-gathers"},
@@ -954,10 +954,55 @@ json parallel_doc(Translator& t, const json& model, json parallel) {
       parallel["virtual_pipeline_stages"] = layers / stages / per;
     t.field("parallel.virtual_pipeline_stages", per_layers);
   }
-  if (t.has("--decoder-first-pipeline-num-layers"))
-    number_into(t, parallel, "parallel", "first_stage_layers", "--decoder-first-pipeline-num-layers", 0);
-  if (t.has("--decoder-last-pipeline-num-layers"))
-    number_into(t, parallel, "parallel", "last_stage_layers", "--decoder-last-pipeline-num-layers", 0);
+  const int64_t chunks = parallel.value("virtual_pipeline_stages", int64_t{1});
+  for (const auto& [flag, key] : {std::pair{"--decoder-first-pipeline-num-layers", "first_stage_layers"},
+                                  {"--decoder-last-pipeline-num-layers", "last_stage_layers"}}) {
+    if (!t.has(flag)) continue;
+    number_into(t, parallel, "parallel", key, flag, 0);
+    // TransformerConfig refuses it; the layout takes such a split (planner/megatron_layout.h).
+    if (const int64_t n = parallel[key].get<int64_t>(); t.ok() && n % chunks != 0)
+      t.fail(t.at(flag) + std::to_string(n) + " layers are not divisible by the " + std::to_string(chunks) +
+             " virtual stages per pipeline rank (Megatron's TransformerConfig); --pipeline-model-parallel-layout "
+             "takes such a split");
+  }
+  // The embedding and the loss counted as a layer each: the stages split layers + 2 evenly, so the
+  // first and last hold one layer fewer (TransformerConfig, get_num_layers_to_build).
+  const std::string embedding = "--account-for-embedding-in-pipeline-split",
+                    loss = "--account-for-loss-in-pipeline-split";
+  if (t.has(embedding) || t.has(loss)) {
+    const std::string& flag = t.has(embedding) ? embedding : loss;
+    for (const std::string& other :
+         {std::string("--decoder-first-pipeline-num-layers"), std::string("--decoder-last-pipeline-num-layers")})
+      if (t.has(other)) t.fail(t.at(flag) + "give it or " + other + ", not both (TransformerConfig)");
+    const int64_t pp = parallel.value("pp", int64_t{1}),
+                  slots = model["layers"].get<int64_t>() + t.has(embedding) + t.has(loss);
+    if (slots % (pp * chunks) != 0 || slots / pp < 2)
+      t.fail(t.at(flag) + std::to_string(slots) +
+             " layers with the embedding and loss do not split into pp x virtual "
+             "stages = " +
+             std::to_string(pp) + " x " + std::to_string(chunks) + " equal chunks, or leave a stage none");
+    for (const auto& [given, key] : {std::pair{&embedding, "first_stage_layers"}, {&loss, "last_stage_layers"}})
+      if (t.has(*given) && t.ok()) {
+        parallel[key] = slots / pp - 1;
+        t.field(std::string("parallel.") + key, *given);
+      }
+  }
+  if (const std::string layout = "--pipeline-model-parallel-layout"; t.has(layout)) {
+    for (const std::string& other : {per_rank, per_layers, std::string("--decoder-first-pipeline-num-layers"),
+                                     std::string("--decoder-last-pipeline-num-layers"), embedding, loss})
+      if (t.has(other)) t.fail(t.at(layout) + "give it or " + other + ", not both (arguments.py, TransformerConfig)");
+    Result<PipelineSplit> split = megatron_pipeline_layout_parse(
+        t.value(layout), static_cast<int>(parallel.value("pp", int64_t{1})), model["layers"].get<int>());
+    if (!split) {
+      t.fail(t.at(layout) + split.error());
+    } else {
+      parallel["virtual_pipeline_stages"] = split->virtual_stages;
+      parallel["first_stage_layers"] = split->first_stage_layers;
+      parallel["last_stage_layers"] = split->last_stage_layers;
+      for (const char* key : {"virtual_pipeline_stages", "first_stage_layers", "last_stage_layers"})
+        t.field(std::string("parallel.") + key, layout);
+    }
+  }
   if (parallel.value("virtual_pipeline_stages", int64_t{1}) > 1 && t.has("--no-overlap-p2p-communication"))
     t.fail(t.at("--no-overlap-p2p-communication") +
            "the interleaved schedule's sends and receives then block; topoplan's "

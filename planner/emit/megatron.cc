@@ -3,6 +3,7 @@
 #include "base/units.h"
 #include "planner/emit/formats.h"
 #include "planner/emit/preamble.h"
+#include "planner/megatron_layout.h"
 
 namespace topoplan {
 namespace {
@@ -113,15 +114,23 @@ Result<void> parallel_args(const Job& job, Lines& out) {
   out.arg("--context-parallel-size", p.cp);
   out.arg("--expert-model-parallel-size", p.ep);
   out.arg("--expert-tensor-parallel-size", p.expert_tp);
-  // virtual_pipeline_model_parallel_size itself has no flag; this one sets it (arguments.py).
-  if (p.virtual_pipeline_stages > 1) {
+  // virtual_pipeline_model_parallel_size itself has no flag: the count or the layout sets it
+  // (arguments.py), the layout where the first or last stage splits unevenly over it.
+  const std::string layout = megatron_pipeline_layout(job);
+  if (!layout.empty()) {
+    out.comment(
+        "the layers of every virtual stage, the first and last stages one chunk lighter beside the "
+        "embedding and the loss, as scored");
+    out.arg("--pipeline-model-parallel-layout", layout);
+  } else if (p.virtual_pipeline_stages > 1) {
     out.arg("--num-virtual-stages-per-pipeline-rank", p.virtual_pipeline_stages);
+  }
+  if (p.virtual_pipeline_stages > 1)
     out.comment(
         "the interleaved schedule overlaps its sends and receives with compute, as the score assumed: Megatron's "
         "default since 4eeff55d (overlap_p2p_comm); do not add --no-overlap-p2p-communication");
-  }
-  if (p.first_stage_layers > 0) out.arg("--decoder-first-pipeline-num-layers", p.first_stage_layers);
-  if (p.last_stage_layers > 0) out.arg("--decoder-last-pipeline-num-layers", p.last_stage_layers);
+  if (layout.empty() && p.first_stage_layers > 0) out.arg("--decoder-first-pipeline-num-layers", p.first_stage_layers);
+  if (layout.empty() && p.last_stage_layers > 0) out.arg("--decoder-last-pipeline-num-layers", p.last_stage_layers);
   if (p.sequence_parallel) out.flag("--sequence-parallel");
   // TransformerConfig.cp_comm_type spells the all-gather variant "all_gather", the value
   // Transformer Engine's attention takes.

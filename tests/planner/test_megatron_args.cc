@@ -57,6 +57,8 @@ const std::string kShape =
     "--num-layers 4\n--hidden-size 1024\n--num-attention-heads 16\n--vocab-size 32000\n--seq-length 2048\n"
     "--micro-batch-size 1\n--global-batch-size 16\n";
 const std::string kSmall = kShape + "--bf16\n--tensor-model-parallel-size 2\n";
+// kSmall with an odd number of layers, for a pipeline of two stages that cannot split evenly.
+const std::string kFiveLayers = "--num-layers 5\n" + kSmall.substr(kSmall.find('\n') + 1);
 
 }  // namespace
 
@@ -197,6 +199,12 @@ TEST_CASE("megatron args: Megatron's defaults, not a job file's") {
   // The older way to give virtual stages: layers per virtual stage.
   CHECK(read(kSmall + "--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 1")
             .parallel.virtual_pipeline_stages == 2);
+  // Megatron-Core's layout: the virtual stages, and a first stage of its own split over them.
+  const Job laid =
+      read(kFiveLayers + "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Et|t|t*2|tL'");
+  CHECK(laid.parallel.virtual_pipeline_stages == 2);
+  CHECK(laid.parallel.first_stage_layers == 3);
+  CHECK(laid.parallel.last_stage_layers == 2);
 }
 
 TEST_CASE("megatron args: a launch line, with its world size from torchrun or WORLD_SIZE") {
@@ -284,6 +292,16 @@ TEST_CASE("megatron args: malformed input names the file, the line and the flag"
            "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 --no-overlap-p2p-communication\n",
        "train.args:10: --no-overlap-p2p-communication: the interleaved schedule's sends and receives then block; "
        "topoplan's model overlaps them with the next chunk's compute, as Megatron does by default"},
+      {kFiveLayers + "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+                     "--decoder-first-pipeline-num-layers 3\n",
+       "train.args:10: --decoder-first-pipeline-num-layers: 3 layers are not divisible by the 2 virtual stages per "
+       "pipeline rank (Megatron's TransformerConfig); --pipeline-model-parallel-layout takes such a split"},
+      {kSmall + "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+                "--pipeline-model-parallel-layout Et|t|t|tL\n",
+       "train.args:10: --pipeline-model-parallel-layout: give it or --num-virtual-stages-per-pipeline-rank, not both "
+       "(arguments.py, TransformerConfig)"},
+      {kSmall + "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout Et|t|t|t\n",
+       "train.args:10: --pipeline-model-parallel-layout: the loss 'L' must come once, last"},
       {kSmall + "--cp-comm-type a2a --context-parallel-size 2\n",
        "train.args:10: --cp-comm-type: 'a2a': topoplan models p2p and all_gather"},
       {kSmall + "--data-path 'unclosed\n", "train.args:10: a ' quote is never closed"},
