@@ -196,9 +196,10 @@ TEST_CASE("validate: MPI backend runs every group of a plan, checks the values, 
   CHECK(kind.err.find("--kinds: the plan has no collectives on ep groups of two or more ranks (it has tp, dp, pp)") !=
         std::string::npos);
   // A step past --timeout-s: every rank says where it was and stops, exit 3, nothing left running
-  // (process names stop at 15 characters; the other ranks give rank 0 3 s to report first).
-  const std::string none_left =
-      "for i in $(seq 80); do pgrep -x topoplan-valida >/dev/null || exit 0; sleep 0.1; done; exit 1";
+  // (the other ranks give rank 0 3 s to report first). Only this run's ranks count: another suite
+  // on the machine runs its own. The [e] keeps the pattern from matching this shell's own line.
+  const std::string none_left = "for i in $(seq 80); do pgrep -f 'topoplan-validat[e] --plan " + plan +
+                                "' >/dev/null || exit 0; sleep 0.1; done; exit 1";
   Shell slow = shell(mpirun(8, "--plan " + plan + " --kinds dp --sizes 64MiB --iters 100000 --timeout-s 1"), dir);
   CHECK(slow.exit_code == 3);
   CHECK_MESSAGE(slow.err.find(": timed out after 1 s in dp group ") != std::string::npos, slow.err);
