@@ -165,7 +165,7 @@ TEST_CASE("job: the example jobs load with their hand-checked sizes") {
     CHECK(job_fits(j, 128).ok());
     CHECK(job_fits(j, 64).error() == "the job needs 128 GPUs (tp 8 x cp 1 x pp 4 x dp 4), the cluster has 64");
   }
-  SUBCASE("llama3-405b: one layer fewer on the first and last stage") {
+  SUBCASE("llama3-405b: one layer fewer on the first and last stage, interleaved") {
     Job j = load("llama3-405b");
     CHECK(job_ranks(j) == 16384);       // 8 x 1 x 16 x 128
     CHECK(job_expert_dp(j) == 128);     // 16384 / (8 x 1 x 16)
@@ -175,8 +175,14 @@ TEST_CASE("job: the example jobs load with their hand-checked sizes") {
     std::vector<int> counts(16, 8);
     counts.front() = counts.back() = 7;
     CHECK(counts_of(s) == counts);
-    CHECK(s[1].first == 7);
-    CHECK(s[15].first == 119);  // 7 + 14 x 8; 119 + 7 = 126 layers
+    // Two chunks each: 4 + 4 in the middle; 3 + 4 on the first stage (the 3 beside the
+    // embedding), 4 + 3 on the last (the 3 beside the loss).
+    const std::vector<std::vector<int>> chunks = job_stage_chunks(j);
+    CHECK(chunks.front() == std::vector<int>{3, 4});
+    CHECK(chunks[1] == std::vector<int>{4, 4});
+    CHECK(chunks.back() == std::vector<int>{4, 3});
+    CHECK(s[1].first == 3);
+    CHECK(s[15].first == 59);  // 3 + 14 x 4 in the first round; 59 + 4 = 63 layers in it
   }
   SUBCASE("mixtral-8x7b: every layer MoE, experts over ep 8") {
     Job j = load("mixtral-8x7b");
