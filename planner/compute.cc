@@ -136,7 +136,8 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
   const std::vector<StageLayers> stages = job_stages(job);
   const RecomputeSpec& r = job.training.recompute;
   const double v = job.parallel.virtual_pipeline_stages;
-  double forward_flops = 0;  // one micro-batch through the whole model
+  double forward_flops = 0;    // one micro-batch through the whole model
+  double recomputed_flops = 0;  // of it, what backward runs again
   for (size_t s = 0; s < stages.size(); ++s) {
     StageCompute c;
     c.layers = stages[s].count;
@@ -162,6 +163,7 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
     const double column = dense_layers * (dense.qkv + dense.mlp_in) + c.moe_layers * moe_column;
     const double moe_row = moe.attention_out + (job.parallel.expert_tp > 1 ? moe.mlp_out : 0);
     const double row = dense_layers * (dense.attention_out + dense.mlp_out) + c.moe_layers * moe_row;
+    recomputed_flops += recompute;
     c.forward_us = flops / per_gpu / flops_per_us;
     c.recompute_us = recompute / per_gpu / flops_per_us;
     c.backward_us = 2 * c.forward_us + c.recompute_us;
@@ -175,6 +177,7 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
   out.micro_batches = job_micro_batches(job);
   const double m = out.micro_batches, pp = job.parallel.pp;
   out.model_flops = 3 * forward_flops * m * job.parallel.dp;
+  out.hardware_flops = out.model_flops + recomputed_flops * m * job.parallel.dp;
   out.bubble_fraction = (pp - 1) / (v * m);
   out.bubble_idle_fraction = (pp - 1) / (v * m + pp - 1);
   out.step_us = (m + (pp - 1) / v) * (out.slowest().forward_us + out.slowest().backward_us);

@@ -74,6 +74,9 @@ struct ComputeEstimate {
   // The model's FLOPs per step over all GPUs, forward and backward without recomputation
   // (3 x forward): what MFU counts (Narayanan et al., SC21, appendix; PaLM, Chowdhery et al. 2022).
   double model_flops = 0;
+  // model_flops plus the forward work recomputation runs again: what the GPUs execute, what HFU
+  // counts (Korthikanti et al., MLSys 2023, section 6; Narayanan et al. report their 52% so).
+  double hardware_flops = 0;
   const StageCompute& slowest() const { return stages[static_cast<size_t>(slowest_stage)]; }
   // What recomputation adds to the slowest stage's step: every micro-batch's recomputed forward.
   double recompute_step_us() const { return slowest().recompute_us * micro_batches; }

@@ -517,6 +517,8 @@ Result<JobScore> Reporter::run() {
   if (out.step_s > 0 && out.ranks > 0) {
     out.model_tflops_per_gpu = out.traffic.compute.model_flops / out.step_s / out.ranks / 1e12;
     out.mfu = out.model_tflops_per_gpu / out.traffic.compute.gpu.peak_tflops;
+    out.hardware_tflops_per_gpu = out.traffic.compute.hardware_flops / out.step_s / out.ranks / 1e12;
+    out.hfu = out.hardware_tflops_per_gpu / out.traffic.compute.gpu.peak_tflops;
   }
   out.level_bytes = state_.level_bytes();
   const std::array<double, kPhases> phase_us = phase_durations_us(state_);

@@ -82,6 +82,9 @@ struct JobScore {
   // Model FLOPs (compute.model_flops, no recomputation) per GPU per second of the step, and
   // their share of the GPU's dense peak at the job's dtype: the MFU papers report.
   double model_tflops_per_gpu = 0, mfu = 0;
+  // The same with the recomputed forward counted (compute.hardware_flops): HFU. Equal to MFU
+  // without recomputation.
+  double hardware_tflops_per_gpu = 0, hfu = 0;
   std::vector<LinkUse> links;     // every loaded direction, highest utilization first
   std::vector<Finding> findings;  // most severe first
   // Every group alone at its best placement on the layout's hosts (lower_bound), when a finding

@@ -79,6 +79,8 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                       {"step_s", s.step_s},
                       {"model_tflops_per_gpu", s.model_tflops_per_gpu},
                       {"mfu", s.mfu},
+                      {"hardware_tflops_per_gpu", s.hardware_tflops_per_gpu},
+                      {"hfu", s.hfu},
                       {"compute",
                        {{"gpu", ce.gpu.model},
                         {"peak_tflops", ce.gpu.peak_tflops},

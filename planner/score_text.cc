@@ -27,7 +27,8 @@ std::string score_text(const Cluster& c, const std::string& cluster, const JobSc
       << (ce.recompute_step_us() > 0 ? ", recomputation " + format_duration(ce.recompute_step_us() / 1e6) : "")
       << ") + exposed communication " << format_duration(s.exposed_comm_s) << "\n";
   out << "MFU " << format_number(100 * s.mfu, 1) << "% (" << format_number(s.model_tflops_per_gpu, 0)
-      << " model TFLOPS per GPU, recomputation not counted)\n\n";
+      << " model TFLOPS per GPU, recomputation not counted), HFU " << format_number(100 * s.hfu, 1) << "% ("
+      << format_number(s.hardware_tflops_per_gpu, 0) << " TFLOPS counting it)\n\n";
   // Columns are as wide as their widest cell, so long names and large values never run together.
   using A = TextTable::Align;
   TextTable kinds({A::left, A::right, A::right, A::right});

@@ -83,6 +83,9 @@ TEST_CASE("compute: recomputation adds the recomputed forward to the backward, b
   CHECK(c.stages[1].recomputed_layers == 2);
   CHECK(c.model_flops == doctest::Approx(none.model_flops));
   CHECK(c.step_us == doctest::Approx(none.step_us + 5 * 2 * layer_us));  // (m + pp - 1) slots
+  // HFU's numerator adds every layer's forward once more, for each of the 8 samples.
+  CHECK(none.hardware_flops == doctest::Approx(none.model_flops));
+  CHECK(c.hardware_flops == doctest::Approx(c.model_flops + 4 * 68719476736.0 * 8));
 
   // "block" with 1 layer: the first layer of each of the 2 layers' chunks (v = 1).
   j.training.recompute = {Recompute::full, RecomputeMethod::block, 1, {}};
