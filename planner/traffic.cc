@@ -12,12 +12,6 @@ namespace {
 // keeps bf16 activations between layers and bf16 parameter copies (Transformer Engine's default).
 double activation_bytes(const Job& job) { return job.training.dtype == Dtype::fp32 ? 4 : 2; }
 
-double attention_params(const ModelShape& m) {
-  return static_cast<double>(m.hidden) * (2.0 * m.heads * m.head_dim + 2.0 * m.kv_heads * m.head_dim);
-}
-
-double mlp_params(const Job& job, double ffn) { return (job.model.swiglu ? 3.0 : 2.0) * job.model.hidden * ffn; }
-
 class Builder {
  public:
   Builder(const Job& job, StepTraffic& out) : job_(job), out_(out) {}
@@ -97,25 +91,6 @@ std::string StageClass::label() const {
 std::string_view to_string(Phase p) {
   static constexpr std::string_view kNames[] = {"forward", "backward", "forward+backward", "optimizer"};
   return kNames[static_cast<size_t>(p)];
-}
-
-StageParams stage_params(const Job& job, const StageLayers& stage, bool first, bool last) {
-  const ModelShape& m = job.model;
-  const Parallelism& p = job.parallel;
-  const int dense_layers = stage.count - stage.moe;
-  double dense = dense_layers * (attention_params(m) + mlp_params(job, m.ffn_hidden));
-  dense +=
-      stage.moe * (attention_params(m) + mlp_params(job, static_cast<double>(m.moe.ffn_hidden) * m.moe.shared_experts));
-  if (first) dense += static_cast<double>(m.vocab) * m.hidden;  // embedding
-  if (last) dense += static_cast<double>(m.vocab) * m.hidden;   // output layer (untied)
-  StageParams out;
-  out.dense = dense / p.tp;
-  // Router weights are replicated, like the layer norms: small, reduced with the dense ones.
-  out.dense += stage.moe * static_cast<double>(m.hidden) * m.moe.experts;
-  if (stage.moe > 0)
-    out.expert =
-        stage.moe * (static_cast<double>(m.moe.experts) / p.ep) * mlp_params(job, m.moe.ffn_hidden) / p.expert_tp;
-  return out;
 }
 
 size_t stage_pairs_per_pipeline(const Job& job) {

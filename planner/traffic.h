@@ -11,6 +11,7 @@
 
 #include "cost/nccl_tuning.h"
 #include "planner/compute.h"
+#include "planner/stage_params.h"
 
 namespace topoplan {
 
@@ -71,13 +72,5 @@ Result<StepTraffic> step_traffic(const Job& job, const ComputeEstimate& compute)
 // A pipeline's neighbouring-stage pairs, as a stage_pairs item lists them per pipeline: (k, k + 1)
 // for each stage, and with virtual stages also the last stage back to the first.
 size_t stage_pairs_per_pipeline(const Job& job);
-
-// Parameters one GPU of a stage holds: dense (reduced over dp-cp) and expert (reduced over
-// expert.dp). Embedding on the first stage, output layer on the last.
-struct StageParams {
-  double dense = 0, expert = 0;
-  bool operator==(const StageParams&) const = default;
-};
-StageParams stage_params(const Job& job, const StageLayers& stage, bool first, bool last);
 
 }  // namespace topoplan
