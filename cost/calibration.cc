@@ -64,6 +64,22 @@ Calibration make_default() {
   // Systems with a slower host path (a process driving several GPUs, older drivers) show more:
   // `topoplan calibrate` fits it from their own runs.
   c.launch_us = 0;
+  // Compute: the share of the kernels' own rates a training step sustains, per generation, each
+  // the median of what `calibrate --training-log` fits from published runs' step times
+  // (tests/planner/test_steptime.cc refits them and fails when these drift from it). Its physical
+  // causes: SM clocks held below the peak's by the power cap under dense GEMMs, launch gaps
+  // between a layer's kernels, Transformer Engine's and the framework's own work.
+  // - Hopper: the 21 H100 rows of ../shared/reference/steptime.json that state their layout
+  //   (NeMo 24.07's and Megatron Bridge's published performance tables): 0.711, rows from 0.60
+  //   (Nemotron 8B and 22B) to 0.87 (GPT-3 175B on 512 GPUs), two small-expert MoE runs below.
+  // - Ampere: Korthikanti et al.'s 8 DGX A100 runs, 22B to 1T (tests/planner/steptime_a100.json):
+  //   0.818, rows from 0.76 to 0.93.
+  // - Volta and Blackwell: no published runs with their layouts here; Ampere's and Hopper's.
+  auto compute = [&c](GpuArch a, double e) { c.compute_efficiency[static_cast<size_t>(a)] = e; };
+  compute(GpuArch::volta, 0.818);
+  compute(GpuArch::ampere, 0.818);
+  compute(GpuArch::hopper, 0.711);
+  compute(GpuArch::blackwell, 0.711);
   return c;
 }
 
@@ -144,7 +160,7 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
                                           const Calibration& base) {
   std::string error;
   Calibration c = base;
-  Fields top(doc, "", {"source", "efficiency", "nvl_efficiency", "nvls_efficiency", "launch_us", "latency_us"}, &error);
+  Fields top(doc, "", {"source", "efficiency", "nvl_efficiency", "nvls_efficiency", "launch_us", "latency_us", "compute_efficiency"}, &error);
   c.source = top.text("source", base.source);
   if (const nlohmann::json* eff = top.get("efficiency", false)) {
     Fields f(*eff, "efficiency", link_kind_names(), &error);
@@ -162,6 +178,8 @@ Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::
   }
   read_efficiencies(top, "nvl_efficiency", gpu_arch_names(), base.nvl_efficiency, c.nvl_efficiency, error);
   read_efficiencies(top, "nvls_efficiency", enum_names(kNvlsDomainNames), base.nvls_efficiency, c.nvls_efficiency,
+                    error);
+  read_efficiencies(top, "compute_efficiency", gpu_arch_names(), base.compute_efficiency, c.compute_efficiency,
                     error);
   c.launch_us = top.number("launch_us", base.launch_us, 0, true, limits::kMaxOverheadUs);
   if (!error.empty()) return error_in(where, error);
@@ -190,7 +208,8 @@ nlohmann::json calibration_to_json(const Calibration& c) {
           {"nvl_efficiency", efficiencies_json(gpu_arch_names(), c.nvl_efficiency)},
           {"nvls_efficiency", efficiencies_json(enum_names(kNvlsDomainNames), c.nvls_efficiency)},
           {"launch_us", c.launch_us},
-          {"latency_us", lat}};
+          {"latency_us", lat},
+          {"compute_efficiency", efficiencies_json(gpu_arch_names(), c.compute_efficiency)}};
 }
 
 }  // namespace topoplan

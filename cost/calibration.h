@@ -40,6 +40,10 @@ struct Calibration {
   // Fixed cost per call beyond NCCL's latency and the launch, by the class of the group's busiest
   // link: what `topoplan calibrate` measures one class above another (0 until measured).
   std::array<double, kLinkKinds> latency_us{};
+  // The share of its kernels' own rates (matmul ceiling, flash attention, HBM bandwidth) a training
+  // step sustains, per GPU generation: clocks held down by the power cap, launch gaps between a
+  // layer's ~100 kernels, and work no kernel class counts (planner/layer_kernels.h).
+  std::array<double, kGpuArchs> compute_efficiency{};
 
   // What a copy gets of edge e's line rate, and NVLS multimem of a GPU-NVSwitch edge.
   double copy_efficiency(const Cluster& cluster, EdgeId e) const;
@@ -56,8 +60,8 @@ const Calibration& calibration_default();
 
 // An overlay: every key optional, the rest from `base`. `where` prefixes errors.
 // {"efficiency": {"NET": 0.95}, "nvl_efficiency": {"hopper": 0.82}, "nvls_efficiency": {"blackwell": 0.74},
-//  "launch_us": 30, "latency_us": {"NET": 12}}; a number for nvl_efficiency or nvls_efficiency sets
-// every generation or domain.
+//  "launch_us": 30, "latency_us": {"NET": 12}, "compute_efficiency": {"hopper": 0.6}}; a number for
+// nvl_efficiency, nvls_efficiency or compute_efficiency sets every generation or domain.
 Result<Calibration> calibration_from_json(const nlohmann::json& doc, const std::string& where,
                                           const Calibration& base = calibration_default());
 Result<Calibration> calibration_load(const std::string& path);

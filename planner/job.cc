@@ -19,6 +19,7 @@ using nlohmann::json;
 
 constexpr std::array<std::string_view, 4> kDtypeNames = {"bf16", "fp16", "fp8", "fp32"};
 constexpr std::array<std::string_view, 2> kCpCommNames = {"p2p", "allgather"};
+constexpr std::array<std::string_view, 2> kAttentionBackendNames = {"flash", "unfused"};
 constexpr std::array<std::string_view, 3> kRecomputeNames = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kRecomputeMethodNames = {"uniform", "block"};
 constexpr std::array<std::string_view, 7> kRecomputeModuleNames = {
@@ -122,8 +123,8 @@ RecomputeSpec recompute_read(Fields& f) {
 
 Training training_read(const json& value, std::string* error) {
   Fields f(value, "training",
-           {"seq_length", "micro_batch", "global_batch", "dtype", "grad_reduce_dtype", "recompute", "recompute_method",
-            "recompute_num_layers", "recompute_modules"},
+           {"seq_length", "micro_batch", "global_batch", "dtype", "grad_reduce_dtype", "attention_backend", "recompute",
+            "recompute_method", "recompute_num_layers", "recompute_modules"},
            error);
   Training t;
   t.seq_length = f.integer("seq_length", kRequired, 1);
@@ -132,6 +133,8 @@ Training training_read(const json& value, std::string* error) {
   t.dtype = dtype_read(f, "dtype", Dtype::bf16);
   // Megatron accumulates and all-reduces bf16 gradients in fp32 by default.
   t.grad_reduce_dtype = dtype_read(f, "grad_reduce_dtype", Dtype::fp32);
+  t.attention_backend = *enum_from<AttentionBackend>(
+      kAttentionBackendNames, f.choice("attention_backend", "flash", enum_names(kAttentionBackendNames)));
   t.recompute = recompute_read(f);
   return t;
 }
@@ -175,12 +178,25 @@ Parallelism parallel_read(const json& value, std::string* error) {
 }
 
 ComputeOverrides compute_read(const json& value, std::string* error) {
-  Fields f(value, "compute", {"achievable_fraction", "peak_tflops"}, error);
+  Fields f(value, "compute",
+           {"peak_tflops", "matmul_tflops", "attention_tflops", "hbm_GBps", "sms", "achievable_fraction"}, error);
   ComputeOverrides c;
+  // The one fraction of the peak is gone: a step's compute is its kernels' time (docs/model.md,
+  // "Compute"), and what a site's GPUs sustain is the calibration's compute_efficiency.
   if (f.has("achievable_fraction"))
-    c.achievable_fraction = f.number("achievable_fraction", kRequired, limits::kMinEfficiency, true, 1);
-  if (f.has("peak_tflops"))
-    c.peak_tflops = f.number("peak_tflops", kRequired, limits::kMinTflops, true, limits::kMaxTflops);
+    f.fail(f.at("achievable_fraction"),
+           "is no longer read: give the GPU's figures (peak_tflops, matmul_tflops, attention_tflops, hbm_GBps, "
+           "sms) here, and what a step sustains of them as compute_efficiency in a --calibration file "
+           "(topoplan calibrate --training-log fits it)");
+  auto rate = [&](const char* key) -> std::optional<double> {
+    if (!f.has(key)) return std::nullopt;
+    return f.number(key, kRequired, limits::kMinTflops, true, limits::kMaxTflops);
+  };
+  c.peak_tflops = rate("peak_tflops");
+  c.matmul_tflops = rate("matmul_tflops");
+  c.attention_tflops = rate("attention_tflops");
+  if (f.has("hbm_GBps")) c.hbm_GBps = f.number("hbm_GBps", kRequired, limits::kMinLinkGBps, true, limits::kMaxLinkGBps);
+  if (f.has("sms")) c.sms = f.integer("sms", kRequired, 1, 100000);
   return c;
 }
 
@@ -357,6 +373,7 @@ int dtype_bytes(Dtype d) {
 }
 
 std::string_view to_string(CpComm c) { return kCpCommNames[static_cast<size_t>(c)]; }
+std::string_view to_string(AttentionBackend a) { return kAttentionBackendNames[static_cast<size_t>(a)]; }
 std::string_view to_string(Recompute r) { return kRecomputeNames[static_cast<size_t>(r)]; }
 std::string_view to_string(RecomputeMethod m) { return kRecomputeMethodNames[static_cast<size_t>(m)]; }
 std::string_view to_string(RecomputeModule m) { return kRecomputeModuleNames[static_cast<size_t>(m)]; }
@@ -425,6 +442,7 @@ json job_to_json(const Job& job) {
                    {"global_batch", t.global_batch},
                    {"dtype", to_string(t.dtype)},
                    {"grad_reduce_dtype", to_string(t.grad_reduce_dtype)},
+                   {"attention_backend", to_string(t.attention_backend)},
                    {"recompute", to_string(t.recompute.granularity)}};
   if (t.recompute.granularity == Recompute::full) {
     training["recompute_method"] = to_string(t.recompute.method);
@@ -457,8 +475,11 @@ json job_to_json(const Job& job) {
   json doc = {
       {"format", "topoplan-job"}, {"name", job.name}, {"model", model}, {"training", training}, {"parallel", parallel}};
   json compute = json::object();
-  if (job.compute.achievable_fraction) compute["achievable_fraction"] = *job.compute.achievable_fraction;
   if (job.compute.peak_tflops) compute["peak_tflops"] = *job.compute.peak_tflops;
+  if (job.compute.matmul_tflops) compute["matmul_tflops"] = *job.compute.matmul_tflops;
+  if (job.compute.attention_tflops) compute["attention_tflops"] = *job.compute.attention_tflops;
+  if (job.compute.hbm_GBps) compute["hbm_GBps"] = *job.compute.hbm_GBps;
+  if (job.compute.sms) compute["sms"] = *job.compute.sms;
   if (!compute.empty()) doc["compute"] = compute;
   return doc;
 }

@@ -66,8 +66,15 @@ struct RecomputeSpec {
   bool recomputes(RecomputeModule m) const;
 };
 
+// How attention's core runs (Megatron --attention-backend): a flash kernel (flash, fused, auto:
+// FlashAttention or cuDNN's, the scores never leave the SM), or the unfused path that writes
+// them to HBM and runs softmax and dropout over them (unfused, local).
+enum class AttentionBackend : uint8_t { flash, unfused };
+std::string_view to_string(AttentionBackend a);
+
 struct Training {
   int seq_length = 0, micro_batch = 1, global_batch = 0;
+  AttentionBackend attention_backend = AttentionBackend::flash;
   Dtype dtype = Dtype::bf16;
   Dtype grad_reduce_dtype = Dtype::fp32;  // the data-parallel gradient reduction's element type
   RecomputeSpec recompute;
@@ -96,10 +103,13 @@ struct Parallelism {
   int64_t bucket_params = 0;
 };
 
-// Overrides of the GPU table in planner/compute.cc.
+// Overrides of the GPU table in planner/gpu_compute.cc (GpuCompute's fields).
 struct ComputeOverrides {
-  std::optional<double> achievable_fraction;  // of dense peak, in (0, 1]
-  std::optional<double> peak_tflops;          // dense, at the job's dtype
+  std::optional<double> peak_tflops;    // dense, at the job's dtype
+  std::optional<double> matmul_tflops;  // measured matmul ceiling, at the job's dtype
+  std::optional<double> attention_tflops;
+  std::optional<double> hbm_GBps;
+  std::optional<int> sms;
 };
 
 struct Job {

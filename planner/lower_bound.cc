@@ -23,7 +23,7 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
   }
   hosts_sort(locality_of(c), hosts);
 
-  Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);
+  Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model, *opt.calibration);
   RETURN_IF_ERROR(compute);
   // The collectives the score times: the model's, or those NCCL's log showed (score --traffic).
   Result<StepTraffic> traffic = opt.traffic ? Result<StepTraffic>(*opt.traffic) : step_traffic(job, *compute);

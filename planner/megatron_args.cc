@@ -149,6 +149,7 @@ constexpr ReadFlag kRead[] = {
     {"--fp8-format", Arity::one},
     {"--accumulate-allreduce-grads-in-fp32", Arity::none},
     {"--grad-reduce-in-bf16", Arity::none},
+    {"--attention-backend", Arity::one},
     // parallelism
     {"--tensor-model-parallel-size", Arity::one},
     {"--pipeline-model-parallel-size", Arity::one},
@@ -340,7 +341,6 @@ constexpr const char* kIgnored[] = {
     // kernels, fusions and implementations: the same collectives either way
     "--use-mcore-models",
     "--transformer-impl",
-    "--attention-backend",
     "--use-flash-attn",
     "--no-masked-softmax-fusion",
     "--no-bias-gelu-fusion",
@@ -912,6 +912,13 @@ json training_doc(Translator& t, int dp) {
   if (bf16 && t.has("--grad-reduce-in-bf16")) grad = "bf16";
   tr["dtype"] = dtype;
   tr["grad_reduce_dtype"] = grad;
+  // AttnBackend (transformer/enums.py): auto, flash and fused run a flash kernel (FlashAttention or
+  // cuDNN's through Transformer Engine); unfused and local write the scores out. auto by default.
+  if (t.has("--attention-backend")) {
+    const std::string backend = t.choice("--attention-backend", {"flash", "fused", "unfused", "local", "auto"});
+    tr["attention_backend"] = backend == "unfused" || backend == "local" ? "unfused" : "flash";
+    t.field("training.attention_backend", "--attention-backend");
+  }
 
   // Recomputation: --recompute-activations is selective (arguments.py).
   std::string granularity = t.has("--recompute-activations") ? "selective" : "none";

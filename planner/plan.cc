@@ -138,7 +138,8 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
 
   // The traffic's groups decide which order strings are really different.
   Result<ComputeEstimate> compute =
-      compute_estimate(job, c.device(c.hosts()[static_cast<size_t>(plan.hosts.hosts.front())].gpus.front()).model);
+      compute_estimate(job, c.device(c.hosts()[static_cast<size_t>(plan.hosts.hosts.front())].gpus.front()).model,
+                       *req.score.calibration);
   RETURN_IF_ERROR(compute);
   Result<StepTraffic> traffic = step_traffic(job, *compute);
   RETURN_IF_ERROR(traffic);

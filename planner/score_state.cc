@@ -517,7 +517,7 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
   if (layout.world_size() == 0) return Error{"the job has no ranks"};
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), job.parallel.order);
   RETURN_IF_ERROR(groups);
-  Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model);
+  Result<ComputeEstimate> compute = compute_estimate(job, c.device(layout.gpu_of_rank.front()).model, *opt.calibration);
   RETURN_IF_ERROR(compute);
   Result<StepTraffic> traffic = opt.traffic ? Result<StepTraffic>(*opt.traffic) : step_traffic(job, *compute);
   RETURN_IF_ERROR(traffic);

@@ -20,10 +20,14 @@ std::string score_text(const Cluster& c, const std::string& cluster, const JobSc
   out << s.job << " on " << cluster << ": " << counted(s.ranks, "rank") << ", layout " << s.layout << ", "
       << to_string(s.fabric) << " fabric" << (s.background.empty() ? "" : " with background " + s.background) << "\n";
   out << "routing: " << routing_text(c.routing) << "\n";
+  const StageCompute& sc = ce.slowest();
+  const double kernels_us = sc.gemm_us + sc.attention_us + sc.elementwise_us;
+  auto share = [&](double us) { return format_number(kernels_us > 0 ? 100 * us / kernels_us : 0, 0) + "%"; };
   out << "step " << format_duration(s.step_s) << " = compute " << format_duration(s.compute_s) << " (" << ce.gpu.model
-      << " at " << format_number(100 * ce.gpu.achievable_fraction, 1) << "% of " << format_number(ce.gpu.peak_tflops, 0)
-      << " TFLOPS, " << ce.micro_batches << " micro-batches, pipeline bubble "
-      << format_number(100 * ce.bubble_idle_fraction, 1) << "% of the step"
+      << " kernels at " << format_number(100 * ce.efficiency, 1) << "% of their rates: matrix products "
+      << share(sc.gemm_us) << ", attention " << share(sc.attention_us) << ", element-wise " << share(sc.elementwise_us)
+      << "; " << ce.micro_batches << " micro-batches, pipeline bubble " << format_number(100 * ce.bubble_idle_fraction, 1)
+      << "% of the step"
       << (ce.recompute_step_us() > 0 ? ", recomputation " + format_duration(ce.recompute_step_us() / 1e6) : "")
       << ") + exposed communication " << format_duration(s.exposed_comm_s) << "\n";
   out << "MFU " << format_number(100 * s.mfu, 1) << "% (" << format_number(s.model_tflops_per_gpu, 0)

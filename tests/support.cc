@@ -87,8 +87,12 @@ Job small_job() {
   j.parallel.expert_tp = 2;
   j.parallel.sequence_parallel = true;
   j.parallel.zero_stage = 1;
+  // Round figures for checks by hand; 32 SMs run each of its GEMMs' 128 x 256 tiles in whole waves.
   j.compute.peak_tflops = 1000;
-  j.compute.achievable_fraction = 0.5;
+  j.compute.matmul_tflops = 500;
+  j.compute.attention_tflops = 400;
+  j.compute.hbm_GBps = 2000;
+  j.compute.sms = 32;
   return j;
 }
 

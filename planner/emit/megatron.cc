@@ -95,6 +95,8 @@ void precision_args(const Job& job, Lines& out) {
   if (d == Dtype::fp16) out.flag("--fp16");
   // FP8 GEMMs through Transformer Engine on bf16 parameters; "hybrid" is E4M3 forward, E5M2 backward.
   if (d == Dtype::fp8) out.arg("--fp8-format", "hybrid");
+  // The attention kernels the score timed: a flash kernel, or the unfused path.
+  out.arg("--attention-backend", job.training.attention_backend == AttentionBackend::flash ? "flash" : "unfused");
   const bool bf16_params = d == Dtype::bf16 || d == Dtype::fp8;
   if (g == Dtype::fp32 && d != Dtype::fp32)
     out.flag("--accumulate-allreduce-grads-in-fp32");
@@ -233,10 +235,9 @@ EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement) {
   RETURN_IF_ERROR(parallel_args(job, out));
   recompute_args(job, out);
   const std::string order_note = order_args(job, *planned, out);
-  if (job.compute.achievable_fraction || job.compute.peak_tflops)
-    out.comment(
-        "compute.achievable_fraction and compute.peak_tflops set topoplan's compute estimate; Megatron-LM has "
-        "no flag for them");
+  const ComputeOverrides& o = job.compute;
+  if (o.peak_tflops || o.matmul_tflops || o.attention_tflops || o.hbm_GBps || o.sms)
+    out.comment("the job file's compute figures set topoplan's compute estimate; Megatron-LM has no flag for them");
   EmittedFile file{"megatron.args", std::move(out.text), {}};
   if (!order_note.empty()) file.notes.push_back(order_note);
   return std::vector<EmittedFile>{std::move(file)};

@@ -87,8 +87,11 @@ void check_same(const Job& a, const Job& b) {
   CHECK(moe(a.model.moe) == moe(b.model.moe));
   CHECK(training(a.training) == training(b.training));
   CHECK(parallel(a.parallel) == parallel(b.parallel));
-  CHECK(a.compute.achievable_fraction == b.compute.achievable_fraction);
   CHECK(a.compute.peak_tflops == b.compute.peak_tflops);
+  CHECK(a.compute.matmul_tflops == b.compute.matmul_tflops);
+  CHECK(a.compute.attention_tflops == b.compute.attention_tflops);
+  CHECK(a.compute.hbm_GBps == b.compute.hbm_GBps);
+  CHECK(a.compute.sms == b.compute.sms);
 }
 
 void check_round_trip(const Job& job) {
@@ -134,8 +137,9 @@ TEST_CASE("job: left-out fields take Megatron's defaults") {
   CHECK(j.parallel.overlap_grad_reduce);
   CHECK(j.parallel.overlap_param_gather);
   CHECK(j.parallel.bucket_params == 0);
-  CHECK_FALSE(j.compute.achievable_fraction.has_value());
+  CHECK(j.training.attention_backend == AttentionBackend::flash);
   CHECK_FALSE(j.compute.peak_tflops.has_value());
+  CHECK_FALSE(j.compute.matmul_tflops.has_value());
 
   Job m = valid(R"({"model": {"ffn_hidden": 28672, "moe": {"experts": 8, "top_k": 2}}})");
   CHECK(m.model.moe.ffn_hidden == 28672);  // model.ffn_hidden
@@ -244,12 +248,14 @@ TEST_CASE("job: job_to_json round-trips every field") {
   Job j = valid(R"({"name": "everything", "model": {"ffn_hidden": 28672, "kv_heads": 16, "swiglu": false,
                      "moe": {"experts": 16, "top_k": 4, "layer_freq": 2, "ffn_hidden": 1024, "shared_experts": 2,
                              "capacity_factor": 1.25}},
-                    "training": {"micro_batch": 2, "global_batch": 256, "dtype": "fp8", "grad_reduce_dtype": "bf16"},
+                    "training": {"micro_batch": 2, "global_batch": 256, "dtype": "fp8", "grad_reduce_dtype": "bf16",
+                                 "attention_backend": "unfused"},
                     "parallel": {"cp": 2, "dp": 2, "ep": 4, "expert_tp": 4, "sequence_parallel": true, "fsdp": true,
                                  "virtual_pipeline_stages": 2, "first_stage_layers": 10, "last_stage_layers": 10,
                                  "cp_comm": "allgather", "order": "tp-cp-ep-pp-dp", "overlap_grad_reduce": false,
                                  "overlap_param_gather": false, "bucket_params": 40000000},
-                    "compute": {"achievable_fraction": 0.35, "peak_tflops": 989}})");
+                    "compute": {"peak_tflops": 989, "matmul_tflops": 700, "attention_tflops": 500, "hbm_GBps": 3350,
+                                "sms": 132}})");
   check_round_trip(j);
   check_round_trip(valid(R"({"training": {"recompute": "full", "recompute_method": "block", "recompute_num_layers": 3},
                              "parallel": {"sequence_parallel": true, "tp_comm_overlap": true}})"));
@@ -308,8 +314,14 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
       {R"({"model": {"moe": {"experts": 8, "top_k": 2, "layer_freq": [1, 0]}}})",
        "llama.json: model.moe.layer_freq: expected a list of 80 entries (one per model.layers), got 2"},
       {bad_pattern, "llama.json: model.moe.layer_freq[5]: expected 0 or 1, got 2"},
-      {R"({"compute": {"achievable_fraction": 1.5}})",
-       "llama.json: compute.achievable_fraction: expected a number from 0.001 to 1, got 1.5"},
+      {R"({"compute": {"achievable_fraction": 0.4}})",
+       "llama.json: compute.achievable_fraction: is no longer read: give the GPU's figures (peak_tflops, "
+       "matmul_tflops, attention_tflops, hbm_GBps, sms) here, and what a step sustains of them as compute_efficiency "
+       "in a --calibration file (topoplan calibrate --training-log fits it)"},
+      {R"({"compute": {"hbm_GBps": 0}})", "llama.json: compute.hbm_GBps: expected a number from 0.001 to 1000000, got 0"},
+      {R"({"compute": {"sms": 1.5}})", "llama.json: compute.sms: expected an integer from 1 to 100000, got 1.5"},
+      {R"({"training": {"attention_backend": "fast"}})",
+       R"(llama.json: training.attention_backend: expected one of "flash", "unfused", got "fast")"},
       // Recomputation, as Megatron's TransformerConfig checks it.
       {R"({"training": {"recompute": "partial"}})",
        R"(llama.json: training.recompute: expected one of "none", "selective", "full", got "partial")"},

@@ -96,7 +96,7 @@ TEST_CASE("megatron args: what the emitted file says about the knobs, and each r
   job.training.recompute.num_layers = 1;
   job.training.grad_reduce_dtype = Dtype::bf16;
   job.model.kv_heads = 8;
-  job.compute.achievable_fraction = 0.4;
+  job.compute.matmul_tflops = 600;
   const Cluster c = test::load_cluster("dgx-h100:2");
   const Router r(c);
   const Layout layout = *layout_default(c, job_ranks(job));
@@ -108,8 +108,7 @@ TEST_CASE("megatron args: what the emitted file says about the knobs, and each r
         "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers 1\n", "--grad-reduce-in-bf16\n",
         "--micro-batch-size 1\n--global-batch-size 8\n", "--seq-length 2048\n",
         "# the interleaved schedule overlaps its sends and receives with compute",
-        "# compute.achievable_fraction and compute.peak_tflops set topoplan's compute estimate; Megatron-LM has no "
-        "flag"})
+        "# the job file's compute figures set topoplan's compute estimate; Megatron-LM has no flag for them"})
     CHECK_MESSAGE(text.find(line) != std::string::npos, line);
   CHECK(scored_fields(read(text, 16)).dump() == [&] {
     json j = scored_fields(job);
