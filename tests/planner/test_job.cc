@@ -179,14 +179,14 @@ TEST_CASE("job: the example jobs load with their hand-checked sizes") {
     std::vector<int> counts(16, 8);
     counts.front() = counts.back() = 7;
     CHECK(counts_of(s) == counts);
-    // Two chunks each: 4 + 4 in the middle; 3 + 4 on the first stage (the 3 beside the
-    // embedding), 4 + 3 on the last (the 3 beside the loss).
+    // Eight chunks of one layer each in the middle; the first stage's first chunk holds the
+    // embedding alone, the last stage's last chunk the loss alone.
     const std::vector<std::vector<int>> chunks = job_stage_chunks(j);
-    CHECK(chunks.front() == std::vector<int>{3, 4});
-    CHECK(chunks[1] == std::vector<int>{4, 4});
-    CHECK(chunks.back() == std::vector<int>{4, 3});
-    CHECK(s[1].first == 3);
-    CHECK(s[15].first == 59);  // 3 + 14 x 4 in the first round; 59 + 4 = 63 layers in it
+    CHECK(chunks.front() == std::vector<int>{0, 1, 1, 1, 1, 1, 1, 1});
+    CHECK(chunks[1] == std::vector<int>(8, 1));
+    CHECK(chunks.back() == std::vector<int>{1, 1, 1, 1, 1, 1, 1, 0});
+    CHECK(s[1].first == 0);
+    CHECK(s[15].first == 14);  // 0 + 14 x 1 in the first round; 15 layers in it
   }
   SUBCASE("mixtral-8x7b: every layer MoE, experts over ep 8") {
     Job j = load("mixtral-8x7b");

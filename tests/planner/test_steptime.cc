@@ -256,6 +256,23 @@ TEST_CASE("steptime: the default Hopper compute efficiency is the H100 rows' med
   CHECK(fitted_median(h100_rows(*dir)) == doctest::Approx(hopper).epsilon(0.01));
 }
 
+// Meta's Table 4 run (data/jobs/llama3-405b.json) at 41 % MFU on 16,384 H100s: the model must
+// land in 36-46 % on the cluster it was built after and on DGX SuperPOD units of the same size.
+TEST_CASE("steptime: Llama 3 405B's MFU on 16,384 H100s") {
+  const Result<Job> job = job_load((test::data_dir() / "jobs" / "llama3-405b.json").string());
+  REQUIRE(job.ok());
+  for (const std::string cluster : {(test::data_dir() / "clusters" / "threetier-h100.json").string(),
+                                    std::string("dgx-h100:2048")}) {
+    const Cluster c = test::load_cluster(cluster);
+    Router router(c);
+    const Result<JobScore> s = score_job(c, router, *job, *layout_default(c, job_ranks(*job)));
+    REQUIRE(s.ok());
+    std::printf("llama3-405b on %s: MFU %.1f %%, step %.2f s\n", cluster.c_str(), 100 * s->mfu, s->step_s);
+    CHECK(s->mfu >= 0.36);
+    CHECK(s->mfu <= 0.46);
+  }
+}
+
 TEST_CASE("steptime: the default Ampere compute efficiency is the A100 rows' median") {
   const double ampere = calibration_default().compute_efficiency[static_cast<size_t>(GpuArch::ampere)];
   CHECK(fitted_median(a100_rows()) == doctest::Approx(ampere).epsilon(0.01));
