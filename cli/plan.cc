@@ -93,6 +93,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Plan> plan = plan_job(*c, router, *job, req);
   if (shown) err << "\n";
   if (!plan) return fail(err, o.job + ": " + plan.error());
+  // No rank order changes what a GPU holds: a job over memory gets no plan to launch.
+  if (!plan->score.memory.fits())
+    return fail(err, o.job + ": " + memory_over_text(plan->job, plan->score.traffic.compute.gpu, plan->score.memory));
 
   PlanFiles written;
   if (!o.out_dir.empty()) {

@@ -13,6 +13,7 @@ struct GpuEntry {
   double attention;                        // flash attention over the bf16 peak
   double hbm_GBps;
   int sms;
+  double memory_MiB;
   const char* source;
 };
 
@@ -26,14 +27,16 @@ struct GpuEntry {
 // FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608) reaches 75 % of the H100's in forward and
 // runs backward 1.5-1.75x faster than FlashAttention-2: 0.6 over forward and backward on both. No
 // published figures for L40S's matmul ceiling or Blackwell's attention: the H100's fractions.
+// Memory: what nvidia-smi reports as the total (A100 80GB 81,920 MiB, H100 SXM 81,559, H200
+// 143,771, B200 183,359, L40S 46,068); GB200 the datasheet's 186 GB.
 constexpr GpuEntry kGpus[] = {
-    {"A100", 312, 0, 0.869, 0, 0.60, 2039, 108, "A100 80GB SXM datasheet; MAMF 86.9 % (stas00/ml-engineering)"},
-    {"H100", 989, 1979, 0.803, 0.709, 0.60, 3350, 132, "H100 SXM datasheet; MAMF 80.3 % bf16, 70.9 % fp8"},
-    {"H200", 989, 1979, 0.803, 0.734, 0.60, 4800, 132, "H200 datasheet; MAMF as H100 bf16, 73.4 % fp8"},
-    {"B200-GB200", 2500, 5000, 0.729, 0.723, 0.60, 8000, 148, "GB200 NVL72 datasheet; MAMF 72.9 % bf16, 72.3 % fp8"},
-    {"GB200", 2500, 5000, 0.729, 0.723, 0.60, 8000, 148, "GB200 NVL72 datasheet; MAMF 72.9 % bf16, 72.3 % fp8"},
-    {"B200", 2250, 4500, 0.776, 0.763, 0.60, 8000, 148, "HGX B200 datasheet; MAMF 77.6 % bf16, 76.3 % fp8"},
-    {"L40S", 362, 733, 0.803, 0.709, 0.60, 864, 142, "L40S datasheet; matmul ceiling assumed as H100's"},
+    {"A100", 312, 0, 0.869, 0, 0.60, 2039, 108, 81920, "A100 80GB SXM datasheet; MAMF 86.9 % (stas00/ml-engineering)"},
+    {"H100", 989, 1979, 0.803, 0.709, 0.60, 3350, 132, 81559, "H100 SXM datasheet; MAMF 80.3 % bf16, 70.9 % fp8"},
+    {"H200", 989, 1979, 0.803, 0.734, 0.60, 4800, 132, 143771, "H200 datasheet; MAMF as H100 bf16, 73.4 % fp8"},
+    {"B200-GB200", 2500, 5000, 0.729, 0.723, 0.60, 8000, 148, 177383, "GB200 NVL72 datasheet; MAMF 72.9 % bf16, 72.3 % fp8"},
+    {"GB200", 2500, 5000, 0.729, 0.723, 0.60, 8000, 148, 177383, "GB200 NVL72 datasheet; MAMF 72.9 % bf16, 72.3 % fp8"},
+    {"B200", 2250, 4500, 0.776, 0.763, 0.60, 8000, 148, 183359, "HGX B200 datasheet; MAMF 77.6 % bf16, 76.3 % fp8"},
+    {"L40S", 362, 733, 0.803, 0.709, 0.60, 864, 142, 46068, "L40S datasheet; matmul ceiling assumed as H100's"},
 };
 
 }  // namespace
@@ -60,12 +63,15 @@ Result<GpuCompute> gpu_compute(const std::string& gpu_model, const Job& job) {
     g.attention_tflops = entry->bf16_tflops * entry->attention;
     g.hbm_GBps = entry->hbm_GBps;
     g.sms = entry->sms;
+    g.memory_bytes = entry->memory_MiB * 1024 * 1024;
     g.source = entry->source;
-  } else if (!o.peak_tflops || !o.matmul_tflops || !o.attention_tflops || !o.hbm_GBps || !o.sms) {
+  } else if (!o.peak_tflops || !o.matmul_tflops || !o.attention_tflops || !o.hbm_GBps || !o.sms || !o.memory_bytes) {
     return Error{"compute: no compute figures for GPU model '" + gpu_model +
-                 "'; give compute.peak_tflops, matmul_tflops, attention_tflops, hbm_GBps and sms in the job file"};
+                 "'; give compute.peak_tflops, matmul_tflops, attention_tflops, hbm_GBps, sms and memory in the job "
+                 "file"};
   }
-  const bool overridden = o.peak_tflops || o.matmul_tflops || o.attention_tflops || o.hbm_GBps || o.sms;
+  const bool overridden =
+      o.peak_tflops || o.matmul_tflops || o.attention_tflops || o.hbm_GBps || o.sms || o.memory_bytes;
   // A new peak keeps the table's matmul ceiling as the same fraction of it.
   if (o.peak_tflops && entry && g.peak_tflops > 0) g.matmul_tflops *= *o.peak_tflops / g.peak_tflops;
   if (o.peak_tflops) g.peak_tflops = *o.peak_tflops;
@@ -73,6 +79,7 @@ Result<GpuCompute> gpu_compute(const std::string& gpu_model, const Job& job) {
   if (o.attention_tflops) g.attention_tflops = *o.attention_tflops;
   if (o.hbm_GBps) g.hbm_GBps = *o.hbm_GBps;
   if (o.sms) g.sms = *o.sms;
+  if (o.memory_bytes) g.memory_bytes = *o.memory_bytes;
   if (g.matmul_tflops <= 0)
     return Error{"compute.matmul_tflops: " + gpu_model + " has no table figure at " +
                  std::string(to_string(dtype)) + "; give it in the job file"};

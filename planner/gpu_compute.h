@@ -20,6 +20,7 @@ struct GpuCompute {
   double attention_tflops = 0;  // flash attention, forward and backward (bf16, also under fp8)
   double hbm_GBps = 0;
   int sms = 0;  // streaming multiprocessors, over which a GEMM's tiles run in waves
+  double memory_bytes = 0;  // HBM capacity
   std::string source;  // where the figures came from, or "job file"
 };
 

@@ -10,6 +10,7 @@
 #include "base/enum_names.h"
 #include "base/json_fields.h"
 #include "base/limits.h"
+#include "base/units.h"
 #include "planner/megatron_args.h"
 
 namespace topoplan {
@@ -179,14 +180,15 @@ Parallelism parallel_read(const json& value, std::string* error) {
 
 ComputeOverrides compute_read(const json& value, std::string* error) {
   Fields f(value, "compute",
-           {"peak_tflops", "matmul_tflops", "attention_tflops", "hbm_GBps", "sms", "achievable_fraction"}, error);
+           {"peak_tflops", "matmul_tflops", "attention_tflops", "hbm_GBps", "sms", "memory", "achievable_fraction"},
+           error);
   ComputeOverrides c;
   // The one fraction of the peak is gone: a step's compute is its kernels' time (docs/model.md,
   // "Compute"), and what a site's GPUs sustain is the calibration's compute_efficiency.
   if (f.has("achievable_fraction"))
     f.fail(f.at("achievable_fraction"),
            "is no longer read: give the GPU's figures (peak_tflops, matmul_tflops, attention_tflops, hbm_GBps, "
-           "sms) here, and what a step sustains of them as compute_efficiency in a --calibration file "
+           "sms, memory) here, and what a step sustains of them as compute_efficiency in a --calibration file "
            "(topoplan calibrate --training-log fits it)");
   auto rate = [&](const char* key) -> std::optional<double> {
     if (!f.has(key)) return std::nullopt;
@@ -197,6 +199,13 @@ ComputeOverrides compute_read(const json& value, std::string* error) {
   c.attention_tflops = rate("attention_tflops");
   if (f.has("hbm_GBps")) c.hbm_GBps = f.number("hbm_GBps", kRequired, limits::kMinLinkGBps, true, limits::kMaxLinkGBps);
   if (f.has("sms")) c.sms = f.integer("sms", kRequired, 1, 100000);
+  if (f.has("memory")) {
+    Result<double> bytes = parse_bytes(f.text("memory", kRequired));
+    if (!bytes)
+      f.fail(f.at("memory"), bytes.error());
+    else
+      c.memory_bytes = *bytes;
+  }
   return c;
 }
 
@@ -480,6 +489,7 @@ json job_to_json(const Job& job) {
   if (job.compute.attention_tflops) compute["attention_tflops"] = *job.compute.attention_tflops;
   if (job.compute.hbm_GBps) compute["hbm_GBps"] = *job.compute.hbm_GBps;
   if (job.compute.sms) compute["sms"] = *job.compute.sms;
+  if (job.compute.memory_bytes) compute["memory"] = format_exact(*job.compute.memory_bytes);
   if (!compute.empty()) doc["compute"] = compute;
   return doc;
 }

@@ -110,6 +110,7 @@ struct ComputeOverrides {
   std::optional<double> attention_tflops;
   std::optional<double> hbm_GBps;
   std::optional<int> sms;
+  std::optional<double> memory_bytes;  // "memory" in the file: a size, "80GiB"
 };
 
 struct Job {

@@ -122,6 +122,7 @@ class Reporter {
   std::string order_fix(const std::string& token) const;
   std::string tier_fix(size_t index, size_t group, EdgeId hot);
   Result<void> cost_findings(JobScore& out);
+  void memory_find(const MemoryEstimate& memory);
 
   const Cluster& c_;
   const Router& r_;
@@ -169,6 +170,25 @@ std::string Reporter::order_fix(const std::string& token) const {
     if (axis_name(a) != token) order += "-" + std::string(axis_name(a));
   if (!RankGroups::make(job_parallel_sizes(job_), order)) return "";
   return "order " + order + " keeps each " + token + " group on consecutive ranks";
+}
+
+// Over the GPU's memory the job cannot start; within a tenth of it, the CUDA context, NCCL's
+// buffers and the allocator's fragmentation (none of which the estimate counts) may not fit.
+void Reporter::memory_find(const MemoryEstimate& m) {
+  const GpuCompute& gpu = state_.traffic().compute.gpu;
+  Finding f;
+  f.kind = "memory";
+  if (!m.fits()) {
+    f.severity = "critical";
+    f.message = memory_over_text(job_, gpu, m);
+  } else if (m.peak().total_bytes() > 0.9 * m.capacity_bytes) {
+    f.severity = "warning";
+    f.message = "GPU memory nearly full: " + memory_text(m, gpu.model) +
+                "; the CUDA context, NCCL's buffers and the allocator's fragmentation need some of the rest";
+  } else {
+    return;
+  }
+  add(std::move(f), {});
 }
 
 void Reporter::add(Finding f, std::vector<Fix> fixes) {
@@ -521,6 +541,8 @@ Result<JobScore> Reporter::run() {
     out.hfu = out.hardware_tflops_per_gpu / out.traffic.compute.gpu.peak_tflops;
   }
   out.level_bytes = state_.level_bytes();
+  out.memory = memory_estimate(job_, out.traffic.compute.gpu);
+  memory_find(out.memory);
   const std::array<double, kPhases> phase_us = phase_durations_us(state_);
   for (LinkUse& l : out.links) {
     for (size_t p = 0; p < kPhases; ++p) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/memory.h"
 #include "planner/score_state.h"
 
 namespace topoplan {
@@ -91,6 +92,7 @@ struct JobScore {
   // needed it: the floor the findings' costs are measured against.
   std::optional<double> lower_bound_s;
   LevelBytes level_bytes{};           // per step, by the highest fabric level crossed
+  MemoryEstimate memory;              // per GPU, each stage's peak
   std::vector<VertexId> gpu_of_rank;  // the placement scored
 };
 

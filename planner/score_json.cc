@@ -102,6 +102,19 @@ nlohmann::json score_to_json(const Cluster& c, const Router& r, const std::strin
                         {"recompute_s", ce.recompute_step_us() / 1e6},
                         {"model_flops", ce.model_flops},
                         {"slowest_stage", ce.slowest_stage}}}};
+  nlohmann::json stages = nlohmann::json::array();
+  for (const StageMemory& m : s.memory.stages)
+    stages.push_back({{"weights_bytes", m.weights_bytes},
+                      {"gradients_bytes", m.gradients_bytes},
+                      {"optimizer_bytes", m.optimizer_bytes},
+                      {"activations_bytes", m.activations_bytes},
+                      {"in_flight_micro_batches", m.in_flight},
+                      {"total_bytes", m.total_bytes()}});
+  if (!s.memory.stages.empty())
+    j["memory"] = {{"capacity_bytes", s.memory.capacity_bytes},
+                   {"peak_stage", s.memory.peak_stage},
+                   {"fits", s.memory.fits()},
+                   {"stages", stages}};
   for (int k = 0; k < kTrafficKinds; ++k) {
     const KindScore& ks = s.by_kind[static_cast<size_t>(k)];
     j["by_kind"][std::string(to_string(static_cast<TrafficKind>(k)))] = {

@@ -32,7 +32,9 @@ std::string score_text(const Cluster& c, const std::string& cluster, const JobSc
       << ") + exposed communication " << format_duration(s.exposed_comm_s) << "\n";
   out << "MFU " << format_number(100 * s.mfu, 1) << "% (" << format_number(s.model_tflops_per_gpu, 0)
       << " model TFLOPS per GPU, recomputation not counted), HFU " << format_number(100 * s.hfu, 1) << "% ("
-      << format_number(s.hardware_tflops_per_gpu, 0) << " TFLOPS counting it)\n\n";
+      << format_number(s.hardware_tflops_per_gpu, 0) << " TFLOPS counting it)\n";
+  if (!s.memory.stages.empty()) out << "memory per GPU, at its peak on " << memory_text(s.memory, ce.gpu.model) << "\n";
+  out << "\n";
   // Columns are as wide as their widest cell, so long names and large values never run together.
   using A = TextTable::Align;
   TextTable kinds({A::left, A::right, A::right, A::right});

@@ -236,7 +236,7 @@ EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement) {
   recompute_args(job, out);
   const std::string order_note = order_args(job, *planned, out);
   const ComputeOverrides& o = job.compute;
-  if (o.peak_tflops || o.matmul_tflops || o.attention_tflops || o.hbm_GBps || o.sms)
+  if (o.peak_tflops || o.matmul_tflops || o.attention_tflops || o.hbm_GBps || o.sms || o.memory_bytes)
     out.comment("the job file's compute figures set topoplan's compute estimate; Megatron-LM has no flag for them");
   EmittedFile file{"megatron.args", std::move(out.text), {}};
   if (!order_note.empty()) file.notes.push_back(order_note);

@@ -220,10 +220,12 @@ TEST_CASE("compute: GPU table, overrides and unknown models") {
   j.training.dtype = Dtype::bf16;
   CHECK(gpu_compute("MI300X", j).error() ==
         "compute: no compute figures for GPU model 'MI300X'; give compute.peak_tflops, matmul_tflops, "
-        "attention_tflops, hbm_GBps and sms in the job file");
-  j.compute = {1300, 900, 600, 5300, 304};
+        "attention_tflops, hbm_GBps, sms and memory in the job file");
+  j.compute = {1300, 900, 600, 5300, 304, 192.0 * (1 << 30)};
   const GpuCompute mi = *gpu_compute("MI300X", j);
   CHECK(mi.matmul_tflops == 900);
+  CHECK(mi.memory_bytes == 192.0 * (1 << 30));
+  CHECK(a100.memory_bytes == 81920.0 * (1 << 20));
   CHECK(mi.source == "job file");
   // A new peak alone keeps the table's ceiling as the same share of it.
   j.compute = {};

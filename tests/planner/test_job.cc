@@ -92,6 +92,7 @@ void check_same(const Job& a, const Job& b) {
   CHECK(a.compute.attention_tflops == b.compute.attention_tflops);
   CHECK(a.compute.hbm_GBps == b.compute.hbm_GBps);
   CHECK(a.compute.sms == b.compute.sms);
+  CHECK(a.compute.memory_bytes == b.compute.memory_bytes);
 }
 
 void check_round_trip(const Job& job) {
@@ -255,7 +256,7 @@ TEST_CASE("job: job_to_json round-trips every field") {
                                  "cp_comm": "allgather", "order": "tp-cp-ep-pp-dp", "overlap_grad_reduce": false,
                                  "overlap_param_gather": false, "bucket_params": 40000000},
                     "compute": {"peak_tflops": 989, "matmul_tflops": 700, "attention_tflops": 500, "hbm_GBps": 3350,
-                                "sms": 132}})");
+                                "sms": 132, "memory": "80GiB"}})");
   check_round_trip(j);
   check_round_trip(valid(R"({"training": {"recompute": "full", "recompute_method": "block", "recompute_num_layers": 3},
                              "parallel": {"sequence_parallel": true, "tp_comm_overlap": true}})"));
@@ -316,10 +317,11 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
       {bad_pattern, "llama.json: model.moe.layer_freq[5]: expected 0 or 1, got 2"},
       {R"({"compute": {"achievable_fraction": 0.4}})",
        "llama.json: compute.achievable_fraction: is no longer read: give the GPU's figures (peak_tflops, "
-       "matmul_tflops, attention_tflops, hbm_GBps, sms) here, and what a step sustains of them as compute_efficiency "
+       "matmul_tflops, attention_tflops, hbm_GBps, sms, memory) here, and what a step sustains of them as compute_efficiency "
        "in a --calibration file (topoplan calibrate --training-log fits it)"},
       {R"({"compute": {"hbm_GBps": 0}})", "llama.json: compute.hbm_GBps: expected a number from 0.001 to 1000000, got 0"},
       {R"({"compute": {"sms": 1.5}})", "llama.json: compute.sms: expected an integer from 1 to 100000, got 1.5"},
+      {R"({"compute": {"memory": "lots"}})", "llama.json: compute.memory: invalid size 'lots': expected a number and a unit"},
       {R"({"training": {"attention_backend": "fast"}})",
        R"(llama.json: training.attention_backend: expected one of "flash", "unfused", got "fast")"},
       // Recomputation, as Megatron's TransformerConfig checks it.

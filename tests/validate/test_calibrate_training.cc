@@ -76,7 +76,9 @@ TEST_CASE("calibrate --training-log: fitted on a slower GPU, predicts the job's 
   const TrainingCalibration run = *calibrate_training({.logs = {log}, .job = fitted_on, .cluster = "dgx-h100:4"});
   CHECK(run.fit.efficiency < run.fit.efficiency_before);
   const std::string overlay = write(dir, "fitted.json", calibration_to_json(run.fit.calibration).dump());
-  for (auto [tp, pp] : {std::pair{4, 1}, std::pair{1, 4}, std::pair{8, 2}}) {
+  // Plain ints: clang before 16 cannot capture structured bindings in CHECK_MESSAGE's lambda.
+  for (const std::pair<int, int>& layout : {std::pair{4, 1}, std::pair{1, 4}, std::pair{8, 2}}) {
+    const int tp = layout.first, pp = layout.second;
     const double truth = model_step(write(dir, "b-slow.json", job_text(tp, pp, slow)));
     std::unique_ptr<JobInputs> in =
         std::move(*job_inputs_load("dgx-h100:4", write(dir, "b.json", job_text(tp, pp, "")), "", {.calibration = overlay}));
