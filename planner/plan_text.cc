@@ -6,6 +6,7 @@
 
 #include "base/units.h"
 #include "base/words.h"
+#include "planner/score_text.h"
 #include "topology/summary.h"
 
 namespace topoplan {
@@ -63,6 +64,8 @@ std::string plan_text(const Cluster& c, const std::string& cluster, const Plan& 
       << " + exposed communication " << format_duration(s.exposed_comm_s) << " (" << to_string(s.fabric) << " fabric"
       << (s.background.empty() ? "" : ", background " + s.background) << "), MFU " << format_number(100 * s.mfu, 1)
       << "%\n\n";
+  const std::string memory = memory_section_text(s);
+  if (!memory.empty()) out << memory << "\n";
 
   out << "compared (exposed communication per step):\n";
   auto row = [&](const std::string& name, const std::string& order, double exposed, const std::string& what) {

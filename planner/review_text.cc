@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/units.h"
+#include "planner/score_text.h"
 #include "topology/summary.h"
 
 namespace topoplan {
@@ -26,6 +27,9 @@ std::string review_text(const Cluster& c, const std::string& order, const Review
   }
   row("step", format_duration(a.step_s), format_duration(b.step_s));
   row("MFU", format_number(100 * a.mfu, 1) + "%", format_number(100 * b.mfu, 1) + "%");
+  // Where ranks sit does not change what a GPU holds: one table serves both layouts.
+  const std::string memory = memory_section_text(a);
+  if (!memory.empty()) out << "\n" << memory;
   out << "\nfindings of this layout:\n" << findings_text(a.findings, a);
   out << "\nthe planner's best: order " << r.best.job.parallel.order << ", hosts in rank order "
       << hostlist_of(c, r.best.host_order) << "\n";

@@ -70,11 +70,39 @@ Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
   return rows;
 }
 
+Rows memory_rows(const JobScore& s) {
+  const MemoryEstimate& m = s.memory;
+  if (m.stages.empty()) return {};
+  Rows rows{{"stage", "weights", "gradients", "optimizer", "activations", "in flight", "total", "of the GPU"}};
+  auto gib = [](double bytes) { return format_bytes(bytes, SizeUnits::binary); };
+  int first = 0;  // the first stage of the row being built
+  for (size_t i = 0; i < m.stages.size(); ++i) {
+    const StageMemory& st = m.stages[i];
+    std::vector<std::string> row{"",
+                                 gib(st.weights_bytes),
+                                 gib(st.gradients_bytes),
+                                 gib(st.optimizer_bytes),
+                                 gib(st.activations_bytes),
+                                 format_number(st.in_flight, 2),
+                                 gib(st.total_bytes()),
+                                 format_number(100 * st.total_bytes() / m.capacity_bytes, 1) + "%"};
+    if (rows.size() > 1 && std::equal(row.begin() + 1, row.end(), rows.back().begin() + 1)) {
+      rows.back()[0] = std::to_string(first) + "-" + std::to_string(i);
+      continue;
+    }
+    first = static_cast<int>(i);
+    row[0] = std::to_string(i);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 nlohmann::json score_tables_json(const Cluster& c, const JobScore& s, size_t hottest) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Finding& f : s.findings) findings.push_back({f.severity, f.message, finding_cost_text(f), f.fix});
   return {
-      {"kinds", kind_rows(s)}, {"items", item_rows(s)}, {"links", link_rows(c, s, hottest)}, {"findings", findings}};
+      {"kinds", kind_rows(s)}, {"items", item_rows(s)}, {"links", link_rows(c, s, hottest)},
+          {"memory", memory_rows(s)}, {"findings", findings}};
 }
 
 }  // namespace topoplan

@@ -24,7 +24,13 @@ size_t bundle_ports(const Cluster& c, EdgeId e);
 // class, tier, bytes/step, peak, in which phase, step average (a header row first).
 Rows link_rows(const Cluster& c, const JobScore& s, size_t n);
 
-// The same tables as one JSON object for the report: {"kinds", "items", "links", "findings"},
+// What one GPU of each pipeline stage holds at its peak: stage, weights, gradients, optimizer
+// states, activations, micro-batches in flight, total, share of the GPU's memory (a header row
+// first). Consecutive stages whose cells are the same share a row ("1-14"). Empty when the score
+// has no memory estimate.
+Rows memory_rows(const JobScore& s);
+
+// The same tables as one JSON object for the report: {"kinds", "items", "links", "memory", "findings"},
 // each a list of rows of strings (findings: severity, message, cost per step, fix).
 nlohmann::json score_tables_json(const Cluster& c, const JobScore& s, size_t hottest);
 

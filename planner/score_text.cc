@@ -40,6 +40,7 @@ std::string score_text(const Cluster& c, const std::string& cluster, const JobSc
   TextTable kinds({A::left, A::right, A::right, A::right});
   for (std::vector<std::string>& row : kind_rows(s)) kinds.add(std::move(row));
   out << kinds.str();
+  if (!s.memory.stages.empty()) out << "\n" << memory_section_text(s);
   out << "\ncollectives per step (per group; the slowest group's time per call):\n";
   TextTable items({A::left, A::left, A::left, A::right, A::right, A::left, A::right, A::right, A::left});
   for (std::vector<std::string>& row : item_rows(s)) items.add(std::move(row), "  ");
@@ -50,6 +51,16 @@ std::string score_text(const Cluster& c, const std::string& cluster, const JobSc
   out << links.str();
   out << "\nfindings:\n" << findings_text(s.findings, s);
   return out.str();
+}
+
+std::string memory_section_text(const JobScore& s) {
+  Rows rows = memory_rows(s);
+  if (rows.empty()) return "";
+  using A = TextTable::Align;
+  TextTable table({A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right});
+  for (std::vector<std::string>& row : rows) table.add(std::move(row), "  ");
+  return "memory per GPU at each pipeline stage's peak (" + s.traffic.compute.gpu.model + ", " +
+         format_bytes(s.memory.capacity_bytes, SizeUnits::binary) + "):\n" + table.str();
 }
 
 std::string score_verdict(const JobScore& s) {

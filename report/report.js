@@ -402,6 +402,7 @@
     table("Collectives per step (per group; the slowest group's time per call)",
       [['kind', 'phase', 'op', 'size', 'calls', 'algorithm', 'alone', 'contended', 'exposed']].concat(t.items));
     table('Hottest links (busiest phase first; average over the step)', t.links);
+    if (t.memory && t.memory.length) table("Memory per GPU at each pipeline stage's peak", t.memory);
     table('Findings', [['severity', 'finding', 'cost', 'fix']].concat(t.findings.length ? t.findings : [['none', '', '', '']]));
   }
 

@@ -50,7 +50,8 @@ TEST_CASE("html: score, review, plan and explain write their page") {
   CHECK(tables["kinds"].size() == 6);
   CHECK(tables["links"].size() == 31);
   REQUIRE(!tables["items"].empty());
-  for (const auto& row : {tables["kinds"][1], tables["items"][0], tables["links"][1]})
+  REQUIRE(tables["memory"].size() >= 2);  // a header and the stages
+  for (const auto& row : {tables["kinds"][1], tables["items"][0], tables["links"][1], tables["memory"][1]})
     for (const auto& cell : row) CHECK_MESSAGE(printed.find(cell.get<std::string>()) != std::string::npos, cell);
   for (const auto& f : tables["findings"]) CHECK(printed.find(f[1].get<std::string>()) != std::string::npos);
 

@@ -17,6 +17,7 @@ TEST_CASE("plan_text: the step, the hosts, the comparison, the search and the fi
   const std::string text = plan_text(c, "dgx-h100:4", *p, {"out/plan.json"});
   CHECK(text.rfind("plan: " + p->job.name + " on dgx-h100:4, 8 ranks on ", 0) == 0);
   CHECK(has(text, "\nhosts: "));
+  CHECK(has(text, "\nmemory per GPU at each pipeline stage's peak (H100-SXM5, 79.65 GiB):\n  stage "));
   CHECK(has(text, "\ncompared (exposed communication per step):\n"));
   CHECK(has(text, "\n  plan "));
   CHECK(has(text, "\norder strings tried"));

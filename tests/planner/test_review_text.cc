@@ -17,6 +17,7 @@ TEST_CASE("review_text: the verdict first, the two layouts side by side, the bes
   CHECK(text.rfind(r->verdict + "\n\n", 0) == 0);
   CHECK(text.find("this layout") != std::string::npos);
   CHECK(text.find("planner's best") != std::string::npos);
+  CHECK(text.find("\nmemory per GPU at each pipeline stage's peak") != std::string::npos);
   CHECK(text.find("\nfindings of this layout:\n") != std::string::npos);
   CHECK(text.find("\nthe planner's best: order " + r->best.job.parallel.order + ", hosts in rank order h") !=
         std::string::npos);

@@ -29,7 +29,33 @@ TEST_CASE("score_tables: a header then one row per kind, per item and per hottes
   const nlohmann::json j = score_tables_json(c, *s, 3);
   CHECK(j["kinds"] == nlohmann::json(kinds));
   CHECK(j["links"] == nlohmann::json(links));
+  CHECK(j["memory"] == nlohmann::json(memory_rows(*s)));
   CHECK(j["findings"].size() == s->findings.size());
+}
+
+TEST_CASE("memory_rows: one row per stage, consecutive stages that hold the same sharing one") {
+  JobScore s;
+  CHECK(memory_rows(s).empty());  // no estimate, no table
+  s.memory.capacity_bytes = 80.0 * (1ull << 30);
+  auto stage = [](double activations_gib, double in_flight) {
+    StageMemory m;
+    m.weights_bytes = 4.0 * (1ull << 30);
+    m.activations_bytes = activations_gib * (1ull << 30);
+    m.in_flight = in_flight;
+    return m;
+  };
+  s.memory.stages = {stage(40, 4), stage(30, 3), stage(30, 3), stage(30, 3), stage(10, 1), stage(30, 3)};
+  const Rows rows = memory_rows(s);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0] == std::vector<std::string>{"stage", "weights", "gradients", "optimizer", "activations", "in flight",
+                                            "total", "of the GPU"});
+  CHECK(rows[1][0] == "0");
+  CHECK(rows[1][6] == "44 GiB");
+  CHECK(rows[1][7] == "55%");
+  CHECK(rows[2][0] == "1-3");  // the same cells, one row
+  CHECK(rows[3][0] == "4");
+  CHECK(rows[4][0] == "5");  // the same as 1-3, but not next to them
+  CHECK(rows[4][4] == "30 GiB");
 }
 
 TEST_CASE("bundle_ports: the parallel links from one device to another") {

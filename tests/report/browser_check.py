@@ -170,7 +170,10 @@ def check_page(page, path, shot, failures):
     check(failures, os.path.getsize(path) < 10e6, "the page is under 10 MB")
     check(failures, render_ms >= 0, "the script ran (window.topoplanReport is set)")
     tables = page.eval("document.querySelectorAll('table.table').length")
-    check(failures, tables == 4 * len(data["layouts"]), f"{tables} tables: by kind, collectives, hottest links, findings")
+    # Per layout: by kind, collectives, hottest links, findings, and memory where the score has it.
+    expected = sum(4 + bool(lay["tables"].get("memory")) for lay in data["layouts"])
+    check(failures, tables == expected,
+          f"{tables} tables (expected {expected}): by kind, collectives, hottest links, memory, findings")
     rows = page.eval("document.querySelectorAll('svg.fabric g.row').length")
     check(failures, rows == len(tiers) + 1, f"{rows} rows drawn: {len(tiers)} fabric tiers and the hosts")
 
