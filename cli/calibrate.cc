@@ -74,7 +74,7 @@ Run setup(CLI::App& app) {
   TrainingCalibrateOptions& t = o->training;
   app.add_option("--training-log", t.logs,
                  "a training run's log (Megatron-LM, NeMo or torchtitan iteration lines; several files): fit the "
-                 "compute model to its step time");
+                 "compute model to its step time, and with Megatron's timers the DP link to its logged DP sync");
   app.add_option("--job", t.job, "the run's job (with --training-log)");
   app.add_option("--layout", t.layout, "the run's layout (with --training-log; default: the default layout)");
   app.add_option("--skip", t.skip, "each log's first iterations left out, start-up in them (default 1)")

@@ -139,11 +139,21 @@ NvlsDomain nvls_domain_of(const Cluster& c, EdgeId gpu_nvswitch) {
   return blackwell ? NvlsDomain::blackwell : NvlsDomain::hopper;
 }
 
-double Calibration::copy_efficiency(const Cluster& c, EdgeId e) const {
+Calibration::Slot Calibration::copy_slot(const Cluster& c, EdgeId e) {
   const Link& l = c.link(e);
   if (l.kind == LinkKind::NVL)
-    if (VertexId gpu = gpu_end(c, e); gpu != kNoVertex) return nvl_efficiency[static_cast<size_t>(gpu_arch_of(c, gpu))];
-  return efficiency[static_cast<size_t>(l.kind)];
+    if (VertexId gpu = gpu_end(c, e); gpu != kNoVertex) return {true, static_cast<size_t>(gpu_arch_of(c, gpu))};
+  return {false, static_cast<size_t>(l.kind)};
+}
+
+double Calibration::copy_efficiency(const Cluster& c, EdgeId e) const {
+  const Slot slot = copy_slot(c, e);
+  return slot.nvl ? nvl_efficiency[slot.index] : efficiency[slot.index];
+}
+
+std::string Calibration::key(Slot slot) {
+  return slot.nvl ? "nvl_efficiency." + std::string(to_string(static_cast<GpuArch>(slot.index)))
+                  : "efficiency." + std::string(to_string(static_cast<LinkKind>(slot.index)));
 }
 
 double Calibration::multimem_efficiency(const Cluster& c, EdgeId e) const {

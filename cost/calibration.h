@@ -47,6 +47,16 @@ struct Calibration {
 
   // What a copy gets of edge e's line rate, and NVLS multimem of a GPU-NVSwitch edge.
   double copy_efficiency(const Cluster& cluster, EdgeId e) const;
+  // The figure copy_efficiency reads for an edge: nvl_efficiency of its GPU's generation on a
+  // GPU's own NVLink, else efficiency of its link kind. Its overlay key ("efficiency.NET",
+  // "nvl_efficiency.hopper") names it to people.
+  struct Slot {
+    bool nvl = false;
+    size_t index = 0;
+  };
+  static Slot copy_slot(const Cluster& cluster, EdgeId e);
+  double& at(Slot slot) { return slot.nvl ? nvl_efficiency[slot.index] : efficiency[slot.index]; }
+  static std::string key(Slot slot);
   double multimem_efficiency(const Cluster& cluster, EdgeId e) const;
 };
 

@@ -55,6 +55,33 @@ Result<std::optional<double>> number_after(const std::string& line, const std::s
   return std::optional<double>{value};
 }
 
+// Megatron's timers that time a DP synchronisation the step waits for (TrainingIteration).
+constexpr std::string_view kDpSyncTimers[] = {"all-grads-sync", "params-all-gather"};
+
+// One line of a Megatron timer block, "    name ......: (min, max)" or "    name ......: max":
+// the name and the max, nullopt when the line is not one (the block has ended), an error when
+// its value is not a number of milliseconds.
+Result<std::optional<std::pair<std::string, double>>> timer_line(const std::string& line) {
+  using Timer = std::optional<std::pair<std::string, double>>;
+  const size_t dots = line.find(" ..");
+  const size_t colon = dots == std::string::npos ? dots : line.find(':', dots);
+  if (colon == std::string::npos || line.find_first_not_of('.', dots + 1) != colon) return Timer{};
+  const size_t name_at = line.find_last_of(" \t:]", dots - 1);
+  const std::string name = line.substr(name_at == std::string::npos ? 0 : name_at + 1,
+                                       dots - (name_at == std::string::npos ? 0 : name_at + 1));
+  std::string value = line.substr(colon + 1);
+  value.erase(0, value.find_first_not_of(' '));
+  if (!value.empty() && value.front() == '(' && value.back() == ')' && value.find(',') != std::string::npos)
+    value = value.substr(value.find(',') + 1, value.size() - value.find(',') - 2);  // the max
+  value.erase(0, value.find_first_not_of(' '));
+  value.erase(value.find_last_not_of(" \r") + 1);
+  double ms = -1;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+  if (name.empty() || ec != std::errc() || ptr != value.data() + value.size() || !(ms >= 0) || ms > 1e9)
+    return Error{"timer " + name + ": expected '(min, max)' or 'max' in milliseconds, got '" + value + "'"};
+  return Timer{std::pair{name, ms}};
+}
+
 struct Marker {
   TrainingLogFormat format;
   const char* time_key;        // the number that makes a line an iteration line
@@ -82,10 +109,28 @@ Result<TrainingLog> training_log_parse(const std::string& text, const std::strin
   std::string raw;
   int line_no = 0;
   bool found = false;
+  bool in_timers = false;  // inside a timer block that follows an iteration line
   while (std::getline(in, raw)) {
     ++line_no;
     const std::string line = without_colour(raw);
     const std::string at = where + ":" + std::to_string(line_no) + ": ";
+    if (line.find("time across ranks (ms):") != std::string::npos) {
+      in_timers = !log.iterations.empty();  // start-up timers come before any iteration
+      continue;
+    }
+    if (in_timers) {
+      Result<std::optional<std::pair<std::string, double>>> timer = timer_line(line);
+      if (!timer) return Error{at + timer.error()};
+      in_timers = timer->has_value();
+      if (in_timers) {
+        for (std::string_view name : kDpSyncTimers)
+          if ((*timer)->first == name) {
+            std::optional<double>& sync = log.iterations.back().dp_sync_s;
+            sync = sync.value_or(0) + (*timer)->second / 1e3;
+          }
+        continue;
+      }
+    }
     for (const Marker& m : kMarkers) {
       if (line.find(m.time_key) == std::string::npos) continue;
       if (found && m.format != log.format)

@@ -261,7 +261,7 @@ TEST_CASE("steptime: the default Hopper compute efficiency is the H100 rows' med
 TEST_CASE("steptime: Llama 3 405B's MFU on 16,384 H100s") {
   const Result<Job> job = job_load((test::data_dir() / "jobs" / "llama3-405b.json").string());
   REQUIRE(job.ok());
-  for (const std::string cluster : {(test::data_dir() / "clusters" / "threetier-h100.json").string(),
+  for (const std::string& cluster : {(test::data_dir() / "clusters" / "threetier-h100.json").string(),
                                     std::string("dgx-h100:2048")}) {
     const Cluster c = test::load_cluster(cluster);
     Router router(c);

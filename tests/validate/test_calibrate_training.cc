@@ -29,22 +29,32 @@ std::string write(const std::filesystem::path& dir, const std::string& name, con
   return (dir / name).string();
 }
 
-// The model's step for `job` on dgx-h100:4, with `efficiency` for Hopper (0: the default).
-double model_step(const std::string& job, double efficiency = 0) {
+// The model's score of `job` on dgx-h100:4, with `efficiency` for Hopper (0: the default) and the
+// InfiniBand links' efficiency scaled by `net`.
+JobScore model_score(const std::string& job, double efficiency = 0, double net = 1) {
   std::unique_ptr<JobInputs> in = std::move(*job_inputs_load("dgx-h100:4", job, "", {}));
   if (efficiency > 0) in->model.calibration.compute_efficiency.fill(efficiency);
-  return score_job(in->cluster, *in->router, in->job, in->layout, in->model.options)->step_s;
+  in->model.calibration.efficiency[static_cast<size_t>(LinkKind::NET)] *= net;
+  return *score_job(in->cluster, *in->router, in->job, in->layout, in->model.options);
 }
+double model_step(const std::string& job, double efficiency = 0) { return model_score(job, efficiency).step_s; }
 
-// Megatron-LM's lines for `n` iterations of `step_s`, the first slower (start-up).
-std::string megatron_log(double step_s, int n) {
+// Megatron-LM's lines for `n` iterations of `step_s`, the first slower (start-up); with
+// `dp_sync_s`, each followed by the timers of --timing-log-level 1 with that DP synchronisation.
+std::string megatron_log(double step_s, int n, double dp_sync_s = -1) {
   std::string out;
   for (int i = 1; i <= n; ++i) {
-    char line[200];
+    char line[400];
     std::snprintf(line, sizeof line,
                   " [2026-12-01 10:00:00] iteration %8d/ 1000 | elapsed time per iteration (ms): %.1f | global batch "
                   "size: 64 |\n",
                   10 * i, 1e3 * step_s * (i == 1 ? 3 : 1));
+    out += line;
+    if (dp_sync_s < 0) continue;
+    std::snprintf(line, sizeof line,
+                  "(min, max) time across ranks (ms):\n    forward-backward ...............................: (%.2f, "
+                  "%.2f)\n    all-grads-sync .................................: (%.2f, %.2f)\n",
+                  900 * step_s, 950 * step_s, 500 * dp_sync_s, 1e3 * dp_sync_s);
     out += line;
   }
   return out;
@@ -65,6 +75,57 @@ TEST_CASE("calibrate --training-log: recovers the compute efficiency a log was w
   CHECK(run.fit.predicted_step_s == doctest::Approx(step).epsilon(1e-3));
   CHECK(run.fit.calibration.compute_efficiency[static_cast<size_t>(GpuArch::ampere)] ==
         calibration_default().compute_efficiency[static_cast<size_t>(GpuArch::ampere)]);
+}
+
+TEST_CASE("calibrate --training-log: with DP timers, compute and the network are fitted apart") {
+  const auto dir = test::temp_dir("calibrate-training-dp");
+  // tp 2, pp 2, dp 8: the DP rings cross InfiniBand. The run's GPUs at 0.6 and its InfiniBand at
+  // a quarter of the default's rate, which exposes more of the gradient reduction.
+  const std::string job = write(dir, "job.json", job_text(2, 2, ""));
+  const JobScore truth = model_score(job, 0.6, 0.25);
+  const double dp = truth.by_kind[static_cast<size_t>(TrafficKind::dp)].exposed_s;
+  REQUIRE(dp > 2 * model_score(job, 0.6).by_kind[static_cast<size_t>(TrafficKind::dp)].exposed_s);
+  const double net = 0.25 * calibration_default().efficiency[static_cast<size_t>(LinkKind::NET)];
+
+  const std::string log = write(dir, "run.log", megatron_log(truth.step_s, 5, dp));
+  const TrainingCalibration run = *calibrate_training({.logs = {log}, .job = job, .cluster = "dgx-h100:4"});
+  REQUIRE(run.dp_sync);
+  CHECK(run.dp_sync->iterations == 4);
+  CHECK(run.dp_sync->logged_s == doctest::Approx(dp).epsilon(0.01));
+  CHECK(run.dp_sync->not_fitted == "");
+  CHECK(run.dp_sync->key == "efficiency.NET");
+  CHECK(run.dp_sync->efficiency == doctest::Approx(net).epsilon(0.03));
+  CHECK(run.dp_sync->model_s == doctest::Approx(dp).epsilon(0.01));
+  CHECK(run.fit.efficiency == doctest::Approx(0.6).epsilon(0.03));
+  CHECK(run.fit.predicted_step_s == doctest::Approx(truth.step_s).epsilon(1e-3));
+  CHECK(run.fit.calibration.efficiency[static_cast<size_t>(LinkKind::NET)] == doctest::Approx(net).epsilon(0.03));
+
+  // Without the timers the same step is all put on compute: a different efficiency.
+  const TrainingCalibration blind = *calibrate_training(
+      {.logs = {write(dir, "blind.log", megatron_log(truth.step_s, 5))}, .job = job, .cluster = "dgx-h100:4"});
+  CHECK(!blind.dp_sync);
+  CHECK(std::abs(blind.fit.efficiency / 0.6 - 1) > 0.01);
+
+  // Less DP time than the model exposes at the link's full rate: said, and the network left alone.
+  const TrainingCalibration hid = *calibrate_training(
+      {.logs = {write(dir, "hid.log", megatron_log(truth.step_s, 5, 1e-4))}, .job = job, .cluster = "dgx-h100:4"});
+  REQUIRE(hid.dp_sync);
+  CHECK(hid.dp_sync->not_fitted.find("the run hid more of its DP time than the job file says") != std::string::npos);
+  CHECK(hid.fit.calibration.efficiency == calibration_default().efficiency);
+  // More than even a twentieth of the link's rate explains: said too.
+  const TrainingCalibration odd = *calibrate_training(
+      {.logs = {write(dir, "odd.log", megatron_log(3 * truth.step_s, 5, truth.step_s))}, .job = job,
+       .cluster = "dgx-h100:4"});
+  REQUIRE(odd.dp_sync);
+  CHECK(odd.dp_sync->not_fitted.find("the run waited on something other than that link") != std::string::npos);
+  CHECK(odd.fit.calibration.efficiency == calibration_default().efficiency);
+
+  const nlohmann::json j = training_calibration_json(run, "");
+  CHECK(j["dp_sync"]["key"] == "efficiency.NET");
+  CHECK(j["dp_sync"]["fitted"] == true);
+  const std::string text = training_calibration_text(run, "");
+  CHECK(text.find("with efficiency.NET ") != std::string::npos);
+  CHECK(training_calibration_text(blind, "").find("no DP timers in the log") != std::string::npos);
 }
 
 TEST_CASE("calibrate --training-log: fitted on a slower GPU, predicts the job's other layouts") {

@@ -21,6 +21,40 @@ TEST_CASE("training log: Megatron-LM's iteration lines") {
   CHECK(log.iterations[1].tflops_per_gpu == doctest::Approx(430.7));
 }
 
+TEST_CASE("training log: Megatron-LM's timers give the DP synchronisation the step waited for") {
+  const std::string text =
+      "(min, max) time across ranks (ms):\n"
+      "    model-and-optimizer-setup ......................: (812.10, 830.55)\n"  // start-up: no iteration yet
+      " iteration       10/  500000 | elapsed time per iteration (ms): 1250.3 |\n"
+      "(min, max) time across ranks (ms):\n"
+      "    forward-backward ...............................: (1180.21, 1190.02)\n"
+      "    all-grads-sync .................................: (10.01, 12.50)\n"
+      "    params-all-gather ..............................: (3.10, 4.25)\n"
+      "    optimizer ......................................: (40.00, 41.00)\n"
+      " iteration       20/  500000 | elapsed time per iteration (ms): 1249.0 |\n"
+      "[default7]:max time across ranks (ms):\n"
+      "[default7]:    all-grads-sync .................................: 11.00\n"
+      "saving checkpoint at iteration 20\n"
+      " iteration       30/  500000 | elapsed time per iteration (ms): 1248.0 |\n";
+  const TrainingLog log = *training_log_parse(text, "run.log");
+  REQUIRE(log.iterations.size() == 3);
+  REQUIRE(log.iterations[0].dp_sync_s);
+  CHECK(*log.iterations[0].dp_sync_s == doctest::Approx(0.01675));  // the max of each, summed
+  CHECK(*log.iterations[1].dp_sync_s == doctest::Approx(0.011));
+  CHECK(!log.iterations[2].dp_sync_s);  // no timers after it
+
+  CHECK(training_log_parse(" iteration 1/ 10 | elapsed time per iteration (ms): 5.0 |\n"
+                           "(min, max) time across ranks (ms):\n"
+                           "    all-grads-sync .................................: (1.0, fast)\n",
+                           "t.log")
+            .error() == "t.log:3: timer all-grads-sync: expected '(min, max)' or 'max' in milliseconds, got 'fast'");
+  CHECK(training_log_parse(" iteration 1/ 10 | elapsed time per iteration (ms): 5.0 |\n"
+                           "max time across ranks (ms):\n"
+                           "    all-grads-sync .................................: -3\n",
+                           "u.log")
+            .error() == "u.log:3: timer all-grads-sync: expected '(min, max)' or 'max' in milliseconds, got '-3'");
+}
+
 TEST_CASE("training log: NeMo 2's and NeMo 1's step timing") {
   const TrainingLog two = *training_log_parse(
       "Training epoch 0, iteration 9/99 | lr: 1.5e-05 | global_batch_size: 512 | global_step: 9 | "
