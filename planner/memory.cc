@@ -48,25 +48,36 @@ double layer_activation_bytes(const Job& job, bool moe_layer) {
                                                                                        : RecomputeSpec{};
   const double t = p.tp, tokens = static_cast<double>(job.training.micro_batch) * job.training.seq_length / p.cp;
   const double h = m.hidden, q = static_cast<double>(m.heads) * m.head_dim, kv = 2.0 * m.kv_heads * m.head_dim;
-  const double g = m.swiglu ? 3 : 2;
+  // Bytes per element kept: the training dtype's, but with fp8 Transformer Engine keeps a linear
+  // layer's input for its weight gradient as the fp8 cast it multiplied (1 byte), so attention's
+  // output is kept twice, in bf16 for flash attention's backward and in fp8 for the projection.
+  const bool fp8 = job.training.dtype == Dtype::fp8;
+  const double e = element_bytes(job), in = fp8 ? 1 : e;
+  // A feed-forward block's kept tensors per token, `ffn` wide: fc1's input, its output(s), and
+  // fc2's input (the activation's output).
+  const double g = m.swiglu ? 2 : 1;  // fc1's outputs
+  auto ffn_block = [&](double input, double ffn) { return input * in + ffn * (g * e + in); };
   // Tensors sequence parallelism shards over the TP group (replicated without it): the two norms'
   // inputs, and the inputs of QKV and fc1 (Megatron keeps the shard and gathers it again).
   const double shard = p.sequence_parallel ? t : 1;
-  double norms = 2 * h / shard;
-  double attention = h / shard + (q + kv) / t + q / t;  // QKV's input, Q K V, the output
+  double norms = 2 * h / shard * e;
+  // QKV's input, Q K V, and the output.
+  const double attention = h / shard * in + (q + kv) / t * e + q / t * (fp8 ? e + in : e);
   double mlp = 0;
   if (!moe_layer) {
-    mlp = h / shard + g * m.ffn_hidden / t;  // fc1's input, its output(s), fc2's input
+    mlp = r.recomputes(RecomputeModule::mlp) ? h / shard * e : ffn_block(h / shard, m.ffn_hidden / t);
   } else {
-    const MoeShape& e = m.moe;
-    const double routed = e.top_k * static_cast<double>(p.expert_tp) / t;  // copies per token on this GPU
-    mlp = h / shard + routed * (h + g * e.ffn_hidden / p.expert_tp) + g * e.ffn_hidden * e.shared_experts / t;
-    if (r.recomputes(RecomputeModule::moe)) mlp = h / shard;
-    if (r.recomputes(RecomputeModule::moe_act)) mlp -= routed * e.ffn_hidden / p.expert_tp;
+    const MoeShape& x = m.moe;
+    const double routed = x.top_k * static_cast<double>(p.expert_tp) / t;  // copies per token on this GPU
+    // The block's input (the router's, and what is permuted), each routed copy's expert, and the
+    // shared experts.
+    mlp = h / shard * e + routed * ffn_block(h, x.ffn_hidden / p.expert_tp) +
+          (x.shared_experts ? ffn_block(0, x.ffn_hidden * x.shared_experts / t) : 0);
+    if (r.recomputes(RecomputeModule::moe)) mlp = h / shard * e;
+    else if (r.recomputes(RecomputeModule::moe_act)) mlp -= routed * x.ffn_hidden / p.expert_tp * in;
   }
-  if (!moe_layer && r.recomputes(RecomputeModule::mlp)) mlp = h / shard;
   if (r.recomputes(RecomputeModule::layernorm)) norms = 0;
-  double bytes = tokens * (norms + attention + mlp) * element_bytes(job);
+  double bytes = tokens * (norms + attention + mlp);
   // The unfused path keeps the softmax's output for backward: 2 bytes per score, unless core
   // attention is recomputed.
   if (job.training.attention_backend == AttentionBackend::unfused && !r.recomputes(RecomputeModule::core_attn))

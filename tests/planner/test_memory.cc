@@ -45,6 +45,12 @@ TEST_CASE("memory: a layer's activations by hand") {
   CHECK(layer_activation_bytes(j, false) == doctest::Approx(32 * sbh / 2));
   j.training.recompute.modules = {RecomputeModule::core_attn, RecomputeModule::mlp};
   CHECK(layer_activation_bytes(j, false) == doctest::Approx((32 - 16) * sbh / 2));
+  // fp8: Transformer Engine keeps the four GEMMs' inputs as fp8 (QKV's and fc1's h / t, the
+  // projection's h / t, fc2's 4h / t, at 1 byte instead of 2), and flash attention still keeps
+  // its bf16 output: 32 - 1 - 1 - 4 + 1 halves.
+  j = test::small_job();
+  j.training.dtype = Dtype::fp8;
+  CHECK(layer_activation_bytes(j, false) == doctest::Approx(27 * sbh / 2));
 }
 
 // Rajbhandari et al. (SC20), figure 1: 16 bytes a parameter in mixed precision (fp16 weights and
