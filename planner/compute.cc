@@ -8,9 +8,15 @@
 namespace topoplan {
 namespace {
 
-// Adam's step per parameter updated: reads the fp32 gradient, master weight and both moments (16
-// bytes), writes the last three (12) and the bf16 weight (2).
-constexpr double kAdamBytesPerParam = 30;
+// Adam's step per parameter updated: reads the gradient, the master weight and both moments,
+// writes the last three and the weight the GEMMs read (fp32 weights are their own master); 30
+// bytes with fp32 state and gradients and bf16 weights.
+double adam_bytes_per_param(const Training& t) {
+  const bool fp32 = t.dtype == Dtype::fp32;
+  const double master = fp32 ? 4 : dtype_bytes(t.main_params_dtype);
+  const double state = master + dtype_bytes(t.exp_avg_dtype) + dtype_bytes(t.exp_avg_sq_dtype);
+  return dtype_bytes(t.grad_reduce_dtype) + 2 * state + (fp32 ? 0 : dtype_bytes(Dtype::bf16));
+}
 
 // Parameters one GPU of a stage updates: its shard of them with a distributed optimizer (ZeRO
 // stage 1 and up), dense over the data- and context-parallel ranks, experts over expert.dp.
@@ -78,7 +84,7 @@ Result<ComputeEstimate> compute_estimate(const Job& job, const std::string& gpu_
     c.row_gemm_forward_us =
         (dense_layers * dense.forward.row_gemms() + moe_layers * (moe.forward.attention_out + (job.parallel.expert_tp > 1 ? moe.forward.mlp_out : 0))) / eff;
     c.optimizer_us =
-        kAdamBytesPerParam * params_updated(job, stages[s], s == 0, last) / (out.gpu.hbm_GBps * 1e3) / eff;
+        adam_bytes_per_param(job.training) * params_updated(job, stages[s], s == 0, last) / (out.gpu.hbm_GBps * 1e3) / eff;
     out.stages.push_back(c);
   }
   for (size_t s = 1; s < out.stages.size(); ++s)

@@ -124,8 +124,9 @@ RecomputeSpec recompute_read(Fields& f) {
 
 Training training_read(const json& value, std::string* error) {
   Fields f(value, "training",
-           {"seq_length", "micro_batch", "global_batch", "dtype", "grad_reduce_dtype", "attention_backend", "recompute",
-            "recompute_method", "recompute_num_layers", "recompute_modules"},
+           {"seq_length", "micro_batch", "global_batch", "dtype", "grad_reduce_dtype", "main_params_dtype",
+            "exp_avg_dtype", "exp_avg_sq_dtype", "attention_backend", "recompute", "recompute_method",
+            "recompute_num_layers", "recompute_modules"},
            error);
   Training t;
   t.seq_length = f.integer("seq_length", kRequired, 1);
@@ -134,6 +135,10 @@ Training training_read(const json& value, std::string* error) {
   t.dtype = dtype_read(f, "dtype", Dtype::bf16);
   // Megatron accumulates and all-reduces bf16 gradients in fp32 by default.
   t.grad_reduce_dtype = dtype_read(f, "grad_reduce_dtype", Dtype::fp32);
+  // Master weights in fp8 would lose the updates they exist to keep.
+  t.main_params_dtype = *dtype_from(f.choice("main_params_dtype", "fp32", {"fp32", "bf16", "fp16"}));
+  t.exp_avg_dtype = dtype_read(f, "exp_avg_dtype", Dtype::fp32);
+  t.exp_avg_sq_dtype = dtype_read(f, "exp_avg_sq_dtype", Dtype::fp32);
   t.attention_backend = *enum_from<AttentionBackend>(
       kAttentionBackendNames, f.choice("attention_backend", "flash", enum_names(kAttentionBackendNames)));
   t.recompute = recompute_read(f);
@@ -451,6 +456,9 @@ json job_to_json(const Job& job) {
                    {"global_batch", t.global_batch},
                    {"dtype", to_string(t.dtype)},
                    {"grad_reduce_dtype", to_string(t.grad_reduce_dtype)},
+                   {"main_params_dtype", to_string(t.main_params_dtype)},
+                   {"exp_avg_dtype", to_string(t.exp_avg_dtype)},
+                   {"exp_avg_sq_dtype", to_string(t.exp_avg_sq_dtype)},
                    {"attention_backend", to_string(t.attention_backend)},
                    {"recompute", to_string(t.recompute.granularity)}};
   if (t.recompute.granularity == Recompute::full) {

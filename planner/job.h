@@ -77,6 +77,11 @@ struct Training {
   AttentionBackend attention_backend = AttentionBackend::flash;
   Dtype dtype = Dtype::bf16;
   Dtype grad_reduce_dtype = Dtype::fp32;  // the data-parallel gradient reduction's element type
+  // Adam's state: the master weights (none when the weights are fp32) and the two moments. Megatron
+  // keeps them in fp32 unless --use-precision-aware-optimizer sets --main-params-dtype,
+  // --exp-avg-dtype and --exp-avg-sq-dtype; Apex's distributed Adam (NeMo 1) keeps all three in
+  // its `dtype`.
+  Dtype main_params_dtype = Dtype::fp32, exp_avg_dtype = Dtype::fp32, exp_avg_sq_dtype = Dtype::fp32;
   RecomputeSpec recompute;
 };
 

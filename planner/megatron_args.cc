@@ -149,6 +149,10 @@ constexpr ReadFlag kRead[] = {
     {"--fp8-format", Arity::one},
     {"--accumulate-allreduce-grads-in-fp32", Arity::none},
     {"--grad-reduce-in-bf16", Arity::none},
+    {"--use-precision-aware-optimizer", Arity::none},
+    {"--main-params-dtype", Arity::one},
+    {"--exp-avg-dtype", Arity::one},
+    {"--exp-avg-sq-dtype", Arity::one},
     {"--attention-backend", Arity::one},
     // parallelism
     {"--tensor-model-parallel-size", Arity::one},
@@ -273,10 +277,6 @@ constexpr const char* kIgnored[] = {
     "--adam-eps",
     "--sgd-momentum",
     "--optimizer",
-    "--use-precision-aware-optimizer",
-    "--exp-avg-dtype",
-    "--exp-avg-sq-dtype",
-    "--main-params-dtype",
     "--override-opt-param-scheduler",
     "--use-checkpoint-opt-param-scheduler",
     "--loss-scale",
@@ -912,6 +912,22 @@ json training_doc(Translator& t, int dp) {
   if (bf16 && t.has("--grad-reduce-in-bf16")) grad = "bf16";
   tr["dtype"] = dtype;
   tr["grad_reduce_dtype"] = grad;
+  // Adam's state stays fp32 unless the precision-aware optimizer narrows it; argparse checks the
+  // dtype flags' choices either way, and without the switch they do nothing (arguments.py).
+  const std::string main_params = t.has("--main-params-dtype") ? t.choice("--main-params-dtype", {"fp32", "fp16"}) : "fp32";
+  const std::string exp_avg =
+      t.has("--exp-avg-dtype") ? t.choice("--exp-avg-dtype", {"fp32", "fp16", "bf16", "fp8"}) : "fp32";
+  const std::string exp_avg_sq =
+      t.has("--exp-avg-sq-dtype") ? t.choice("--exp-avg-sq-dtype", {"fp32", "fp16", "bf16", "fp8"}) : "fp32";
+  if (t.has("--use-precision-aware-optimizer")) {
+    tr["main_params_dtype"] = main_params;
+    tr["exp_avg_dtype"] = exp_avg;
+    tr["exp_avg_sq_dtype"] = exp_avg_sq;
+    for (const auto& [field, flag] : {std::pair{"training.main_params_dtype", "--main-params-dtype"},
+                                      std::pair{"training.exp_avg_dtype", "--exp-avg-dtype"},
+                                      std::pair{"training.exp_avg_sq_dtype", "--exp-avg-sq-dtype"}})
+      if (t.has(flag)) t.field(field, flag);
+  }
   // AttnBackend (transformer/enums.py): auto, flash and fused run a flash kernel (FlashAttention or
   // cuDNN's through Transformer Engine); unfused and local write the scores out. auto by default.
   if (t.has("--attention-backend")) {

@@ -12,8 +12,8 @@ double element_bytes(const Job& job) { return job.training.dtype == Dtype::fp32 
 
 // Bytes per parameter held, before sharding: the weight in the training dtype (fp8 trains on bf16
 // weights and keeps an fp8 copy and its transpose for Hopper's GEMMs, Transformer Engine), the
-// main gradient in the reduction's dtype, and Adam's fp32 master weight (none when the weights
-// are fp32 already) and two moments.
+// main gradient in the reduction's dtype, and Adam's master weight (none when the weights are
+// fp32 already) and two moments in theirs.
 struct ParamBytes {
   double weights = 0, gradients = 0, optimizer = 0;
 };
@@ -22,7 +22,9 @@ ParamBytes param_bytes(const Job& job) {
   ParamBytes b;
   b.weights = d == Dtype::fp32 ? 4 : d == Dtype::fp8 ? 2 + 2 : 2;
   b.gradients = dtype_bytes(job.training.grad_reduce_dtype);
-  b.optimizer = (d == Dtype::fp32 ? 0 : 4) + 8;
+  const Training& t = job.training;
+  b.optimizer = (d == Dtype::fp32 ? 0 : dtype_bytes(t.main_params_dtype)) + dtype_bytes(t.exp_avg_dtype) +
+                dtype_bytes(t.exp_avg_sq_dtype);
   return b;
 }
 

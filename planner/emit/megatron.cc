@@ -106,6 +106,17 @@ void precision_args(const Job& job, Lines& out) {
     out.comment("grad_reduce_dtype " + std::string(to_string(g)) + " with dtype " + std::string(to_string(d)) +
                 ": Megatron-LM has no flag for it; it reduces in " + (d == Dtype::fp16 ? "fp16" : "fp32") +
                 ", which the score did not assume");
+  // Adam's state narrower than fp32: Transformer Engine's precision-aware optimizer.
+  const Training& t = job.training;
+  if (t.main_params_dtype != Dtype::fp32 || t.exp_avg_dtype != Dtype::fp32 || t.exp_avg_sq_dtype != Dtype::fp32) {
+    out.flag("--use-precision-aware-optimizer");
+    if (t.main_params_dtype == Dtype::fp16) out.arg("--main-params-dtype", "fp16");
+    if (t.main_params_dtype == Dtype::bf16)
+      out.comment("main_params_dtype bf16: Megatron-LM keeps master weights in fp32 or fp16 only; it keeps them in "
+                  "fp32, which the score did not assume");
+    if (t.exp_avg_dtype != Dtype::fp32) out.arg("--exp-avg-dtype", std::string(to_string(t.exp_avg_dtype)));
+    if (t.exp_avg_sq_dtype != Dtype::fp32) out.arg("--exp-avg-sq-dtype", std::string(to_string(t.exp_avg_sq_dtype)));
+  }
 }
 
 Result<void> parallel_args(const Job& job, Lines& out) {

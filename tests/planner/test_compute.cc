@@ -111,6 +111,11 @@ TEST_CASE("compute: stage times, the slowest stage, bubble and step time") {
   // Adam over the last stage's shard: 2 layers and the output layer over tp 2, then over dp 2.
   const double params = (2 * 12.0 * 1024 * 1024 + 32000.0 * 1024) / 2 / 2;
   CHECK(c.stages[1].optimizer_us == doctest::Approx(30 * params / 2e6 / eff));
+  {  // bf16 moments and gradients: 2 read + 2 x (4 + 2 + 2) + 2 written.
+    Job narrow = j;
+    narrow.training.grad_reduce_dtype = narrow.training.exp_avg_dtype = narrow.training.exp_avg_sq_dtype = Dtype::bf16;
+    CHECK(compute_estimate(narrow, "H100-SXM5")->stages[1].optimizer_us == doctest::Approx(20 * params / 2e6 / eff));
+  }
   const StageCompute& s = c.slowest();
   CHECK(c.step_us == doctest::Approx(5 * (s.forward_us + s.backward_us) + c.stages[1].optimizer_us));
   CHECK(s.gemm_us + s.attention_us + s.elementwise_us == doctest::Approx(s.forward_us + s.backward_us));

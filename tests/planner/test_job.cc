@@ -74,8 +74,9 @@ void check_same(const Job& a, const Job& b) {
     return std::tie(m.layers, m.hidden, m.ffn_hidden, m.heads, m.kv_heads, m.head_dim, m.vocab, m.swiglu);
   };
   auto training = [](const Training& t) {
-    return std::tie(t.seq_length, t.micro_batch, t.global_batch, t.dtype, t.grad_reduce_dtype, t.recompute.granularity,
-                    t.recompute.method, t.recompute.num_layers, t.recompute.modules);
+    return std::tie(t.seq_length, t.micro_batch, t.global_batch, t.dtype, t.grad_reduce_dtype, t.main_params_dtype,
+                    t.exp_avg_dtype, t.exp_avg_sq_dtype, t.recompute.granularity, t.recompute.method,
+                    t.recompute.num_layers, t.recompute.modules);
   };
   auto parallel = [](const Parallelism& p) {
     return std::tie(p.tp, p.cp, p.pp, p.dp, p.ep, p.expert_tp, p.sequence_parallel, p.zero_stage, p.fsdp,
@@ -250,6 +251,7 @@ TEST_CASE("job: job_to_json round-trips every field") {
                      "moe": {"experts": 16, "top_k": 4, "layer_freq": 2, "ffn_hidden": 1024, "shared_experts": 2,
                              "capacity_factor": 1.25}},
                     "training": {"micro_batch": 2, "global_batch": 256, "dtype": "fp8", "grad_reduce_dtype": "bf16",
+                                 "main_params_dtype": "fp16", "exp_avg_dtype": "bf16", "exp_avg_sq_dtype": "fp8",
                                  "attention_backend": "unfused"},
                     "parallel": {"cp": 2, "dp": 2, "ep": 4, "expert_tp": 4, "sequence_parallel": true, "fsdp": true,
                                  "virtual_pipeline_stages": 2, "first_stage_layers": 10, "last_stage_layers": 10,
@@ -304,6 +306,8 @@ TEST_CASE("job: malformed jobs name the file, the field and what was expected") 
       {R"({"format": "topoplan-cluster"})", R"(llama.json: format: expected "topoplan-job", got "topoplan-cluster")"},
       {R"({"training": {"dtype": "bf61"}})",
        R"(llama.json: training.dtype: expected one of "bf16", "fp16", "fp8", "fp32", got "bf61", did you mean 'bf16'?)"},
+      {R"({"training": {"main_params_dtype": "fp8"}})",
+       R"(llama.json: training.main_params_dtype: expected one of "fp32", "bf16", "fp16", got "fp8")"},
       {R"({"parallel": {"cp_comm": "all_gather"}})",
        R"(llama.json: parallel.cp_comm: expected one of "p2p", "allgather", got "all_gather", did you mean 'allgather'?)"},
       {R"({"parallel": {"zero_stage": 4}})", "llama.json: parallel.zero_stage: expected an integer from 0 to 3, got 4"},

@@ -95,6 +95,7 @@ TEST_CASE("megatron args: what the emitted file says about the knobs, and each r
   job.training.recompute.method = RecomputeMethod::block;
   job.training.recompute.num_layers = 1;
   job.training.grad_reduce_dtype = Dtype::bf16;
+  job.training.exp_avg_dtype = job.training.exp_avg_sq_dtype = Dtype::bf16;
   job.model.kv_heads = 8;
   job.compute.matmul_tflops = 600;
   const Cluster c = test::load_cluster("dgx-h100:2");
@@ -106,6 +107,7 @@ TEST_CASE("megatron args: what the emitted file says about the knobs, and each r
         "--overlap-grad-reduce\n", "--overlap-param-gather\n", "--tp-comm-overlap\n", "--ddp-bucket-size 50000000\n",
         "--num-virtual-stages-per-pipeline-rank 2\n",
         "--recompute-granularity full\n--recompute-method block\n--recompute-num-layers 1\n", "--grad-reduce-in-bf16\n",
+        "--use-precision-aware-optimizer\n--exp-avg-dtype bf16\n--exp-avg-sq-dtype bf16\n",
         "--micro-batch-size 1\n--global-batch-size 8\n", "--seq-length 2048\n",
         "# the interleaved schedule overlaps its sends and receives with compute",
         "# the job file's compute figures set topoplan's compute estimate; Megatron-LM has no flag for them"})
@@ -184,6 +186,13 @@ TEST_CASE("megatron args: Megatron's defaults, not a job file's") {
   CHECK(read(kShape + "--fp16").training.grad_reduce_dtype == Dtype::fp16);
   CHECK(read(kShape + "--fp16 --accumulate-allreduce-grads-in-fp32").training.grad_reduce_dtype == Dtype::fp32);
   CHECK(read(kShape).training.dtype == Dtype::fp32);
+  // Adam's state: narrower only with the precision-aware optimizer; the dtype flags alone do nothing.
+  CHECK(read(kSmall + "--exp-avg-dtype bf16").training.exp_avg_dtype == Dtype::fp32);
+  const Job narrow = read(kSmall + "--use-precision-aware-optimizer --main-params-dtype fp16 --exp-avg-dtype bf16 "
+                                   "--exp-avg-sq-dtype fp8");
+  CHECK(narrow.training.main_params_dtype == Dtype::fp16);
+  CHECK(narrow.training.exp_avg_dtype == Dtype::bf16);
+  CHECK(narrow.training.exp_avg_sq_dtype == Dtype::fp8);
   CHECK(read(kSmall + "--fp8-format hybrid").training.dtype == Dtype::fp8);
   CHECK(read(kSmall + "--recompute-activations").training.recompute.granularity == Recompute::selective);
   CHECK(read(kSmall + "--use-tp-pp-dp-mapping").parallel.order == "tp-cp-ep-pp-dp");
@@ -279,6 +288,8 @@ TEST_CASE("megatron args: malformed input names the file, the line and the flag"
        "train.args:10: --recompute-granularity: required with recompute \"full\": \"uniform\" or \"block\""},
       {kSmall + "--recompute-granularity partial\n",
        "train.args:10: --recompute-granularity: expected one of full, selective, got 'partial'"},
+      {kSmall + "--use-precision-aware-optimizer --main-params-dtype bf16\n",
+       "train.args:10: --main-params-dtype: expected one of fp32, fp16, got 'bf16'"},
       {kSmall + "--num-query-groups 4\n",
        "train.args:10: --num-query-groups: Megatron-LM reads it only with --group-query-attention (without it every "
        "head "

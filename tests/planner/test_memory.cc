@@ -81,6 +81,13 @@ TEST_CASE("memory: model states per parameter as the ZeRO paper counts them") {
   j.parallel.zero_stage = 1;
   const StageMemory m = memory_estimate(j, h100()).stages.front();
   CHECK(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes == doctest::Approx((6 + 12.0 / 64) * params));
+  // Apex's distributed Adam with its state in bf16 (NeMo 1's optim.dtype) and bf16 gradients:
+  // 2 + 2 + 6/dp.
+  j.training.grad_reduce_dtype = j.training.main_params_dtype = Dtype::bf16;
+  j.training.exp_avg_dtype = j.training.exp_avg_sq_dtype = Dtype::bf16;
+  const StageMemory narrow = memory_estimate(j, h100()).stages.front();
+  CHECK(narrow.weights_bytes + narrow.gradients_bytes + narrow.optimizer_bytes ==
+        doctest::Approx((4 + 6.0 / 64) * params));
 }
 
 TEST_CASE("memory: micro-batches in flight, 1F1B and interleaved") {
