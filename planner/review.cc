@@ -63,16 +63,14 @@ Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, 
 
   const double mine = out.score.exposed_comm_s, theirs = out.best.score.exposed_comm_s;
   out.slowdown = theirs > 0 ? mine / theirs : (mine > 0 ? INFINITY : 1);
-  // Counted by the groups they are about: one finding can stand for every TP group of the job.
-  int critical = 0, groups = 0;
-  for (const Finding& f : out.score.findings)
-    if (f.severity == "critical") {
-      ++critical;
-      groups += std::max<int>(1, static_cast<int>(f.groups.size()));
-    }
-  if (critical)
-    out.reasons.push_back(std::to_string(groups) + (groups == 1 ? " group" : " groups") + " in " +
-                          std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings"));
+  // A job over its GPUs' memory cannot start, whatever its layout.
+  if (!out.score.memory.stages.empty() && !out.score.memory.fits())
+    out.reasons.push_back("the job does not fit in GPU memory (stage " + std::to_string(out.score.memory.peak_stage) +
+                          ": " + format_bytes(out.score.memory.peak().total_bytes() - out.score.memory.capacity_bytes,
+                                             SizeUnits::binary) +
+                          " over)");
+  if (const std::string critical = critical_groups_text(out.score.findings); !critical.empty())
+    out.reasons.push_back(critical);
   if (limits.max_exposed_s && mine > *limits.max_exposed_s)
     out.reasons.push_back("over --max-exposed " + format_duration(*limits.max_exposed_s));
   if (limits.max_slowdown && out.slowdown > *limits.max_slowdown)

@@ -607,21 +607,25 @@ std::string findings_text(const std::vector<Finding>& findings, const JobScore& 
            (f.fix.empty() ? "" : "; fix: " + f.fix) + "\n";
   }
   if (score.lower_bound_s) {
-    int groups = 0, critical = 0;
-    for (const Finding& f : findings)
-      if (f.severity == "critical") {
-        ++critical;
-        groups += std::max<int>(1, static_cast<int>(f.groups.size()));
-      }
+    const std::string critical = critical_groups_text(findings);
     out += "  in all: " + format_duration(score.exposed_comm_s) + " exposed per step, " +
            format_duration(std::max(0.0, score.exposed_comm_s - *score.lower_bound_s)) + " over the lower bound (" +
            format_duration(*score.lower_bound_s) + ": every group alone at its best placement on these hosts)" +
-           (critical ? "; " + std::to_string(groups) + (groups == 1 ? " group" : " groups") + " in " +
-                           std::to_string(critical) + (critical == 1 ? " critical finding" : " critical findings")
-                     : "") +
-           "\n";
+           (critical.empty() ? "" : "; " + critical) + "\n";
   }
   return out;
+}
+
+std::string critical_groups_text(const std::vector<Finding>& findings) {
+  int groups = 0, critical = 0;
+  for (const Finding& f : findings)
+    if (f.severity == "critical" && f.kind != "memory") {
+      ++critical;
+      groups += std::max<int>(1, static_cast<int>(f.groups.size()));
+    }
+  if (!critical) return "";
+  return std::to_string(groups) + (groups == 1 ? " group" : " groups") + " in " + std::to_string(critical) +
+         (critical == 1 ? " critical finding" : " critical findings");
 }
 
 std::string finding_cost_text(const Finding& f) {

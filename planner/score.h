@@ -99,6 +99,10 @@ struct JobScore {
 // A line per finding, indented: "[critical] message (fixed: -1.2 s per step); fix: ...", or
 // "  none"; then, when something is wrong, the layout's exposed communication over its lower bound.
 std::string findings_text(const std::vector<Finding>& findings, const JobScore& score);
+// "3 groups in 2 critical findings": the critical findings about groups, counted by the groups
+// they stand for (one finding can be every TP group of the job); "" when there are none. The
+// memory finding is about the job, not a group, and is not counted.
+std::string critical_groups_text(const std::vector<Finding>& findings);
 // "fixed: -1.2 s per step" for a finding with a cost, else "".
 std::string finding_cost_text(const Finding& finding);
 

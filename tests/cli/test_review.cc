@@ -62,6 +62,21 @@ TEST_CASE("review: pass, fail on the threshold or a critical finding, bad input"
   CHECK(tp.exit_code == 1);
   CHECK(tp.out.starts_with("FAIL "));
   CHECK(tp.out.find("critical finding") != std::string::npos);
+  // A job over its GPUs' memory fails whatever its layout, and says so rather than counting groups.
+  {
+    nlohmann::json job = nlohmann::json::parse(
+        topoplan::test::read_file(topoplan::test::data_dir() / "jobs" / "llama3-70b.json"));
+    job["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 128}};
+    std::ofstream(dir / "tp1.json") << job.dump();
+    auto over = run_topoplan("review --cluster " +
+                             (topoplan::test::data_dir() / "clusters" / "pods-16-h100.json").string() + " --job " +
+                             (dir / "tp1.json").string() + " --layout " + (dir / "grouped").string() + " --json");
+    CHECK(over.exit_code == 1);
+    const nlohmann::json reasons = nlohmann::json::parse(over.out)["reasons"];
+    REQUIRE(reasons.size() == 1);
+    CHECK(reasons[0].get<std::string>().starts_with("the job does not fit in GPU memory (stage 0: "));
+    CHECK(reasons[0].get<std::string>().ends_with(" over)"));
+  }
   // Bad input: exit 2.
   CHECK(run_topoplan(base).exit_code == 2);  // --layout is required
   for (const char* bad : {"0.5", "abc", "1.2x", "inf", ""}) {
