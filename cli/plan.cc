@@ -6,13 +6,13 @@
 #include <ostream>
 #include <sstream>
 
-#include "base/list_arg.h"
 #include "base/suggest.h"
 #include "base/units.h"
+#include "cli/host_flags.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
+#include "planner/alternatives_text.h"
 #include "planner/emit/emit.h"
-#include "planner/host_choice.h"
 #include "planner/html_report.h"
 #include "planner/plan.h"
 #include "planner/plan_files.h"
@@ -36,9 +36,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   PlanRequest req;
   req.seed = o.seed;
   if (!o.nodes.empty()) {
-    Result<std::vector<std::string>> names = list_arg_entries(o.nodes, "--nodes", o.nodes[0] != '@');
-    if (!names) return fail(err, names.error());
-    Result<std::vector<int>> hosts = hosts_by_name(*c, *names);
+    Result<std::vector<int>> hosts = nodes_flag(*c, o.nodes);
     if (!hosts) return fail(err, hosts.error());
     req.free = *hosts;
   }
@@ -60,9 +58,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     files = std::move(*list);
   }
   if (!o.exclude.empty()) {
-    Result<std::vector<std::string>> names = list_arg_entries(o.exclude, "--exclude", false);
-    if (!names) return fail(err, names.error());
-    Result<DownSet> down = down_parse(*c, *names);
+    Result<DownSet> down = exclude_flag(*c, o.exclude);
     if (!down) return fail(err, down.error());
     req.down = std::move(*down);
   }
@@ -90,6 +86,22 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       shown = true;
     };
   Router router(*c, req.down);
+  // Too few GPUs: say which layouts of the job do fit them rather than only what is short.
+  int up = 0;
+  if (req.free.empty())
+    for (int h = 0; h < static_cast<int>(c->hosts().size()); ++h) up += static_cast<int>(req.down.gpus_up(*c, h).size());
+  for (int h : req.free) up += static_cast<int>(req.down.gpus_up(*c, h).size());
+  if (up < job_ranks(*job)) {
+    const std::string short_of = "the job needs " + std::to_string(job_ranks(*job)) + " GPUs; " +
+                                 (req.free.empty() ? "the cluster has "
+                                                  : "the " + std::to_string(req.free.size()) + " free hosts have ") +
+                                 std::to_string(up) + " up";
+    Result<Alternatives> fit = job_alternatives(*c, router, *job, {req.free, req.down, req.score, 5});
+    if (!fit) return fail(err, o.job + ": " + short_of + "; " + fit.error());
+    return fail(err, o.job + ": " + alternatives_text(*job, *fit, short_of) +
+                         "the list with --json: topoplan advise --alternatives with the same --cluster, --job and "
+                         "--nodes");
+  }
   Result<Plan> plan = plan_job(*c, router, *job, req);
   if (shown) err << "\n";
   if (!plan) return fail(err, o.job + ": " + plan.error());

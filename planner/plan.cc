@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 
 #include "base/suggest.h"
@@ -30,18 +29,6 @@ Placement placement_of(const Cluster& c, const DownSet& down, const std::vector<
   // Regular: full hosts whose every GPU runs a rank.
   p.regular = std::min(static_cast<int>(full.size()), ranks / std::max<int>(1, static_cast<int>(most)));
   return p;
-}
-
-// The largest number of GPUs that share one NVLink domain (one host when hosts have none).
-int largest_domain(const Cluster& c) {
-  std::map<int, int> gpus;
-  for (size_t h = 0; h < c.hosts().size(); ++h) {
-    const int d = c.hosts()[h].scaleup_domain >= 0 ? c.hosts()[h].scaleup_domain : -1 - static_cast<int>(h);
-    gpus[d] += static_cast<int>(c.hosts()[h].gpus.size());
-  }
-  int most = 0;
-  for (const auto& [d, n] : gpus) most = std::max(most, n);
-  return most;
 }
 
 struct Scored {
@@ -126,7 +113,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   auto asked = [&](const char* rule) { return std::find(req.keep.begin(), req.keep.end(), rule) != req.keep.end(); };
   const int tp = std::max(job.parallel.tp, job.parallel.expert_tp);
   if (asked(kKeepTpInDomain) && tp > 1) {
-    const int domain = largest_domain(c);
+    const int domain = largest_domain_gpus(c);
     if (tp <= domain)
       plan.rules.tp_in_domain = true;
     else if (req.keep_given)

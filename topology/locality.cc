@@ -1,6 +1,7 @@
 #include "topology/locality.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 
@@ -115,6 +116,17 @@ int link_level(const Cluster& c, EdgeId e) {
   if (l.kind != LinkKind::NET) return 0;
   const int tier = std::max<int>(c.device(c.source(e)).tier, c.device(c.target(e)).tier);
   return std::clamp(tier, 1, kDciLevel - 1);
+}
+
+int largest_domain_gpus(const Cluster& c) {
+  std::map<int, int> gpus;
+  for (size_t h = 0; h < c.hosts().size(); ++h) {
+    const int d = c.hosts()[h].scaleup_domain >= 0 ? c.hosts()[h].scaleup_domain : -1 - static_cast<int>(h);
+    gpus[d] += static_cast<int>(c.hosts()[h].gpus.size());
+  }
+  int most = 0;
+  for (const auto& [d, n] : gpus) most = std::max(most, n);
+  return most;
 }
 
 }  // namespace topoplan

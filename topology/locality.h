@@ -30,6 +30,10 @@ struct Locality {
 
 Locality locality_of(const Cluster& cluster);
 
+// The most GPUs that share one NVLink domain (one host's where hosts have none): how wide a TP
+// group can be and stay on NVLink.
+int largest_domain_gpus(const Cluster& cluster);
+
 // The fabric tier a link reaches, for reports and background load: "host" inside a host or
 // NVLink domain, "leaf" for NIC-to-leaf cables, "spine", "core" (or "tier N" above), "site" into a site's DCI routers, "dci".
 std::string link_tier(const Cluster& cluster, EdgeId e);

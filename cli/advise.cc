@@ -1,0 +1,85 @@
+// topoplan advise: what a scheduler or a user should ask for. --alternatives: the job's other
+// parallel sizes that fit the hosts, legal for the model and within GPU memory, fastest first
+// (planner/alternatives.h).
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/host_flags.h"
+#include "cli/model_flags.h"
+#include "cli/tool.h"
+#include "planner/alternatives_text.h"
+#include "topology/load.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string cluster, job, nodes, exclude;
+  ModelSources model;
+  bool alternatives = false, json = false;
+  size_t limit = 10;
+};
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  if (!o.alternatives) return fail(err, "say what to advise on: --alternatives (see 'advise --help')");
+  Result<Cluster> c = cluster_load(o.cluster);
+  if (!c) return fail(err, c.error());
+  AlternativesRequest req;
+  req.limit = o.limit;
+  if (!o.nodes.empty()) {
+    Result<std::vector<int>> hosts = nodes_flag(*c, o.nodes);
+    if (!hosts) return fail(err, hosts.error());
+    req.free = *hosts;
+  }
+  if (!o.exclude.empty()) {
+    Result<DownSet> down = exclude_flag(*c, o.exclude);
+    if (!down) return fail(err, down.error());
+    req.down = std::move(*down);
+  }
+  Result<Job> job = job_load(o.job);
+  if (!job) return fail(err, job.error());
+  ModelInputs model;
+  if (Result<void> ok = model_inputs_load(o.model, *c, model); !ok) return fail(err, ok.error());
+  req.score = model.options;
+  Router router(*c, req.down);
+  Result<Alternatives> list = job_alternatives(*c, router, *job, req);
+  if (!list) return fail(err, o.job + ": " + list.error());
+  if (o.json) {
+    out << alternatives_json(*c, *job, *list).dump(2) << "\n";
+    return kExitOk;
+  }
+  const int need = job_ranks(*job);
+  out << alternatives_text(*job, *list,
+                           job->name + " as given needs " + std::to_string(need) + " GPUs; " +
+                               (req.free.empty() ? "the cluster has "
+                                                : "the " + std::to_string(req.free.size()) + " free hosts have ") +
+                               std::to_string(list->gpus_available) + " up");
+  return kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
+  app.add_option("--job", o->job, kJobHelp)->required();
+  app.add_flag("--alternatives", o->alternatives,
+               "the job's other tp, pp, cp, ep and dp sizes that fit the hosts, legal for the model, with its global "
+               "batch and within GPU memory, fastest first");
+  app.add_option("--nodes", o->nodes,
+                 "the hosts to fit: a Slurm hostlist (h[0001-0016]) or @FILE with one host per line; default every "
+                 "host");
+  app.add_option("--exclude", o->exclude,
+                 "GPUs, NICs, switches, hosts or links that are down, comma-separated, or @FILE (as plan takes it)");
+  app.add_option("--limit", o->limit, "how many layouts to list (default 10)")->check(CLI::Range(1, 1000));
+  model_flags_add(app, o->model);
+  app.add_flag("--json", o->json, "the list as JSON on stdout");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool advise_tool() {
+  return {"advise", "what to ask for: the job's parallel sizes that fit the hosts (--alternatives)", setup};
+}
+
+}  // namespace topoplan::cli

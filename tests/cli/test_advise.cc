@@ -1,0 +1,40 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support.h"
+
+using topoplan::test::run_topoplan;
+
+TEST_CASE("advise --alternatives: the table, its JSON, and plan's short of GPUs") {
+  const std::string job = (topoplan::test::data_dir() / "jobs" / "llama3-70b.json").string();
+  const std::string base = "--cluster dgx-h100:16 --job " + job;
+  auto text = run_topoplan("advise --alternatives --nodes h[001-015] " + base);
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.rfind("llama3-70b as given needs 128 GPUs; the 15 free hosts have 120 up\n", 0) == 0);
+  CHECK(text.out.find("  layout ") != std::string::npos);
+  auto json = run_topoplan("advise --alternatives --nodes h[001-015] --limit 2 --json " + base);
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  CHECK(j["gpus_available"] == 120);
+  CHECK(j["ranked"].size() == 2);
+  // The table's first row is the JSON's first layout.
+  const auto& first = j["ranked"][0]["parallel"];
+  CHECK(text.out.find("tp " + std::to_string(first["tp"].get<int>()) + " pp " +
+                      std::to_string(first["pp"].get<int>())) != std::string::npos);
+
+  // plan on those hosts fails as before, with the layouts that fit.
+  auto plan = run_topoplan("plan --nodes h[001-015] " + base);
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.err.find("the job needs 128 GPUs; the 15 free hosts have 120 up\nlayouts of llama3-70b on at most "
+                      "120 GPUs") != std::string::npos);
+
+  // Bad input.
+  auto bare = run_topoplan("advise " + base);
+  CHECK(bare.exit_code == 2);
+  CHECK(bare.err.find("say what to advise on: --alternatives") != std::string::npos);
+  auto unknown = run_topoplan("advise --alternatives --nodes h[001-015],h999 " + base);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("h999") != std::string::npos);
+  CHECK(run_topoplan("advise --alternatives --limit 0 " + base).exit_code == 2);
+}
