@@ -8,6 +8,7 @@
 
 #include "base/suggest.h"
 #include "base/units.h"
+#include "cli/emit_flags.h"
 #include "cli/host_flags.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
@@ -50,13 +51,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> { return world; });
   if (!job) return fail(err, job.error());
   // With -o alone the plan file; --emit names what to write.
-  EmitList files{!o.out_dir.empty(), {}};
-  if (!o.emit.empty()) {
-    Result<EmitList> list = emit_list_parse(o.emit);
-    if (!list) return fail(err, "--emit: " + list.error());
-    if (o.out_dir.empty()) return fail(err, "--emit needs -o DIR to write the files into");
-    files = std::move(*list);
-  }
+  Result<EmitList> files = emit_flags(o.emit, o.out_dir);
+  if (!files) return fail(err, files.error());
   if (!o.exclude.empty()) {
     Result<DownSet> down = exclude_flag(*c, o.exclude);
     if (!down) return fail(err, down.error());
@@ -111,7 +107,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 
   PlanFiles written;
   if (!o.out_dir.empty()) {
-    Result<PlanFiles> w = plan_files_write(o.out_dir, files, *c, router, o.cluster, *plan, req);
+    Result<PlanFiles> w = plan_files_write(o.out_dir, *files, *c, router, o.cluster, *plan, req);
     if (!w) return fail(err, w.error());
     written = std::move(*w);
   }

@@ -72,14 +72,18 @@ Result<std::unique_ptr<JobInputs>> job_inputs_load(const std::string& cluster_ar
   RETURN_IF_ERROR(c);
   Result<Job> job = job_load(job_path, [&] { return world_from_layout_or_cluster(*c, cluster_arg, layout_path); });
   RETURN_IF_ERROR(job);
-  return make(std::move(*c), std::move(*job), job_path, layout_path, model);
+  Result<std::unique_ptr<JobInputs>> in = make(std::move(*c), std::move(*job), job_path, layout_path, model);
+  if (in) (*in)->cluster_spec = cluster_arg;
+  return in;
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_make(const std::string& cluster_arg, Job job, const std::string& job_path,
                                                    const std::string& layout_path, const ModelSources& model) {
   Result<Cluster> c = cluster_load(cluster_arg);
   RETURN_IF_ERROR(c);
-  return make(std::move(*c), std::move(job), job_path, layout_path, model);
+  Result<std::unique_ptr<JobInputs>> in = make(std::move(*c), std::move(job), job_path, layout_path, model);
+  if (in) (*in)->cluster_spec = cluster_arg;
+  return in;
 }
 
 Result<std::unique_ptr<JobInputs>> job_inputs_from_plan(const std::string& plan_path, const std::string& cluster_arg,

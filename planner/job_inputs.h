@@ -29,6 +29,7 @@ Result<void> model_inputs_load(const ModelSources& sources, const Cluster& clust
 struct JobInputs {
   Job job;
   Cluster cluster;
+  std::string cluster_spec;  // as given, or as the plan file names it
   DownSet down;
   std::unique_ptr<Router> router;
   Layout layout;

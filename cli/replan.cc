@@ -1,0 +1,102 @@
+// topoplan replan: a plan after hosts failed: their ranks on the best spares, every other rank where
+// it was, the same files as plan and the ranks that moved (planner/replan.h).
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "base/file_io.h"
+#include "base/suggest.h"
+#include "cli/emit_flags.h"
+#include "cli/host_flags.h"
+#include "cli/model_flags.h"
+#include "cli/tool.h"
+#include "planner/emit/emit.h"
+#include "planner/job_inputs.h"
+#include "planner/plan_files.h"
+#include "planner/plan_json.h"
+#include "planner/replan_text.h"
+
+namespace topoplan::cli {
+namespace {
+
+struct Options {
+  std::string plan, cluster, failed, spares, emit, out_dir;
+  ModelSources model;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+int run(const Options& o, std::ostream& out, std::ostream& err) {
+  Result<std::unique_ptr<JobInputs>> in = job_inputs_from_plan(o.plan, o.cluster, o.model);
+  if (!in) return fail(err, in.error());
+  const Cluster& c = (*in)->cluster;
+  const std::string& cluster_spec = (*in)->cluster_spec;
+  ReplanRequest req;
+  req.seed = o.seed;
+  Result<std::vector<int>> failed = nodes_flag(c, o.failed);
+  if (!failed) return fail(err, "--failed: " + failed.error());
+  req.failed = *failed;
+  if (!o.spares.empty()) {
+    Result<std::vector<int>> spares = nodes_flag(c, o.spares);
+    if (!spares) return fail(err, "--spares: " + spares.error());
+    req.spares = *spares;
+  }
+  // What the plan avoided, and now the failed hosts too.
+  std::vector<std::string> down = (*in)->layout.down;
+  for (int h : req.failed) down.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  Result<DownSet> parsed = down_parse(c, down);
+  if (!parsed) return fail(err, o.plan + ": exclude: " + parsed.error());
+  req.down = std::move(*parsed);
+  req.score = (*in)->model.options;
+  Result<EmitList> files = emit_flags(o.emit, o.out_dir);
+  if (!files) return fail(err, files.error());
+
+  Router router(c, req.down);
+  Result<Replan> rp = replan_job(c, router, (*in)->job, (*in)->layout, req);
+  if (!rp) return fail(err, o.plan + ": " + rp.error());
+  PlanRequest as_plan;
+  as_plan.down = req.down;
+  as_plan.score = req.score;
+  as_plan.seed = req.seed;
+  std::vector<std::string> written;
+  if (!o.out_dir.empty()) {
+    Result<PlanFiles> w = plan_files_write(o.out_dir, *files, c, router, cluster_spec, rp->plan, as_plan);
+    if (!w) return fail(err, w.error());
+    const std::string moved = o.out_dir + "/moved.txt";
+    if (!text_write_file(moved, moved_ranks_text(c, (*in)->layout, *rp))) return fail(err, moved + ": cannot write");
+    written = std::move(w->written);
+    written.push_back(moved);
+    for (const std::string& note : w->notes) err << "note: " << note << "\n";
+  }
+  if (o.json)
+    out << replan_json(c, *rp, plan_to_json(c, router, cluster_spec, rp->plan, as_plan)).dump(2) << "\n";
+  else
+    out << replan_text(c, o.plan, *rp, written);
+  return kExitOk;
+}
+
+Run setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("--plan", o->plan, "the plan file (plan.json) whose hosts failed")->required();
+  app.add_option("--cluster", o->cluster, "the cluster (default: the one the plan names)");
+  app.add_option("--failed", o->failed, "the plan's hosts that failed: a Slurm hostlist (h[005,009]) or @FILE")
+      ->required();
+  app.add_option("--spares", o->spares,
+                 "hosts that may take their ranks: a Slurm hostlist or @FILE; default every host the plan does not use");
+  app.add_option("--seed", o->seed, "seed of the full re-plan's search");
+  app.add_option(
+      "--emit", o->emit,
+      "files to write into -o DIR, as plan writes them: " + names_list(emit_list_names()) + " (comma-separated)");
+  app.add_option("-o,--output", o->out_dir, "directory for the mended plan (plan.json), --emit files and moved.txt");
+  model_flags_add(app, o->model);
+  app.add_flag("--json", o->json, "the result as JSON on stdout, the mended plan under \"plan\"");
+  return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
+}
+
+}  // namespace
+
+Tool replan_tool() {
+  return {"replan", "after hosts of a plan fail: their ranks on the best spares, every other rank kept", setup};
+}
+
+}  // namespace topoplan::cli
