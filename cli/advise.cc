@@ -1,6 +1,6 @@
-// topoplan advise: what a scheduler or a user should ask for. --alternatives: the job's other
-// parallel sizes that fit the hosts, legal for the model and within GPU memory, fastest first
-// (planner/alternatives.h).
+// topoplan advise: what a scheduler or a user should ask for. By default what each allocation shape
+// costs the job (planner/shape_curve.h); --alternatives: the job's other parallel sizes that fit
+// the hosts, legal for the model and within GPU memory, fastest first (planner/alternatives.h).
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -9,6 +9,7 @@
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/alternatives_text.h"
+#include "planner/shape_curve_text.h"
 #include "topology/load.h"
 
 namespace topoplan::cli {
@@ -22,7 +23,6 @@ struct Options {
 };
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
-  if (!o.alternatives) return fail(err, "say what to advise on: --alternatives (see 'advise --help')");
   Result<Cluster> c = cluster_load(o.cluster);
   if (!c) return fail(err, c.error());
   AlternativesRequest req;
@@ -43,6 +43,19 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (Result<void> ok = model_inputs_load(o.model, *c, model); !ok) return fail(err, ok.error());
   req.score = model.options;
   Router router(*c, req.down);
+  if (!o.alternatives) {
+    PlanRequest plan;
+    plan.free = req.free;
+    plan.down = req.down;
+    plan.score = req.score;
+    Result<ShapeCurve> curve = shape_curve(*c, router, *job, plan);
+    if (!curve) return fail(err, o.job + ": " + curve.error());
+    if (o.json)
+      out << shape_curve_json(*c, *job, *curve).dump(2) << "\n";
+    else
+      out << shape_curve_text(*c, *job, *curve);
+    return kExitOk;
+  }
   Result<Alternatives> list = job_alternatives(*c, router, *job, req);
   if (!list) return fail(err, o.job + ": " + list.error());
   if (o.json) {
@@ -66,7 +79,7 @@ Run setup(CLI::App& app) {
                "the job's other tp, pp, cp, ep and dp sizes that fit the hosts, legal for the model, with its global "
                "batch and within GPU memory, fastest first");
   app.add_option("--nodes", o->nodes,
-                 "the hosts to fit: a Slurm hostlist (h[0001-0016]) or @FILE with one host per line; default every "
+                 "the free hosts: a Slurm hostlist (h[0001-0016]) or @FILE with one host per line; default every "
                  "host");
   app.add_option("--exclude", o->exclude,
                  "GPUs, NICs, switches, hosts or links that are down, comma-separated, or @FILE (as plan takes it)");
@@ -79,7 +92,9 @@ Run setup(CLI::App& app) {
 }  // namespace
 
 Tool advise_tool() {
-  return {"advise", "what to ask for: the job's parallel sizes that fit the hosts (--alternatives)", setup};
+  return {"advise",
+          "what to ask for: what each allocation shape costs the job, or (--alternatives) its sizes that fit the hosts",
+          setup};
 }
 
 }  // namespace topoplan::cli

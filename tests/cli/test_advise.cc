@@ -29,10 +29,19 @@ TEST_CASE("advise --alternatives: the table, its JSON, and plan's short of GPUs"
   CHECK(plan.err.find("the job needs 128 GPUs; the 15 free hosts have 120 up\nlayouts of llama3-70b on at most "
                       "120 GPUs") != std::string::npos);
 
+  // Without --alternatives: what each shape costs, as a table and as JSON.
+  auto curve = run_topoplan("advise " + base);
+  REQUIRE_MESSAGE(curve.exit_code == 0, curve.err);
+  CHECK(curve.out.rfind("llama3-70b needs 16 hosts; its step with the hosts in each shape", 0) == 0);
+  auto curve_json = run_topoplan("advise --json " + base);
+  REQUIRE(curve_json.exit_code == 0);
+  const nlohmann::json shapes = nlohmann::json::parse(curve_json.out)["shapes"];
+  REQUIRE(!shapes.empty());
+  CHECK(curve.out.find(shapes[0]["shape"].get<std::string>()) != std::string::npos);
   // Bad input.
-  auto bare = run_topoplan("advise " + base);
-  CHECK(bare.exit_code == 2);
-  CHECK(bare.err.find("say what to advise on: --alternatives") != std::string::npos);
+  auto few = run_topoplan("advise --nodes h[001-004] " + base);
+  CHECK(few.exit_code == 2);
+  CHECK(few.err.find("the job needs 16 hosts of 8 GPUs; 4 whole hosts free") != std::string::npos);
   auto unknown = run_topoplan("advise --alternatives --nodes h[001-015],h999 " + base);
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("h999") != std::string::npos);

@@ -1,0 +1,118 @@
+#include "planner/shape_curve.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "base/words.h"
+#include "topology/locality.h"
+
+namespace topoplan {
+namespace {
+
+constexpr Level kShapeLevels[] = {Level::domain, Level::leaf_group, Level::pod, Level::site};
+
+std::string unit_name(Level level, size_t count) {
+  const std::string one(to_string(level));
+  return count == 1 ? "one " + one : std::to_string(count) + " " + one + "s";
+}
+
+}  // namespace
+
+std::string shape_name(const ShapeEntry& e) {
+  std::string name = unit_name(e.level, e.split.size());
+  if (e.split.size() == 1) return name;
+  std::string ratio;
+  for (int n : e.split) ratio += (ratio.empty() ? "" : ":") + std::to_string(n);
+  return name + ", " + ratio;
+}
+
+Result<ShapeCurve> shape_curve(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req) {
+  const Locality loc = locality_of(c);
+  std::vector<int> offered = req.free;
+  if (offered.empty())
+    for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) offered.push_back(h);
+  // Whole hosts only: a shape is counted in hosts.
+  std::erase_if(offered, [&](int h) { return !req.down.host_whole(c, h) || c.hosts()[static_cast<size_t>(h)].gpus.empty(); });
+  if (offered.empty()) return Error{"no whole host is free"};
+  hosts_sort(loc, offered);
+  const int per_host = static_cast<int>(c.hosts()[static_cast<size_t>(offered.front())].gpus.size());
+  const int ranks = job_ranks(job);
+  if (ranks % per_host != 0)
+    return Error{"the job's " + std::to_string(ranks) + " ranks do not fill whole hosts of " +
+                 std::to_string(per_host) + " GPUs"};
+  ShapeCurve curve;
+  curve.hosts_needed = ranks / per_host;
+  const int need = curve.hosts_needed;
+  if (static_cast<int>(offered.size()) < need)
+    return Error{"the job needs " + counted(need, "host") + " of " + std::to_string(per_host) + " GPUs; " +
+                 counted(static_cast<int64_t>(offered.size()), "whole host") + " free"};
+
+  std::map<std::vector<int>, size_t> planned;  // host sets already planned, by their first entry
+  auto add = [&](Level level, const std::vector<std::vector<int>*>& units, const std::vector<int>& split) -> Result<void> {
+    ShapeEntry e;
+    e.level = level;
+    e.split = split;
+    for (size_t i = 0; i < split.size(); ++i)
+      e.hosts.insert(e.hosts.end(), units[i]->begin(), units[i]->begin() + split[i]);
+    std::vector<int> key = e.hosts;
+    std::sort(key.begin(), key.end());
+    // Two shapes can name one host set (two pods of 8 are also four leaf groups of 4): planned once.
+    if (auto same = planned.find(key); same != planned.end()) {
+      const ShapeEntry& first = curve.entries[same->second];
+      e.step_s = first.step_s;
+      e.exposed_s = first.exposed_s;
+      e.order = first.order;
+      curve.entries.push_back(std::move(e));
+      return {};
+    }
+    planned[key] = curve.entries.size();
+    PlanRequest on = req;
+    on.free = e.hosts;
+    on.progress = nullptr;
+    Result<Plan> plan = plan_job(c, r, job, on);
+    RETURN_IF_ERROR(plan);
+    e.step_s = plan->score.step_s;
+    e.exposed_s = plan->score.exposed_comm_s;
+    e.order = plan->job.parallel.order;
+    curve.entries.push_back(std::move(e));
+    return {};
+  };
+
+  // One unit at each level, then splits over units of that level: even over 2, 4 and 8, and over
+  // two unevenly (3:1 and all but one).
+  std::vector<std::pair<Level, std::vector<int>>> splits;
+  for (Level level : kShapeLevels) splits.push_back({level, {need}});
+  for (Level level : kShapeLevels) {
+    for (int k : {2, 4, 8})
+      if (need % k == 0 && need >= k) splits.push_back({level, std::vector<int>(static_cast<size_t>(k), need / k)});
+    if (need >= 4) splits.push_back({level, {need - need / 4, need / 4}});
+    if (need >= 3) splits.push_back({level, {need - 1, 1}});
+  }
+  for (const auto& [level, split] : splits) {
+    std::map<int, std::vector<int>> by_unit;  // free hosts of each unit, topology order
+    for (int h : offered) by_unit[loc.unit(h, level)].push_back(h);
+    // The first units, in topology order, with room for each part (largest part first).
+    std::vector<std::vector<int>*> chosen;
+    std::set<int> used;
+    for (int part : split) {
+      std::vector<int>* unit = nullptr;
+      for (auto& [id, hosts] : by_unit)
+        if (!used.count(id) && static_cast<int>(hosts.size()) >= part) {
+          unit = &hosts;
+          used.insert(id);
+          break;
+        }
+      if (!unit) break;
+      chosen.push_back(unit);
+    }
+    if (chosen.size() < split.size()) continue;
+    RETURN_IF_ERROR(add(level, chosen, split));
+  }
+  if (curve.entries.empty()) return Error{"no shape of " + counted(need, "host") + " fits the free hosts"};
+  for (size_t i = 1; i < curve.entries.size(); ++i)
+    if (curve.entries[i].step_s < curve.entries[curve.best].step_s) curve.best = i;
+  return curve;
+}
+
+}  // namespace topoplan
