@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/words.h"
+#include "topology/formats/kubernetes.h"
 #include "topology/locality.h"
 
 namespace topoplan {
@@ -113,6 +114,77 @@ Result<ShapeCurve> shape_curve(const Cluster& c, const Router& r, const Job& job
   for (size_t i = 1; i < curve.entries.size(); ++i)
     if (curve.entries[i].step_s < curve.entries[curve.best].step_s) curve.best = i;
   return curve;
+}
+
+namespace {
+
+// The node label whose values group the hosts exactly as `level`'s units do; "" when none does.
+std::string label_for(const Cluster& c, const Locality& loc, Level level) {
+  const auto labels = k8s_host_labels(c, K8sLabels::topograph);
+  if (labels.empty()) return "";
+  for (const auto& label : labels.front()) {
+    const std::string& key = label.first;  // not a structured binding: clang before 16 cannot capture one
+    std::map<std::string, int> unit_of_value;
+    std::map<int, std::string> value_of_unit;
+    bool same = true;
+    for (size_t h = 0; h < labels.size() && same; ++h) {
+      const auto it = std::find_if(labels[h].begin(), labels[h].end(), [&](const auto& kv) { return kv.first == key; });
+      if (it == labels[h].end()) {
+        same = false;
+        break;
+      }
+      const int unit = loc.unit(static_cast<int>(h), level);
+      same = unit_of_value.emplace(it->second, unit).first->second == unit &&
+             value_of_unit.emplace(unit, it->second).first->second == it->second;
+    }
+    if (same) return key;
+  }
+  return "";
+}
+
+}  // namespace
+
+ShapeAdvice shape_advice(const Cluster& c, const ShapeCurve& curve) {
+  const Locality loc = locality_of(c);
+  const double best = curve.entries[curve.best].step_s;
+  auto within = [&](const ShapeEntry& e, Level level) {
+    return std::all_of(e.hosts.begin(), e.hosts.end(),
+                       [&](int h) { return loc.unit(h, level) == loc.unit(e.hosts.front(), level); });
+  };
+  ShapeAdvice a;
+  bool preferred = false;
+  double worst_all = 0;
+  for (const ShapeEntry& e : curve.entries) worst_all = std::max(worst_all, e.step_s / best - 1);
+  for (Level level : kShapeLevels) {
+    double worst = -1, closest = -1;
+    for (const ShapeEntry& e : curve.entries)
+      if (within(e, level)) {
+        worst = std::max(worst, e.step_s / best - 1);
+        if (closest < 0 || e.step_s / best - 1 < closest) closest = e.step_s / best - 1;
+      }
+    if (worst < 0) continue;  // no shape fits one unit of it
+    if (!preferred && closest <= 0.005) {
+      a.preferred = level;
+      preferred = true;
+    }
+    if (worst <= kShapeTolerance && worst_all > kShapeTolerance) {
+      a.required_any = true;
+      a.required = level;
+      a.required_worst = worst;
+    }
+  }
+  if (a.required_any) {
+    for (const ShapeEntry& e : curve.entries)
+      if (!within(e, a.required)) a.beyond = std::max(a.beyond, e.step_s / best - 1);
+    // Slurm: the tree plugin confines a job to one leaf switch's hosts (--switches=1; topo export
+    // writes a leaf group's leaves with the same hosts); the block plugin to one block (an NVLink
+    // domain in topo export's slurm-block) with a segment of every host. No flag confines to a pod.
+    if (a.required == Level::leaf_group) a.slurm = "--switches=1@TIME";
+    if (a.required == Level::domain) a.slurm = "--segment=" + std::to_string(curve.hosts_needed);
+    a.kueue_required = label_for(c, loc, a.required);
+  }
+  a.kueue_preferred = label_for(c, loc, a.preferred);
+  return a;
 }
 
 }  // namespace topoplan

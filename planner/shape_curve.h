@@ -26,6 +26,22 @@ struct ShapeCurve {
   size_t best = 0;                  // the shortest step
 };
 
+// What to ask a scheduler for, read off the curve: the loosest level whose every shape evaluated
+// within one unit stays within kShapeTolerance of the best (required), and the tightest that holds
+// the best (preferred), in Slurm's and Kueue's words.
+inline constexpr double kShapeTolerance = 0.05;
+struct ShapeAdvice {
+  bool required_any = false;  // false: every shape evaluated is within the tolerance
+  Level required = Level::site, preferred = Level::site;
+  double required_worst = 0;  // the worst shape within one unit of `required`, over the best
+  double beyond = 0;          // the worst shape beyond it, over the best
+  std::string slurm;          // sbatch's flag for `required`; "" when Slurm's plugins cannot say it
+  // Kueue's podset-required-topology and podset-preferred-topology: the node label (as `topo export
+  // --format k8s-labels` sets it) whose values group hosts as the level does; "" when none does.
+  std::string kueue_required, kueue_preferred;
+};
+ShapeAdvice shape_advice(const Cluster& cluster, const ShapeCurve& curve);
+
 // "one leaf group", "2 pods, 8:8", "2 NVLink domains, 15:1".
 std::string shape_name(const ShapeEntry& entry);
 

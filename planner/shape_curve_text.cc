@@ -29,7 +29,27 @@ std::string shape_curve_text(const Cluster& c, const Job& job, const ShapeCurve&
     table.add({shape_name(e), hostlist_of(c, e.hosts), format_duration(e.step_s), format_duration(e.exposed_s),
                over_best(curve, e)},
               "  ");
-  return out + table.str();
+  out += table.str();
+  const ShapeAdvice a = shape_advice(c, curve);
+  const std::string prefer = "prefer one " + std::string(to_string(a.preferred));
+  if (!a.required_any) {
+    out += "\nto ask for: nothing to require (every shape above is within " + format_number(100 * kShapeTolerance, 0) +
+           "% of the best); " + prefer + "\n";
+  } else {
+    out += "\nto ask for: require one " + std::string(to_string(a.required)) + " (the shapes above inside one cost at most " +
+           format_number(100 * a.required_worst, 1) + "% over the best, those beyond it up to " +
+           format_number(100 * a.beyond, 1) + "%); " + prefer + "\n";
+    out += a.slurm.empty() ? "  Slurm: no flag confines a job to one " + std::string(to_string(a.required)) + "\n"
+                           : "  Slurm: sbatch " + a.slurm +
+                                 (a.slurm.starts_with("--switches") ? "  (TIME: the longest to wait for it; tree plugin)"
+                                                                    : "  (block plugin)") +
+                                 "\n";
+  }
+  if (!a.kueue_required.empty())
+    out += "  Kueue: kueue.x-k8s.io/podset-required-topology: \"" + a.kueue_required + "\"\n";
+  if (!a.kueue_preferred.empty())
+    out += "  Kueue: kueue.x-k8s.io/podset-preferred-topology: \"" + a.kueue_preferred + "\"\n";
+  return out;
 }
 
 nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCurve& curve) {
@@ -47,7 +67,20 @@ nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCur
                        {"order", e.order},
                        {"over_best", e.step_s / best - 1}});
   }
-  return {{"job", job.name}, {"hosts_needed", curve.hosts_needed}, {"best", curve.best}, {"shapes", entries}};
+  const ShapeAdvice a = shape_advice(c, curve);
+  nlohmann::json advice = {{"required", a.required_any ? nlohmann::json(std::string(to_string(a.required))) : nullptr},
+                           {"preferred", std::string(to_string(a.preferred))},
+                           {"tolerance", kShapeTolerance},
+                           {"required_worst_over_best", a.required_worst},
+                           {"beyond_over_best", a.beyond},
+                           {"slurm", a.slurm.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.slurm)},
+                           {"kueue_required", a.kueue_required.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.kueue_required)},
+                           {"kueue_preferred", a.kueue_preferred.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.kueue_preferred)}};
+  return {{"job", job.name},
+          {"hosts_needed", curve.hosts_needed},
+          {"best", curve.best},
+          {"shapes", entries},
+          {"advice", advice}};
 }
 
 }  // namespace topoplan

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -55,7 +56,23 @@ TEST_CASE("shape curve: pods 7:1 oversubscribed, llama3-70b on 16 hosts") {
   CHECK(lone.step_s > even.step_s);
   for (const ShapeEntry& e : curve->entries) CHECK(e.step_s >= curve->entries[curve->best].step_s);
 
+  // The advice: inside one unit of the required level every shape is within the tolerance, and
+  // some shape beyond it is not; the levels have labels Kueue can name.
+  const ShapeAdvice advice = shape_advice(c, *curve);
+  const double best = curve->entries[curve->best].step_s;
+  REQUIRE(advice.required_any);
+  bool beyond = false;
+  for (const ShapeEntry& e : curve->entries) {
+    const bool inside = std::all_of(e.hosts.begin(), e.hosts.end(), [&](int h) {
+      return loc.unit(h, advice.required) == loc.unit(e.hosts.front(), advice.required);
+    });
+    if (inside) CHECK(e.step_s <= best * (1 + kShapeTolerance));
+    beyond = beyond || (!inside && e.step_s > best * (1 + kShapeTolerance));
+  }
+  CHECK(beyond);
+  CHECK(advice.kueue_required.starts_with("network.topology.nvidia.com/"));
   const std::string text = shape_curve_text(c, job, *curve);
+  CHECK(text.find("\nto ask for: require one " + std::string(to_string(advice.required))) != std::string::npos);
   CHECK(text.find("  2 pods, 15:1 ") != std::string::npos);
   const nlohmann::json j = shape_curve_json(c, job, *curve);
   CHECK(j["shapes"].size() == curve->entries.size());
@@ -78,6 +95,14 @@ TEST_CASE("shape curve: two GB200 racks, 8:8 beats 15:1") {
   MESSAGE("two racks: 8:8 " << even.step_s << " s, 15:1 " << lone.step_s << " s");
   CHECK(even.step_s < lone.step_s);
   CHECK(entry(*curve, "one NVLink domain").step_s <= even.step_s);
+  // One rack is what to require: Slurm's block plugin with a segment of every host, Kueue by the
+  // accelerator label topo export sets.
+  const ShapeAdvice advice = shape_advice(c, *curve);
+  CHECK(advice.required_any);
+  CHECK(advice.required == Level::domain);
+  CHECK(advice.slurm == "--segment=16");
+  CHECK(advice.kueue_required == "network.topology.nvidia.com/accelerator");
+  CHECK(shape_curve_json(c, job, *curve)["advice"]["required"] == "NVLink domain");
 }
 
 TEST_CASE("shape curve: hosts that cannot hold the job") {

@@ -99,18 +99,27 @@ std::vector<std::vector<VertexId>> switch_chains(const Cluster& c, K8sLabels sch
 
 }  // namespace
 
-std::string k8s_labels_write(const Cluster& c, K8sLabels scheme) {
+std::vector<std::vector<std::pair<std::string, std::string>>> k8s_host_labels(const Cluster& c, K8sLabels scheme) {
   const bool accelerator = domains_span_hosts(c);
   const std::vector<std::vector<VertexId>> chains = switch_chains(c, scheme);
-  std::ostringstream out;
-  out << "# Node labels for " << c.name << " in " << scheme_name(scheme) << " (written by topoplan); run with sh\n";
+  std::vector<std::vector<std::pair<std::string, std::string>>> out(chains.size());
   for (size_t h = 0; h < chains.size(); ++h) {
     const Host& host = c.hosts()[h];
-    out << "kubectl label node " << host.name << " --overwrite";
     if (accelerator)
-      out << " " << domain_key(scheme) << "=" << label_value(c.domains()[static_cast<size_t>(host.scaleup_domain)]);
+      out[h].emplace_back(domain_key(scheme), label_value(c.domains()[static_cast<size_t>(host.scaleup_domain)]));
     for (size_t i = 0; i < chains[h].size(); ++i)
-      out << " " << switch_key(scheme, i) << "=" << label_value(c.device(chains[h][i]).name);
+      out[h].emplace_back(switch_key(scheme, i), label_value(c.device(chains[h][i]).name));
+  }
+  return out;
+}
+
+std::string k8s_labels_write(const Cluster& c, K8sLabels scheme) {
+  const auto labels = k8s_host_labels(c, scheme);
+  std::ostringstream out;
+  out << "# Node labels for " << c.name << " in " << scheme_name(scheme) << " (written by topoplan); run with sh\n";
+  for (size_t h = 0; h < labels.size(); ++h) {
+    out << "kubectl label node " << c.hosts()[h].name << " --overwrite";
+    for (const auto& [key, value] : labels[h]) out << " " << key << "=" << value;
     out << "\n";
   }
   return out.str();

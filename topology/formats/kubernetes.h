@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "topology/cluster.h"
 
@@ -16,6 +18,10 @@ namespace topoplan {
 //   fabric.topograph.run/tier-1 (the leaf), tier-2, ... up to the site's top switch, however many
 //   tiers the fabric has, and accelerator.topograph.run/domain for the NVLink domain.
 enum class K8sLabels { topograph, tiers };
+
+// The labels k8s_labels_write sets on each host (by host index): key and value, in the order
+// written.
+std::vector<std::vector<std::pair<std::string, std::string>>> k8s_host_labels(const Cluster& cluster, K8sLabels scheme);
 
 // `kubectl label node` lines, one per host.
 std::string k8s_labels_write(const Cluster& cluster, K8sLabels scheme);
