@@ -1,7 +1,9 @@
 // topoplan advise: what a scheduler or a user should ask for. By default what each allocation shape
 // costs the job (planner/shape_curve.h); --alternatives: the job's other parallel sizes that fit
 // the hosts, legal for the model and within GPU memory, fastest first (planner/alternatives.h).
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -16,7 +18,7 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, nodes, exclude;
+  std::string cluster, job, free, busy, exclude;
   ModelSources model;
   bool alternatives = false, json = false;
   size_t limit = 10;
@@ -27,11 +29,19 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!c) return fail(err, c.error());
   AlternativesRequest req;
   req.limit = o.limit;
-  if (!o.nodes.empty()) {
-    Result<std::vector<int>> hosts = nodes_flag(*c, o.nodes);
-    if (!hosts) return fail(err, hosts.error());
+  if (!o.free.empty()) {
+    Result<std::vector<int>> hosts = nodes_flag(*c, o.free);
+    if (!hosts) return fail(err, "--free: " + hosts.error());
     req.free = *hosts;
   }
+  if (!o.busy.empty()) {
+    Result<std::vector<int>> busy = nodes_flag(*c, o.busy);
+    if (!busy) return fail(err, "--busy: " + busy.error());
+    for (int h = 0; h < static_cast<int>(c->hosts().size()); ++h)
+      if (std::find(busy->begin(), busy->end(), h) == busy->end()) req.free.push_back(h);
+    if (req.free.empty()) return fail(err, "--busy: every host is busy");
+  }
+  const bool some_free = !o.free.empty() || !o.busy.empty();
   if (!o.exclude.empty()) {
     Result<DownSet> down = exclude_flag(*c, o.exclude);
     if (!down) return fail(err, down.error());
@@ -44,16 +54,23 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   req.score = model.options;
   Router router(*c, req.down);
   if (!o.alternatives) {
+    // The shapes the fabric allows, on every host; with free hosts, the best on them now beside.
     PlanRequest plan;
-    plan.free = req.free;
     plan.down = req.down;
     plan.score = req.score;
     Result<ShapeCurve> curve = shape_curve(*c, router, *job, plan);
     if (!curve) return fail(err, o.job + ": " + curve.error());
+    std::optional<Plan> now;
+    if (some_free) {
+      plan.free = req.free;
+      Result<Plan> p = plan_job(*c, router, *job, plan);
+      if (!p) return fail(err, o.job + ": on the free hosts: " + p.error());
+      now = std::move(*p);
+    }
     if (o.json)
-      out << shape_curve_json(*c, *job, *curve).dump(2) << "\n";
+      out << shape_curve_json(*c, *job, *curve, now ? &*now : nullptr).dump(2) << "\n";
     else
-      out << shape_curve_text(*c, *job, *curve);
+      out << shape_curve_text(*c, *job, *curve, now ? &*now : nullptr);
     return kExitOk;
   }
   Result<Alternatives> list = job_alternatives(*c, router, *job, req);
@@ -78,9 +95,12 @@ Run setup(CLI::App& app) {
   app.add_flag("--alternatives", o->alternatives,
                "the job's other tp, pp, cp, ep and dp sizes that fit the hosts, legal for the model, with its global "
                "batch and within GPU memory, fastest first");
-  app.add_option("--nodes", o->nodes,
-                 "the free hosts: a Slurm hostlist (h[0001-0016]) or @FILE with one host per line; default every "
-                 "host");
+  CLI::Option* free = app.add_option(
+      "--free", o->free,
+      "the hosts free now: a Slurm hostlist (h[0001-0016]) or @FILE; the planner's best on them beside the shapes, "
+      "and what waiting for the best shape would gain; with --alternatives, the hosts to fit");
+  app.add_option("--busy", o->busy, "the hosts busy now (every other host is free), as --free takes them")
+      ->excludes(free);
   app.add_option("--exclude", o->exclude,
                  "GPUs, NICs, switches, hosts or links that are down, comma-separated, or @FILE (as plan takes it)");
   app.add_option("--limit", o->limit, "how many layouts to list (default 10)")->check(CLI::Range(1, 1000));

@@ -95,8 +95,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     Result<Alternatives> fit = job_alternatives(*c, router, *job, {req.free, req.down, req.score, 5});
     if (!fit) return fail(err, o.job + ": " + short_of + "; " + fit.error());
     return fail(err, o.job + ": " + alternatives_text(*job, *fit, short_of) +
-                         "the list with --json: topoplan advise --alternatives with the same --cluster, --job and "
-                         "--nodes");
+                         "the list with --json: topoplan advise --alternatives with the same --cluster and --job, and "
+                         "--free for --nodes\n");
   }
   Result<Plan> plan = plan_job(*c, router, *job, req);
   if (shown) err << "\n";

@@ -16,9 +16,17 @@ std::string over_best(const ShapeCurve& curve, const ShapeEntry& e) {
   return "+" + format_number(100 * (e.step_s - best) / best, 1) + "%";
 }
 
+// "16 hosts in 2 leaf groups, 1 pod, 1 site".
+std::string spans_text(const HostChoice& h) {
+  return counted(static_cast<int64_t>(h.hosts.size()), "host") + " in " +
+         counted(h.spans[static_cast<size_t>(Level::leaf_group)], "leaf group") + ", " +
+         counted(h.spans[static_cast<size_t>(Level::pod)], "pod") + ", " +
+         counted(h.spans[static_cast<size_t>(Level::site)], "site");
+}
+
 }  // namespace
 
-std::string shape_curve_text(const Cluster& c, const Job& job, const ShapeCurve& curve) {
+std::string shape_curve_text(const Cluster& c, const Job& job, const ShapeCurve& curve, const Plan* now) {
   std::string out = job.name + " needs " + counted(curve.hosts_needed, "host") +
                     "; its step with the hosts in each shape (the planner on those hosts, the first free ones of "
                     "each unit):\n";
@@ -49,10 +57,20 @@ std::string shape_curve_text(const Cluster& c, const Job& job, const ShapeCurve&
     out += "  Kueue: kueue.x-k8s.io/podset-required-topology: \"" + a.kueue_required + "\"\n";
   if (!a.kueue_preferred.empty())
     out += "  Kueue: kueue.x-k8s.io/podset-preferred-topology: \"" + a.kueue_preferred + "\"\n";
+  if (now) {
+    const ShapeEntry& best = curve.entries[curve.best];
+    out += "\nnow, on the free hosts: step " + format_duration(now->score.step_s) + ", exposed " +
+           format_duration(now->score.exposed_comm_s) + " (the planner's choice: " + spans_text(now->hosts) + "); ";
+    out += now->score.step_s > best.step_s * 1.0005
+               ? "waiting for " + shape_name(best) + " would save " +
+                     format_duration(now->score.step_s - best.step_s) + " per step (" +
+                     format_number(100 * (now->score.step_s - best.step_s) / now->score.step_s, 1) + "%)\n"
+               : "as good as the best shape: nothing to wait for\n";
+  }
   return out;
 }
 
-nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCurve& curve) {
+nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCurve& curve, const Plan* now) {
   nlohmann::json entries = nlohmann::json::array();
   const double best = curve.entries[curve.best].step_s;
   for (const ShapeEntry& e : curve.entries) {
@@ -76,11 +94,23 @@ nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCur
                            {"slurm", a.slurm.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.slurm)},
                            {"kueue_required", a.kueue_required.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.kueue_required)},
                            {"kueue_preferred", a.kueue_preferred.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.kueue_preferred)}};
-  return {{"job", job.name},
-          {"hosts_needed", curve.hosts_needed},
-          {"best", curve.best},
-          {"shapes", entries},
-          {"advice", advice}};
+  nlohmann::json j = {{"job", job.name},
+                      {"hosts_needed", curve.hosts_needed},
+                      {"best", curve.best},
+                      {"shapes", entries},
+                      {"advice", advice}};
+  if (now) {
+    nlohmann::json hosts = nlohmann::json::array();
+    for (int h : now->host_order) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
+    j["now"] = {{"step_s", now->score.step_s},
+                {"exposed_s", now->score.exposed_comm_s},
+                {"hosts", hosts},
+                {"leaf_groups", now->hosts.spans[static_cast<size_t>(Level::leaf_group)]},
+                {"pods", now->hosts.spans[static_cast<size_t>(Level::pod)]},
+                {"sites", now->hosts.spans[static_cast<size_t>(Level::site)]},
+                {"wait_saves_s", std::max(0.0, now->score.step_s - best)}};
+  }
+  return j;
 }
 
 }  // namespace topoplan

@@ -9,7 +9,10 @@
 
 namespace topoplan {
 
-std::string shape_curve_text(const Cluster& cluster, const Job& job, const ShapeCurve& curve);
-nlohmann::json shape_curve_json(const Cluster& cluster, const Job& job, const ShapeCurve& curve);
+// `now`: the planner's best on the hosts free now, when given: printed beside the best shape, with
+// what waiting for that shape would gain.
+std::string shape_curve_text(const Cluster& cluster, const Job& job, const ShapeCurve& curve, const Plan* now = nullptr);
+nlohmann::json shape_curve_json(const Cluster& cluster, const Job& job, const ShapeCurve& curve,
+                                const Plan* now = nullptr);
 
 }  // namespace topoplan

@@ -9,11 +9,11 @@ using topoplan::test::run_topoplan;
 TEST_CASE("advise --alternatives: the table, its JSON, and plan's short of GPUs") {
   const std::string job = (topoplan::test::data_dir() / "jobs" / "llama3-70b.json").string();
   const std::string base = "--cluster dgx-h100:16 --job " + job;
-  auto text = run_topoplan("advise --alternatives --nodes h[001-015] " + base);
+  auto text = run_topoplan("advise --alternatives --free h[001-015] " + base);
   REQUIRE_MESSAGE(text.exit_code == 0, text.err);
   CHECK(text.out.rfind("llama3-70b as given needs 128 GPUs; the 15 free hosts have 120 up\n", 0) == 0);
   CHECK(text.out.find("  layout ") != std::string::npos);
-  auto json = run_topoplan("advise --alternatives --nodes h[001-015] --limit 2 --json " + base);
+  auto json = run_topoplan("advise --alternatives --busy h016 --limit 2 --json " + base);
   REQUIRE_MESSAGE(json.exit_code == 0, json.err);
   const nlohmann::json j = nlohmann::json::parse(json.out);
   CHECK(j["gpus_available"] == 120);
@@ -38,11 +38,25 @@ TEST_CASE("advise --alternatives: the table, its JSON, and plan's short of GPUs"
   const nlohmann::json shapes = nlohmann::json::parse(curve_json.out)["shapes"];
   REQUIRE(!shapes.empty());
   CHECK(curve.out.find(shapes[0]["shape"].get<std::string>()) != std::string::npos);
+  // With the hosts free now: the planner's best on them beside, and what waiting would save. On a
+  // one-leaf cluster every shape is the same, so nothing.
+  auto now = run_topoplan("advise --free h[001-016] " + base);
+  REQUIRE_MESSAGE(now.exit_code == 0, now.err);
+  CHECK(now.out.find("\nnow, on the free hosts: step ") != std::string::npos);
+  CHECK(now.out.find("as good as the best shape: nothing to wait for") != std::string::npos);
+  auto now_json = run_topoplan("advise --busy h[001-004] --json --cluster dgx-h100:20 --job " + job);
+  REQUIRE_MESSAGE(now_json.exit_code == 0, now_json.err);
+  CHECK(nlohmann::json::parse(now_json.out)["now"]["hosts"][0] == "h005");
   // Bad input.
-  auto few = run_topoplan("advise --nodes h[001-004] " + base);
+  auto few = run_topoplan("advise --cluster dgx-h100:4 --job " + job);
   CHECK(few.exit_code == 2);
   CHECK(few.err.find("the job needs 16 hosts of 8 GPUs; 4 whole hosts free") != std::string::npos);
-  auto unknown = run_topoplan("advise --alternatives --nodes h[001-015],h999 " + base);
+  auto both = run_topoplan("advise --free h001 --busy h002 " + base);
+  CHECK(both.exit_code == 2);
+  auto all_busy = run_topoplan("advise --busy h[001-016] " + base);
+  CHECK(all_busy.exit_code == 2);
+  CHECK(all_busy.err.find("--busy: every host is busy") != std::string::npos);
+  auto unknown = run_topoplan("advise --alternatives --free h[001-015],h999 " + base);
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("h999") != std::string::npos);
   CHECK(run_topoplan("advise --alternatives --limit 0 " + base).exit_code == 2);
