@@ -15,27 +15,39 @@
 #include "planner/plan_files.h"
 #include "planner/plan_json.h"
 #include "planner/replan_text.h"
+#include "topology/degraded.h"
 
 namespace topoplan::cli {
 namespace {
 
 struct Options {
   std::string plan, cluster, failed, spares, emit, out_dir;
+  std::vector<std::string> degraded;
   ModelSources model;
   uint64_t seed = 1;
   bool json = false;
 };
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
+  if (o.failed.empty() && o.degraded.empty()) return fail(err, "give --failed, --degraded or both (see 'replan --help')");
   Result<std::unique_ptr<JobInputs>> in = job_inputs_from_plan(o.plan, o.cluster, o.model);
   if (!in) return fail(err, in.error());
+  ReplanRequest req;
+  if (!o.degraded.empty()) {
+    // The links as they run now; device ids are the same, so the plan's layout still holds.
+    Result<Degraded> slower = cluster_degraded((*in)->cluster, o.degraded);
+    if (!slower) return fail(err, slower.error());
+    (*in)->cluster = std::move(slower->cluster);
+    req.degraded = slower->hosts;
+  }
   const Cluster& c = (*in)->cluster;
   const std::string& cluster_spec = (*in)->cluster_spec;
-  ReplanRequest req;
   req.seed = o.seed;
-  Result<std::vector<int>> failed = nodes_flag(c, o.failed);
-  if (!failed) return fail(err, "--failed: " + failed.error());
-  req.failed = *failed;
+  if (!o.failed.empty()) {
+    Result<std::vector<int>> failed = nodes_flag(c, o.failed);
+    if (!failed) return fail(err, "--failed: " + failed.error());
+    req.failed = *failed;
+  }
   if (!o.spares.empty()) {
     Result<std::vector<int>> spares = nodes_flag(c, o.spares);
     if (!spares) return fail(err, "--spares: " + spares.error());
@@ -79,8 +91,10 @@ Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--plan", o->plan, "the plan file (plan.json) whose hosts failed")->required();
   app.add_option("--cluster", o->cluster, "the cluster (default: the one the plan names)");
-  app.add_option("--failed", o->failed, "the plan's hosts that failed: a Slurm hostlist (h[005,009]) or @FILE")
-      ->required();
+  app.add_option("--failed", o->failed, "the plan's hosts that failed: a Slurm hostlist (h[005,009]) or @FILE");
+  app.add_option("--degraded", o->degraded,
+                 "a NIC or cable that runs slower, NAME=RATE (h005/nic0=200Gbps, leaf0<->spine3=25GB/s); its hosts' "
+                 "ranks move when a spare shortens the step (repeatable)");
   app.add_option("--spares", o->spares,
                  "hosts that may take their ranks: a Slurm hostlist or @FILE; default every host the plan does not use");
   app.add_option("--seed", o->seed, "seed of the full re-plan's search");

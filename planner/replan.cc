@@ -65,9 +65,11 @@ Result<Replan> replan_job(const Cluster& c, const Router& r, const Job& job, con
                           const ReplanRequest& req) {
   const std::vector<int> used = host_order_of(c, before);
   auto in_plan = [&](int h) { return std::find(used.begin(), used.end(), h) != used.end(); };
-  if (req.failed.empty()) return Error{"no failed host given"};
   for (int h : req.failed)
     if (!in_plan(h)) return Error{"failed host " + host_name(c, h) + " runs no rank of the plan"};
+  std::vector<int> degraded;  // those the plan uses
+  for (int h : req.degraded)
+    if (in_plan(h) && std::find(req.failed.begin(), req.failed.end(), h) == req.failed.end()) degraded.push_back(h);
   std::vector<int> spares = req.spares;
   if (spares.empty())
     for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h)
@@ -96,11 +98,18 @@ Result<Replan> replan_job(const Cluster& c, const Router& r, const Job& job, con
                    std::to_string(at.size()) + " taken by other failed hosts)"};
     layout = std::move(*placed);
   }
-  for (size_t i = 0; i < req.failed.size(); ++i) {
+  // Degraded hosts' ranks start where they are, and may stay.
+  std::vector<int> movable = req.failed;
+  movable.insert(movable.end(), degraded.begin(), degraded.end());
+  at.insert(at.end(), degraded.begin(), degraded.end());
+  for (size_t i = 0; i < movable.size(); ++i) {
     HostReplacement rep;
-    rep.failed = req.failed[i];
+    rep.host = movable[i];
+    rep.failed = i < req.failed.size();
     std::optional<Scored> best;
-    for (int spare : spares) {
+    std::vector<int> candidates = spares;
+    if (!rep.failed) candidates.insert(candidates.begin(), rep.host);
+    for (int spare : candidates) {
       if (spare != at[i] && std::find(at.begin(), at.end(), spare) != at.end()) continue;
       const std::optional<Layout> candidate = moved(c, req.down, layout, at[i], spare, false);
       if (!candidate) continue;
@@ -123,6 +132,11 @@ Result<Replan> replan_job(const Cluster& c, const Router& r, const Job& job, con
     out.plan.score = std::move(best->score);
     out.replacements.push_back(std::move(rep));
   }
+  if (movable.empty()) {  // a slower switch link only: the plan as it is, scored on it
+    Result<Scored> s = score_of(c, r, job, layout, req.score);
+    RETURN_IF_ERROR(s);
+    out.plan.score = std::move(s->score);
+  }
   for (int rank = 0; rank < layout.world_size(); ++rank)
     if (layout.gpu_of_rank[static_cast<size_t>(rank)] != before.gpu_of_rank[static_cast<size_t>(rank)])
       out.moved_ranks.push_back(rank);
@@ -135,7 +149,7 @@ Result<Replan> replan_job(const Cluster& c, const Router& r, const Job& job, con
     std::optional<Scored> best;
     for (const HostReplacement& rep : out.replacements)
       for (int other : hosts) {
-        if (other == rep.spare) continue;
+        if (other == rep.spare || rep.spare == rep.host) continue;
         const std::optional<Layout> candidate = moved(c, req.down, layout, rep.spare, other, true);
         if (!candidate) continue;
         Result<Scored> s = score_of(c, r, job, *candidate, req.score);
@@ -162,7 +176,7 @@ Result<Replan> replan_job(const Cluster& c, const Router& r, const Job& job, con
   for (int h : hosts) p.hosts.gpus += static_cast<int>(req.down.gpus_up(c, h).size());
   p.hosts.why = "the plan's hosts";
   for (const HostReplacement& rep : out.replacements)
-    p.hosts.why += ", " + host_name(c, rep.spare) + " for " + host_name(c, rep.failed);
+    if (rep.spare != rep.host) p.hosts.why += ", " + host_name(c, rep.spare) + " for " + host_name(c, rep.host);
 
   // The planner on the same hosts, for how much a full re-plan would gain and move.
   PlanRequest full;

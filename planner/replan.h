@@ -15,7 +15,10 @@
 namespace topoplan {
 
 struct ReplanRequest {
-  std::vector<int> failed;  // hosts of the plan that failed
+  std::vector<int> failed;  // hosts of the plan that failed: their ranks must move
+  // Hosts of the plan whose NIC cables run slower (replan --degraded, the cluster given with the new
+  // rates): their ranks stay unless a spare shortens the step.
+  std::vector<int> degraded;
   std::vector<int> spares;  // hosts offered in their place; empty: every host the plan does not use
   DownSet down;             // the plan's and the failed hosts; the Router must have been built with it
   ScoreOptions score;
@@ -31,8 +34,10 @@ struct SpareScore {
 };
 
 struct HostReplacement {
-  int failed = 0, spare = 0;
-  std::vector<SpareScore> scored;  // every usable spare, best first
+  int host = 0;         // the failed or degraded host
+  bool failed = true;   // false: degraded, and `spare` may be the host itself (its ranks stay)
+  int spare = 0;        // where its ranks are now
+  std::vector<SpareScore> scored;  // every usable spare (a degraded host itself too), the chosen first
 };
 
 // Swapping the ranks of two hosts of the mended plan, scored.
@@ -55,8 +60,8 @@ struct Replan {
 // Past this many hosts the swap search (one score per host) is left out.
 inline constexpr size_t kSwapSearchHosts = 64;
 
-// `before`: the plan's layout. Errors: a failed host the plan does not use, a spare it uses, one
-// too small or down, too few spares.
+// `before`: the plan's layout. Errors: no failed or degraded host of the plan, a failed host the
+// plan does not use, a spare it uses or with no GPU up, too few spares.
 Result<Replan> replan_job(const Cluster& cluster, const Router& router, const Job& job, const Layout& before,
                           const ReplanRequest& request);
 

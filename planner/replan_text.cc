@@ -24,21 +24,27 @@ std::string replan_text(const Cluster& c, const std::string& plan_path, const Re
   std::string out = "replan: " + rp.plan.job.name + " from " + plan_path + ": ";
   for (size_t i = 0; i < rp.replacements.size(); ++i) {
     const HostReplacement& r = rp.replacements[i];
-    out += (i ? "; " : "") + host_name(c, r.failed) + " failed, its ranks go to " + host_name(c, r.spare) + " (best of " +
-           counted(static_cast<int64_t>(r.scored.size()), "spare") + " scored)";
+    const std::string scored = " (best of " + counted(static_cast<int64_t>(r.scored.size()), "place") + " scored)";
+    if (r.failed)
+      out += (i ? "; " : "") + host_name(c, r.host) + " failed, its ranks go to " + host_name(c, r.spare) + scored;
+    else
+      out += (i ? "; " : "") + host_name(c, r.host) + " runs slower, its ranks " +
+             (r.spare == r.host ? "stay" : "go to " + host_name(c, r.spare)) + scored;
   }
+  if (rp.replacements.empty()) out += "no host to move";
   out += "; " + std::to_string(world - static_cast<int>(rp.moved_ranks.size())) + " of " + std::to_string(world) +
          " ranks keep their GPU\n";
   out += "step " + format_duration(s.step_s) + ", exposed communication " + format_duration(s.exposed_comm_s) + " (" +
          std::string(to_string(s.fabric)) + " fabric)\n";
   for (const HostReplacement& r : rp.replacements) {
-    out += "\nspares for " + host_name(c, r.failed) +
+    out += "\nplaces for " + host_name(c, r.host) + "'s ranks" +
            ", each scored with its ranks (ties go to fewer bytes on the highest tier):\n";
     using A = TextTable::Align;
     TextTable table({A::left, A::right, A::right, A::right, A::right});
     table.add({"host", "step", "exposed", "leaf-spine/step", "above spines/step"}, "  ");
     for (const SpareScore& x : r.scored)
-      table.add({host_name(c, x.host) + (x.host == r.spare ? " (chosen)" : ""), format_duration(x.step_s),
+      table.add({host_name(c, x.host) + (x.host == r.host ? " (stay)" : "") + (x.host == r.spare ? " (chosen)" : ""),
+                 format_duration(x.step_s),
                  format_duration(x.exposed_s), format_bytes(x.spine_bytes), format_bytes(x.core_bytes)},
                 "  ");
     out += table.str();
@@ -74,7 +80,10 @@ nlohmann::json replan_json(const Cluster& c, const Replan& rp, nlohmann::json pl
                         {"exposed_s", x.exposed_s},
                         {"spine_bytes", x.spine_bytes},
                         {"core_bytes", x.core_bytes}});
-    reps.push_back({{"failed", host_name(c, r.failed)}, {"spare", host_name(c, r.spare)}, {"scored", scored}});
+    reps.push_back({{"host", host_name(c, r.host)},
+                    {"failed", r.failed},
+                    {"spare", host_name(c, r.spare)},
+                    {"scored", scored}});
   }
   nlohmann::json swap = nullptr;
   if (rp.swap)

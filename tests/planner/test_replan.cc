@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
+#include "topology/degraded.h"
 
 namespace topoplan {
 namespace {
@@ -90,12 +91,42 @@ TEST_CASE("replan: two failed hosts take two spares, each scored with the other 
   CHECK(rp->replacements[1].scored.size() == 2);
 }
 
+TEST_CASE("replan: a degraded NIC's ranks stay unless a spare shortens the step") {
+  Fixture f;
+  for (const char* rate : {"5Gbps", "399Gbps"}) {
+    CAPTURE(rate);
+    const Result<Degraded> slower = cluster_degraded(f.c, {std::string("h002/nic0=") + rate});
+    REQUIRE(slower.ok());
+    ReplanRequest req;
+    req.degraded = slower->hosts;
+    req.spares = {f.host("h004"), f.host("h021")};
+    const Router r(slower->cluster);
+    const Result<Replan> rp = replan_job(slower->cluster, r, f.plan.job, f.plan.layout, req);
+    REQUIRE_MESSAGE(rp.ok(), (rp ? "" : rp.error()));
+    REQUIRE(rp->replacements.size() == 1);
+    const HostReplacement& rep = rp->replacements[0];
+    CHECK_FALSE(rep.failed);
+    CHECK(rep.scored.size() == 3);  // staying, and each spare
+    const auto stay = std::find_if(rep.scored.begin(), rep.scored.end(), [&](const SpareScore& x) { return x.host == rep.host; });
+    REQUIRE(stay != rep.scored.end());
+    if (std::string(rate) == "5Gbps") {
+      // A NIC at a eightieth of its rate: moving off it shortens the step, to the spare under its leaf.
+      CHECK(rep.spare == f.host("h004"));
+      CHECK(rp->plan.score.step_s < stay->step_s);
+      CHECK(rp->moved_ranks.size() == 8);
+    } else {
+      // Nearly its rate: the ranks stay, nothing moves.
+      CHECK(rep.spare == f.host("h002"));
+      CHECK(rp->moved_ranks.empty());
+    }
+  }
+}
+
 TEST_CASE("replan: bad requests are errors") {
   Fixture f;
   ReplanRequest req;
   req.down = *down_parse(f.c, {"h002"});
   const Router r(f.c, req.down);
-  CHECK(replan_job(f.c, r, f.plan.job, f.plan.layout, req).error() == "no failed host given");
   req.failed = {f.host("h024")};
   CHECK(replan_job(f.c, r, f.plan.job, f.plan.layout, req).error() == "failed host h024 runs no rank of the plan");
   req.failed = {f.host("h002")};
@@ -123,7 +154,7 @@ TEST_CASE("replan: the command writes plan's files and moved.txt, each read back
   auto rp = test::run_topoplan("replan --plan " + plan + " --failed h002 --spares h004,h021 -o " +
                                (f.dir / "b").string() + " --emit json,slurm-hostfile");
   REQUIRE_MESSAGE(rp.exit_code == 0, rp.err);
-  CHECK(rp.out.find("h002 failed, its ranks go to h004 (best of 2 spares scored); 120 of 128 ranks keep their GPU") !=
+  CHECK(rp.out.find("h002 failed, its ranks go to h004 (best of 2 places scored); 120 of 128 ranks keep their GPU") !=
         std::string::npos);
   // moved.txt: the 8 ranks, from h002 to h004, each on the same local GPU.
   std::ifstream moved(f.dir / "b" / "moved.txt");
@@ -151,7 +182,20 @@ TEST_CASE("replan: the command writes plan's files and moved.txt, each read back
   CHECK(hostfile.find("h004") != std::string::npos);
   CHECK(hostfile.find("h002") == std::string::npos);
 
+  // A NIC at 5 Gbit/s: its ranks move to the spare under its leaf.
+  auto slow = test::run_topoplan("replan --plan " + plan + " --degraded h002/nic0=5Gbps --spares h004,h021 --json");
+  REQUIRE_MESSAGE(slow.exit_code == 0, slow.err);
+  const nlohmann::json s = nlohmann::json::parse(slow.out);
+  CHECK(s["replacements"][0]["failed"] == false);
+  CHECK(s["replacements"][0]["spare"] == "h004");
+  CHECK(s["moved_ranks"].size() == 8);
   // Bad input: exit 2, naming what is wrong.
+  auto neither = test::run_topoplan("replan --plan " + plan);
+  CHECK(neither.exit_code == 2);
+  CHECK(neither.err.find("give --failed, --degraded or both") != std::string::npos);
+  auto bad_rate = test::run_topoplan("replan --plan " + plan + " --degraded h002/nic0=fast");
+  CHECK(bad_rate.exit_code == 2);
+  CHECK(bad_rate.err.find("--degraded: h002/nic0: ") != std::string::npos);
   auto busy = test::run_topoplan("replan --plan " + plan + " --failed h002 --spares h001");
   CHECK(busy.exit_code == 2);
   CHECK(busy.err.find("spare h001 is busy") != std::string::npos);
