@@ -30,13 +30,13 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   AlternativesRequest req;
   req.limit = o.limit;
   if (!o.free.empty()) {
-    Result<std::vector<int>> hosts = nodes_flag(*c, o.free);
-    if (!hosts) return fail(err, "--free: " + hosts.error());
+    Result<std::vector<int>> hosts = nodes_flag(*c, o.free, "--free");
+    if (!hosts) return fail(err, hosts.error());
     req.free = *hosts;
   }
   if (!o.busy.empty()) {
-    Result<std::vector<int>> busy = nodes_flag(*c, o.busy);
-    if (!busy) return fail(err, "--busy: " + busy.error());
+    Result<std::vector<int>> busy = nodes_flag(*c, o.busy, "--busy");
+    if (!busy) return fail(err, busy.error());
     for (int h = 0; h < static_cast<int>(c->hosts().size()); ++h)
       if (std::find(busy->begin(), busy->end(), h) == busy->end()) req.free.push_back(h);
     if (req.free.empty()) return fail(err, "--busy: every host is busy");

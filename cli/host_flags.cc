@@ -5,10 +5,12 @@
 
 namespace topoplan::cli {
 
-Result<std::vector<int>> nodes_flag(const Cluster& c, const std::string& nodes) {
-  Result<std::vector<std::string>> names = list_arg_entries(nodes, "--nodes", nodes[0] != '@');
+Result<std::vector<int>> nodes_flag(const Cluster& c, const std::string& value, const std::string& flag) {
+  Result<std::vector<std::string>> names = list_arg_entries(value, flag, value[0] != '@');
   RETURN_IF_ERROR(names);
-  return hosts_by_name(c, *names);
+  Result<std::vector<int>> hosts = hosts_by_name(c, *names);
+  if (!hosts) return Error{flag + ": " + hosts.error()};
+  return hosts;
 }
 
 Result<DownSet> exclude_flag(const Cluster& c, const std::string& exclude) {

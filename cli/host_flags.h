@@ -9,8 +9,9 @@
 
 namespace topoplan::cli {
 
-// --nodes: a Slurm hostlist, or @FILE with one host per line; host indices in the order given.
-Result<std::vector<int>> nodes_flag(const Cluster& cluster, const std::string& nodes);
+// A host list flag (--nodes, --free, --failed ...): a Slurm hostlist, or @FILE with one host per
+// line; host indices in the order given. Errors start with `flag`.
+Result<std::vector<int>> nodes_flag(const Cluster& cluster, const std::string& value, const std::string& flag);
 // --exclude: names comma-separated, or @FILE.
 Result<DownSet> exclude_flag(const Cluster& cluster, const std::string& exclude);
 

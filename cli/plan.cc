@@ -37,7 +37,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   PlanRequest req;
   req.seed = o.seed;
   if (!o.nodes.empty()) {
-    Result<std::vector<int>> hosts = nodes_flag(*c, o.nodes);
+    Result<std::vector<int>> hosts = nodes_flag(*c, o.nodes, "--nodes");
     if (!hosts) return fail(err, hosts.error());
     req.free = *hosts;
   }

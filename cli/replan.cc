@@ -44,13 +44,13 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   const std::string& cluster_spec = (*in)->cluster_spec;
   req.seed = o.seed;
   if (!o.failed.empty()) {
-    Result<std::vector<int>> failed = nodes_flag(c, o.failed);
-    if (!failed) return fail(err, "--failed: " + failed.error());
+    Result<std::vector<int>> failed = nodes_flag(c, o.failed, "--failed");
+    if (!failed) return fail(err, failed.error());
     req.failed = *failed;
   }
   if (!o.spares.empty()) {
-    Result<std::vector<int>> spares = nodes_flag(c, o.spares);
-    if (!spares) return fail(err, "--spares: " + spares.error());
+    Result<std::vector<int>> spares = nodes_flag(c, o.spares, "--spares");
+    if (!spares) return fail(err, spares.error());
     req.spares = *spares;
   }
   // What the plan avoided, and now the failed hosts too.

@@ -138,10 +138,10 @@ Result<std::vector<int>> hosts_by_name(const Cluster& c, const std::vector<std::
     if (!h) {
       if (all.empty())
         for (const Host& host : c.hosts()) all.push_back(host.name);
-      return Error{"--nodes: no host '" + name + "' in the cluster" + did_you_mean(name, all) +
+      return Error{"no host '" + name + "' in the cluster" + did_you_mean(name, all) +
                    " (hosts are named like '" + c.hosts().front().name + "')"};
     }
-    if (seen[static_cast<size_t>(*h)]++) return Error{"--nodes: host '" + name + "' is listed twice"};
+    if (seen[static_cast<size_t>(*h)]++) return Error{"host '" + name + "' is listed twice"};
     out.push_back(*h);
   }
   return out;

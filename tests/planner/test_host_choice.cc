@@ -67,7 +67,7 @@ TEST_CASE("host choice: hosts with something down only when whole ones run out")
 TEST_CASE("hosts_by_name: indices in the order given; unknown and repeated names refused") {
   const Cluster c = test::load_cluster("dgx-h100:4");
   CHECK(*hosts_by_name(c, {"h003", "h001"}) == std::vector<int>{2, 0});
-  CHECK(hosts_by_name(c, {"h01"}).error().rfind("--nodes: no host 'h01' in the cluster", 0) == 0);
+  CHECK(hosts_by_name(c, {"h01"}).error().rfind("no host 'h01' in the cluster", 0) == 0);
   CHECK(hosts_by_name(c, {"h01"}).error().find("(hosts are named like 'h001')") != std::string::npos);
-  CHECK(hosts_by_name(c, {"h002", "h002"}).error() == "--nodes: host 'h002' is listed twice");
+  CHECK(hosts_by_name(c, {"h002", "h002"}).error() == "host 'h002' is listed twice");
 }
