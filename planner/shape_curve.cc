@@ -182,6 +182,9 @@ ShapeAdvice shape_advice(const Cluster& c, const ShapeCurve& curve) {
     if (a.required == Level::leaf_group) a.slurm = "--switches=1@TIME";
     if (a.required == Level::domain) a.slurm = "--segment=" + std::to_string(curve.hosts_needed);
     a.kueue_required = label_for(c, loc, a.required);
+    const std::vector<std::string> tiers = k8s_level_keys(c, K8sLabels::topograph);
+    if (auto at = std::find(tiers.begin(), tiers.end(), a.kueue_required); !a.kueue_required.empty() && at != tiers.end())
+      a.volcano_tier = static_cast<int>(at - tiers.begin()) + 1;
   }
   a.kueue_preferred = label_for(c, loc, a.preferred);
   return a;

@@ -39,6 +39,9 @@ struct ShapeAdvice {
   // Kueue's podset-required-topology and podset-preferred-topology: the node label (as `topo export
   // --format k8s-labels` sets it) whose values group hosts as the level does; "" when none does.
   std::string kueue_required, kueue_preferred;
+  // Volcano's networkTopology highestTierAllowed for `required`: its label's tier in HyperNode
+  // discovery from those labels (nearest the host is 1); 0 when no label groups hosts that way.
+  int volcano_tier = 0;
 };
 ShapeAdvice shape_advice(const Cluster& cluster, const ShapeCurve& curve);
 

@@ -57,6 +57,9 @@ std::string shape_curve_text(const Cluster& c, const Job& job, const ShapeCurve&
     out += "  Kueue: kueue.x-k8s.io/podset-required-topology: \"" + a.kueue_required + "\"\n";
   if (!a.kueue_preferred.empty())
     out += "  Kueue: kueue.x-k8s.io/podset-preferred-topology: \"" + a.kueue_preferred + "\"\n";
+  if (a.volcano_tier > 0)
+    out += "  Volcano: networkTopology: {mode: hard, highestTierAllowed: " + std::to_string(a.volcano_tier) +
+           "}  (HyperNodes discovered from the same labels, nearest the host tier 1)\n";
   if (now) {
     const ShapeEntry& best = curve.entries[curve.best];
     out += "\nnow, on the free hosts: step " + format_duration(now->score.step_s) + ", exposed " +
@@ -93,7 +96,8 @@ nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCur
                            {"beyond_over_best", a.beyond},
                            {"slurm", a.slurm.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.slurm)},
                            {"kueue_required", a.kueue_required.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.kueue_required)},
-                           {"kueue_preferred", a.kueue_preferred.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.kueue_preferred)}};
+                           {"kueue_preferred", a.kueue_preferred.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.kueue_preferred)},
+                           {"volcano_highest_tier_allowed", a.volcano_tier > 0 ? nlohmann::json(a.volcano_tier) : nullptr}};
   nlohmann::json j = {{"job", job.name},
                       {"hosts_needed", curve.hosts_needed},
                       {"best", curve.best},

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/shape_curve_text.h"
+#include "topology/formats/kubernetes.h"
 #include "tests/support.h"
 
 namespace topoplan {
@@ -71,6 +72,11 @@ TEST_CASE("shape curve: pods 7:1 oversubscribed, llama3-70b on 16 hosts") {
   }
   CHECK(beyond);
   CHECK(advice.kueue_required.starts_with("network.topology.nvidia.com/"));
+  // Its tier among the labels, nearest the host 1: the leaf's block label is 1 on DGX hosts.
+  const std::vector<std::string> tiers = k8s_level_keys(c, K8sLabels::topograph);
+  REQUIRE(advice.volcano_tier >= 1);
+  CHECK(tiers[static_cast<size_t>(advice.volcano_tier - 1)] == advice.kueue_required);
+  CHECK(tiers.front() == "network.topology.nvidia.com/block");
   const std::string text = shape_curve_text(c, job, *curve);
   CHECK(text.find("\nto ask for: require one " + std::string(to_string(advice.required))) != std::string::npos);
   CHECK(text.find("  2 pods, 15:1 ") != std::string::npos);
@@ -102,6 +108,7 @@ TEST_CASE("shape curve: two GB200 racks, 8:8 beats 15:1") {
   CHECK(advice.required == Level::domain);
   CHECK(advice.slurm == "--segment=16");
   CHECK(advice.kueue_required == "network.topology.nvidia.com/accelerator");
+  CHECK(advice.volcano_tier == 1);  // the domain label is the nearest the host
   CHECK(shape_curve_json(c, job, *curve)["advice"]["required"] == "NVLink domain");
 }
 

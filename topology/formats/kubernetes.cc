@@ -134,12 +134,18 @@ std::string kueue_topology_write(const Cluster& c, K8sLabels scheme) {
       << "  name: " << object_name(c.name) << "\n"
       << "spec:\n"
       << "  levels:\n";
-  const std::vector<std::vector<VertexId>> chains = switch_chains(c, scheme);
-  for (size_t i = chains.empty() ? 0 : chains.front().size(); i-- > 0;)
-    out << "  - nodeLabel: \"" << switch_key(scheme, i) << "\"\n";
-  if (domains_span_hosts(c)) out << "  - nodeLabel: \"" << domain_key(scheme) << "\"\n";
+  const std::vector<std::string> keys = k8s_level_keys(c, scheme);
+  for (auto key = keys.rbegin(); key != keys.rend(); ++key) out << "  - nodeLabel: \"" << *key << "\"\n";
   out << "  - nodeLabel: \"kubernetes.io/hostname\"\n";
   return out.str();
+}
+
+std::vector<std::string> k8s_level_keys(const Cluster& c, K8sLabels scheme) {
+  std::vector<std::string> keys;
+  if (domains_span_hosts(c)) keys.push_back(domain_key(scheme));
+  const std::vector<std::vector<VertexId>> chains = switch_chains(c, scheme);
+  for (size_t i = 0; i < (chains.empty() ? 0 : chains.front().size()); ++i) keys.push_back(switch_key(scheme, i));
+  return keys;
 }
 
 }  // namespace topoplan

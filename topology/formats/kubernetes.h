@@ -23,6 +23,11 @@ enum class K8sLabels { topograph, tiers };
 // written.
 std::vector<std::vector<std::pair<std::string, std::string>>> k8s_host_labels(const Cluster& cluster, K8sLabels scheme);
 
+// The label keys of those levels, nearest the host first (the NVLink domain where domains span
+// hosts, then the leaf, spine, ...): Kueue's Topology lists them the other way round, and Volcano's
+// HyperNode discovery numbers them as tiers from 1 in this order.
+std::vector<std::string> k8s_level_keys(const Cluster& cluster, K8sLabels scheme);
+
 // `kubectl label node` lines, one per host.
 std::string k8s_labels_write(const Cluster& cluster, K8sLabels scheme);
 
