@@ -6,7 +6,6 @@
 #include <ostream>
 #include <sstream>
 
-#include "base/suggest.h"
 #include "base/units.h"
 #include "cli/emit_flags.h"
 #include "cli/host_flags.h"
@@ -84,9 +83,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Router router(*c, req.down);
   // Too few GPUs: say which layouts of the job do fit them rather than only what is short.
   int up = 0;
-  if (req.free.empty())
-    for (int h = 0; h < static_cast<int>(c->hosts().size()); ++h) up += static_cast<int>(req.down.gpus_up(*c, h).size());
-  for (int h : req.free) up += static_cast<int>(req.down.gpus_up(*c, h).size());
+  for (int h : hosts_offered(*c, req.free)) up += static_cast<int>(req.down.gpus_up(*c, h).size());
   if (up < job_ranks(*job)) {
     const std::string short_of = "the job needs " + std::to_string(job_ranks(*job)) + " GPUs; " +
                                  (req.free.empty() ? "the cluster has "
@@ -152,10 +149,7 @@ Run setup(CLI::App& app) {
                  "default), or none");
   app.add_option("--seed", o->seed, "seed of the local search (the same seed gives the same plan)");
   app.add_option("--time-limit", o->time_limit, "stop the search after this long (e.g. 30s, 5min)");
-  app.add_option(
-      "--emit", o->emit,
-      "files to write into -o DIR: " + names_list(emit_list_names()) + " (comma-separated; docs/plan-outputs.md)");
-  app.add_option("-o,--output", o->out_dir, "directory for the plan (plan.json) and --emit files");
+  emit_flags_add(app, o->emit, o->out_dir, "directory for the plan (plan.json) and --emit files");
   model_flags_add(app, o->model);
   app.add_option(
       "--html", o->html,

@@ -5,7 +5,6 @@
 #include <ostream>
 
 #include "base/file_io.h"
-#include "base/suggest.h"
 #include "cli/emit_flags.h"
 #include "cli/host_flags.h"
 #include "cli/model_flags.h"
@@ -16,6 +15,7 @@
 #include "planner/plan_json.h"
 #include "planner/replan_text.h"
 #include "topology/degraded.h"
+#include "topology/summary.h"
 
 namespace topoplan::cli {
 namespace {
@@ -37,6 +37,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     // The links as they run now; device ids are the same, so the plan's layout still holds.
     Result<Degraded> slower = cluster_degraded((*in)->cluster, o.degraded);
     if (!slower) return fail(err, slower.error());
+    (*in)->router.reset();  // built on the links as they were; replan builds its own below
     (*in)->cluster = std::move(slower->cluster);
     req.degraded = slower->hosts;
   }
@@ -55,7 +56,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   }
   // What the plan avoided, and now the failed hosts too.
   std::vector<std::string> down = (*in)->layout.down;
-  for (int h : req.failed) down.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  for (const std::string& name : host_names(c, req.failed)) down.push_back(name);
   Result<DownSet> parsed = down_parse(c, down);
   if (!parsed) return fail(err, o.plan + ": exclude: " + parsed.error());
   req.down = std::move(*parsed);
@@ -98,10 +99,7 @@ Run setup(CLI::App& app) {
   app.add_option("--spares", o->spares,
                  "hosts that may take their ranks: a Slurm hostlist or @FILE; default every host the plan does not use");
   app.add_option("--seed", o->seed, "seed of the full re-plan's search");
-  app.add_option(
-      "--emit", o->emit,
-      "files to write into -o DIR, as plan writes them: " + names_list(emit_list_names()) + " (comma-separated)");
-  app.add_option("-o,--output", o->out_dir, "directory for the mended plan (plan.json), --emit files and moved.txt");
+  emit_flags_add(app, o->emit, o->out_dir, "directory for the mended plan (plan.json), --emit files and moved.txt");
   model_flags_add(app, o->model);
   app.add_flag("--json", o->json, "the result as JSON on stdout, the mended plan under \"plan\"");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };

@@ -65,13 +65,14 @@ void fastest(std::vector<Alternative>& list, size_t n) {
 Result<Alternatives> job_alternatives(const Cluster& c, const Router& router, const Job& job,
                                       const AlternativesRequest& req) {
   const Locality loc = locality_of(c);
-  std::vector<int> offered = req.free;
-  if (offered.empty())
-    for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) offered.push_back(h);
+  const std::vector<int> offered = hosts_offered(c, req.free);
   Alternatives out;
   for (int h : offered) out.gpus_available += static_cast<int>(req.down.gpus_up(c, h).size());
   if (out.gpus_available == 0) return Error{"the offered hosts have no GPU up"};
   const std::string gpu_model = c.device(c.gpus().front()).model;
+  // The GPU's figures depend on the model, the dtype and the job's overrides, not on the sizes.
+  Result<GpuCompute> gpu = gpu_compute(gpu_model, job);
+  RETURN_IF_ERROR(gpu);
 
   // TP stays in an NVLink domain; CP at most doubles the job's (a job without it rarely wants
   // more than two), in powers of two.
@@ -96,8 +97,6 @@ Result<Alternatives> job_alternatives(const Cluster& c, const Router& router, co
             if (*dp * model_gpus <= out.gpus_available) best = resized(job, tp, pp, cp, ep, *dp);
           if (!best) continue;
           ++out.legal;
-          Result<GpuCompute> gpu = gpu_compute(gpu_model, *best);
-          RETURN_IF_ERROR(gpu);
           const MemoryEstimate memory = memory_estimate(*best, *gpu);
           if (!memory.fits()) {
             ++out.over_memory;

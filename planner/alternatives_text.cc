@@ -5,6 +5,7 @@
 #include "base/text_table.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "topology/summary.h"
 
 namespace topoplan {
 
@@ -37,8 +38,6 @@ nlohmann::json alternatives_json(const Cluster& c, const Job& job, const Alterna
   nlohmann::json ranked = nlohmann::json::array();
   for (const Alternative& a : list.ranked) {
     const Parallelism& p = a.job.parallel;
-    nlohmann::json hosts = nlohmann::json::array();
-    for (int h : a.hosts) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
     ranked.push_back({{"parallel",
                        {{"tp", p.tp},
                         {"pp", p.pp},
@@ -53,7 +52,7 @@ nlohmann::json alternatives_json(const Cluster& c, const Job& job, const Alterna
                       {"exposed_s", a.exposed_s},
                       {"mfu", a.mfu},
                       {"memory_peak_bytes", a.memory_peak_bytes},
-                      {"hosts", hosts},
+                      {"hosts", host_names(c, a.hosts)},
                       {"is_job", a.is_job}});
   }
   return {{"job", job.name},

@@ -3,6 +3,7 @@
 #include "base/words.h"
 
 #include <algorithm>
+#include <numeric>
 #include <map>
 
 namespace topoplan {
@@ -58,6 +59,13 @@ struct Picker {
 };
 
 }  // namespace
+
+std::vector<int> hosts_offered(const Cluster& c, const std::vector<int>& free) {
+  if (!free.empty()) return free;
+  std::vector<int> all(c.hosts().size());
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
 
 void hosts_sort(const Locality& loc, std::vector<int>& hosts) {
   std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) {

@@ -26,6 +26,9 @@ struct HostChoice {
 Result<HostChoice> hosts_choose(const Cluster& cluster, const Locality& locality, const DownSet& down,
                                 const std::vector<int>& free, int gpus);
 
+// The hosts offered: `free`, or every host of the cluster when it is empty.
+std::vector<int> hosts_offered(const Cluster& cluster, const std::vector<int>& free);
+
 // Sorts hosts into topology order (site, pod, leaf group, domain, host index).
 void hosts_sort(const Locality& locality, std::vector<int>& hosts);
 

@@ -101,8 +101,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     if (h < 0 || h >= static_cast<int>(c.hosts().size()))
       return Error{"host index " + std::to_string(h) + " is not in the cluster (0-" +
                    std::to_string(c.hosts().size() - 1) + ")"};
-  if (offered.empty())
-    for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) offered.push_back(h);
+  offered = hosts_offered(c, offered);
 
   Plan plan;
   Result<HostChoice> choice = hosts_choose(c, loc, req.down, offered, ranks);

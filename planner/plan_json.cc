@@ -3,6 +3,7 @@
 #include "base/json_fields.h"
 #include "planner/plan.h"
 #include "planner/score_json.h"
+#include "topology/summary.h"
 
 namespace topoplan {
 namespace {
@@ -58,10 +59,8 @@ nlohmann::json plan_to_json(const Cluster& c, const Router& r, const std::string
   j["keep"] = {{"rules", keep}, {"violations", plan.violations}};
   j["seed"] = req.seed;
 
-  nlohmann::json hosts = nlohmann::json::array();
-  for (int h : plan.host_order) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
   const HostChoice& hc = plan.hosts;
-  j["hosts"] = {{"rank_order", hosts},
+  j["hosts"] = {{"rank_order", host_names(c, plan.host_order)},
                 {"why", hc.why},
                 {"gpus", hc.gpus},
                 {"leaf_groups", hc.spans[static_cast<size_t>(Level::leaf_group)]},

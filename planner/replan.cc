@@ -5,11 +5,10 @@
 
 #include "base/words.h"
 #include "topology/locality.h"
+#include "topology/summary.h"
 
 namespace topoplan {
 namespace {
-
-std::string host_name(const Cluster& c, int h) { return c.hosts()[static_cast<size_t>(h)].name; }
 
 // The ranks on `host` in `layout`, by the local index of their GPU.
 std::map<int, int> ranks_on(const Cluster& c, const Layout& layout, int host) {
@@ -42,13 +41,15 @@ struct Scored {
   Objective objective;
 };
 
+// The planner's objective of a score (no rules: a mended plan keeps the plan's).
+Objective objective_of(const JobScore& s) { return {0, s.exposed_comm_s * 1e6, s.level_bytes}; }
+
 Result<Scored> score_of(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
                         const ScoreOptions& opt) {
   Result<JobScore> s = score_job(c, r, job, layout, opt);
   RETURN_IF_ERROR(s);
-  Scored out{std::move(*s), {}};
-  out.objective = {0, out.score.exposed_comm_s * 1e6, out.score.level_bytes};
-  return out;
+  const Objective objective = objective_of(*s);
+  return Scored{std::move(*s), objective};
 }
 
 // Hosts in the order of their first rank.
@@ -145,7 +146,7 @@ Result<Replan> replan_job(const Cluster& c, const Router& r, const Job& job, con
   const std::vector<int> hosts = host_order_of(c, layout);
   out.swap_searched = hosts.size() <= kSwapSearchHosts;
   if (out.swap_searched) {
-    const Objective now{0, out.plan.score.exposed_comm_s * 1e6, out.plan.score.level_bytes};
+    const Objective now = objective_of(out.plan.score);
     std::optional<Scored> best;
     for (const HostReplacement& rep : out.replacements)
       for (int other : hosts) {

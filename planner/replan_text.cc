@@ -5,11 +5,10 @@
 #include "base/text_table.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "topology/summary.h"
 
 namespace topoplan {
 namespace {
-
-std::string host_name(const Cluster& c, int h) { return c.hosts()[static_cast<size_t>(h)].name; }
 
 std::string change_text(double before, double after) {
   return format_number(100 * (after - before) / before, 1) + "%";

@@ -35,8 +35,6 @@ nlohmann::json edge_json(const Cluster& c, EdgeId e) {
 }
 
 nlohmann::json finding_json(const Cluster& c, const Finding& f) {
-  nlohmann::json hosts = nlohmann::json::array();
-  for (int h : f.hosts) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
   const nlohmann::json link = f.has_link ? edge_json(c, f.link) : nlohmann::json(nullptr);
   return {{"severity", f.severity},
           {"kind", f.kind},
@@ -44,7 +42,7 @@ nlohmann::json finding_json(const Cluster& c, const Finding& f) {
           {"index", f.index >= 0 ? nlohmann::json(f.index) : nlohmann::json(nullptr)},
           {"groups", f.groups},
           {"ranks", f.ranks},
-          {"hosts", std::move(hosts)},
+          {"hosts", host_names(c, f.hosts)},
           {"slowest_link", link},
           {"cost_per_step_s", f.cost_per_step_s},
           {"message", f.message},

@@ -30,9 +30,7 @@ std::string shape_name(const ShapeEntry& e) {
 
 Result<ShapeCurve> shape_curve(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req) {
   const Locality loc = locality_of(c);
-  std::vector<int> offered = req.free;
-  if (offered.empty())
-    for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h) offered.push_back(h);
+  std::vector<int> offered = hosts_offered(c, req.free);
   // Whole hosts only: a shape is counted in hosts.
   std::erase_if(offered, [&](int h) { return !req.down.host_whole(c, h) || c.hosts()[static_cast<size_t>(h)].gpus.empty(); });
   if (offered.empty()) return Error{"no whole host is free"};

@@ -77,12 +77,10 @@ nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCur
   nlohmann::json entries = nlohmann::json::array();
   const double best = curve.entries[curve.best].step_s;
   for (const ShapeEntry& e : curve.entries) {
-    nlohmann::json hosts = nlohmann::json::array();
-    for (int h : e.hosts) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
     entries.push_back({{"shape", shape_name(e)},
                        {"level", std::string(to_string(e.level))},
                        {"split", e.split},
-                       {"hosts", hosts},
+                       {"hosts", host_names(c, e.hosts)},
                        {"step_s", e.step_s},
                        {"exposed_s", e.exposed_s},
                        {"order", e.order},
@@ -104,11 +102,9 @@ nlohmann::json shape_curve_json(const Cluster& c, const Job& job, const ShapeCur
                       {"shapes", entries},
                       {"advice", advice}};
   if (now) {
-    nlohmann::json hosts = nlohmann::json::array();
-    for (int h : now->host_order) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
     j["now"] = {{"step_s", now->score.step_s},
                 {"exposed_s", now->score.exposed_comm_s},
-                {"hosts", hosts},
+                {"hosts", host_names(c, now->host_order)},
                 {"leaf_groups", now->hosts.spans[static_cast<size_t>(Level::leaf_group)]},
                 {"pods", now->hosts.spans[static_cast<size_t>(Level::pod)]},
                 {"sites", now->hosts.spans[static_cast<size_t>(Level::site)]},

@@ -250,6 +250,12 @@ Result<SiteLink> site_link(const Cluster& c, const std::string& from, const std:
   return out;
 }
 
+std::vector<std::string> host_names(const Cluster& c, const std::vector<int>& hosts) {
+  std::vector<std::string> out;
+  for (int h : hosts) out.push_back(host_name(c, h));
+  return out;
+}
+
 std::string hostlist_of(const Cluster& c, const std::vector<int>& hosts) {
   std::vector<std::string> names;
   for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);

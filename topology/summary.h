@@ -71,5 +71,10 @@ Result<SiteLink> site_link(const Cluster& cluster, const std::string& from, cons
 
 // Hosts by index as a Slurm hostlist of their names, in the order given: "h[001-004,009]".
 std::string hostlist_of(const Cluster& cluster, const std::vector<int>& hosts);
+// Host indices by name, in order, for JSON and messages.
+std::vector<std::string> host_names(const Cluster& cluster, const std::vector<int>& hosts);
+inline const std::string& host_name(const Cluster& cluster, int host) {
+  return cluster.hosts()[static_cast<size_t>(host)].name;
+}
 
 }  // namespace topoplan
