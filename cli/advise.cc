@@ -1,6 +1,7 @@
 // topoplan advise: what a scheduler or a user should ask for. By default what each allocation shape
 // costs the job (planner/shape_curve.h); --alternatives: the job's other parallel sizes that fit
-// the hosts, legal for the model and within GPU memory, fastest first (planner/alternatives.h).
+// the hosts, legal for the model and within GPU memory, fastest first (planner/alternatives.h);
+// --candidates: a scheduler's candidate allocations, each planned, ranked (planner/candidates.h).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "planner/alternatives_text.h"
+#include "planner/candidates_text.h"
 #include "planner/shape_curve_text.h"
 #include "topology/load.h"
 
@@ -18,7 +20,7 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, free, busy, exclude;
+  std::string cluster, job, free, busy, exclude, candidates;
   ModelSources model;
   bool alternatives = false, json = false;
   size_t limit = 10;
@@ -53,6 +55,21 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (Result<void> ok = model_inputs_load(o.model, *c, model); !ok) return fail(err, ok.error());
   req.score = model.options;
   Router router(*c, req.down);
+  if (!o.candidates.empty()) {
+    Result<std::vector<CandidateAllocation>> cands = candidates_load(*c, o.candidates);
+    if (!cands) return fail(err, cands.error());
+    PlanRequest plan;
+    plan.down = req.down;
+    plan.score = req.score;
+    Result<CandidateRanking> ranking = candidates_rank(*c, router, *job, *cands, plan);
+    if (!ranking) return fail(err, o.job + ": " + ranking.error());
+    if (o.json)
+      out << candidates_json(*c, *job, *cands, *ranking).dump(2) << "\n";
+    else
+      out << candidates_text(*job, *cands, *ranking);
+    const bool any = !ranking->ranked.empty() && ranking->results[ranking->ranked.front()].holds;
+    return any ? kExitOk : kExitCheckFailed;
+  }
   if (!o.alternatives) {
     // The shapes the fabric allows, on every host; with free hosts, the best on them now beside.
     PlanRequest plan;
@@ -92,15 +109,20 @@ Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
   app.add_option("--job", o->job, kJobHelp)->required();
-  app.add_flag("--alternatives", o->alternatives,
+  CLI::Option* candidates = app.add_option(
+      "--candidates", o->candidates,
+      "a file of candidate allocations, one per line: a Slurm hostlist, or JSON {\"id\": ..., \"hosts\": ...}; each "
+      "planned as plan --nodes would, ranked by step (exit 1 when none holds the job)");
+  CLI::Option* alternatives = app.add_flag("--alternatives", o->alternatives,
                "the job's other tp, pp, cp, ep and dp sizes that fit the hosts, legal for the model, with its global "
                "batch and within GPU memory, fastest first");
   CLI::Option* free = app.add_option(
       "--free", o->free,
       "the hosts free now: a Slurm hostlist (h[0001-0016]) or @FILE; the planner's best on them beside the shapes, "
       "and what waiting for the best shape would gain; with --alternatives, the hosts to fit");
-  app.add_option("--busy", o->busy, "the hosts busy now (every other host is free), as --free takes them")
+  CLI::Option* busy = app.add_option("--busy", o->busy, "the hosts busy now (every other host is free), as --free takes them")
       ->excludes(free);
+  candidates->excludes(alternatives)->excludes(free)->excludes(busy);
   app.add_option("--exclude", o->exclude,
                  "GPUs, NICs, switches, hosts or links that are down, comma-separated, or @FILE (as plan takes it)");
   app.add_option("--limit", o->limit, "how many layouts to list (default 10)")->check(CLI::Range(1, 1000));
@@ -113,7 +135,8 @@ Run setup(CLI::App& app) {
 
 Tool advise_tool() {
   return {"advise",
-          "what to ask for: what each allocation shape costs the job, or (--alternatives) its sizes that fit the hosts",
+          "what to ask for: what each allocation shape costs the job, (--alternatives) its sizes that fit the hosts, or "
+          "(--candidates) which candidate allocation to take",
           setup};
 }
 

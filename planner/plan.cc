@@ -165,8 +165,9 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     }
     // Hosts offered already in topology order need no second score.
     const bool same = input.hosts == start_placement.hosts && input.gpus == start_placement.gpus;
-    Result<Scored> in = same ? Result<Scored>(Scored{s->order, s->job, s->groups, nullptr, s->objective, {}})
-                             : score_placement(c, r, job, order, input, "input", plan.rules, req.score);
+    Result<Scored> in = same || !req.beside
+                            ? Result<Scored>(Scored{s->order, s->job, s->groups, nullptr, s->objective, {}})
+                            : score_placement(c, r, job, order, input, "input", plan.rules, req.score);
     if (!in && order == job.parallel.order) input_error = in.error();
     if (in && order == job.parallel.order)
       input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
@@ -230,6 +231,10 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
                              .fix = "offer more whole hosts in --nodes"});
   plan.findings.insert(plan.findings.end(), plan.score.findings.begin(), plan.score.findings.end());
 
+  if (!req.beside) {
+    plan.stats.seconds = wall_seconds() - start;
+    return plan;
+  }
   const std::string in_hosts = counted(static_cast<int64_t>(input_hosts.size()), "host") + " in the order offered";
   auto baseline = [&](const std::string& name, const std::optional<Scored>& s, const std::string& what) {
     if (s)

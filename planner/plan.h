@@ -32,6 +32,9 @@ struct PlanRequest {
   uint64_t seed = 1;
   double time_limit_s = 0;  // 0 = no limit; the search is otherwise bounded by move counts
   ScoreOptions score;
+  // The input-order baselines, the lower bound and the idle-fabric figures beside the plan; without
+  // them (advise --candidates) the plan and its score are the same, found sooner.
+  bool beside = true;
   std::function<void(const std::string&)> progress;  // about once a second on long runs
 };
 

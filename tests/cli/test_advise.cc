@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support.h"
@@ -60,4 +61,38 @@ TEST_CASE("advise --alternatives: the table, its JSON, and plan's short of GPUs"
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("h999") != std::string::npos);
   CHECK(run_topoplan("advise --alternatives --limit 0 " + base).exit_code == 2);
+}
+
+TEST_CASE("advise --candidates: ranked, as JSON, exit codes a scheduler gates on") {
+  const std::string job = (topoplan::test::data_dir() / "jobs" / "llama3-70b.json").string();
+  const std::string base = "--cluster dgx-h100:40 --job " + job;
+  const auto dir = topoplan::test::temp_dir("advise-candidates");
+  const std::string file = (dir / "candidates.txt").string();
+  std::ofstream(file) << "h[001-016]\n{\"id\": \"late\", \"hosts\": \"h[017-031]\"}\nh[005-020]\n";
+  auto text = run_topoplan("advise --candidates " + file + " " + base);
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.rfind("llama3-70b on 3 candidates, each planned as plan --nodes would", 0) == 0);
+  CHECK(text.out.find("do not hold the job:\n  late: the job needs 128 GPUs; the 15 free hosts have 120 up") !=
+        std::string::npos);
+  auto json = run_topoplan("advise --json --candidates " + file + " " + base);
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  REQUIRE(j["candidates"].size() == 3);
+  CHECK(j["candidates"][1]["id"] == "late");
+  CHECK(j["candidates"][1]["holds"] == false);
+  CHECK(j["ranked"].size() == 2);
+  // The first ranked candidate's step is plan's on its hosts.
+  auto plan = run_topoplan("plan --json --nodes h[001-016] " + base);
+  REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
+  CHECK(j["candidates"][0]["step_s"] == nlohmann::json::parse(plan.out)["score"]["step_s"]);
+
+  // None holds the job: exit 1. A host the cluster lacks: exit 2, naming the line.
+  std::ofstream(file) << "h[001-015]\n";
+  CHECK(run_topoplan("advise --candidates " + file + " " + base).exit_code == 1);
+  std::ofstream(file) << "h[001-016]\n\nh[001-015],h099\n";
+  auto unknown = run_topoplan("advise --candidates " + file + " " + base);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find(file + ":3: no host 'h099' in the cluster") != std::string::npos);
+  CHECK(run_topoplan("advise --candidates " + file + " --free h001 " + base).exit_code == 2);
+  CHECK(run_topoplan("advise --candidates " + (dir / "absent.txt").string() + " " + base).exit_code == 2);
 }

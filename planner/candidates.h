@@ -1,0 +1,41 @@
+// A scheduler's candidate allocations ranked (topoplan advise --candidates): each planned as
+// `plan --nodes` plans it on exactly those hosts (the same host choice, order strings and search,
+// so its step is plan's), then ranked by step. The cluster, the router and the job are read once;
+// candidates with one allocation pattern (planner/allocation_pattern.h) are planned once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/candidate_file.h"
+#include "planner/plan.h"
+
+namespace topoplan {
+
+struct CandidateResult {
+  bool holds = false;  // false: the job cannot run there, `why` says why
+  std::string why;
+  double step_s = 0, exposed_s = 0;
+  std::string order;        // the plan's order string
+  std::vector<int> hosts;   // the hosts the plan uses, in topology order
+  std::array<int, kLevels> spans{};  // units those hosts span, per Level
+  int violations = 0;       // rules (tp-in-domain, dp-only-across-sites) the plan could not keep
+  int planned_as = -1;      // the candidate (index) whose plan this one shares; -1: its own
+  int rank = 0;             // 1 = shortest step; 0 when it does not hold the job
+};
+
+struct CandidateRanking {
+  std::vector<CandidateResult> results;  // in input order
+  std::vector<size_t> ranked;            // indices, shortest step first, then those that do not hold
+  int planned = 0;                       // plans made; the rest shared a pattern's
+  // Which candidates shared a plan ("those that differ only in which hosts of a leaf group they
+  // use"), or why each was planned on its own.
+  std::string sharing;
+};
+
+// `request`: the planner's settings; its `free` is ignored (each candidate's hosts are offered).
+Result<CandidateRanking> candidates_rank(const Cluster& cluster, const Router& router, const Job& job,
+                                         const std::vector<CandidateAllocation>& candidates,
+                                         const PlanRequest& request);
+
+}  // namespace topoplan

@@ -1,0 +1,84 @@
+#include "planner/candidates_text.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/text_table.h"
+#include "base/units.h"
+#include "base/words.h"
+#include "topology/summary.h"
+
+namespace topoplan {
+namespace {
+
+int span(const CandidateResult& r, Level level) { return r.spans[static_cast<size_t>(level)]; }
+
+double best_step(const CandidateRanking& k) {
+  return k.ranked.empty() || !k.results[k.ranked.front()].holds ? 0 : k.results[k.ranked.front()].step_s;
+}
+
+}  // namespace
+
+std::string candidates_text(const Job& job, const std::vector<CandidateAllocation>& cands, const CandidateRanking& k) {
+  const size_t n = cands.size();
+  std::string out = job.name + " on " + counted(static_cast<int64_t>(n), "candidate") +
+                    ", each planned as plan --nodes would (" + counted(k.planned, "plan") + " made";
+  out += "; " + k.sharing + "):\n";
+  const double best = best_step(k);
+  using A = TextTable::Align;
+  TextTable table({A::right, A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
+  table.add({"rank", "candidate", "hosts", "leaf groups", "pods", "step", "exposed", "vs best", "order"}, "  ");
+  std::string failed;
+  for (size_t i : k.ranked) {
+    const CandidateResult& r = k.results[i];
+    if (!r.holds) {
+      failed += "  " + cands[i].id + ": " + r.why + "\n";
+      continue;
+    }
+    const std::string over =
+        r.step_s <= best * 1.0005 ? "best" : "+" + format_number(100 * (r.step_s - best) / best, 1) + "%";
+    table.add({std::to_string(r.rank), cands[i].id, std::to_string(r.hosts.size()),
+               std::to_string(span(r, Level::leaf_group)), std::to_string(span(r, Level::pod)),
+               format_duration(r.step_s), format_duration(r.exposed_s), over,
+               r.order + (r.violations > 0 ? " (" + counted(r.violations, "rule") + " broken)" : "")},
+              "  ");
+  }
+  if (best > 0) out += table.str();
+  if (!failed.empty()) out += (best > 0 ? "\n" : "") + std::string("do not hold the job:\n") + failed;
+  return out;
+}
+
+nlohmann::json candidates_json(const Cluster& c, const Job& job, const std::vector<CandidateAllocation>& cands,
+                               const CandidateRanking& k) {
+  const double best = best_step(k);
+  nlohmann::json list = nlohmann::json::array();
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const CandidateResult& r = k.results[i];
+    nlohmann::json e = {{"id", cands[i].id}, {"line", cands[i].line}, {"holds", r.holds}};
+    if (r.holds) {
+      e.update({{"rank", r.rank},
+                {"step_s", r.step_s},
+                {"exposed_s", r.exposed_s},
+                {"over_best", r.step_s / best - 1},
+                {"order", r.order},
+                {"hosts", host_names(c, r.hosts)},
+                {"leaf_groups", span(r, Level::leaf_group)},
+                {"pods", span(r, Level::pod)},
+                {"sites", span(r, Level::site)},
+                {"rules_broken", r.violations}});
+    } else {
+      e["why"] = r.why;
+    }
+    e["planned_as"] = r.planned_as >= 0 ? nlohmann::json(cands[static_cast<size_t>(r.planned_as)].id) : nullptr;
+    list.push_back(std::move(e));
+  }
+  nlohmann::json ranked = nlohmann::json::array();
+  for (size_t i : k.ranked)
+    if (k.results[i].holds) ranked.push_back(cands[i].id);
+  return {{"job", job.name},
+          {"candidates", list},
+          {"ranked", ranked},
+          {"plans", k.planned},
+          {"sharing", k.sharing}};
+}
+
+}  // namespace topoplan
