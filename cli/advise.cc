@@ -22,7 +22,7 @@ namespace {
 struct Options {
   std::string cluster, job, free, busy, exclude, candidates;
   ModelSources model;
-  bool alternatives = false, json = false;
+  bool alternatives = false, json = false, quick = false;
   size_t limit = 10;
 };
 
@@ -61,6 +61,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     PlanRequest plan;
     plan.down = req.down;
     plan.score = req.score;
+    plan.search = !o.quick;
     Result<CandidateRanking> ranking = candidates_rank(*c, router, *job, *cands, plan);
     if (!ranking) return fail(err, o.job + ": " + ranking.error());
     if (o.json)
@@ -113,6 +114,10 @@ Run setup(CLI::App& app) {
       "--candidates", o->candidates,
       "a file of candidate allocations, one per line: a Slurm hostlist, or JSON {\"id\": ..., \"hosts\": ...}; each "
       "planned as plan --nodes would, ranked by step (exit 1 when none holds the job)");
+  app.add_flag("--quick", o->quick,
+               "with --candidates: each candidate placed as plan's construction places it (the best order string in "
+               "topology order), without the local search")
+      ->needs(candidates);
   CLI::Option* alternatives = app.add_flag("--alternatives", o->alternatives,
                "the job's other tp, pp, cp, ep and dp sizes that fit the hosts, legal for the model, with its global "
                "batch and within GPU memory, fastest first");

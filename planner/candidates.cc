@@ -22,6 +22,7 @@ Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, cons
   else
     out.sharing = hosts_alike + ", or which leaf groups of a pod, share one";
   out.results.resize(candidates.size());
+  out.searched = request.search;
   // By pattern, or by the exact hosts chosen where patterns do not hold: the candidate planned.
   std::map<std::string, size_t> planned;
   PlanRequest req = request;

@@ -28,12 +28,15 @@ struct CandidateRanking {
   std::vector<CandidateResult> results;  // in input order
   std::vector<size_t> ranked;            // indices, shortest step first, then those that do not hold
   int planned = 0;                       // plans made; the rest shared a pattern's
+  bool searched = true;                  // false: the planner's construction alone (--quick)
   // Which candidates shared a plan ("those that differ only in which hosts of a leaf group they
   // use"), or why each was planned on its own.
   std::string sharing;
 };
 
 // `request`: the planner's settings; its `free` is ignored (each candidate's hosts are offered).
+// With request.search false (--quick) each candidate gets the planner's construction, the best
+// order string placed in topology order, without the local search that follows it.
 Result<CandidateRanking> candidates_rank(const Cluster& cluster, const Router& router, const Job& job,
                                          const std::vector<CandidateAllocation>& candidates,
                                          const PlanRequest& request);

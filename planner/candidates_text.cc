@@ -21,7 +21,9 @@ double best_step(const CandidateRanking& k) {
 std::string candidates_text(const Job& job, const std::vector<CandidateAllocation>& cands, const CandidateRanking& k) {
   const size_t n = cands.size();
   std::string out = job.name + " on " + counted(static_cast<int64_t>(n), "candidate") +
-                    ", each planned as plan --nodes would (" + counted(k.planned, "plan") + " made";
+                    (k.searched ? ", each planned as plan --nodes would ("
+                                : ", each placed as plan --nodes places it before its local search (") +
+                    counted(k.planned, "plan") + " made";
   out += "; " + k.sharing + "):\n";
   const double best = best_step(k);
   using A = TextTable::Align;
@@ -78,6 +80,7 @@ nlohmann::json candidates_json(const Cluster& c, const Job& job, const std::vect
           {"candidates", list},
           {"ranked", ranked},
           {"plans", k.planned},
+          {"search", k.searched},
           {"sharing", k.sharing}};
 }
 

@@ -191,7 +191,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   limits.patience = std::clamp<int64_t>(2 * static_cast<int64_t>(regular), 200, 1000);
   limits.max_work = 5 * limits.patience;
   limits.deadline_s = deadline;
-  const size_t searched = std::min(placed.size(), kSearched);
+  const size_t searched = req.search ? std::min(placed.size(), kSearched) : 0;
   size_t best = 0;
   for (size_t i = 0; i < searched; ++i) {
     Scored& s = placed[i];

@@ -32,6 +32,9 @@ struct PlanRequest {
   uint64_t seed = 1;
   double time_limit_s = 0;  // 0 = no limit; the search is otherwise bounded by move counts
   ScoreOptions score;
+  // Local search after the construction (every order string placed in topology order); without it
+  // the best construction is the plan (advise --candidates --quick).
+  bool search = true;
   // The input-order baselines, the lower bound and the idle-fabric figures beside the plan; without
   // them (advise --candidates) the plan and its score are the same, found sooner.
   bool beside = true;

@@ -86,6 +86,11 @@ TEST_CASE("advise --candidates: ranked, as JSON, exit codes a scheduler gates on
   REQUIRE_MESSAGE(plan.exit_code == 0, plan.err);
   CHECK(j["candidates"][0]["step_s"] == nlohmann::json::parse(plan.out)["score"]["step_s"]);
 
+  auto quick = run_topoplan("advise --quick --json --candidates " + file + " " + base);
+  REQUIRE_MESSAGE(quick.exit_code == 0, quick.err);
+  CHECK(nlohmann::json::parse(quick.out)["search"] == false);
+  CHECK(run_topoplan("advise --quick " + base).exit_code == 2);  // --quick needs --candidates
+
   // None holds the job: exit 1. A host the cluster lacks: exit 2, naming the line.
   std::ofstream(file) << "h[001-015]\n";
   CHECK(run_topoplan("advise --candidates " + file + " " + base).exit_code == 1);

@@ -143,6 +143,33 @@ TEST_CASE("candidates: the ranking is plan's, candidate by candidate") {
   CHECK(j["ranked"][0] == (*cands)[k->ranked.front()].id);
 }
 
+TEST_CASE("candidates --quick: the planner's construction, before its local search") {
+  const Cluster c = pods_cluster("candidates-quick");
+  const Router r(c);
+  const Job job = exposed_job();
+  const Result<std::vector<CandidateAllocation>> cands =
+      candidates_parse(c, "h[001-008,010-016,017]\nh[001-004,009-012,017-024]\nh[003-006,011-014,020-027]\n", "c.txt");
+  REQUIRE(cands.ok());
+  PlanRequest quick;
+  quick.search = false;
+  const Result<CandidateRanking> k = candidates_rank(c, r, job, *cands, quick);
+  REQUIRE_MESSAGE(k.ok(), (k ? "" : k.error()));
+  CHECK_FALSE(k->searched);
+  for (size_t i = 0; i < cands->size(); ++i) {
+    PlanRequest req;
+    req.free = (*cands)[i].hosts;
+    const Result<Plan> p = plan_job(c, r, job, req);
+    REQUIRE(p.ok());
+    INFO("candidate " << (*cands)[i].id);
+    // The best order string placed in topology order: plan's first candidate, which its search
+    // can only improve on.
+    CHECK(k->results[i].exposed_s == doctest::Approx(p->candidates.front().exposed_s).epsilon(1e-12));
+    CHECK(k->results[i].order == p->candidates.front().order);
+    CHECK(k->results[i].step_s >= p->score.step_s);
+  }
+  CHECK(candidates_text(job, *cands, *k).find("before its local search") != std::string::npos);
+}
+
 TEST_CASE("candidates: a shared pattern holds where the fabric's symmetry does") {
   const Cluster c = pods_cluster("candidates-patterns");
   const Locality loc = locality_of(c);
