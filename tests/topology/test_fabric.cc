@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "tests/support.h"
@@ -242,4 +243,12 @@ TEST_CASE("hostlist_of: hosts by index as a hostlist, in the order given") {
   CHECK(hostlist_of(c, {0, 1, 2, 3}) == "h[001-004]");
   CHECK(hostlist_of(c, {4, 0}) == "h[005,001]");
   CHECK(hostlist_of(c, {}).empty());
+}
+
+TEST_CASE("fabric: every bundled cluster file builds") {
+  for (const auto& entry : std::filesystem::directory_iterator(test::data_dir() / "clusters")) {
+    CAPTURE(entry.path().filename().string());
+    const Result<Cluster> c = cluster_load(entry.path().string());
+    CHECK_MESSAGE(c.ok(), (c ? "" : c.error()));
+  }
 }
