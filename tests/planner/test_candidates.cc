@@ -170,6 +170,41 @@ TEST_CASE("candidates --quick: the planner's construction, before its local sear
   CHECK(candidates_text(job, *cands, *k).find("before its local search") != std::string::npos);
 }
 
+TEST_CASE("candidates: leaf groups that reach the spines alike stand for each other") {
+  // pods-16-h100: leaf groups of 2 hosts, pods of 4, 4:1 above; every leaf one link to each spine.
+  const Cluster c = test::load_cluster((test::data_dir() / "clusters" / "pods-16-h100.json").string());
+  const Router r(c);
+  Job job = exposed_job();
+  job.parallel.tp = 8;
+  job.parallel.pp = 1;
+  job.parallel.dp = 2;  // 2 hosts
+  const Result<std::vector<CandidateAllocation>> cands = candidates_parse(c,
+                                                                          "h001,h002\n"  // one leaf group
+                                                                          "h003,h004\n"  // another of the same pod
+                                                                          "h001,h003\n"  // two leaf groups
+                                                                          "h002,h004\n"  // other hosts, same groups
+                                                                          "h001,h005\n",  // two pods
+                                                                          "c.txt");
+  REQUIRE(cands.ok());
+  const Result<CandidateRanking> k = candidates_rank(c, r, job, *cands, {});
+  REQUIRE_MESSAGE(k.ok(), (k ? "" : k.error()));
+  MESSAGE(candidates_text(job, *cands, *k));
+  CHECK(k->results[1].planned_as == 0);
+  CHECK(k->results[3].planned_as == 2);
+  CHECK(k->results[4].planned_as == -1);
+  CHECK(k->planned == 3);
+  CHECK(k->results[4].step_s > k->results[0].step_s);  // across the 4:1 core: the pattern shows
+  for (size_t i = 0; i < cands->size(); ++i) {
+    PlanRequest req;
+    req.free = (*cands)[i].hosts;
+    const Result<Plan> p = plan_job(c, r, job, req);
+    REQUIRE(p.ok());
+    INFO("candidate " << (*cands)[i].id);
+    CHECK(k->results[i].step_s == p->score.step_s);
+    CHECK(k->results[i].exposed_s == p->score.exposed_comm_s);
+  }
+}
+
 TEST_CASE("candidates: a shared pattern holds where the fabric's symmetry does") {
   const Cluster c = pods_cluster("candidates-patterns");
   const Locality loc = locality_of(c);
