@@ -8,12 +8,10 @@ LinkLoad::LinkLoad(const Router& router, const Calibration& calibration, const L
     : router_(router),
       cal_(calibration),
       share_(share),
-      per_connection_(spread == Spread::routed && router.cluster().routing.mode != Routing::adaptive) {
-  const size_t n = router.cluster().num_edges();
-  bytes_.assign(n, 0);
-  busy_us_.assign(n, 0);
-  is_loaded_.assign(n, false);
-}
+      per_connection_(spread == Spread::routed && router.cluster().routing.mode != Routing::adaptive),
+      bytes_(router.cluster().num_edges()),
+      busy_us_(router.cluster().num_edges()),
+      is_loaded_(router.cluster().num_edges(), false) {}
 
 void LinkLoad::clear() {
   pending_.clear();
@@ -44,9 +42,9 @@ double LinkLoad::efficiency(EdgeId e, FlowMode mode) const {
   const Cluster& c = router_.cluster();
   const bool multimem = mode == FlowMode::multimem;
   if (!multimem && c.link(e).kind != LinkKind::NVL) return cal_.efficiency[static_cast<size_t>(c.link(e).kind)];
-  std::vector<double>& cache = multimem ? multimem_efficiency_ : nvl_copy_efficiency_;
-  if (cache.empty()) cache.assign(c.num_edges(), -1);
-  if (cache[e] < 0) cache[e] = multimem ? cal_.multimem_efficiency(c, e) : cal_.copy_efficiency(c, e);
+  ZeroedArray<double>& cache = multimem ? multimem_efficiency_ : nvl_copy_efficiency_;
+  if (cache.size() == 0) cache = ZeroedArray<double>(c.num_edges());
+  if (cache[e] == 0) cache[e] = multimem ? cal_.multimem_efficiency(c, e) : cal_.copy_efficiency(c, e);
   return cache[e];
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/zeroed_array.h"
 #include "cost/calibration.h"
 #include "cost/link_share.h"
 #include "cost/transfers.h"
@@ -109,12 +110,12 @@ class LinkLoad {
   // Connections take their own paths (hash or static routing, Spread::routed); else every route
   // is the equal-cost set with its shares.
   bool per_connection_ = false;
-  mutable std::vector<double> bytes_, busy_us_;
+  mutable ZeroedArray<double> bytes_, busy_us_;
   mutable std::vector<EdgeId> loaded_;
   mutable std::vector<bool> is_loaded_;
   // Per edge, computed on first use (NVLink efficiencies depend on the GPU's generation): copies
-  // over NVLink, and NVLS multimem; empty until needed.
-  mutable std::vector<double> nvl_copy_efficiency_, multimem_efficiency_;
+  // over NVLink, and NVLS multimem; 0 until computed, empty until needed.
+  mutable ZeroedArray<double> nvl_copy_efficiency_, multimem_efficiency_;
   const std::vector<uint8_t>* levels_ = nullptr;
   mutable LevelBytes level_bytes_{};                      // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes

@@ -193,8 +193,9 @@ struct ScoreState::Impl {
   Result<GroupSet*> set_for(const std::string& token, bool pairs, const std::vector<int>* stages);
   Result<bool> place(size_t item);
   Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
+  // `made`: the group of `gpus` when already made (the model's last prediction's).
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo,
-                                          int channels) const;
+                                          int channels, const CommGroup* made = nullptr) const;
   Result<void> load_group(Shared& p, size_t group);
   Result<void> assign_patterns(const std::vector<size_t>& items);
   void time_item(size_t index);
@@ -286,7 +287,7 @@ Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const 
   RETURN_IF_ERROR(p);
   Alone a;
   a.prediction = std::move(*p);
-  Result<std::vector<Transfer>> t = transfers(item.op, gpus, a.prediction.algo, a.prediction.channels);
+  Result<std::vector<Transfer>> t = transfers(item.op, gpus, a.prediction.algo, a.prediction.channels, &model.group());
   RETURN_IF_ERROR(t);
   scratch.clear();
   RETURN_IF_ERROR(scratch.add(*t));
@@ -295,9 +296,10 @@ Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const 
 }
 
 Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const std::vector<VertexId>& gpus,
-                                                          NcclAlgo algo, int channels) const {
+                                                          NcclAlgo algo, int channels, const CommGroup* made) const {
   const int p2p = opt.tuning->p2p_net_channels_per_peer;
   if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0, p2p);  // PP: many pairs, no communicator
+  if (made) return collective_transfers(*made, op, algo, 1.0, {channels, p2p});
   Result<CommGroup> g = comm_group_make(c, r, gpus);
   RETURN_IF_ERROR(g);
   return collective_transfers(*g, op, algo, 1.0, {channels, p2p});
