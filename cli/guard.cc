@@ -11,29 +11,19 @@
 #include <stdexcept>
 #include <string>
 #include <typeinfo>
+#include <vector>
 
+#include "base/shell_words.h"
 #include "cli/tool.h"
 
 namespace topoplan::cli {
 namespace {
 
-// The command line as a shell would take it back: arguments with spaces or quotes single-quoted.
+// The command line as a shell would take it back.
 std::string command_line(int argc, const char* const* argv) {
-  std::string out;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i] ? argv[i] : "";
-    if (i == 0) a = "topoplan";  // the path the binary was run from is no help in a report
-    bool plain = !a.empty() && a.find_first_not_of(
-                                   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                   "-_./:=,@+%") == std::string::npos;
-    if (!plain) {
-      std::string quoted = "'";
-      for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      a = quoted + "'";
-    }
-    out += (i ? " " : "") + a;
-  }
-  return out;
+  std::vector<std::string> words = {"topoplan"};  // the path the binary was run from is no help in a report
+  for (int i = 1; i < argc; ++i) words.push_back(argv[i] ? argv[i] : "");
+  return shell_line(words);
 }
 
 int internal(std::ostream& err, const std::string& what, int argc, const char* const* argv) {
