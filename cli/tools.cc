@@ -10,6 +10,7 @@ Tool score_tool();
 Tool plan_tool();
 Tool advise_tool();
 Tool replan_tool();
+Tool slurm_tool();
 Tool review_tool();
 Tool explain_tool();
 Tool compare_tool();
@@ -21,7 +22,7 @@ Tool traffic_tool();
 
 const std::vector<Tool>& tools() {
   static const std::vector<Tool> table = {
-      plan_tool(), advise_tool(), replan_tool(), review_tool(), explain_tool(),  compare_tool(),  observe_tool(), traffic_tool(),    calibrate_tool(),
+      plan_tool(), advise_tool(), replan_tool(), slurm_tool(), review_tool(), explain_tool(),  compare_tool(),  observe_tool(), traffic_tool(),    calibrate_tool(),
       topo_tool(), import_tool(), discover_tool(), transfer_tool(), groups_tool(),  collective_tool(), score_tool(),
   };
   return table;
