@@ -80,13 +80,18 @@ Result<ShapeCurve> shape_curve(const Cluster& c, const Router& r, const Job& job
 
   // One unit at each level, then splits over units of that level: even over 2, 4 and 8, and over
   // two unevenly (3:1 and all but one).
+  // On few hosts two rules can give one split (3:1 is also all but one of 4): listed once.
   std::vector<std::pair<Level, std::vector<int>>> splits;
-  for (Level level : kShapeLevels) splits.push_back({level, {need}});
+  auto split_add = [&](Level level, std::vector<int> split) {
+    std::pair<Level, std::vector<int>> s{level, std::move(split)};
+    if (std::find(splits.begin(), splits.end(), s) == splits.end()) splits.push_back(std::move(s));
+  };
+  for (Level level : kShapeLevels) split_add(level, {need});
   for (Level level : kShapeLevels) {
     for (int k : {2, 4, 8})
-      if (need % k == 0 && need >= k) splits.push_back({level, std::vector<int>(static_cast<size_t>(k), need / k)});
-    if (need >= 4) splits.push_back({level, {need - need / 4, need / 4}});
-    if (need >= 3) splits.push_back({level, {need - 1, 1}});
+      if (need % k == 0 && need >= k) split_add(level, std::vector<int>(static_cast<size_t>(k), need / k));
+    if (need >= 4) split_add(level, {need - need / 4, need / 4});
+    if (need >= 3) split_add(level, {need - 1, 1});
   }
   for (const auto& [level, split] : splits) {
     std::map<int, std::vector<int>> by_unit;  // free hosts of each unit, topology order

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "planner/shape_curve_text.h"
@@ -117,6 +118,24 @@ TEST_CASE("shape curve: hosts that cannot hold the job") {
   const Router r(c);
   const Job job = *job_load((test::data_dir() / "jobs" / "llama3-70b.json").string());
   CHECK(shape_curve(c, r, job, {}).error() == "the job needs 16 hosts of 8 GPUs; 4 whole hosts free");
+}
+
+TEST_CASE("shape curve: a split two rules give (3:1 is all but one of 4 hosts) is listed once") {
+  const auto dir = test::temp_dir("shape-curve-4");
+  std::ofstream(dir / "c.json") << R"({"name": "two-groups", "node": "dgx-h100", "nodes": 8,
+    "fabric": {"kind": "rail", "nodes_per_su": 4}})";
+  const Cluster c = test::load_cluster((dir / "c.json").string());
+  const Router r(c);
+  Job job = *job_load((test::data_dir() / "jobs" / "llama3-70b.json").string());
+  job.parallel.pp = 1;
+  job.parallel.virtual_pipeline_stages = 1;
+  job.parallel.dp = 4;  // 4 hosts
+  job.training.global_batch = 16;
+  const Result<ShapeCurve> curve = shape_curve(c, r, job, {});
+  REQUIRE_MESSAGE(curve.ok(), (curve ? "" : curve.error()));
+  std::set<std::string> names;
+  for (const ShapeEntry& e : curve->entries) CHECK_MESSAGE(names.insert(shape_name(e)).second, shape_name(e));
+  CHECK(names.count("2 leaf groups, 3:1") == 1);
 }
 
 }  // namespace topoplan
