@@ -399,6 +399,54 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
   return out;
 }
 
+namespace {
+
+// Leaves that serve the same hosts (a rail-optimized unit's one leaf per rail, or a dual plane's
+// two) become one switch: Slurm's tree plugin counts a host under several leaves as under all of
+// them, so `--switches=1` could never hold and a job asking for it waited out its TIME and then
+// ran anywhere (Slurm 22.05, scripts/slurm-test). Named after the leaves: leaf[0-7] -> leaf0-7.
+void merge_rail_leaves(SlurmTopology& t) {
+  std::map<std::vector<std::string>, std::vector<size_t>> by_hosts;
+  for (size_t i = 0; i < t.switches.size(); ++i)
+    if (!t.switches[i].nodes.empty()) {
+      std::vector<std::string> hosts = t.switches[i].nodes;
+      std::sort(hosts.begin(), hosts.end());
+      by_hosts[hosts].push_back(i);
+    }
+  std::map<std::string, std::string> renamed;
+  std::vector<char> gone(t.switches.size(), 0);
+  for (const auto& [hosts, leaves] : by_hosts) {
+    if (leaves.size() < 2) continue;
+    std::vector<std::string> names;
+    for (size_t i : leaves) names.push_back(t.switches[i].name);
+    std::string name;
+    for (char ch : hostlist_compress(names))
+      if (ch != '[' && ch != ']') name += ch == ',' ? '+' : ch;
+    for (size_t i : leaves) {
+      renamed[t.switches[i].name] = name;
+      gone[i] = i != leaves.front();
+    }
+    t.switches[leaves.front()].name = name;
+  }
+  if (renamed.empty()) return;
+  std::vector<SlurmTopology::Switch> kept;
+  for (size_t i = 0; i < t.switches.size(); ++i) {
+    if (gone[i]) continue;
+    SlurmTopology::Switch sw = std::move(t.switches[i]);
+    std::vector<std::string> children;
+    for (const std::string& child : sw.switches) {
+      auto it = renamed.find(child);
+      const std::string& now = it == renamed.end() ? child : it->second;
+      if (std::find(children.begin(), children.end(), now) == children.end()) children.push_back(now);
+    }
+    sw.switches = std::move(children);
+    kept.push_back(std::move(sw));
+  }
+  t.switches = std::move(kept);
+}
+
+}  // namespace
+
 SlurmTopology slurm_tree_of(const Cluster& c) {
   std::vector<VertexId> switches;
   for (VertexId v = 0; v < c.num_devices(); ++v)
@@ -420,6 +468,7 @@ SlurmTopology slurm_tree_of(const Cluster& c) {
     }
     t.switches.push_back(std::move(out));
   }
+  merge_rail_leaves(t);
   // Slurm lets a job span only hosts that one switch reaches through its descendants. Where no top
   // switch reaches them all (sites joined by DCI links between peers, which a tree cannot name), a
   // root above the top switches stands for those links.

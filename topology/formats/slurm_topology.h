@@ -69,7 +69,9 @@ Result<ClusterImport> slurm_topology_build(const SlurmTopology& topo, const Node
                                            double oversubscription, const std::string& where);
 
 // The cluster as the tree plugin sees it: every switch with the hosts whose NICs it serves or the
-// switches below it, leaves first.
+// switches below it, leaves first; leaves that serve the same hosts (one per rail of a
+// rail-optimized unit) as one switch named after them (leaf0-7), since Slurm must see each host
+// under one leaf.
 SlurmTopology slurm_tree_of(const Cluster& cluster);
 // As the block plugin sees it: a block per NVLink domain of more than one host (NVL72 racks), else
 // per leaf group (hosts under the same leaves); block sizes doubling from the smallest block up to

@@ -72,15 +72,17 @@ TEST_CASE("slurm yaml: the cluster default, or the topology named") {
   CHECK(parsed("- topology: only\n  block:\n    blocks:\n      - block: b\n        nodes: h[1-2]\n").name == "only");
 }
 
-TEST_CASE("slurm yaml: written from a cluster, read back to the same fabric") {
+TEST_CASE("slurm yaml: written from a cluster, read back with the same hosts and leaf groups") {
   const Cluster preset = test::load_cluster("dgx-h100:64");
   const std::string text = slurm_yaml_write(preset);
   const SlurmYaml tree = parsed(text);
   CHECK(tree.names == std::vector<std::string>{"tree", "block"});
   Result<ClusterImport> b = slurm_topology_build(tree.topology, *node_type_named("dgx-h100"), "t", 1, "topology.yaml");
   REQUIRE_MESSAGE(b.ok(), (b ? "" : b.error()));
-  CHECK(b->cluster.num_devices() == preset.num_devices());
-  CHECK(b->cluster.num_edges() == preset.num_edges());
+  // The tree's: each unit's rail leaves as one switch (slurm_tree_of), so the same hosts and NICs.
+  CHECK(b->cluster.hosts().size() == preset.hosts().size());
+  CHECK(b->cluster.gpus().size() == preset.gpus().size());
+  CHECK(tree.topology.switches.front().name == "leaf0-7");
   const SlurmYaml blocks = parsed(text, "block");
   CHECK(blocks.topology.blocks.size() == 2);  // two scalable units of 32 under their leaves
   CHECK(blocks.topology.block_sizes == std::vector<int>{32, 64});
