@@ -85,9 +85,12 @@ TEST_CASE("slurm: plan on the allocation, the files, and each task's GPU and NIC
   std::filesystem::create_directories(bin);
   std::ofstream(bin / "srun") << "#!/bin/sh\necho \"srun: SLURM_HOSTFILE=$SLURM_HOSTFILE $*\"\n";
   std::filesystem::permissions(bin / "srun", std::filesystem::perms::owner_all);
-  auto exec = run_topoplan(base + " --exec -o " + out + " -- true");
-  CHECK(exec.exit_code == 2);  // no srun on the test's PATH
-  CHECK(exec.err.find("cannot run srun") != std::string::npos);
+  {
+    SlurmEnv none({{"PATH", (dir / "empty").string()}});  // no srun to be found
+    auto exec = run_topoplan(base + " --exec -o " + out + " -- true");
+    CHECK(exec.exit_code == 2);
+    CHECK(exec.err.find("cannot run srun") != std::string::npos);
+  }
   SlurmEnv path({{"PATH", bin.string() + ":" + std::string(std::getenv("PATH"))}});
   auto ran = run_topoplan(base + " --exec -o " + out + " -- true");
   REQUIRE_MESSAGE(ran.exit_code == 0, ran.err);
