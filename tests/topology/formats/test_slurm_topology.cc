@@ -194,7 +194,7 @@ TEST_CASE("slurm topology: a preset's tree written with each host under one leaf
   for (const SlurmTopology::Switch& sw : t.switches)
     for (const std::string& h : sw.nodes) ++leaves_of_host[h];
   CHECK(leaves_of_host.size() == 64);
-  for (const auto& [host, leaves] : leaves_of_host) CHECK_MESSAGE(leaves == 1, host);
+  for (const auto& entry : leaves_of_host) CHECK_MESSAGE(entry.second == 1, entry.first);  // clang < 16: no bindings in CHECK
   // Read back: the same hosts, a leaf per unit under the same spines.
   const ClusterImport b = built(t);
   CHECK(b.cluster.hosts().size() == preset.hosts().size());
