@@ -151,6 +151,9 @@ Result<ScoredTraffic> scored_traffic(const ObservedTraffic& observed, const Clus
           continue;
         }
         double bytes = call.bytes, calls = call.calls;
+        // NCCL returns at once from a collective of count 0 (ncclEnqueueCheck, src/enqueue.cc):
+        // nothing moves, nothing to score.
+        if (bytes <= 0) continue;
         // PyTorch's all_to_all is a group of sends, one per peer: one alltoall of every chunk.
         if (*op == CollectiveOp::sendrecv && alltoall && comm->nranks > 1) {
           op = CollectiveOp::alltoall;

@@ -156,6 +156,18 @@ TEST_CASE("scored_traffic: the model's traffic, logged, scores as the model does
   CHECK(exposed_s(t, &b->traffic) > exposed_s(t, nullptr) * 1.01);
 }
 
+TEST_CASE("scored_traffic: a call of 0 bytes moves nothing and is left out") {
+  // NCCL returns at once from a collective of count 0; scoring one failed ("the size must be >
+  // 0 bytes"), found by fuzz_traffic_json.
+  const Tiny t;
+  ObservedTraffic o = t.observed();
+  for (ObservedComm& comm : o.comms) comm.per_step.push_back({"ReduceScatter", 0, 1});
+  Result<ScoredTraffic> s = scored_traffic(o, t.c, t.job, t.layout, t.model);
+  REQUIRE_MESSAGE(s.ok(), s.error());
+  for (const TrafficItem& it : s->traffic.items) CHECK(it.bytes > 0);
+  CHECK(exposed_s(t, &s->traffic) == doctest::Approx(exposed_s(t, &scored_traffic(t.observed(), t.c, t.job, t.layout, t.model)->traffic)));
+}
+
 TEST_CASE("scored_traffic: a log from other GPUs than the layout's") {
   const Tiny t;
   const ObservedTraffic o = t.observed();
