@@ -344,4 +344,9 @@ std::string format_rate_gbit(double GBps) {
   return "";
 }
 
+std::string format_over_best(double value, double best) {
+  if (value <= best * 1.0005) return "best";
+  return "+" + format_number(100 * (value - best) / best, 1) + "%";
+}
+
 }  // namespace topoplan

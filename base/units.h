@@ -44,5 +44,8 @@ std::string format_count(int64_t n);
 std::string format_rate_gbit(double GBps);
 // Shortest decimal that reads back to the same double (for stable JSON and text).
 std::string format_number(double value, int max_decimals = 3);
+// How far a step (or any time) is over the best one, for a "vs best" column: "best" within
+// 0.05 % of it (what rounding and moves that add bytes and take them back leave), else "+12.3%".
+std::string format_over_best(double value, double best);
 
 }  // namespace topoplan

@@ -36,11 +36,9 @@ std::string candidates_text(const Job& job, const std::vector<CandidateAllocatio
       failed += "  " + cands[i].id + ": " + r.why + "\n";
       continue;
     }
-    const std::string over =
-        r.step_s <= best * 1.0005 ? "best" : "+" + format_number(100 * (r.step_s - best) / best, 1) + "%";
     table.add({std::to_string(r.rank), cands[i].id, std::to_string(r.hosts.size()),
                std::to_string(span(r, Level::leaf_group)), std::to_string(span(r, Level::pod)),
-               format_duration(r.step_s), format_duration(r.exposed_s), over,
+               format_duration(r.step_s), format_duration(r.exposed_s), format_over_best(r.step_s, best),
                r.order + (r.violations > 0 ? " (" + counted(r.violations, "rule") + " broken)" : "")},
               "  ");
   }

@@ -10,12 +10,6 @@
 namespace topoplan {
 namespace {
 
-std::string over_best(const ShapeCurve& curve, const ShapeEntry& e) {
-  const double best = curve.entries[curve.best].step_s;
-  if (e.step_s <= best * 1.0005) return "best";
-  return "+" + format_number(100 * (e.step_s - best) / best, 1) + "%";
-}
-
 // "16 hosts in 2 leaf groups, 1 pod, 1 site".
 std::string spans_text(const HostChoice& h) {
   return counted(static_cast<int64_t>(h.hosts.size()), "host") + " in " +
@@ -35,7 +29,7 @@ std::string shape_curve_text(const Cluster& c, const Job& job, const ShapeCurve&
   table.add({"shape", "hosts", "step", "exposed", "vs best"}, "  ");
   for (const ShapeEntry& e : curve.entries)
     table.add({shape_name(e), hostlist_of(c, e.hosts), format_duration(e.step_s), format_duration(e.exposed_s),
-               over_best(curve, e)},
+               format_over_best(e.step_s, curve.entries[curve.best].step_s)},
               "  ");
   out += table.str();
   const ShapeAdvice a = shape_advice(c, curve);

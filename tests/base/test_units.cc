@@ -56,6 +56,11 @@ TEST_CASE("units: formatting") {
   CHECK(format_rate_gbit(50) == "400 Gbps");
   CHECK(format_rate_gbit(200) == "1.6 Tbps");
   CHECK(format_number(0.1 + 0.2) == "0.3");
+  // A "vs best" column: within 0.05 % is the best, beyond it the percentage over.
+  CHECK(format_over_best(10.0, 10.0) == "best");
+  CHECK(format_over_best(10.004, 10.0) == "best");
+  CHECK(format_over_best(10.01, 10.0) == "+0.1%");
+  CHECK(format_over_best(11.23, 10.0) == "+12.3%");
 }
 
 TEST_CASE("units: numbers out of range say so and name the limit") {
