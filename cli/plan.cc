@@ -19,6 +19,7 @@
 #include "planner/plan_json.h"
 #include "planner/plan_text.h"
 #include "topology/load.h"
+#include "topology/summary.h"
 
 namespace topoplan::cli {
 namespace {
@@ -43,8 +44,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   // Megatron-LM arguments without a world size fill the allocation: --nodes, else the cluster.
   WorldHint world{static_cast<int>(c->gpus().size()), "the GPUs of cluster " + o.cluster};
   if (!req.free.empty()) {
-    world.ranks = 0;
-    for (int h : req.free) world.ranks += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
+    world.ranks = gpus_on(*c, req.free);
     world.from = "the GPUs of the " + std::to_string(req.free.size()) + " hosts of --nodes";
   }
   Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> { return world; });

@@ -21,6 +21,7 @@
 #include "planner/plan_text.h"
 #include "planner/slurm_launch.h"
 #include "topology/load.h"
+#include "topology/summary.h"
 
 namespace topoplan::cli {
 namespace {
@@ -39,9 +40,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!c) return fail(err, c.error());
   Result<SlurmAllocation> alloc = slurm_allocation_read(*c, [](const char* name) { return std::getenv(name); });
   if (!alloc) return fail(err, alloc.error());
-  int gpus = 0;
-  for (int h : alloc->hosts) gpus += static_cast<int>(c->hosts()[static_cast<size_t>(h)].gpus.size());
-  const WorldHint world{gpus, "the GPUs of the " + std::to_string(alloc->hosts.size()) + " hosts of SLURM_JOB_NODELIST"};
+  const WorldHint world{gpus_on(*c, alloc->hosts), "the GPUs of the " + std::to_string(alloc->hosts.size()) + " hosts of SLURM_JOB_NODELIST"};
   Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> { return world; });
   if (!job) return fail(err, job.error());
   if (Result<void> ok = slurm_allocation_check(*c, *alloc, job_ranks(*job)); !ok) return fail(err, ok.error());

@@ -256,6 +256,12 @@ std::vector<std::string> host_names(const Cluster& c, const std::vector<int>& ho
   return out;
 }
 
+int gpus_on(const Cluster& c, const std::vector<int>& hosts) {
+  int n = 0;
+  for (int h : hosts) n += static_cast<int>(c.hosts()[static_cast<size_t>(h)].gpus.size());
+  return n;
+}
+
 std::string hostlist_of(const Cluster& c, const std::vector<int>& hosts) {
   std::vector<std::string> names;
   for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);

@@ -76,5 +76,7 @@ std::vector<std::string> host_names(const Cluster& cluster, const std::vector<in
 inline const std::string& host_name(const Cluster& cluster, int host) {
   return cluster.hosts()[static_cast<size_t>(host)].name;
 }
+// The GPUs on these hosts, down or not.
+int gpus_on(const Cluster& cluster, const std::vector<int>& hosts);
 
 }  // namespace topoplan
