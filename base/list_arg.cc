@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/hostlist.h"
+#include "base/words.h"
 
 namespace topoplan {
 
@@ -26,9 +27,7 @@ Result<std::vector<std::string>> list_arg_entries(const std::string& arg, const 
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     if (size_t hash = line.find('#'); hash != std::string::npos) line.erase(hash);
-    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
-    if (b == std::string::npos) continue;
-    out.push_back(line.substr(b, e - b + 1));
+    if (std::string_view entry = trim(line); !entry.empty()) out.emplace_back(entry);
   }
   if (out.empty()) return Error{option + ": " + path + ": no entries"};
   return out;

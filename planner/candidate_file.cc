@@ -7,6 +7,7 @@
 #include "base/file_io.h"
 #include "base/hostlist.h"
 #include "base/json_fields.h"
+#include "base/words.h"
 #include "planner/host_choice.h"
 
 namespace topoplan {
@@ -57,9 +58,8 @@ Result<std::vector<CandidateAllocation>> candidates_parse(const Cluster& c, cons
   std::istringstream in(text);
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
-    if (b == std::string::npos || line[b] == '#') continue;
-    const std::string entry = line.substr(b, e - b + 1);
+    const std::string entry(trim(line));
+    if (entry.empty() || entry[0] == '#') continue;
     const std::string at = where + ":" + std::to_string(n);
     CandidateAllocation cand;
     cand.line = n;
