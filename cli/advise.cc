@@ -2,7 +2,6 @@
 // costs the job (planner/shape_curve.h); --alternatives: the job's other parallel sizes that fit
 // the hosts, legal for the model and within GPU memory, fastest first (planner/alternatives.h);
 // --candidates: a scheduler's candidate allocations, each planned, ranked (planner/candidates.h).
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -39,8 +38,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.busy.empty()) {
     Result<std::vector<int>> busy = nodes_flag(*c, o.busy, "--busy");
     if (!busy) return fail(err, busy.error());
+    std::vector<char> is_busy(c->hosts().size(), 0);
+    for (int h : *busy) is_busy[static_cast<size_t>(h)] = 1;
     for (int h = 0; h < static_cast<int>(c->hosts().size()); ++h)
-      if (std::find(busy->begin(), busy->end(), h) == busy->end()) req.free.push_back(h);
+      if (!is_busy[static_cast<size_t>(h)]) req.free.push_back(h);
     if (req.free.empty()) return fail(err, "--busy: every host is busy");
   }
   const bool some_free = !o.free.empty() || !o.busy.empty();
