@@ -34,6 +34,38 @@ Job exposed_job() {
   return job;
 }
 
+// plan --nodes on a candidate's hosts, afresh, with everything beside it.
+Result<Plan> planned_on(const Cluster& c, const Router& r, const Job& job, const CandidateAllocation& cand) {
+  PlanRequest req;
+  req.free = cand.hosts;
+  return plan_job(c, r, job, req);
+}
+
+// Each candidate's figures are plan's on its hosts: the step, the exposed time, the order string
+// and the hosts used, or plan's reason where it cannot hold the job.
+void check_as_planned(const Cluster& c, const Router& r, const Job& job, const std::vector<CandidateAllocation>& cands,
+                      const CandidateRanking& k) {
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const Result<Plan> p = planned_on(c, r, job, cands[i]);
+    const CandidateResult& got = k.results[i];
+    INFO("candidate " << cands[i].id);
+    CHECK(got.holds == p.ok());
+    if (!p) {
+      CHECK(got.why == p.error());
+      CHECK(got.rank == 0);
+      continue;
+    }
+    CHECK(got.step_s == p->score.step_s);
+    CHECK(got.exposed_s == p->score.exposed_comm_s);
+    CHECK(got.order == p->job.parallel.order);
+    std::vector<int> used = p->host_order;
+    std::sort(used.begin(), used.end());
+    std::vector<int> listed = got.hosts;
+    std::sort(listed.begin(), listed.end());
+    CHECK(listed == used);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("candidates: the file, hostlists and JSON lines, errors naming the line") {
@@ -93,28 +125,7 @@ TEST_CASE("candidates: the ranking is plan's, candidate by candidate") {
   const Result<CandidateRanking> k = candidates_rank(c, r, job, *cands, {});
   REQUIRE_MESSAGE(k.ok(), (k ? "" : k.error()));
   MESSAGE(candidates_text(job, *cands, *k));
-  // Each candidate against plan --nodes on its hosts, planned afresh with everything beside it.
-  for (size_t i = 0; i < cands->size(); ++i) {
-    PlanRequest req;
-    req.free = (*cands)[i].hosts;
-    const Result<Plan> p = plan_job(c, r, job, req);
-    const CandidateResult& got = k->results[i];
-    CHECK(got.holds == p.ok());
-    if (!p) {
-      CHECK(got.why == p.error());
-      CHECK(got.rank == 0);
-      continue;
-    }
-    INFO("candidate " << (*cands)[i].id);
-    CHECK(got.step_s == p->score.step_s);
-    CHECK(got.exposed_s == p->score.exposed_comm_s);
-    CHECK(got.order == p->job.parallel.order);
-    std::vector<int> used = p->host_order;
-    std::sort(used.begin(), used.end());
-    std::vector<int> listed = got.hosts;
-    std::sort(listed.begin(), listed.end());
-    CHECK(listed == used);
-  }
+  check_as_planned(c, r, job, *cands, *k);
   // Ranked by step; the ranks follow it.
   for (size_t n = 1; n < k->ranked.size(); ++n) {
     const CandidateResult &a = k->results[k->ranked[n - 1]], &b = k->results[k->ranked[n]];
@@ -156,9 +167,7 @@ TEST_CASE("candidates --quick: the planner's construction, before its local sear
   REQUIRE_MESSAGE(k.ok(), (k ? "" : k.error()));
   CHECK_FALSE(k->searched);
   for (size_t i = 0; i < cands->size(); ++i) {
-    PlanRequest req;
-    req.free = (*cands)[i].hosts;
-    const Result<Plan> p = plan_job(c, r, job, req);
+    const Result<Plan> p = planned_on(c, r, job, (*cands)[i]);
     REQUIRE(p.ok());
     INFO("candidate " << (*cands)[i].id);
     // The best order string placed in topology order: plan's first candidate, which its search
@@ -194,15 +203,7 @@ TEST_CASE("candidates: leaf groups that reach the spines alike stand for each ot
   CHECK(k->results[4].planned_as == -1);
   CHECK(k->planned == 3);
   CHECK(k->results[4].step_s > k->results[0].step_s);  // across the 4:1 core: the pattern shows
-  for (size_t i = 0; i < cands->size(); ++i) {
-    PlanRequest req;
-    req.free = (*cands)[i].hosts;
-    const Result<Plan> p = plan_job(c, r, job, req);
-    REQUIRE(p.ok());
-    INFO("candidate " << (*cands)[i].id);
-    CHECK(k->results[i].step_s == p->score.step_s);
-    CHECK(k->results[i].exposed_s == p->score.exposed_comm_s);
-  }
+  check_as_planned(c, r, job, *cands, *k);
 }
 
 TEST_CASE("candidates: a shared pattern holds where the fabric's symmetry does") {
