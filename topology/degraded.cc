@@ -34,8 +34,6 @@ Result<Degraded> cluster_degraded(const Cluster& c, const std::vector<std::strin
       for (EdgeId e : c.out_edges(*v))
         if (c.link(e).kind == LinkKind::NET) add(e);
       if (edges.empty()) return Error{"--degraded: NIC '" + name + "' has no cable to the fabric"};
-      const int host = c.device(*v).host;
-      if (host >= 0 && std::find(out.hosts.begin(), out.hosts.end(), host) == out.hosts.end()) out.hosts.push_back(host);
     } else {
       return Error{"--degraded: '" + name + "': expected a NIC or a cable as A<->B (topo show --names lists them)"};
     }
@@ -45,7 +43,7 @@ Result<Degraded> cluster_degraded(const Cluster& c, const std::vector<std::strin
                      format_rate_gbit(c.link(e).bw_GBps)};
       rate_of[e] = *rate;
     }
-    // A cable from a host's NIC slows that host too.
+    // A NIC, or a cable from a host's NIC, slows that host.
     for (EdgeId e : edges)
       for (VertexId end : {c.source(e), c.target(e)})
         if (c.device(end).kind == DeviceKind::nic && c.device(end).host >= 0 &&
