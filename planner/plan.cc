@@ -163,16 +163,17 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
       if (first_error.empty()) first_error = order + ": " + s.error();
       continue;
     }
-    // Hosts offered already in topology order need no second score.
-    const bool same = input.hosts == start_placement.hosts && input.gpus == start_placement.gpus;
-    Result<Scored> in = same || !req.beside
-                            ? Result<Scored>(Scored{s->order, s->job, s->groups, nullptr, s->objective, {}})
-                            : score_placement(c, r, job, order, input, "input", plan.rules, req.score);
-    if (!in && order == job.parallel.order) input_error = in.error();
-    if (in && order == job.parallel.order)
-      input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
-    if (in && (!input_best || objective_better(in->objective, input_best->objective)))
-      input_best.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
+    // The baselines on the hosts as offered; offered already in topology order, no second score.
+    if (req.beside) {
+      const bool same = input.hosts == start_placement.hosts && input.gpus == start_placement.gpus;
+      Result<Scored> in = same ? Result<Scored>(Scored{s->order, s->job, s->groups, nullptr, s->objective, {}})
+                               : score_placement(c, r, job, order, input, "input", plan.rules, req.score);
+      if (!in && order == job.parallel.order) input_error = in.error();
+      if (in && order == job.parallel.order)
+        input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
+      if (in && (!input_best || objective_better(in->objective, input_best->objective)))
+        input_best.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});
+    }
     plan.candidates.push_back({order, s->objective.exposed_us / 1e6, s->objective.violations});
     placed.push_back(std::move(*s));
     // Only the orders the search will start from keep their state (hundreds of MB at 100k GPUs).
