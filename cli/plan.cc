@@ -25,7 +25,8 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, nodes, exclude, keep, time_limit, emit, out_dir, html;
+  std::string cluster, job, nodes, exclude, keep, time_limit, html;
+  EmitFlags emit;
   ModelSources model;
   uint64_t seed = 1;
   bool json = false;
@@ -50,7 +51,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   Result<Job> job = job_load(o.job, [&]() -> Result<WorldHint> { return world; });
   if (!job) return fail(err, job.error());
   // With -o alone the plan file; --emit names what to write.
-  Result<EmitList> files = emit_flags(o.emit, o.out_dir);
+  Result<EmitList> files = emit_flags(o.emit);
   if (!files) return fail(err, files.error());
   if (!o.exclude.empty()) {
     Result<DownSet> down = exclude_flag(*c, o.exclude);
@@ -103,8 +104,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     return fail(err, o.job + ": " + memory_over_text(plan->job, plan->score.traffic.compute.gpu, plan->score.memory));
 
   PlanFiles written;
-  if (!o.out_dir.empty()) {
-    Result<PlanFiles> w = plan_files_write(o.out_dir, *files, *c, router, o.cluster, *plan, req);
+  if (!o.emit.out_dir.empty()) {
+    Result<PlanFiles> w = plan_files_write(o.emit.out_dir, *files, *c, router, o.cluster, *plan, req);
     if (!w) return fail(err, w.error());
     written = std::move(*w);
   }
@@ -149,7 +150,7 @@ Run setup(CLI::App& app) {
                  "default), or none");
   app.add_option("--seed", o->seed, "seed of the local search (the same seed gives the same plan)");
   app.add_option("--time-limit", o->time_limit, "stop the search after this long (e.g. 30s, 5min)");
-  emit_flags_add(app, o->emit, o->out_dir, "directory for the plan (plan.json) and --emit files");
+  emit_flags_add(app, o->emit, "directory for the plan (plan.json) and --emit files");
   model_flags_add(app, o->model);
   app.add_option(
       "--html", o->html,

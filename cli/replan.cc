@@ -21,7 +21,8 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string plan, cluster, failed, spares, emit, out_dir;
+  std::string plan, cluster, failed, spares;
+  EmitFlags emit;
   std::vector<std::string> degraded;
   ModelSources model;
   uint64_t seed = 1;
@@ -61,7 +62,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!parsed) return fail(err, o.plan + ": exclude: " + parsed.error());
   req.down = std::move(*parsed);
   req.score = (*in)->model.options;
-  Result<EmitList> files = emit_flags(o.emit, o.out_dir);
+  Result<EmitList> files = emit_flags(o.emit);
   if (!files) return fail(err, files.error());
 
   Router router(c, req.down);
@@ -72,10 +73,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   as_plan.score = req.score;
   as_plan.seed = req.seed;
   std::vector<std::string> written;
-  if (!o.out_dir.empty()) {
-    Result<PlanFiles> w = plan_files_write(o.out_dir, *files, c, router, cluster_spec, rp->plan, as_plan);
+  if (!o.emit.out_dir.empty()) {
+    Result<PlanFiles> w = plan_files_write(o.emit.out_dir, *files, c, router, cluster_spec, rp->plan, as_plan);
     if (!w) return fail(err, w.error());
-    const std::string moved = o.out_dir + "/moved.txt";
+    const std::string moved = o.emit.out_dir + "/moved.txt";
     if (!text_write_file(moved, moved_ranks_text(c, (*in)->layout, *rp))) return fail(err, moved + ": cannot write");
     written = std::move(w->written);
     written.push_back(moved);
@@ -99,7 +100,7 @@ Run setup(CLI::App& app) {
   app.add_option("--spares", o->spares,
                  "hosts that may take their ranks: a Slurm hostlist or @FILE; default every host the plan does not use");
   app.add_option("--seed", o->seed, "seed of the full re-plan's search");
-  emit_flags_add(app, o->emit, o->out_dir, "directory for the mended plan (plan.json), --emit files and moved.txt");
+  emit_flags_add(app, o->emit, "directory for the mended plan (plan.json), --emit files and moved.txt");
   model_flags_add(app, o->model);
   app.add_flag("--json", o->json, "the result as JSON on stdout, the mended plan under \"plan\"");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };

@@ -22,7 +22,7 @@ Result<PlanFiles> plan_files_write(const std::string& dir, const EmitList& what,
   if (what.plan_file)
     RETURN_IF_ERROR(write("plan.json", plan_to_json(c, router, cluster_spec, plan, request).dump(2) + "\n"));
   for (const std::string& format : what.formats) {
-    Result<std::vector<EmittedFile>> files = emit(format, {c, router, plan.job, plan.layout});
+    Result<std::vector<EmittedFile>> files = emit(format, {c, router, plan.job, plan.layout, what.launch});
     if (!files) return Error{"--emit " + format + ": " + files.error()};
     for (const EmittedFile& f : *files) {
       RETURN_IF_ERROR(write(f.name, f.text));

@@ -13,6 +13,7 @@ namespace {
 struct Format {
   const char* name;
   EmitResult (*write)(const EmitInput&, const RankPlacement&);
+  bool container = false;  // runs EmitLaunch's image and command
 };
 
 // The order of `--emit`'s help and of emit_format_names().
@@ -22,6 +23,8 @@ constexpr Format kFormats[] = {
     {"torchrun", emit_torchrun},
     {"megatron", emit_megatron},
     {"env", emit_env},
+    {"jobset", emit_jobset, true},
+    {"pytorchjob", emit_pytorchjob, true},
 };
 
 // The plan file's name in --emit's list; plan writes it, not an emitter.
@@ -36,6 +39,33 @@ Error unknown(std::string_view name) {
 const std::vector<std::string>& emit_format_names() {
   static const std::vector<std::string> names = table_names(kFormats);
   return names;
+}
+
+const std::vector<std::string>& emit_container_formats() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Format& f : kFormats)
+      if (f.container) out.emplace_back(f.name);
+    return out;
+  }();
+  return names;
+}
+
+Result<void> emit_launch_check(std::string_view format, const EmitLaunch& launch) {
+  if (launch.image.empty() || launch.command.empty())
+    return Error{std::string(format) +
+                 " needs the container image (--image) and the command every rank runs (after --, e.g. -- python "
+                 "pretrain_gpt.py ...)"};
+  // A LocalQueue is an object, named by a DNS label (RFC 1123).
+  const std::string& q = launch.queue;
+  const bool label = q.size() <= 63 && std::all_of(q.begin(), q.end(), [](char ch) {
+                       return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+                     });
+  if (!q.empty() && (!label || q.front() == '-' || q.back() == '-'))
+    return Error{"--queue '" + q +
+                 "': a Kueue LocalQueue's name is at most 63 lower-case letters, digits and '-', starting and ending "
+                 "with a letter or digit"};
+  return {};
 }
 
 std::vector<std::string> emit_list_names() {

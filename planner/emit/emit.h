@@ -15,11 +15,19 @@
 
 namespace topoplan {
 
+// What the Kubernetes manifests run; the other formats leave the program to the user's launch line.
+struct EmitLaunch {
+  std::string image;                 // the container image
+  std::vector<std::string> command;  // the program every rank runs: "python", "pretrain_gpt.py", ...
+  std::string queue;                 // Kueue's LocalQueue (kueue.x-k8s.io/queue-name); "" for none
+};
+
 struct EmitInput {
   const Cluster& cluster;
   const Router& router;  // the NIC each GPU uses (Router::nic_for)
   const Job& job;        // parallel.order is the plan's Megatron order string
   const Layout& layout;
+  EmitLaunch launch = {};
 };
 
 struct EmittedFile {
@@ -33,10 +41,17 @@ struct EmittedFile {
 // Every format's name, in the order of the table in emit.cc: what `plan --emit`'s help and errors list.
 const std::vector<std::string>& emit_format_names();
 
+// The formats that run a container (the Kubernetes manifests): those that need EmitLaunch.
+const std::vector<std::string>& emit_container_formats();
+
+// An error, naming the format, when a container format lacks the image or the command.
+Result<void> emit_launch_check(std::string_view format, const EmitLaunch& launch);
+
 // What `plan --emit` writes: "json" is the plan file itself, every other name a format above.
 struct EmitList {
   bool plan_file = false;
   std::vector<std::string> formats;  // in the order given
+  EmitLaunch launch = {};            // for the container formats
 };
 
 // "json" and every format: what --emit's help and errors list.

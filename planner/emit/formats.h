@@ -15,5 +15,7 @@ EmitResult emit_ompi_rankfile(const EmitInput& in, const RankPlacement& placemen
 EmitResult emit_torchrun(const EmitInput& in, const RankPlacement& placement);
 EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement);
 EmitResult emit_env(const EmitInput& in, const RankPlacement& placement);
+EmitResult emit_jobset(const EmitInput& in, const RankPlacement& placement);
+EmitResult emit_pytorchjob(const EmitInput& in, const RankPlacement& placement);
 
 }  // namespace topoplan

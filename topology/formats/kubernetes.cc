@@ -45,12 +45,6 @@ std::string label_value(const std::string& name) {
   return v;
 }
 
-// An object name (a DNS label): a label value in lower case.
-std::string object_name(const std::string& name) {
-  const std::string v = lower(label_value(name));
-  return v.empty() ? "cluster" : v;
-}
-
 // The switches above a host, one per level up to `levels`: its first NIC's leaf, then each
 // switch's first neighbour one tier up in its site.
 std::vector<VertexId> switch_chain(const Cluster& c, const Host& h, size_t levels) {
@@ -99,6 +93,13 @@ std::vector<std::vector<VertexId>> switch_chains(const Cluster& c, K8sLabels sch
 
 }  // namespace
 
+std::string k8s_object_name(const std::string& name, const std::string& fallback) {
+  std::string v = lower(label_value(name));
+  std::replace_if(v.begin(), v.end(), [](char ch) { return ch == '.' || ch == '_'; }, '-');
+  while (!v.empty() && v.back() == '-') v.pop_back();
+  return v.empty() ? fallback : v;
+}
+
 std::vector<std::vector<std::pair<std::string, std::string>>> k8s_host_labels(const Cluster& c, K8sLabels scheme) {
   const bool accelerator = domains_span_hosts(c);
   const std::vector<std::vector<VertexId>> chains = switch_chains(c, scheme);
@@ -131,7 +132,7 @@ std::string kueue_topology_write(const Cluster& c, K8sLabels scheme) {
       << "apiVersion: kueue.x-k8s.io/v1alpha1\n"
       << "kind: Topology\n"
       << "metadata:\n"
-      << "  name: " << object_name(c.name) << "\n"
+      << "  name: " << k8s_object_name(c.name, "cluster") << "\n"
       << "spec:\n"
       << "  levels:\n";
   const std::vector<std::string> keys = k8s_level_keys(c, scheme);

@@ -19,6 +19,10 @@ namespace topoplan {
 //   tiers the fabric has, and accelerator.topograph.run/domain for the NVLink domain.
 enum class K8sLabels { topograph, tiers };
 
+// An object name (an RFC 1123 DNS label): the name in lower case, every character but letters,
+// digits and '-' made '-', at most 63 characters; `fallback` when nothing is left.
+std::string k8s_object_name(const std::string& name, const std::string& fallback);
+
 // The labels k8s_labels_write sets on each host (by host index): key and value, in the order
 // written.
 std::vector<std::vector<std::pair<std::string, std::string>>> k8s_host_labels(const Cluster& cluster, K8sLabels scheme);

@@ -20,7 +20,11 @@ struct EmitCase {
   std::unique_ptr<Router> router;  // refers to `cluster`, so a case lives behind a pointer
   Job job;
   Layout layout;
-  EmitInput input() const { return {cluster, *router, job, layout}; }
+  // With a container launch, which only the Kubernetes formats read.
+  EmitInput input() const { return {cluster, *router, job, layout, launch()}; }
+  static EmitLaunch launch() {
+    return {"nvcr.io/nvidia/pytorch:25.01-py3", {"python", "pretrain_gpt.py", "--lr", "3e-4"}, "team-a"};
+  }
 };
 
 // "dgx-h100-default", "dgx-h100-permuted", "dgx-h100-interleaved", "pcie-l40s-default",

@@ -16,8 +16,9 @@ std::string parse_error(std::string_view list) {
 }  // namespace
 
 TEST_CASE("emit: the formats in --emit's order") {
-  CHECK(emit_format_names() ==
-        std::vector<std::string>{"slurm-hostfile", "ompi-rankfile", "torchrun", "megatron", "env"});
+  CHECK(emit_format_names() == std::vector<std::string>{"slurm-hostfile", "ompi-rankfile", "torchrun", "megatron",
+                                                        "env", "jobset", "pytorchjob"});
+  CHECK(emit_container_formats() == std::vector<std::string>{"jobset", "pytorchjob"});
 }
 
 TEST_CASE("emit: a format list keeps the order given and tolerates spaces") {
@@ -35,9 +36,10 @@ TEST_CASE("emit: a format list keeps the order given and tolerates spaces") {
 TEST_CASE("emit: malformed format lists name the bad entry") {
   CHECK(parse_error("slurm-hostfile,torchrn") ==
         "unknown output format 'torchrn', did you mean 'torchrun'? "
-        "(formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
+        "(formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env, jobset, pytorchjob)");
   CHECK(parse_error("rankfile") ==
-        "unknown output format 'rankfile' (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
+        "unknown output format 'rankfile' (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env, "
+        "jobset, pytorchjob)");
   CHECK(parse_error("ompi-rankfle").find("did you mean 'ompi-rankfile'?") != std::string::npos);
   CHECK(parse_error("env,,megatron") ==
         "output format 2 of 'env,,megatron' is empty (formats are separated by single commas)");
@@ -46,7 +48,8 @@ TEST_CASE("emit: malformed format lists name the bad entry") {
   CHECK(parse_error("env,megatron,env") == "output format 'env' is listed twice");
   CHECK(parse_error("json,env,json") == "output format 'json' is listed twice");
   CHECK(parse_error("") ==
-        "no output format given (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env)");
+        "no output format given (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env, jobset, "
+        "pytorchjob)");
   CHECK(parse_error("  ") == parse_error(""));
 }
 

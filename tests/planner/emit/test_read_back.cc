@@ -13,6 +13,7 @@
 #include "planner/plan.h"
 #include "planner/plan_json.h"
 #include "tests/planner/emit/cases.h"
+#include "tests/planner/emit/k8s_read_back.h"
 #include "tests/support.h"
 
 namespace topoplan {
@@ -148,7 +149,7 @@ TEST_CASE("emit read back: every file a plan of a bundled multi-host job writes 
       REQUIRE_MESSAGE(s.ok(), file << ": " << (s ? "" : s.error()));
       CHECK_MESSAGE(s->exposed_comm_s == doctest::Approx(exposed).epsilon(1e-12), file);
     };
-    const EmitInput in{c, r, plan->job, plan->layout};
+    const EmitInput in{c, r, plan->job, plan->layout, test::EmitCase::launch()};
     std::vector<EmittedFile> files;
     for (const std::string& format : emit_format_names()) {
       Result<std::vector<EmittedFile>> f = emit(format, in);
@@ -168,6 +169,11 @@ TEST_CASE("emit read back: every file a plan of a bundled multi-host job writes 
         CHECK_MESSAGE(same_groups(*back, plan->job),
                       "read back as " << back->parallel.order << ", planned " << plan->job.parallel.order);
         same_score(*back, plan->layout, f.name);
+        continue;
+      }
+      if (f.name.ends_with(".yaml")) {
+        // A Kubernetes manifest: its pods run as the cluster would start them.
+        test::check_k8s_runs_as_planned(f.text, in);
         continue;
       }
       // Each layout file alone, with the job it came with (a plan file also brings its order).
