@@ -56,4 +56,11 @@ std::vector<CpuBinding> cpu_bindings(const Cluster& cluster, int host) {
   return out;
 }
 
+std::string ompi_slot_list(const CpuBinding& b) {
+  if (b.socket < 0) return "S*";
+  std::string socket = std::to_string(b.socket) + ":";
+  if (b.first_core < 0) return socket + "*";
+  return socket + std::to_string(b.first_core) + "-" + std::to_string(b.last_core);
+}
+
 }  // namespace topoplan

@@ -3,6 +3,7 @@
 // so that ranks on one socket do not compete for the same cores. Internal to planner/emit/.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "topology/cluster.h"
@@ -18,5 +19,11 @@ struct CpuBinding {
 // PCIe and C2C links (ties to the lower socket); cores come from the host's node type, so explicit
 // graphs without one get whole sockets.
 std::vector<CpuBinding> cpu_bindings(const Cluster& cluster, int host);
+
+// A slot list as Open MPI 4.1's rankfile reads it (orterun(1) "Rankfiles"; parsed by
+// opal_hwloc_base_cpu_list_parse in opal/mca/hwloc/base/hwloc_base_util.c). Indexes are logical,
+// as hwloc's lstopo numbers them, and cores count within their socket: "1:0-13" is cores 0 to 13
+// of socket 1, "1:*" every core of socket 1, and "S*" every socket, i.e. no binding.
+std::string ompi_slot_list(const CpuBinding& binding);
 
 }  // namespace topoplan

@@ -6,20 +6,6 @@
 #include "planner/emit/preamble.h"
 
 namespace topoplan {
-namespace {
-
-// A slot list as Open MPI 4.1's rankfile reads it (orterun(1) "Rankfiles"; parsed by
-// opal_hwloc_base_cpu_list_parse in opal/mca/hwloc/base/hwloc_base_util.c). Indexes are logical,
-// as hwloc's lstopo numbers them, and cores count within their socket: "1:0-13" is cores 0 to 13
-// of socket 1, "1:*" every core of socket 1, and "S*" every socket, i.e. no binding.
-std::string slot_list(const CpuBinding& b) {
-  if (b.socket < 0) return "S*";
-  std::string socket = std::to_string(b.socket) + ":";
-  if (b.first_core < 0) return socket + "*";
-  return socket + std::to_string(b.first_core) + "-" + std::to_string(b.last_core);
-}
-
-}  // namespace
 
 // Two files: the rankfile, one "rank N=HOST slot=LIST" line per rank, and a hostfile giving every
 // host as many slots as it runs ranks (orterun(1) "Specifying Host Nodes": "aa slots=2"). Both
@@ -47,7 +33,7 @@ EmitResult emit_ompi_rankfile(const EmitInput& in, const RankPlacement& placemen
     auto [at, fresh] = bindings.try_emplace(place.host);
     if (fresh) at->second = cpu_bindings(c, place.host);
     rankfile += "rank " + std::to_string(r) + "=" + c.hosts()[static_cast<size_t>(place.host)].name +
-                " slot=" + slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + "\n";
+                " slot=" + ompi_slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + "\n";
   }
 
   std::string hostfile = preamble;
