@@ -25,6 +25,7 @@ constexpr Format kFormats[] = {
     {"env", emit_env},
     {"jobset", emit_jobset, true},
     {"pytorchjob", emit_pytorchjob, true},
+    {"mpijob", emit_mpijob, true},
 };
 
 // The plan file's name in --emit's list; plan writes it, not an emitter.

@@ -17,5 +17,6 @@ EmitResult emit_megatron(const EmitInput& in, const RankPlacement& placement);
 EmitResult emit_env(const EmitInput& in, const RankPlacement& placement);
 EmitResult emit_jobset(const EmitInput& in, const RankPlacement& placement);
 EmitResult emit_pytorchjob(const EmitInput& in, const RankPlacement& placement);
+EmitResult emit_mpijob(const EmitInput& in, const RankPlacement& placement);
 
 }  // namespace topoplan

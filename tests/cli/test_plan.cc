@@ -107,7 +107,7 @@ TEST_CASE("plan: bad input is one clear line and exit 2") {
       {" --emit json", "topoplan: error: --emit needs -o DIR to write the files into\n"},
       {" --emit slurm-hostfil -o /tmp",
        "topoplan: error: --emit: unknown output format 'slurm-hostfil', did you mean 'slurm-hostfile'? (formats: json, "
-       "slurm-hostfile, ompi-rankfile, torchrun, megatron, env, jobset, pytorchjob)\n"},
+       "slurm-hostfile, ompi-rankfile, torchrun, megatron, env, jobset, pytorchjob, mpijob)\n"},
       {" --time-limit soon", "topoplan: error: --time-limit: "},
       {" --emit jobset -o /tmp -- python train.py",
        "topoplan: error: --emit jobset needs the container image (--image) and the command every rank runs (after "
@@ -115,7 +115,7 @@ TEST_CASE("plan: bad input is one clear line and exit 2") {
       {" --emit pytorchjob -o /tmp --image img",
        "topoplan: error: --emit pytorchjob needs the container image (--image) and the command"},
       {" --emit env -o /tmp --image img -- python train.py",
-       "topoplan: error: --image, --queue and a command after -- are for --emit jobset, pytorchjob only; no such "
+       "topoplan: error: --image, --queue and a command after -- are for --emit jobset, pytorchjob, mpijob only; no such "
        "format is asked for\n"},
       {" --emit jobset -o /tmp --image img --queue 'Team A' -- python train.py",
        "topoplan: error: --queue 'Team A': a Kueue LocalQueue's name is at most 63 lower-case letters, digits and "

@@ -19,7 +19,7 @@ mkdir -p "$out"
 plan() {
   local name=$1
   shift
-  "$topoplan" plan "$@" --emit jobset,pytorchjob -o "$out/$name" --image nvcr.io/nvidia/pytorch:25.01-py3 \
+  "$topoplan" plan "$@" --emit jobset,pytorchjob,mpijob -o "$out/$name" --image nvcr.io/nvidia/pytorch:25.01-py3 \
     --queue team-a -- python pretrain_gpt.py --lr 3e-4 >"$out/$name.txt"
 }
 cluster=$data/clusters/threetier-h100.json

@@ -6,6 +6,8 @@
 //     Network, FailurePolicy).
 //   PyTorchJob: github.com/kubeflow/training-operator 1.x, pkg/apis/kubeflow.org/v1
 //     (pytorch_types.go; common_types.go for ReplicaSpec, RunPolicy and RestartPolicy).
+//   MPIJob: github.com/kubeflow/mpi-operator, pkg/apis/kubeflow/v2beta1 (types.go: MPIJobSpec,
+//     RunPolicy, ReplicaSpec; MPIImplementation's values).
 
 const int32 = { type: "integer", minimum: -2147483648, maximum: 2147483647 };
 const count = { type: "integer", minimum: 0, maximum: 2147483647 };
@@ -110,6 +112,36 @@ export const pytorchjobSchema = {
           propertyNames: { enum: ["Master", "Worker"] },
           additionalProperties: replicaSpec,
         },
+      },
+    },
+  },
+};
+
+export const mpijobSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["apiVersion", "kind", "metadata", "spec"],
+  properties: {
+    apiVersion: { const: "kubeflow.org/v2beta1" },
+    kind: { const: "MPIJob" },
+    metadata: objectMeta,
+    spec: {
+      type: "object",
+      additionalProperties: false,
+      required: ["mpiReplicaSpecs"],
+      properties: {
+        slotsPerWorker: int32,
+        runLauncherAsWorker: { type: "boolean" },
+        runPolicy,
+        mpiReplicaSpecs: {
+          type: "object",
+          propertyNames: { enum: ["Launcher", "Worker"] },
+          required: ["Launcher"],
+          additionalProperties: replicaSpec,
+        },
+        sshAuthMountPath: { type: "string" },
+        launcherCreationPolicy: { enum: ["AtStartup", "WaitForWorkersReady"] },
+        mpiImplementation: { enum: ["OpenMPI", "Intel", "MPICH"] },
       },
     },
   },

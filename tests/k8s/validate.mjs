@@ -9,7 +9,7 @@
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { jobsetSchema, pytorchjobSchema } from "./crds.mjs";
+import { jobsetSchema, mpijobSchema, pytorchjobSchema } from "./crds.mjs";
 
 const args = process.argv.slice(2);
 if (args.length < 2) {
@@ -43,7 +43,11 @@ ajv.addKeyword({
     }
   },
 });
-const schemas = { JobSet: ajv.compile(jobsetSchema), PyTorchJob: ajv.compile(pytorchjobSchema) };
+const schemas = {
+  JobSet: ajv.compile(jobsetSchema),
+  PyTorchJob: ajv.compile(pytorchjobSchema),
+  MPIJob: ajv.compile(mpijobSchema),
+};
 
 // Kubernetes' syntax (apimachinery pkg/util/validation): a DNS label, and a label or annotation
 // key (an optional DNS-subdomain prefix and '/', then a name of 63 characters at most).
@@ -67,8 +71,9 @@ function podSets(doc) {
       pods: (r.replicas ?? 1) * (r.template?.spec?.parallelism ?? 1),
       template: r.template?.spec?.template,
     }));
-  if (doc.kind === "PyTorchJob")
-    return Object.entries(doc.spec?.pytorchReplicaSpecs ?? {}).map(([name, r]) => ({
+  const replicas = { PyTorchJob: "pytorchReplicaSpecs", MPIJob: "mpiReplicaSpecs" }[doc.kind];
+  if (replicas)
+    return Object.entries(doc.spec?.[replicas] ?? {}).map(([name, r]) => ({
       name,
       pods: r.replicas ?? 1,
       template: r.template,
@@ -130,9 +135,10 @@ function problems(doc) {
 }
 
 // Breakages the API server or Kueue must refuse; each applies where the document has its field.
-const firstPod = (d) => podSets(d)[0].template;
-const container = (d) => firstPod(d).spec.containers[0];
-const matchExpr = (d) => firstPod(d).spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0];
+// gpuPod: the last pod set, the one on GPUs (JobSet's workers, the Worker replicas).
+const gpuPod = (d) => podSets(d).at(-1).template;
+const container = (d) => gpuPod(d).spec.containers[0];
+const matchExpr = (d) => gpuPod(d).spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0];
 const breakages = [
   ["apiVersion of another version", (d) => { d.apiVersion = d.apiVersion.replace(/\/v.*$/, "/v9"); }],
   ["a field the API lacks in spec", (d) => { d.spec.replicas = 2; }],
@@ -145,16 +151,19 @@ const breakages = [
   ["node affinity values that are a string", (d) => { matchExpr(d).values = "h001"; }],
   ["node affinity operator in lower case", (d) => { matchExpr(d).operator = "in"; }],
   ["a node affinity key with a space", (d) => { matchExpr(d).key = "kubernetes.io/host name"; }],
-  ["a label value too long", (d) => { firstPod(d).metadata.labels["app.kubernetes.io/instance"] = "x".repeat(64); }],
+  ["a label value too long", (d) => { gpuPod(d).metadata.labels["app.kubernetes.io/instance"] = "x".repeat(64); }],
   ["JobSet: replicas a string", (d) => { d.spec.replicatedJobs[0].replicas = "1"; }],
   ["JobSet: a replicated job without a template", (d) => { delete d.spec.replicatedJobs[0].template; }],
   ["JobSet: completions a string", (d) => { d.spec.replicatedJobs[0].template.spec.completions = "1"; }],
   ["JobSet: a third pod set in a Kueue group", (d) => {
-    if (!firstPod(d).metadata.annotations?.["kueue.x-k8s.io/podset-group-name"]) throw new Error("no group");
+    if (!gpuPod(d).metadata.annotations?.["kueue.x-k8s.io/podset-group-name"]) throw new Error("no group");
     d.spec.replicatedJobs.push(structuredClone(d.spec.replicatedJobs.at(-1))); d.spec.replicatedJobs.at(-1).name = "extra"; }],
   ["PyTorchJob: nprocPerNode a number", (d) => { d.spec.nprocPerNode = 8; }],
   ["PyTorchJob: an unknown replica type", (d) => { d.spec.pytorchReplicaSpecs.Chief = d.spec.pytorchReplicaSpecs.Master; }],
   ["PyTorchJob: restartPolicy not a policy", (d) => { d.spec.pytorchReplicaSpecs.Master.restartPolicy = "Sometimes"; }],
+  ["MPIJob: slotsPerWorker a string", (d) => { d.spec.slotsPerWorker = "8"; }],
+  ["MPIJob: no Launcher", (d) => { delete d.spec.mpiReplicaSpecs.Launcher; }],
+  ["MPIJob: an unknown MPI", (d) => { d.spec.mpiImplementation = "OpenMPI5"; }],
 ];
 
 let failed = false;

@@ -17,8 +17,8 @@ std::string parse_error(std::string_view list) {
 
 TEST_CASE("emit: the formats in --emit's order") {
   CHECK(emit_format_names() == std::vector<std::string>{"slurm-hostfile", "ompi-rankfile", "torchrun", "megatron",
-                                                        "env", "jobset", "pytorchjob"});
-  CHECK(emit_container_formats() == std::vector<std::string>{"jobset", "pytorchjob"});
+                                                        "env", "jobset", "pytorchjob", "mpijob"});
+  CHECK(emit_container_formats() == std::vector<std::string>{"jobset", "pytorchjob", "mpijob"});
 }
 
 TEST_CASE("emit: a format list keeps the order given and tolerates spaces") {
@@ -36,10 +36,10 @@ TEST_CASE("emit: a format list keeps the order given and tolerates spaces") {
 TEST_CASE("emit: malformed format lists name the bad entry") {
   CHECK(parse_error("slurm-hostfile,torchrn") ==
         "unknown output format 'torchrn', did you mean 'torchrun'? "
-        "(formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env, jobset, pytorchjob)");
+        "(formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env, jobset, pytorchjob, mpijob)");
   CHECK(parse_error("rankfile") ==
         "unknown output format 'rankfile' (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env, "
-        "jobset, pytorchjob)");
+        "jobset, pytorchjob, mpijob)");
   CHECK(parse_error("ompi-rankfle").find("did you mean 'ompi-rankfile'?") != std::string::npos);
   CHECK(parse_error("env,,megatron") ==
         "output format 2 of 'env,,megatron' is empty (formats are separated by single commas)");
@@ -49,7 +49,7 @@ TEST_CASE("emit: malformed format lists name the bad entry") {
   CHECK(parse_error("json,env,json") == "output format 'json' is listed twice");
   CHECK(parse_error("") ==
         "no output format given (formats: json, slurm-hostfile, ompi-rankfile, torchrun, megatron, env, jobset, "
-        "pytorchjob)");
+        "pytorchjob, mpijob)");
   CHECK(parse_error("  ") == parse_error(""));
 }
 

@@ -14,18 +14,23 @@
 
 namespace topoplan {
 
-TEST_CASE("emit jobset, pytorchjob: golden files") {
+TEST_CASE("emit jobset, pytorchjob, mpijob: golden files") {
   test::check_emit_golden("jobset", {"dgx-h100-interleaved"});
   test::check_emit_golden("pytorchjob", {"dgx-h100-interleaved"});
+  test::check_emit_golden("mpijob");
 }
 
-TEST_CASE("emit jobset, pytorchjob: every rank starts on its planned GPU, whichever pod lands where") {
+TEST_CASE("emit jobset, pytorchjob, mpijob: every rank starts on its planned GPU, whichever pod lands where") {
   for (const char* name : {"dgx-h100-permuted", "pcie-l40s-permuted", "explicit-graph"}) {
     INFO(name);
     auto c = test::emit_case(name);
     test::check_k8s_runs_as_planned(test::emit_ok("jobset", *c)[0].text, c->input());
     test::check_k8s_runs_as_planned(test::emit_ok("pytorchjob", *c)[0].text, c->input());
+    test::check_k8s_runs_as_planned(test::emit_ok("mpijob", *c)[0].text, c->input());
   }
+  // mpirun places every rank on its own: ranks may interleave across hosts.
+  auto interleaved = test::emit_case("dgx-h100-interleaved");
+  test::check_k8s_runs_as_planned(test::emit_ok("mpijob", *interleaved)[0].text, interleaved->input());
 }
 
 TEST_CASE("emit jobset: a plan over pods asks Kueue for the nearest level holding every host") {
