@@ -25,10 +25,8 @@ EmitResult emit_jobset(const EmitInput& in, const RankPlacement& placement) {
   RETURN_IF_ERROR(plan);
   const std::string master = plan->name + "-node-0-0-0." + plan->name;
   Manifest replicated = Manifest::array();
-  auto add = [&](const std::string& name, std::vector<size_t> nodes) -> Result<void> {
-    const std::vector<std::string> command = k8s_torchrun_command(in, *plan, *torchrun, nodes, master, kMasterPort);
-    Result<Manifest> pod =
-        k8s_pod_template(in, *plan, nodes, "trainer", command, Manifest::array({k8s_node_name_env()}));
+  auto add = [&](const std::string& name, const std::vector<size_t>& nodes) -> Result<void> {
+    Result<Manifest> pod = k8s_torchrun_pod(in, *plan, *torchrun, nodes, "trainer", master, kMasterPort);
     RETURN_IF_ERROR(pod);
     if (plan->hosts.size() > 1 && !plan->kueue_level.empty())
       (*pod)["metadata"]["annotations"]["kueue.x-k8s.io/podset-group-name"] = plan->name;
@@ -45,9 +43,7 @@ EmitResult emit_jobset(const EmitInput& in, const RankPlacement& placement) {
     return {};
   };
   RETURN_IF_ERROR(add("node-0", {0}));
-  std::vector<size_t> workers;
-  for (size_t node = 1; node < plan->hosts.size(); ++node) workers.push_back(node);
-  if (!workers.empty()) RETURN_IF_ERROR(add("workers", workers));
+  if (plan->hosts.size() > 1) RETURN_IF_ERROR(add("workers", k8s_nodes(*plan, 1)));
   Manifest jobset = {{"apiVersion", "jobset.x-k8s.io/v1alpha2"},
                      {"kind", "JobSet"},
                      {"metadata", k8s_object_metadata(in, *plan)},

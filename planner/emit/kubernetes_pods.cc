@@ -110,9 +110,9 @@ Result<Manifest> k8s_pod_template(const EmitInput& in, const K8sPlan& plan, cons
                     {"containers", Manifest::array({std::move(c)})}}}};
 }
 
-std::vector<std::string> k8s_torchrun_command(const EmitInput& in, const K8sPlan& plan, const TorchrunNodes& torchrun,
-                                              const std::vector<size_t>& nodes, const std::string& master_addr,
-                                              const std::string& master_port) {
+Result<Manifest> k8s_torchrun_pod(const EmitInput& in, const K8sPlan& plan, const TorchrunNodes& torchrun,
+                                  const std::vector<size_t>& nodes, const std::string& container,
+                                  const std::string& master_addr, const std::string& master_port) {
   std::string script = "case \"$NODE_NAME\" in\n";
   for (size_t node : nodes)
     script += shell_word(in.cluster.hosts()[static_cast<size_t>(plan.hosts[node])].name) +
@@ -127,7 +127,13 @@ std::vector<std::string> k8s_torchrun_command(const EmitInput& in, const K8sPlan
       " --master-addr=" + master_addr + " --master-port=" + master_port + " --no-python \"$@\"\n";
   std::vector<std::string> words = {"sh", "-c", script, "sh"};
   words.insert(words.end(), in.launch.command.begin(), in.launch.command.end());
-  return words;
+  return k8s_pod_template(in, plan, nodes, container, words, Manifest::array({k8s_node_name_env()}));
+}
+
+std::vector<size_t> k8s_nodes(const K8sPlan& plan, size_t first) {
+  std::vector<size_t> nodes;
+  for (size_t node = first; node < plan.hosts.size(); ++node) nodes.push_back(node);
+  return nodes;
 }
 
 std::string k8s_preamble(std::string_view format, const EmitInput& in, const RankPlacement& placement,

@@ -49,14 +49,17 @@ Result<Manifest> k8s_pod_template(const EmitInput& in, const K8sPlan& plan, cons
                                   const std::string& container, const std::vector<std::string>& command,
                                   const Manifest& env);
 
-// What a pod of `nodes` runs to start its ranks with torchrun: a script that finds the pod's node
-// rank by NODE_NAME, fails naming the node when the plan does not hold it, and execs torchrun's
-// static rendezvous on `master_addr`:`master_port` (shell words, "$MASTER_ADDR" allowed) with
-// that node's CUDA_VISIBLE_DEVICES and the launch's command. As a container's command:
-// sh -c SCRIPT sh COMMAND...
-std::vector<std::string> k8s_torchrun_command(const EmitInput& in, const K8sPlan& plan, const TorchrunNodes& torchrun,
-                                              const std::vector<size_t>& nodes, const std::string& master_addr,
-                                              const std::string& master_port);
+// The template of the pods of `nodes` that start their ranks with torchrun: a container named
+// `container` whose script finds the pod's node rank by NODE_NAME, fails naming the node when the
+// plan does not hold it, and execs torchrun's static rendezvous on `master_addr`:`master_port`
+// (shell words, "$MASTER_ADDR" allowed) with that node's CUDA_VISIBLE_DEVICES and the launch's
+// command (sh -c SCRIPT sh COMMAND...).
+Result<Manifest> k8s_torchrun_pod(const EmitInput& in, const K8sPlan& plan, const TorchrunNodes& torchrun,
+                                  const std::vector<size_t>& nodes, const std::string& container,
+                                  const std::string& master_addr, const std::string& master_port);
+
+// Node ranks `first` to the last.
+std::vector<size_t> k8s_nodes(const K8sPlan& plan, size_t first);
 
 // The head comment of every manifest: the plan it was written from, how to apply it, and what
 // the pods select on.

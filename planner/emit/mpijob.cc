@@ -83,10 +83,8 @@ EmitResult emit_mpijob(const EmitInput& in, const RankPlacement& placement) {
              ompi_slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + " " +
              std::to_string(place.cuda_ordinal) + "\n";
   }
-  std::vector<size_t> all(plan->hosts.size());
-  for (size_t node = 0; node < all.size(); ++node) all[node] = node;
-  Result<Manifest> worker =
-      k8s_pod_template(in, *plan, all, "worker", kWorkerCommand, Manifest::array({k8s_node_name_env()}));
+  Result<Manifest> worker = k8s_pod_template(in, *plan, k8s_nodes(*plan, 0), "worker", kWorkerCommand,
+                                             Manifest::array({k8s_node_name_env()}));
   RETURN_IF_ERROR(worker);
   int slots = 0;
   for (int h : plan->hosts) slots = std::max(slots, placement.ranks_on[static_cast<size_t>(h)]);

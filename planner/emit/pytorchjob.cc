@@ -18,20 +18,16 @@ EmitResult emit_pytorchjob(const EmitInput& in, const RankPlacement& placement) 
   Result<K8sPlan> plan = k8s_plan(in, placement, "pytorchjob");
   RETURN_IF_ERROR(plan);
   Manifest replicas;
-  auto add = [&](const std::string& type, std::vector<size_t> nodes) -> Result<void> {
-    const std::vector<std::string> command =
-        k8s_torchrun_command(in, *plan, *torchrun, nodes, "\"$MASTER_ADDR\"", "\"$MASTER_PORT\"");
+  auto add = [&](const std::string& type, const std::vector<size_t>& nodes) -> Result<void> {
     Result<Manifest> pod =
-        k8s_pod_template(in, *plan, nodes, "pytorch", command, Manifest::array({k8s_node_name_env()}));
+        k8s_torchrun_pod(in, *plan, *torchrun, nodes, "pytorch", "\"$MASTER_ADDR\"", "\"$MASTER_PORT\"");
     RETURN_IF_ERROR(pod);
     replicas[type] = {
         {"replicas", static_cast<int>(nodes.size())}, {"restartPolicy", "Never"}, {"template", std::move(*pod)}};
     return {};
   };
   RETURN_IF_ERROR(add("Master", {0}));
-  std::vector<size_t> workers;
-  for (size_t node = 1; node < plan->hosts.size(); ++node) workers.push_back(node);
-  if (!workers.empty()) RETURN_IF_ERROR(add("Worker", workers));
+  if (plan->hosts.size() > 1) RETURN_IF_ERROR(add("Worker", k8s_nodes(*plan, 1)));
   Manifest job = {{"apiVersion", "kubeflow.org/v1"},
                   {"kind", "PyTorchJob"},
                   {"metadata", k8s_object_metadata(in, *plan)},

@@ -13,136 +13,98 @@ const int32 = { type: "integer", minimum: -2147483648, maximum: 2147483647 };
 const count = { type: "integer", minimum: 0, maximum: 2147483647 };
 const objectMeta = { type: "object" };  // checked by kubernetes-models' ObjectMeta
 const template = (model) => ({ type: "object", "x-template": model });
+// An object of the API: apiVersion, kind, metadata and a spec, strict at every level written here.
+const strict = (properties, required) => ({ type: "object", additionalProperties: false, required, properties });
+const resource = (apiVersion, kind, spec) =>
+  strict({ apiVersion: { const: apiVersion }, kind: { const: kind }, metadata: objectMeta, spec }, [
+    "apiVersion",
+    "kind",
+    "metadata",
+    "spec",
+  ]);
 
-export const jobsetSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["apiVersion", "kind", "metadata", "spec"],
-  properties: {
-    apiVersion: { const: "jobset.x-k8s.io/v1alpha2" },
-    kind: { const: "JobSet" },
-    metadata: objectMeta,
-    spec: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        replicatedJobs: {
-          type: "array",
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["name", "template"],
-            properties: {
-              name: { type: "string", minLength: 1 },
-              groupName: { type: "string" },
-              template: template("JobTemplateSpec"),
-              replicas: count,
-              dependsOn: { type: "array" },
-            },
-          },
+export const jobsetSchema = resource(
+  "jobset.x-k8s.io/v1alpha2",
+  "JobSet",
+  strict({
+    replicatedJobs: {
+      type: "array",
+      items: strict(
+        {
+          name: { type: "string", minLength: 1 },
+          groupName: { type: "string" },
+          template: template("JobTemplateSpec"),
+          replicas: count,
+          dependsOn: { type: "array" },
         },
-        network: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            enableDNSHostnames: { type: "boolean" },
-            subdomain: { type: "string" },
-            publishNotReadyAddresses: { type: "boolean" },
-          },
-        },
-        successPolicy: { type: "object" },
-        failurePolicy: {
-          type: "object",
-          additionalProperties: false,
-          properties: { maxRestarts: int32, restartStrategy: { type: "string" }, rules: { type: "array" } },
-        },
-        startupPolicy: { type: "object" },
-        suspend: { type: "boolean" },
-        coordinator: { type: "object" },
-        managedBy: { type: "string" },
-        ttlSecondsAfterFinished: int32,
-        volumeClaimPolicies: { type: "array" },
-      },
+        ["name", "template"],
+      ),
     },
-  },
-};
-
-const runPolicy = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    cleanPodPolicy: { enum: ["All", "Running", "None"] },
-    ttlSecondsAfterFinished: int32,
-    activeDeadlineSeconds: { type: "integer" },
-    backoffLimit: int32,
-    schedulingPolicy: { type: "object" },
+    network: strict({
+      enableDNSHostnames: { type: "boolean" },
+      subdomain: { type: "string" },
+      publishNotReadyAddresses: { type: "boolean" },
+    }),
+    successPolicy: { type: "object" },
+    failurePolicy: strict({ maxRestarts: int32, restartStrategy: { type: "string" }, rules: { type: "array" } }),
+    startupPolicy: { type: "object" },
     suspend: { type: "boolean" },
+    coordinator: { type: "object" },
     managedBy: { type: "string" },
-  },
-};
+    ttlSecondsAfterFinished: int32,
+    volumeClaimPolicies: { type: "array" },
+  }),
+);
 
-const replicaSpec = {
+const runPolicy = strict({
+  cleanPodPolicy: { enum: ["All", "Running", "None"] },
+  ttlSecondsAfterFinished: int32,
+  activeDeadlineSeconds: { type: "integer" },
+  backoffLimit: int32,
+  schedulingPolicy: { type: "object" },
+  suspend: { type: "boolean" },
+  managedBy: { type: "string" },
+});
+
+// A map of replica types (`types`; those `required` must be there) to ReplicaSpecs.
+const replicaSpecs = (types, required = []) => ({
   type: "object",
-  additionalProperties: false,
-  properties: {
+  propertyNames: { enum: types },
+  required,
+  additionalProperties: strict({
     replicas: count,
     template: template("PodTemplateSpec"),
     restartPolicy: { enum: ["Always", "OnFailure", "Never", "ExitCode"] },
-  },
-};
+  }),
+});
 
-export const pytorchjobSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["apiVersion", "kind", "metadata", "spec"],
-  properties: {
-    apiVersion: { const: "kubeflow.org/v1" },
-    kind: { const: "PyTorchJob" },
-    metadata: objectMeta,
-    spec: {
-      type: "object",
-      additionalProperties: false,
-      required: ["pytorchReplicaSpecs"],
-      properties: {
-        runPolicy,
-        elasticPolicy: { type: "object" },
-        nprocPerNode: { type: "string" },
-        pytorchReplicaSpecs: {
-          type: "object",
-          propertyNames: { enum: ["Master", "Worker"] },
-          additionalProperties: replicaSpec,
-        },
-      },
+export const pytorchjobSchema = resource(
+  "kubeflow.org/v1",
+  "PyTorchJob",
+  strict(
+    {
+      runPolicy,
+      elasticPolicy: { type: "object" },
+      nprocPerNode: { type: "string" },
+      pytorchReplicaSpecs: replicaSpecs(["Master", "Worker"]),
     },
-  },
-};
+    ["pytorchReplicaSpecs"],
+  ),
+);
 
-export const mpijobSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["apiVersion", "kind", "metadata", "spec"],
-  properties: {
-    apiVersion: { const: "kubeflow.org/v2beta1" },
-    kind: { const: "MPIJob" },
-    metadata: objectMeta,
-    spec: {
-      type: "object",
-      additionalProperties: false,
-      required: ["mpiReplicaSpecs"],
-      properties: {
-        slotsPerWorker: int32,
-        runLauncherAsWorker: { type: "boolean" },
-        runPolicy,
-        mpiReplicaSpecs: {
-          type: "object",
-          propertyNames: { enum: ["Launcher", "Worker"] },
-          required: ["Launcher"],
-          additionalProperties: replicaSpec,
-        },
-        sshAuthMountPath: { type: "string" },
-        launcherCreationPolicy: { enum: ["AtStartup", "WaitForWorkersReady"] },
-        mpiImplementation: { enum: ["OpenMPI", "Intel", "MPICH"] },
-      },
+export const mpijobSchema = resource(
+  "kubeflow.org/v2beta1",
+  "MPIJob",
+  strict(
+    {
+      slotsPerWorker: int32,
+      runLauncherAsWorker: { type: "boolean" },
+      runPolicy,
+      mpiReplicaSpecs: replicaSpecs(["Launcher", "Worker"], ["Launcher"]),  // validation.go: a launcher
+      sshAuthMountPath: { type: "string" },
+      launcherCreationPolicy: { enum: ["AtStartup", "WaitForWorkersReady"] },
+      mpiImplementation: { enum: ["OpenMPI", "Intel", "MPICH"] },
     },
-  },
-};
+    ["mpiReplicaSpecs"],
+  ),
+);
