@@ -247,7 +247,7 @@ Result<void> Explainer::Impl::moves(GroupExplanation& g) {
       for (size_t k = 0; k < outside.size(); ++k) m.exchange.emplace_back(outside[k], free_on_target[k]);
       if (Result<void> ok = state->exchange(m.exchange); !ok) return ok;
       m.exposed_s = state->exposed_us() / 1e6;
-      if (Result<void> ok = state->exchange(m.exchange); !ok) return ok;
+      if (Result<void> ok = state->undo(); !ok) return ok;
       std::vector<int> from, to;
       for (const auto& [a, b] : m.exchange) {
         from.push_back(a);

@@ -70,7 +70,7 @@ Result<void> Pattern::load(size_t group, std::vector<Transfer> transfers) {
   return {};
 }
 
-Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers) {
+Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers, std::vector<Transfer>* replaced) {
   if (!indexed_) {
     for (size_t g = 0; g < own_.size(); ++g) index(g, own_[g], true);
     indexed_ = true;
@@ -107,6 +107,7 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers) {
   index(group, off, false);
   index(group, on, true);
   own_[group] = std::move(now);
+  if (replaced) *replaced = std::move(transfers_[group]);
   transfers_[group] = std::move(transfers);
   moved_.push_back(static_cast<uint32_t>(group));
   return {};

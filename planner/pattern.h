@@ -23,8 +23,9 @@ class Pattern {
 
   // A group's first transfers onto the links.
   Result<void> load(size_t group, std::vector<Transfer> transfers);
-  // A group's transfers replaced: only those that differ come off and go on the links.
-  Result<void> update(size_t group, std::vector<Transfer> transfers);
+  // A group's transfers replaced: only those that differ come off and go on the links. The ones
+  // replaced go to `replaced` when given.
+  Result<void> update(size_t group, std::vector<Transfer> transfers, std::vector<Transfer>* replaced = nullptr);
   // Brings every group's busiest link up to date with the loads and unloads since the last call.
   void refresh();
 

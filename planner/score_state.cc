@@ -200,7 +200,21 @@ struct ScoreState::Impl {
   Result<void> assign_patterns(const std::vector<size_t>& items);
   void time_item(size_t index);
   void expose();
-  Result<void> exchange(std::span<const std::pair<int, int>> pairs);
+  // What the last exchange replaced, in the order it replaced them, for undo() to put back.
+  struct Replaced {
+    Shared* pattern;
+    uint32_t group;
+    std::vector<Transfer> transfers;
+  };
+  struct LastExchange {
+    std::vector<std::pair<int, int>> pairs;
+    std::vector<std::pair<size_t, const Alone*>> alone;  // each touched group's before, in order: (item, it)
+    std::vector<Replaced> replaced;
+    bool kept = false;  // false: nothing to undo from, or patterns were rebuilt
+  };
+  // `replay`: undo the last exchange with what it replaced.
+  Result<void> exchange(std::span<const std::pair<int, int>> pairs, LastExchange* replay = nullptr);
+  Result<void> undo();
 
   const Cluster& c;
   const Router& r;
@@ -220,6 +234,7 @@ struct ScoreState::Impl {
   std::vector<std::unique_ptr<Shared>> patterns;
   std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
   double exposed = 0, comm = 0;
+  LastExchange last;
 };
 
 Result<GroupSet*> ScoreState::Impl::set_for(const std::string& token, bool pairs, const std::vector<int>* stages) {
@@ -424,8 +439,11 @@ void ScoreState::Impl::expose() {
   for (size_t i = 0; i < items.size(); ++i) items[i].time.exposed_us = exposed_per_item[i];
 }
 
-Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pairs) {
+Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pairs, LastExchange* replay) {
   const int world = layout.world_size();
+  LastExchange record;
+  if (!replay) record.pairs.assign(pairs.begin(), pairs.end());
+  last.kept = false;
   for (const auto& [a, b] : pairs)
     if (a < 0 || b < 0 || a >= world || b >= world)
       return Error{"exchange: rank out of range 0-" + std::to_string(world - 1)};
@@ -457,6 +475,12 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     st.own_load.reset();
     GroupSet* set = st.pattern_set();
     for (uint32_t g : touched[set_index(set)]) {
+      if (replay) {
+        st.alone[g] = replay->alone[record.alone.size()].second;
+        record.alone.emplace_back(i, nullptr);  // counts what was put back
+        continue;
+      }
+      record.alone.emplace_back(i, st.alone[g]);
       Result<const Alone*> a = alone_for(traffic.items[i], set->gpus[g]);
       RETURN_IF_ERROR(a);
       st.alone[g] = *a;
@@ -479,6 +503,7 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
       for (size_t i : p.items) agree = agree && items[i].alone[g]->prediction.algo == algo;
       agree = agree && (!p.ring_ag_rs || algo == NcclAlgo::ring);
     }
+    if (!agree && replay) return Error{"undo: the patterns changed since the exchange"};
     if (!agree) {
       regroup.insert(regroup.end(), p.items.begin(), p.items.end());
       it = patterns.erase(it);
@@ -489,15 +514,25 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
       const CollectivePrediction& pred = items[p.items.front()].alone[g]->prediction;
       p.algo[g] = pred.algo;
       p.channels[g] = pred.channels;
+      std::vector<Transfer> replaced;
+      if (replay) {
+        Replaced& back = replay->replaced[record.replaced.size()];
+        if (back.pattern != &p || back.group != g) return Error{"undo: the patterns changed since the exchange"};
+        record.replaced.push_back({&p, g, {}});
+        if (Result<void> ok = p.pattern.update(g, std::move(back.transfers)); !ok) return ok;
+        continue;
+      }
       Result<std::vector<Transfer>> t = transfers(p.op, p.set->gpus[g], p.algo[g], p.channels[g]);
       RETURN_IF_ERROR(t);
-      if (Result<void> ok = p.pattern.update(g, std::move(*t)); !ok) return ok;
+      if (Result<void> ok = p.pattern.update(g, std::move(*t), &replaced); !ok) return ok;
+      record.replaced.push_back({&p, g, std::move(replaced)});
     }
     p.pattern.refresh();
     for (size_t i : p.items) retime[i] = 1;
     ++it;
   }
   if (!regroup.empty()) {
+    record.replaced.clear();  // patterns were rebuilt: undo() exchanges again instead
     std::sort(regroup.begin(), regroup.end());
     if (Result<void> ok = assign_patterns(regroup); !ok) return ok;
     for (size_t i : regroup) retime[i] = 1;
@@ -505,7 +540,24 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
   for (size_t i = 0; i < items.size(); ++i)
     if (retime[i]) time_item(i);
   expose();
+  if (!replay && regroup.empty()) {
+    record.kept = true;
+    last = std::move(record);
+  }
   return {};
+}
+
+Result<void> ScoreState::Impl::undo() {
+  if (last.pairs.empty()) return Error{"undo: no exchange to undo"};
+  if (!last.kept) {
+    const std::vector<std::pair<int, int>> pairs = std::move(last.pairs);
+    Result<void> ok = exchange(pairs);
+    last = {};
+    return ok;
+  }
+  LastExchange replay = std::move(last);
+  last = {};
+  return exchange(replay.pairs, &replay);
 }
 
 ScoreState::ScoreState(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -543,6 +595,8 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
 Result<void> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pairs) {
   return impl_->exchange(rank_pairs);
 }
+
+Result<void> ScoreState::undo() { return impl_->undo(); }
 
 Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) const {
   return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt);

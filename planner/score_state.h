@@ -57,6 +57,10 @@ class ScoreState {
   // Exchanging the same pairs again undoes it. After an error (a group that cannot be routed) the
   // state is unusable: remake it.
   Result<void> exchange(std::span<const std::pair<int, int>> rank_pairs);
+  // Undoes the last exchange: the same as exchanging its pairs again, the same operations in the
+  // same order, but with the transfers and NCCL choices it replaced kept rather than computed
+  // again (a local search undoes most of its moves).
+  Result<void> undo();
 
   const Layout& layout() const;
   const StepTraffic& traffic() const;

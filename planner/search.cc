@@ -193,7 +193,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
           std::swap(p.gpus[static_cast<size_t>(a / g)][static_cast<size_t>(a % g)],
                     p.gpus[static_cast<size_t>(b / g)][static_cast<size_t>(b % g)]);
     } else {
-      RETURN_IF_ERROR(state->exchange(pairs));
+      RETURN_IF_ERROR(state->undo());
       since_better += cost;
     }
     if (progress && wall_seconds() - last_report >= 1) {

@@ -105,6 +105,46 @@ TEST_CASE("score state: moves re-score to what a fresh score of the new layout g
     }
 }
 
+TEST_CASE("score state: undo is exchanging the same pairs again, to the last bit") {
+  Cluster c = pods(16, "dgx-h100");
+  Router r(c);
+  const Job job = moe_job();
+  Result<Layout> start = layout_default(c, job_ranks(job));
+  REQUIRE(start.ok());
+  Result<std::unique_ptr<ScoreState>> undone = ScoreState::make(c, r, job, *start);
+  Result<std::unique_ptr<ScoreState>> swapped = ScoreState::make(c, r, job, *start);
+  REQUIRE(undone.ok());
+  REQUIRE(swapped.ok());
+  CHECK_FALSE((*undone)->undo().ok());  // nothing to undo yet
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> host(0, 7), rank(0, 63);
+  for (int step = 0; step < 12; ++step) {
+    std::vector<std::pair<int, int>> pairs;
+    if (step % 3 != 2) {
+      const int a = host(rng), b = host(rng);
+      for (int k = 0; k < 8; ++k) pairs.emplace_back(8 * a + k, 8 * b + k);
+    } else {
+      pairs.emplace_back(rank(rng), rank(rng));
+    }
+    // Both take the move; one keeps every other move, undoing the rest, the other swaps back.
+    REQUIRE((*undone)->exchange(pairs).ok());
+    REQUIRE((*swapped)->exchange(pairs).ok());
+    if (step % 2 == 0) {
+      REQUIRE((*undone)->undo().ok());
+      REQUIRE((*swapped)->exchange(pairs).ok());
+      CHECK_FALSE((*undone)->undo().ok());  // an undo is not undone
+    }
+    CHECK((*undone)->layout().gpu_of_rank == (*swapped)->layout().gpu_of_rank);
+    CHECK((*undone)->exposed_us() == (*swapped)->exposed_us());
+    CHECK((*undone)->comm_us() == (*swapped)->comm_us());
+    CHECK((*undone)->level_bytes() == (*swapped)->level_bytes());
+    for (size_t i = 0; i < (*undone)->item_count(); ++i) {
+      CHECK((*undone)->item_time(i).contended_us == (*swapped)->item_time(i).contended_us);
+      CHECK((*undone)->item_time(i).slowest_group == (*swapped)->item_time(i).slowest_group);
+    }
+  }
+}
+
 TEST_CASE("score state: a stage class's items run on its own stages' groups only") {
   Cluster c = pods(16, "dgx-h100");
   Router r(c);
