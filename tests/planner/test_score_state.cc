@@ -55,6 +55,20 @@ void check_same(const ScoreState& moved, const ScoreState& fresh) {
     CHECK(a[static_cast<size_t>(l)] == doctest::Approx(b[static_cast<size_t>(l)]).epsilon(1e-9));
 }
 
+// A move on the first 8 hosts of 8 ranks each: two hosts' ranks swapped (every local slot) on
+// two steps of three, else two single ranks.
+std::vector<std::pair<int, int>> random_move(std::mt19937& rng, int step) {
+  std::vector<std::pair<int, int>> pairs;
+  std::uniform_int_distribution<int> host(0, 7), rank(0, 63);
+  if (step % 3 != 2) {
+    const int a = host(rng), b = host(rng);
+    for (int k = 0; k < 8; ++k) pairs.emplace_back(8 * a + k, 8 * b + k);
+  } else {
+    pairs.emplace_back(rank(rng), rank(rng));
+  }
+  return pairs;
+}
+
 // Stage 0 dense (layers 0-1 and 4-5), stage 1 MoE: two stage classes reduce on their own groups.
 Job split_moe_job() {
   Job j = moe_job();
@@ -83,15 +97,7 @@ TEST_CASE("score state: moves re-score to what a fresh score of the new layout g
         std::mt19937 rng(7);
         const double before = (*state)->exposed_us();
         for (int step = 0; step < 12; ++step) {
-          // Swap two hosts' ranks (every local slot), or two single ranks.
-          std::vector<std::pair<int, int>> pairs;
-          std::uniform_int_distribution<int> host(0, 7), rank(0, 63);
-          if (step % 3 != 2) {
-            int a = host(rng), b = host(rng);
-            for (int k = 0; k < 8; ++k) pairs.emplace_back(8 * a + k, 8 * b + k);
-          } else {
-            pairs.emplace_back(rank(rng), rank(rng));
-          }
+          const std::vector<std::pair<int, int>> pairs = random_move(rng, step);
           REQUIRE((*state)->exchange(pairs).ok());
           Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, (*state)->layout(), opt);
           REQUIRE(fresh.ok());
@@ -117,15 +123,8 @@ TEST_CASE("score state: undo is exchanging the same pairs again, to the last bit
   REQUIRE(swapped.ok());
   CHECK_FALSE((*undone)->undo().ok());  // nothing to undo yet
   std::mt19937 rng(11);
-  std::uniform_int_distribution<int> host(0, 7), rank(0, 63);
   for (int step = 0; step < 12; ++step) {
-    std::vector<std::pair<int, int>> pairs;
-    if (step % 3 != 2) {
-      const int a = host(rng), b = host(rng);
-      for (int k = 0; k < 8; ++k) pairs.emplace_back(8 * a + k, 8 * b + k);
-    } else {
-      pairs.emplace_back(rank(rng), rank(rng));
-    }
+    const std::vector<std::pair<int, int>> pairs = random_move(rng, step);
     // Both take the move; one keeps every other move, undoing the rest, the other swaps back.
     REQUIRE((*undone)->exchange(pairs).ok());
     REQUIRE((*swapped)->exchange(pairs).ok());
