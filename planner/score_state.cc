@@ -207,10 +207,10 @@ struct ScoreState::Impl {
     std::vector<Transfer> transfers;
   };
   struct LastExchange {
-    std::vector<std::pair<int, int>> pairs;
-    std::vector<std::pair<size_t, const Alone*>> alone;  // each touched group's before, in order: (item, it)
+    std::vector<std::pair<int, int>> pairs;  // empty: nothing to undo
+    std::vector<const Alone*> alone;         // each touched group's before, in order
     std::vector<Replaced> replaced;
-    bool kept = false;  // false: nothing to undo from, or patterns were rebuilt
+    bool kept = false;  // false: patterns were rebuilt, so undo() exchanges the pairs again
   };
   // `replay`: undo the last exchange with what it replaced.
   Result<void> exchange(std::span<const std::pair<int, int>> pairs, LastExchange* replay = nullptr);
@@ -442,8 +442,9 @@ void ScoreState::Impl::expose() {
 Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pairs, LastExchange* replay) {
   const int world = layout.world_size();
   LastExchange record;
-  if (!replay) record.pairs.assign(pairs.begin(), pairs.end());
-  last.kept = false;
+  record.pairs.assign(pairs.begin(), pairs.end());
+  size_t next_alone = 0, next_replaced = 0;  // replaying: what to put back next
+  last = {};
   for (const auto& [a, b] : pairs)
     if (a < 0 || b < 0 || a >= world || b >= world)
       return Error{"exchange: rank out of range 0-" + std::to_string(world - 1)};
@@ -476,11 +477,10 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     GroupSet* set = st.pattern_set();
     for (uint32_t g : touched[set_index(set)]) {
       if (replay) {
-        st.alone[g] = replay->alone[record.alone.size()].second;
-        record.alone.emplace_back(i, nullptr);  // counts what was put back
+        st.alone[g] = replay->alone[next_alone++];
         continue;
       }
-      record.alone.emplace_back(i, st.alone[g]);
+      record.alone.push_back(st.alone[g]);
       Result<const Alone*> a = alone_for(traffic.items[i], set->gpus[g]);
       RETURN_IF_ERROR(a);
       st.alone[g] = *a;
@@ -516,9 +516,8 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
       p.channels[g] = pred.channels;
       std::vector<Transfer> replaced;
       if (replay) {
-        Replaced& back = replay->replaced[record.replaced.size()];
+        Replaced& back = replay->replaced[next_replaced++];
         if (back.pattern != &p || back.group != g) return Error{"undo: the patterns changed since the exchange"};
-        record.replaced.push_back({&p, g, {}});
         if (Result<void> ok = p.pattern.update(g, std::move(back.transfers)); !ok) return ok;
         continue;
       }
@@ -532,7 +531,6 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     ++it;
   }
   if (!regroup.empty()) {
-    record.replaced.clear();  // patterns were rebuilt: undo() exchanges again instead
     std::sort(regroup.begin(), regroup.end());
     if (Result<void> ok = assign_patterns(regroup); !ok) return ok;
     for (size_t i : regroup) retime[i] = 1;
@@ -540,8 +538,8 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
   for (size_t i = 0; i < items.size(); ++i)
     if (retime[i]) time_item(i);
   expose();
-  if (!replay && regroup.empty()) {
-    record.kept = true;
+  if (!replay) {
+    record.kept = regroup.empty();
     last = std::move(record);
   }
   return {};
@@ -549,15 +547,10 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
 
 Result<void> ScoreState::Impl::undo() {
   if (last.pairs.empty()) return Error{"undo: no exchange to undo"};
-  if (!last.kept) {
-    const std::vector<std::pair<int, int>> pairs = std::move(last.pairs);
-    Result<void> ok = exchange(pairs);
-    last = {};
-    return ok;
-  }
   LastExchange replay = std::move(last);
-  last = {};
-  return exchange(replay.pairs, &replay);
+  Result<void> ok = exchange(replay.pairs, replay.kept ? &replay : nullptr);
+  last = {};  // an undo is not undone
+  return ok;
 }
 
 ScoreState::ScoreState(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
