@@ -5,12 +5,6 @@
 #include "planner/emit/kubernetes_pods.h"
 
 namespace topoplan {
-namespace {
-
-// torchrun's default rendezvous port.
-constexpr const char* kMasterPort = "29500";
-
-}  // namespace
 
 // A JobSet (jobset.x-k8s.io/v1alpha2) of two replicated jobs: "node-0", one pod pinned to node
 // rank 0's host, where torchrun's static rendezvous listens; "workers", an indexed job of one pod
@@ -26,7 +20,7 @@ EmitResult emit_jobset(const EmitInput& in, const RankPlacement& placement) {
   const std::string master = plan->name + "-node-0-0-0." + plan->name;
   Manifest replicated = Manifest::array();
   auto add = [&](const std::string& name, const std::vector<size_t>& nodes) -> Result<void> {
-    Result<Manifest> pod = k8s_torchrun_pod(in, *plan, *torchrun, nodes, "trainer", master, kMasterPort);
+    Result<Manifest> pod = k8s_torchrun_pod(in, *plan, *torchrun, nodes, "trainer", master, kTorchrunPort);
     RETURN_IF_ERROR(pod);
     if (plan->hosts.size() > 1 && !plan->kueue_level.empty())
       (*pod)["metadata"]["annotations"]["kueue.x-k8s.io/podset-group-name"] = plan->name;

@@ -23,6 +23,15 @@ Manifest in_values(const std::string& key, const std::vector<std::string>& value
   return {{"key", key}, {"operator", "In"}, {"values", values}};
 }
 
+// The values the hosts of `nodes` give label `key`, sorted, each once.
+std::vector<std::string> label_values(const K8sPlan& plan, const std::vector<size_t>& nodes, const std::string& key) {
+  std::set<std::string> values;
+  for (size_t node : nodes)
+    for (const auto& kv : plan.labels[node])
+      if (kv.first == key) values.insert(kv.second);
+  return {values.begin(), values.end()};
+}
+
 }  // namespace
 
 Result<K8sPlan> k8s_plan(const EmitInput& in, const RankPlacement& placement, std::string_view format) {
@@ -33,18 +42,14 @@ Result<K8sPlan> k8s_plan(const EmitInput& in, const RankPlacement& placement, st
   while (name.back() == '-') name.pop_back();
   plan.name = name;
   plan.hosts = placement.hosts;
-  plan.host_labels = k8s_level_keys(in.cluster, K8sLabels::topograph);
-  const auto labels = k8s_host_labels(in.cluster, K8sLabels::topograph);
-  for (const std::string& key : plan.host_labels) {
-    std::set<std::string> values;
-    for (int h : plan.hosts)
-      for (const auto& kv : labels[static_cast<size_t>(h)])
-        if (kv.first == key) values.insert(kv.second);
-    if (values.size() == 1) {
-      plan.kueue_level = key;
+  auto labels = k8s_host_labels(in.cluster, K8sLabels::topograph);
+  for (int h : plan.hosts) plan.labels.push_back(std::move(labels[static_cast<size_t>(h)]));
+  const std::vector<size_t> all = k8s_nodes(plan, 0);
+  for (const auto& kv : plan.labels.front())
+    if (label_values(plan, all, kv.first).size() == 1) {
+      plan.kueue_level = kv.first;
       break;
     }
-  }
   return plan;
 }
 
@@ -54,22 +59,15 @@ Manifest k8s_pod_metadata(const K8sPlan& plan) {
   return m;
 }
 
-Manifest k8s_affinity(const Cluster& c, const K8sPlan& plan, const std::vector<int>& hosts) {
-  const auto labels = k8s_host_labels(c, K8sLabels::topograph);
+Manifest k8s_affinity(const Cluster& c, const K8sPlan& plan, const std::vector<size_t>& nodes) {
   std::vector<std::string> names;
-  for (int h : hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  for (size_t node : nodes) names.push_back(c.hosts()[static_cast<size_t>(plan.hosts[node])].name);
   Manifest match = Manifest::array({in_values("kubernetes.io/hostname", names)});
-  for (const std::string& key : plan.host_labels) {
-    std::set<std::string> values;
-    for (int h : hosts)
-      for (const auto& kv : labels[static_cast<size_t>(h)])
-        if (kv.first == key) values.insert(kv.second);
-    match.push_back(in_values(key, {values.begin(), values.end()}));
-  }
+  for (const auto& kv : plan.labels.front()) match.push_back(in_values(kv.first, label_values(plan, nodes, kv.first)));
   Manifest affinity = {
       {"nodeAffinity",
        {{"requiredDuringSchedulingIgnoredDuringExecution", {{"nodeSelectorTerms", {{{"matchExpressions", match}}}}}}}}};
-  if (hosts.size() > 1)
+  if (nodes.size() > 1)
     affinity["podAntiAffinity"] = {{"requiredDuringSchedulingIgnoredDuringExecution",
                                     {{{"labelSelector", {{"matchLabels", {{kInstanceLabel, plan.name}}}}},
                                       {"topologyKey", "kubernetes.io/hostname"}}}}};
@@ -106,7 +104,7 @@ Result<Manifest> k8s_pod_template(const EmitInput& in, const K8sPlan& plan, cons
   return Manifest{{"metadata", k8s_pod_metadata(plan)},
                   {"spec",
                    {{"restartPolicy", "Never"},
-                    {"affinity", k8s_affinity(in.cluster, plan, hosts)},
+                    {"affinity", k8s_affinity(in.cluster, plan, nodes)},
                     {"containers", Manifest::array({std::move(c)})}}}};
 }
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/emit/placement.h"
@@ -14,11 +15,15 @@ namespace topoplan {
 
 using Manifest = nlohmann::ordered_json;
 
+// torchrun's default rendezvous port, where the manifests' torch.distributed meets.
+inline constexpr const char* kTorchrunPort = "29500";
+
 // The labels every pod selects on are those `topo export --format k8s-labels` writes by default.
 struct K8sPlan {
-  std::string name;                      // the object name: the job's name as a DNS label
-  std::vector<int> hosts;                // by node rank (placement.hosts)
-  std::vector<std::string> host_labels;  // label keys of the hosts, nearest first (k8s_level_keys)
+  std::string name;        // the object name: the job's name as a DNS label
+  std::vector<int> hosts;  // by node rank (placement.hosts)
+  // Each host's labels (key, value), by node rank, nearest level first; every host has every key.
+  std::vector<std::vector<std::pair<std::string, std::string>>> labels;
   // The nearest level whose one value every planned host shares: Kueue's required topology, so
   // Kueue admits the job only where the plan put it. "" when the hosts share none.
   std::string kueue_level;
@@ -31,10 +36,10 @@ Result<K8sPlan> k8s_plan(const EmitInput& in, const RankPlacement& placement, st
 // annotation where the plan has a level.
 Manifest k8s_pod_metadata(const K8sPlan& plan);
 
-// Required node affinity to `hosts` (indexes into the cluster's hosts) by kubernetes.io/hostname
-// and by every topology label those hosts carry; with more than one host, pod anti-affinity on the
+// Required node affinity to the hosts of `nodes` (node ranks) by kubernetes.io/hostname and by
+// every topology label those hosts carry; with more than one host, pod anti-affinity on the
 // instance label too, so each pod takes a host of its own.
-Manifest k8s_affinity(const Cluster& cluster, const K8sPlan& plan, const std::vector<int>& hosts);
+Manifest k8s_affinity(const Cluster& cluster, const K8sPlan& plan, const std::vector<size_t>& nodes);
 
 // The metadata of the top object: its name, and Kueue's queue label where one is given.
 Manifest k8s_object_metadata(const EmitInput& in, const K8sPlan& plan);

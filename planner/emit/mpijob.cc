@@ -57,7 +57,9 @@ std::string launcher_script(int workers, int ranks, const std::string& table) {
          std::to_string(ranks) +
          " --rankfile \"$tmp/topoplan.rankfile\" -x MASTER_ADDR -x TOPOPLAN_DEVICES sh -c '"
          "export CUDA_VISIBLE_DEVICES=$(echo \"$TOPOPLAN_DEVICES\" | cut -d\" \" -f$((OMPI_COMM_WORLD_RANK + 1))) "
-         "RANK=$OMPI_COMM_WORLD_RANK WORLD_SIZE=$OMPI_COMM_WORLD_SIZE LOCAL_RANK=0 MASTER_PORT=29500; "
+         "RANK=$OMPI_COMM_WORLD_RANK WORLD_SIZE=$OMPI_COMM_WORLD_SIZE LOCAL_RANK=0 MASTER_PORT=" +
+         std::string(kTorchrunPort) +
+         "; "
          "exec \"$@\"' sh \"$@\"\n";
 }
 
