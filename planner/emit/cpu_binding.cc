@@ -1,6 +1,7 @@
 #include "planner/emit/cpu_binding.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace topoplan {
@@ -61,6 +62,17 @@ std::string ompi_slot_list(const CpuBinding& b) {
   std::string socket = std::to_string(b.socket) + ":";
   if (b.first_core < 0) return socket + "*";
   return socket + std::to_string(b.first_core) + "-" + std::to_string(b.last_core);
+}
+
+std::vector<std::string> ompi_rank_slots(const Cluster& c, const RankPlacement& placement) {
+  std::unordered_map<int, std::vector<CpuBinding>> bindings;  // by host
+  std::vector<std::string> slots;
+  for (const RankPlace& place : placement.ranks) {
+    auto [at, fresh] = bindings.try_emplace(place.host);
+    if (fresh) at->second = cpu_bindings(c, place.host);
+    slots.push_back(ompi_slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]));
+  }
+  return slots;
 }
 
 }  // namespace topoplan

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/emit/placement.h"
 #include "topology/cluster.h"
 
 namespace topoplan {
@@ -25,5 +26,8 @@ std::vector<CpuBinding> cpu_bindings(const Cluster& cluster, int host);
 // as hwloc's lstopo numbers them, and cores count within their socket: "1:0-13" is cores 0 to 13
 // of socket 1, "1:*" every core of socket 1, and "S*" every socket, i.e. no binding.
 std::string ompi_slot_list(const CpuBinding& binding);
+
+// Every rank's slot list, by rank: its GPU's binding, the bindings made once per host.
+std::vector<std::string> ompi_rank_slots(const Cluster& cluster, const RankPlacement& placement);
 
 }  // namespace topoplan

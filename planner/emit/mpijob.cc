@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 
 #include "base/yaml_text.h"
 #include "planner/emit/cpu_binding.h"
@@ -76,13 +75,10 @@ EmitResult emit_mpijob(const EmitInput& in, const RankPlacement& placement) {
   RETURN_IF_ERROR(plan);
   const Cluster& c = in.cluster;
   std::string table;
-  std::unordered_map<int, std::vector<CpuBinding>> bindings;  // by host, computed once per host
+  const std::vector<std::string> bound = ompi_rank_slots(c, placement);
   for (size_t r = 0; r < placement.ranks.size(); ++r) {
     const RankPlace& place = placement.ranks[r];
-    auto [at, fresh] = bindings.try_emplace(place.host);
-    if (fresh) at->second = cpu_bindings(c, place.host);
-    table += std::to_string(r) + " " + c.hosts()[static_cast<size_t>(place.host)].name + " " +
-             ompi_slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + " " +
+    table += std::to_string(r) + " " + c.hosts()[static_cast<size_t>(place.host)].name + " " + bound[r] + " " +
              std::to_string(place.cuda_ordinal) + "\n";
   }
   Result<Manifest> worker = k8s_pod_template(in, *plan, k8s_nodes(*plan, 0), "worker", kWorkerCommand,

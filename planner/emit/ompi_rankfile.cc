@@ -1,5 +1,4 @@
 #include <string>
-#include <unordered_map>
 
 #include "planner/emit/cpu_binding.h"
 #include "planner/emit/formats.h"
@@ -27,14 +26,10 @@ EmitResult emit_ompi_rankfile(const EmitInput& in, const RankPlacement& placemen
   // local rank then needs the per-rank CUDA_VISIBLE_DEVICES to land on a permuted plan.
   if (!placement_local_order_is_identity(placement))
     rankfile += "# the plan orders GPUs within a host: give each rank its CUDA_VISIBLE_DEVICES from ranks.env\n";
-  std::unordered_map<int, std::vector<CpuBinding>> bindings;  // by host, computed once per host
-  for (size_t r = 0; r < placement.ranks.size(); ++r) {
-    const RankPlace& place = placement.ranks[r];
-    auto [at, fresh] = bindings.try_emplace(place.host);
-    if (fresh) at->second = cpu_bindings(c, place.host);
-    rankfile += "rank " + std::to_string(r) + "=" + c.hosts()[static_cast<size_t>(place.host)].name +
-                " slot=" + ompi_slot_list(at->second[static_cast<size_t>(place.cuda_ordinal)]) + "\n";
-  }
+  const std::vector<std::string> slots = ompi_rank_slots(c, placement);
+  for (size_t r = 0; r < placement.ranks.size(); ++r)
+    rankfile += "rank " + std::to_string(r) + "=" + c.hosts()[static_cast<size_t>(placement.ranks[r].host)].name +
+                " slot=" + slots[r] + "\n";
 
   std::string hostfile = preamble;
   for (int h : placement.hosts)
