@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <tuple>
 
 namespace topoplan {
@@ -27,12 +28,63 @@ void take_larger(Peak& p, const Peak& q) {
   if (q.busy_us > p.busy_us) p = q;
 }
 
+// `v`, repeats included, made sorted and unique, with how often each came in `uses`.
+template <typename T>
+void count_uses(std::vector<T>& v, std::vector<uint32_t>& uses) {
+  std::sort(v.begin(), v.end());
+  uses.clear();
+  size_t n = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (n > 0 && v[n - 1] == v[i]) {
+      ++uses.back();
+      continue;
+    }
+    v[n++] = v[i];
+    uses.push_back(1);
+  }
+  v.resize(n);
+}
+
+// Sorted unique `keys` with their `uses`, less the uses in `off` and plus those in `on` (unsorted,
+// repeats included); the keys no longer used go to `left`, those newly used to `joined`.
+template <typename T>
+void recount(std::vector<T>& keys, std::vector<uint32_t>& uses, std::vector<T> off, std::vector<T> on,
+             std::vector<T>& left, std::vector<T>& joined) {
+  std::sort(off.begin(), off.end());
+  std::sort(on.begin(), on.end());
+  std::vector<T> k;
+  std::vector<uint32_t> u;
+  k.reserve(keys.size() + on.size());
+  u.reserve(keys.size() + on.size());
+  size_t i = 0, j = 0, l = 0;
+  while (i < keys.size() || j < off.size() || l < on.size()) {
+    T x = i < keys.size() ? keys[i] : std::numeric_limits<T>::max();
+    if (j < off.size()) x = std::min(x, off[j]);
+    if (l < on.size()) x = std::min(x, on[l]);
+    const bool had = i < keys.size() && keys[i] == x;
+    int64_t n = had ? uses[i++] : 0;
+    for (; j < off.size() && off[j] == x; ++j) --n;
+    for (; l < on.size() && on[l] == x; ++l) ++n;
+    if (n > 0) {
+      k.push_back(x);
+      u.push_back(static_cast<uint32_t>(n));
+      if (!had) joined.push_back(x);
+    } else if (had) {
+      left.push_back(x);
+    }
+  }
+  keys = std::move(k);
+  uses = std::move(u);
+}
+
 }  // namespace
 
 Pattern::Pattern(const Router& router, const Calibration& calibration, const LinkShare* share, size_t groups)
     : router_(router),
       total_(router, calibration, share),
       own_(groups),
+      edge_uses_(groups),
+      segment_uses_(groups),
       transfers_(groups),
       edge_peak_(groups),
       segment_max_(groups),
@@ -62,8 +114,8 @@ void Pattern::index(size_t group, const Touched& touched, bool add) {
 Result<void> Pattern::load(size_t group, std::vector<Transfer> transfers) {
   Touched& own = own_[group];
   if (Result<void> ok = total_.add(transfers, &own); !ok) return ok;
-  sort_unique(own.edges);
-  sort_unique(own.segments);
+  count_uses(own.edges, edge_uses_[group]);
+  count_uses(own.segments, segment_uses_[group]);
   transfers_[group] = std::move(transfers);
   if (indexed_) index(group, own, true);
   moved_.push_back(static_cast<uint32_t>(group));
@@ -76,7 +128,7 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers, std:
     indexed_ = true;
   }
   // The multiset difference of old and new: a ring that lost one member changes a few hops only.
-  auto key = [](const Transfer& t) { return std::tie(t.src, t.dst, t.bytes, t.mode, t.pxn); };
+  auto key = [](const Transfer& t) { return std::tie(t.src, t.dst, t.bytes, t.mode, t.pxn, t.channel, t.connections); };
   auto less = [&](const Transfer& a, const Transfer& b) { return key(a) < key(b); };
   std::vector<Transfer> before = transfers_[group], after = transfers;
   std::sort(before.begin(), before.end(), less);
@@ -84,29 +136,21 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers, std:
   std::vector<Transfer> gone, come;
   std::set_difference(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(gone), less);
   std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(come), less);
-  Touched delta;
-  if (Result<void> ok = total_.remove(gone, &delta); !ok) return ok;
-  if (Result<void> ok = total_.add(come, &delta); !ok) return ok;
-  changed_edges_.insert(changed_edges_.end(), delta.edges.begin(), delta.edges.end());
-  changed_segments_.insert(changed_segments_.end(), delta.segments.begin(), delta.segments.end());
-  // What the group lands on now, and the index moved from the old to the new.
-  Touched now;
-  if (Result<void> ok = total_.touch(transfers, &now); !ok) return ok;
-  sort_unique(now.edges);
-  sort_unique(now.segments);
+  // What the transfers that went and came land on, repeats included: the group's uses of each
+  // link change by those alone, so the rest of its transfers need no routing again.
   Touched off, on;
-  const Touched& was = own_[group];
-  std::set_difference(was.edges.begin(), was.edges.end(), now.edges.begin(), now.edges.end(),
-                      std::back_inserter(off.edges));
-  std::set_difference(was.segments.begin(), was.segments.end(), now.segments.begin(), now.segments.end(),
-                      std::back_inserter(off.segments));
-  std::set_difference(now.edges.begin(), now.edges.end(), was.edges.begin(), was.edges.end(),
-                      std::back_inserter(on.edges));
-  std::set_difference(now.segments.begin(), now.segments.end(), was.segments.begin(), was.segments.end(),
-                      std::back_inserter(on.segments));
-  index(group, off, false);
-  index(group, on, true);
-  own_[group] = std::move(now);
+  if (Result<void> ok = total_.remove(gone, &off); !ok) return ok;
+  if (Result<void> ok = total_.add(come, &on); !ok) return ok;
+  changed_edges_.insert(changed_edges_.end(), off.edges.begin(), off.edges.end());
+  changed_edges_.insert(changed_edges_.end(), on.edges.begin(), on.edges.end());
+  changed_segments_.insert(changed_segments_.end(), off.segments.begin(), off.segments.end());
+  changed_segments_.insert(changed_segments_.end(), on.segments.begin(), on.segments.end());
+  Touched left, joined;  // what the group no longer uses, and uses now but did not
+  Touched& own = own_[group];
+  recount(own.edges, edge_uses_[group], off.edges, on.edges, left.edges, joined.edges);
+  recount(own.segments, segment_uses_[group], off.segments, on.segments, left.segments, joined.segments);
+  index(group, left, false);
+  index(group, joined, true);
   if (replaced) *replaced = std::move(transfers_[group]);
   transfers_[group] = std::move(transfers);
   moved_.push_back(static_cast<uint32_t>(group));

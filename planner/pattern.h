@@ -44,6 +44,8 @@ class Pattern {
   const Router& router_;
   LinkLoad total_;
   std::vector<Touched> own_;
+  // Per group, parallel to its touched edges and segments: how many of its transfers' hops use each.
+  std::vector<std::vector<uint32_t>> edge_uses_, segment_uses_;
   std::vector<std::vector<Transfer>> transfers_;
   // Per group: its busiest plain edge, its busiest segment, and the larger of the two.
   std::vector<Peak> edge_peak_, segment_max_, peaks_;
