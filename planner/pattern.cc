@@ -88,25 +88,47 @@ Pattern::Pattern(const Router& router, const Calibration& calibration, const Lin
       transfers_(groups),
       edge_peak_(groups),
       segment_max_(groups),
-      peaks_(groups) {}
+      peaks_(groups),
+      edge_slot_(router.cluster().num_edges()) {}
+
+Pattern::EdgeIndex& Pattern::edge_index(EdgeId e) {
+  uint32_t& slot = edge_slot_[e];
+  if (slot == 0) {
+    edges_.emplace_back();
+    slot = static_cast<uint32_t>(edges_.size());
+  }
+  return edges_[slot - 1];
+}
+
+const Pattern::EdgeIndex* Pattern::edge_index_if(EdgeId e) const {
+  const uint32_t slot = edge_slot_[e];
+  return slot ? &edges_[slot - 1] : nullptr;
+}
+
+Pattern::SegmentIndex& Pattern::segment_index(uint32_t id) {
+  if (id >= segments_.size()) segments_.resize(id + 1);
+  return segments_[id];
+}
 
 void Pattern::index(size_t group, const Touched& touched, bool add) {
   const uint32_t g = static_cast<uint32_t>(group);
   for (EdgeId e : touched.edges) {
     if (add) {
-      sorted_insert(edge_groups_[e], g);
+      sorted_insert(edge_index(e).groups, g);
     } else {
-      sorted_erase(edge_groups_[e], g);
+      sorted_erase(edge_index(e).groups, g);
     }
   }
   for (uint32_t id : touched.segments) {
-    auto [it, fresh] = segment_groups_.try_emplace(id);
-    if (fresh)  // the first time this pattern uses the segment: index its hops
-      for (const Hop& h : *router_.segment(id).hops) edge_segments_[h.edge].push_back(id);
+    SegmentIndex& s = segment_index(id);
+    if (!s.indexed) {  // the first time this pattern uses the segment: index its hops
+      s.indexed = true;
+      for (const Hop& h : *router_.segment(id).hops) edge_index(h.edge).segments.push_back(id);
+    }
     if (add) {
-      sorted_insert(it->second, g);
+      sorted_insert(segments_[id].groups, g);
     } else {
-      sorted_erase(it->second, g);
+      sorted_erase(segments_[id].groups, g);
     }
   }
 }
@@ -171,57 +193,66 @@ Peak Pattern::segment_peak(uint32_t id) const {
 
 Peak Pattern::segments_peak(size_t group) const {
   Peak best;
-  for (uint32_t id : own_[group].segments) take_larger(best, segment_peaks_.at(id));
+  for (uint32_t id : own_[group].segments) take_larger(best, segments_[id].peak);
   return best;
 }
 
 void Pattern::refresh() {
   const size_t n = own_.size();
-  std::vector<char> edges_dirty(n, 0), segments_dirty(n, 0);
+  edges_dirty_.assign(n, 0);
+  segments_dirty_.assign(n, 0);
   if (all_) {
-    segment_peaks_.clear();
+    for (SegmentIndex& s : segments_) s.known = false;
     for (const Touched& t : own_)
       for (uint32_t id : t.segments)
-        if (auto [it, fresh] = segment_peaks_.try_emplace(id); fresh) it->second = segment_peak(id);
-    std::fill(edges_dirty.begin(), edges_dirty.end(), 1);
-    std::fill(segments_dirty.begin(), segments_dirty.end(), 1);
+        if (SegmentIndex& s = segment_index(id); !s.known) {
+          s.known = true;
+          s.peak = segment_peak(id);
+        }
+    std::fill(edges_dirty_.begin(), edges_dirty_.end(), 1);
+    std::fill(segments_dirty_.begin(), segments_dirty_.end(), 1);
     all_ = false;
   } else {
     // Every link whose load changed: the plain edges and the segments' hops of moved groups.
-    std::vector<EdgeId> changed = changed_edges_;
+    std::vector<EdgeId>& changed = changed_edges_;
     sort_unique(changed_segments_);
     for (uint32_t id : changed_segments_)
       for (const Hop& h : *router_.segment(id).hops) changed.push_back(h.edge);
     sort_unique(changed);
-    std::vector<uint32_t> stale = changed_segments_, raised;  // segments to recompute, or raised in place
+    // Segments to recompute, or raised in place.
+    std::vector<uint32_t>& stale = changed_segments_;
+    raised_.clear();
     for (EdgeId e : changed) {
+      const EdgeIndex* at = edge_index_if(e);
+      if (!at) continue;
       const double b = total_.busy_us(e);
-      if (auto it = edge_groups_.find(e); it != edge_groups_.end())
-        for (uint32_t g : it->second) edges_dirty[g] = 1;
-      if (auto it = edge_segments_.find(e); it != edge_segments_.end())
-        for (uint32_t id : it->second) {
-          auto p = segment_peaks_.find(id);
-          if (p == segment_peaks_.end() || p->second.edge == e) {
-            stale.push_back(id);  // its busiest hop changed, maybe down: look again
-          } else if (b > p->second.busy_us) {
-            p->second = {b, e};
-            raised.push_back(id);
-          }
+      for (uint32_t g : at->groups) edges_dirty_[g] = 1;
+      for (uint32_t id : at->segments) {
+        SegmentIndex& s = segments_[id];
+        if (!s.known || s.peak.edge == e) {
+          stale.push_back(id);  // its busiest hop changed, maybe down: look again
+        } else if (b > s.peak.busy_us) {
+          s.peak = {b, e};
+          raised_.push_back(id);
         }
+      }
     }
     sort_unique(stale);
-    for (uint32_t id : stale) segment_peaks_[id] = segment_peak(id);
-    raised.insert(raised.end(), stale.begin(), stale.end());
-    sort_unique(raised);
-    for (uint32_t id : raised)
-      if (auto it = segment_groups_.find(id); it != segment_groups_.end())
-        for (uint32_t g : it->second) segments_dirty[g] = 1;
-    for (uint32_t g : moved_) edges_dirty[g] = segments_dirty[g] = 1;
+    for (uint32_t id : stale) {
+      SegmentIndex& s = segment_index(id);
+      s.known = true;
+      s.peak = segment_peak(id);
+    }
+    raised_.insert(raised_.end(), stale.begin(), stale.end());
+    sort_unique(raised_);
+    for (uint32_t id : raised_)
+      for (uint32_t g : segments_[id].groups) segments_dirty_[g] = 1;
+    for (uint32_t g : moved_) edges_dirty_[g] = segments_dirty_[g] = 1;
   }
   for (size_t g = 0; g < n; ++g) {
-    if (!edges_dirty[g] && !segments_dirty[g]) continue;
-    if (edges_dirty[g]) edge_peak_[g] = edges_peak(g);
-    if (segments_dirty[g]) segment_max_[g] = segments_peak(g);
+    if (!edges_dirty_[g] && !segments_dirty_[g]) continue;
+    if (edges_dirty_[g]) edge_peak_[g] = edges_peak(g);
+    if (segments_dirty_[g]) segment_max_[g] = segments_peak(g);
     // Plain edges first, so ties go the way a fresh look over the group's links goes.
     peaks_[g] = edge_peak_[g];
     take_larger(peaks_[g], segment_max_[g]);

@@ -4,9 +4,9 @@
 // those links, and the groups that use either.
 #pragma once
 
-#include <unordered_map>
 #include <vector>
 
+#include "base/zeroed_array.h"
 #include "cost/link_load.h"
 #include "cost/transfers.h"
 
@@ -49,14 +49,30 @@ class Pattern {
   std::vector<std::vector<Transfer>> transfers_;
   // Per group: its busiest plain edge, its busiest segment, and the larger of the two.
   std::vector<Peak> edge_peak_, segment_max_, peaks_;
-  std::unordered_map<uint32_t, Peak> segment_peaks_;
-  // Who uses what: plain edge -> groups, segment -> groups (sorted), hop edge -> segments.
-  std::unordered_map<EdgeId, std::vector<uint32_t>> edge_groups_;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> segment_groups_;
-  std::unordered_map<EdgeId, std::vector<uint32_t>> edge_segments_;
+  // Who uses what: per link (by slot: edge_slot_ holds slot + 1, 0 for none) the groups whose
+  // own edges include it, sorted, and the segments with a hop on it; per segment (by Router's id)
+  // the groups using it, sorted, and its busiest hop.
+  struct EdgeIndex {
+    std::vector<uint32_t> groups, segments;
+  };
+  struct SegmentIndex {
+    std::vector<uint32_t> groups;
+    Peak peak;
+    bool indexed = false;  // its hops are in their links' segments
+    bool known = false;    // peak is current
+  };
+  EdgeIndex& edge_index(EdgeId e);
+  const EdgeIndex* edge_index_if(EdgeId e) const;
+  SegmentIndex& segment_index(uint32_t id);
+  ZeroedArray<uint32_t> edge_slot_;
+  std::vector<EdgeIndex> edges_;
+  std::vector<SegmentIndex> segments_;
   // Since the last refresh.
   std::vector<EdgeId> changed_edges_;
   std::vector<uint32_t> changed_segments_, moved_;
+  // Refresh's scratch, kept to save allocations.
+  std::vector<char> edges_dirty_, segments_dirty_;
+  std::vector<uint32_t> raised_;
   bool all_ = true;       // nothing refreshed yet
   bool indexed_ = false;  // the indexes exist (built on the first update: a one-off score needs none)
 };
