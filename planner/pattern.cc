@@ -89,7 +89,8 @@ Pattern::Pattern(const Router& router, const Calibration& calibration, const Lin
       edge_peak_(groups),
       segment_max_(groups),
       peaks_(groups),
-      edge_slot_(router.cluster().num_edges()) {}
+      edge_slot_(router.cluster().num_edges()),
+      edge_epoch_(router.cluster().num_edges()) {}
 
 Pattern::EdgeIndex& Pattern::edge_index(EdgeId e) {
   uint32_t& slot = edge_slot_[e];
@@ -214,11 +215,24 @@ void Pattern::refresh() {
     all_ = false;
   } else {
     // Every link whose load changed: the plain edges and the segments' hops of moved groups.
-    std::vector<EdgeId>& changed = changed_edges_;
+    // Segments share hops (a leaf's uplinks): repeats are dropped before the sort.
+    if (++epoch_ == 0) {
+      edge_epoch_ = ZeroedArray<uint32_t>(edge_epoch_.size());
+      epoch_ = 1;
+    }
+    std::vector<EdgeId>& changed = changed_hops_;
+    changed.clear();
+    auto note = [&](EdgeId e) {
+      if (edge_epoch_[e] != epoch_) {
+        edge_epoch_[e] = epoch_;
+        changed.push_back(e);
+      }
+    };
+    for (EdgeId e : changed_edges_) note(e);
     sort_unique(changed_segments_);
     for (uint32_t id : changed_segments_)
-      for (const Hop& h : *router_.segment(id).hops) changed.push_back(h.edge);
-    sort_unique(changed);
+      for (const Hop& h : *router_.segment(id).hops) note(h.edge);
+    std::sort(changed.begin(), changed.end());
     // Segments to recompute, or raised in place.
     std::vector<uint32_t>& stale = changed_segments_;
     raised_.clear();

@@ -73,6 +73,9 @@ class Pattern {
   // Refresh's scratch, kept to save allocations.
   std::vector<char> edges_dirty_, segments_dirty_;
   std::vector<uint32_t> raised_;
+  std::vector<EdgeId> changed_hops_;
+  ZeroedArray<uint32_t> edge_epoch_;  // == epoch_: in changed_hops_ already
+  uint32_t epoch_ = 0;
   bool all_ = true;       // nothing refreshed yet
   bool indexed_ = false;  // the indexes exist (built on the first update: a one-off score needs none)
 };
