@@ -122,14 +122,10 @@ void Pattern::index(size_t group, const Touched& touched, bool add) {
   }
   for (uint32_t id : touched.segments) {
     SegmentIndex& s = segment_index(id);
-    if (!s.indexed) {  // the first time this pattern uses the segment: index its hops
-      s.indexed = true;
-      for (const Hop& h : *router_.segment(id).hops) edge_index(h.edge).segments.push_back(id);
-    }
     if (add) {
-      sorted_insert(segments_[id].groups, g);
+      sorted_insert(s.groups, g);
     } else {
-      sorted_erase(segments_[id].groups, g);
+      sorted_erase(s.groups, g);
     }
   }
 }
@@ -232,23 +228,36 @@ void Pattern::refresh() {
     sort_unique(changed_segments_);
     for (uint32_t id : changed_segments_)
       for (const Hop& h : *router_.segment(id).hops) note(h.edge);
-    std::sort(changed.begin(), changed.end());
-    // Segments to recompute, or raised in place.
+    for (EdgeId e : changed)
+      if (const EdgeIndex* at = edge_index_if(e)) {
+        for (uint32_t g : at->groups) edges_dirty_[g] = 1;
+      }
+    // Segments some group uses with a changed hop: recomputed when their busiest hop changed
+    // (maybe down), else raised to the busiest changed hop above it. A segment no group uses is
+    // left alone, and looked at afresh when one does (it is then among the changed segments).
     std::vector<uint32_t>& stale = changed_segments_;
     raised_.clear();
-    for (EdgeId e : changed) {
-      const EdgeIndex* at = edge_index_if(e);
-      if (!at) continue;
-      const double b = total_.busy_us(e);
-      for (uint32_t g : at->groups) edges_dirty_[g] = 1;
-      for (uint32_t id : at->segments) {
-        SegmentIndex& s = segments_[id];
-        if (!s.known || s.peak.edge == e) {
-          stale.push_back(id);  // its busiest hop changed, maybe down: look again
-        } else if (b > s.peak.busy_us) {
-          s.peak = {b, e};
-          raised_.push_back(id);
-        }
+    for (uint32_t id = 0; id < segments_.size(); ++id) {
+      SegmentIndex& s = segments_[id];
+      if (s.groups.empty()) {
+        s.known = false;
+        continue;
+      }
+      bool hit = false, was_busiest = false;
+      Peak top{-1, 0};  // the busiest changed hop; ties to the lower edge id
+      for (const Hop& h : *router_.segment(id).hops) {
+        if (edge_epoch_[h.edge] != epoch_) continue;
+        hit = true;
+        was_busiest = was_busiest || h.edge == s.peak.edge;
+        const double b = total_.busy_us(h.edge);
+        if (b > top.busy_us || (b == top.busy_us && h.edge < top.edge)) top = {b, h.edge};
+      }
+      if (!hit) continue;
+      if (!s.known || was_busiest) {
+        stale.push_back(id);
+      } else if (top.busy_us > s.peak.busy_us) {
+        s.peak = top;
+        raised_.push_back(id);
       }
     }
     sort_unique(stale);

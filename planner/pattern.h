@@ -50,16 +50,15 @@ class Pattern {
   // Per group: its busiest plain edge, its busiest segment, and the larger of the two.
   std::vector<Peak> edge_peak_, segment_max_, peaks_;
   // Who uses what: per link (by slot: edge_slot_ holds slot + 1, 0 for none) the groups whose
-  // own edges include it, sorted, and the segments with a hop on it; per segment (by Router's id)
-  // the groups using it, sorted, and its busiest hop.
+  // own edges include it; per segment (by Router's id) the groups using it and its busiest hop.
+  // Groups sorted.
   struct EdgeIndex {
-    std::vector<uint32_t> groups, segments;
+    std::vector<uint32_t> groups;
   };
   struct SegmentIndex {
     std::vector<uint32_t> groups;
     Peak peak;
-    bool indexed = false;  // its hops are in their links' segments
-    bool known = false;    // peak is current
+    bool known = false;  // peak is current
   };
   EdgeIndex& edge_index(EdgeId e);
   const EdgeIndex* edge_index_if(EdgeId e) const;
