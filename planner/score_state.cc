@@ -20,33 +20,60 @@ std::string exact(double x) {
   return buf;
 }
 
-// Small ordinal maps: groups are tens to hundreds of ranks, so a linear scan beats hashing.
-int ordinal(std::vector<int>& seen, int value) {
-  for (size_t i = 0; i < seen.size(); ++i)
-    if (seen[i] == value) return static_cast<int>(i);
-  seen.push_back(value);
-  return static_cast<int>(seen.size()) - 1;
-}
-
 // Groups with equal signatures are the same collective to NCCL: the same local GPUs on the same
 // kind of hosts, split the same way over hosts, NVLink domains and sites. The fabric between
 // them is not in it (NCCL's tuner does not see other jobs either): contended times read each
-// group's own links.
-std::string signature(const Cluster& c, const std::vector<VertexId>& gpus) {
-  std::vector<int> hosts, domains, sites;
-  std::string key;
-  key.reserve(gpus.size() * 8);
-  for (VertexId v : gpus) {
-    const Device& d = c.device(v);
-    const int h = ordinal(hosts, d.host);
-    if (static_cast<size_t>(h) + 1 == hosts.size()) key += c.hosts()[static_cast<size_t>(d.host)].node_type + ":";
-    for (int x : {h, static_cast<int>(d.local_index), ordinal(domains, d.scaleup_domain), ordinal(sites, d.site)}) {
-      key += std::to_string(x);
-      key += ',';
-    }
+// group's own links. Each signature gets a number, so a group's is built once per move and
+// every item on it finds its prediction by number.
+class Signatures {
+ public:
+  explicit Signatures(const Cluster& c)
+      : c_(c), hosts_(c.hosts().size()), domains_(c.domains().size()), sites_(c.sites().size()) {
+    std::unordered_map<std::string, uint32_t> types;
+    for (const Host& h : c.hosts())
+      host_type_.push_back(types.try_emplace(h.node_type, static_cast<uint32_t>(types.size())).first->second);
   }
-  return key;
-}
+
+  uint32_t of(const std::vector<VertexId>& gpus) {
+    if (++epoch_ == 0) {  // wrapped: stamps from 2^32 groups ago would read as current
+      for (Ordinals* o : {&hosts_, &domains_, &sites_}) std::fill(o->stamp.begin(), o->stamp.end(), 0);
+      epoch_ = 1;
+    }
+    for (Ordinals* o : {&hosts_, &domains_, &sites_}) o->next = 0;
+    key_.clear();
+    for (VertexId v : gpus) {
+      const Device& d = c_.device(v);
+      const uint32_t x[] = {d.host >= 0 ? host_type_[static_cast<size_t>(d.host)] : UINT32_MAX, hosts_(d.host, epoch_),
+                            static_cast<uint32_t>(d.local_index), domains_(d.scaleup_domain, epoch_),
+                            sites_(d.site, epoch_)};
+      key_.append(reinterpret_cast<const char*>(x), sizeof x);
+    }
+    return ids_.try_emplace(key_, static_cast<uint32_t>(ids_.size())).first->second;
+  }
+
+ private:
+  // First-seen numbering within one group, of ids from -1 up: stamped arrays, where a linear
+  // scan was quadratic on data-parallel groups over hundreds of hosts.
+  struct Ordinals {
+    explicit Ordinals(size_t n) : stamp(n + 1, 0), value(n + 1, 0) {}
+    uint32_t operator()(int id, uint32_t epoch) {
+      const size_t i = static_cast<size_t>(id + 1);
+      if (stamp[i] != epoch) {
+        stamp[i] = epoch;
+        value[i] = next++;
+      }
+      return value[i];
+    }
+    std::vector<uint32_t> stamp, value;
+    uint32_t next = 0;
+  };
+  const Cluster& c_;
+  std::vector<uint32_t> host_type_;  // node types, numbered
+  Ordinals hosts_, domains_, sites_;
+  uint32_t epoch_ = 0;
+  std::string key_;
+  std::unordered_map<std::string, uint32_t> ids_;
+};
 
 template <typename T>
 void sort_unique(std::vector<T>& v) {
@@ -63,6 +90,7 @@ struct GroupSet {
   // a stage class keeps its stages' groups.
   std::vector<size_t> origin;
   std::vector<std::vector<VertexId>> gpus;
+  std::vector<uint32_t> signature;  // per group (Signatures)
   std::vector<uint32_t> begin, of_rank;
 };
 
@@ -94,6 +122,7 @@ struct ItemState {
   // among them. Null for other items: `set` is both.
   GroupSet* together = nullptr;
   std::vector<uint32_t> inner;
+  uint32_t kind = 0;                // the item's op, size and algorithm, numbered (Impl::kinds)
   std::vector<const Alone*> alone;  // per group of pattern_set()
   Shared* pattern = nullptr;
   ItemTime time;
@@ -183,7 +212,8 @@ struct ScoreState::Impl {
         model(cl, ro, *o.tuning, *o.calibration),
         scratch(ro, *o.calibration),
         groups(std::move(g)),
-        traffic(std::move(t)) {
+        traffic(std::move(t)),
+        signatures(cl) {
     levels.resize(c.num_edges());
     for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
   }
@@ -192,7 +222,8 @@ struct ScoreState::Impl {
   // `stages` when given.
   Result<GroupSet*> set_for(const std::string& token, bool pairs, const std::vector<int>* stages);
   Result<bool> place(size_t item);
-  Result<const Alone*> alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus);
+  // NCCL's choice for group `group` of the item's pattern set, as it stands.
+  Result<const Alone*> alone_for(size_t item, size_t group);
   // `made`: the group of `gpus` when already made (the model's last prediction's).
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo,
                                           int channels, const CommGroup* made = nullptr) const;
@@ -230,7 +261,9 @@ struct ScoreState::Impl {
   StepTraffic traffic;
   std::vector<uint8_t> levels;
   std::vector<std::unique_ptr<GroupSet>> sets;
-  std::unordered_map<std::string, Alone> alone_cache;  // node-based: pointers stay valid
+  Signatures signatures;
+  std::unordered_map<std::string, uint32_t> kinds;
+  std::unordered_map<uint64_t, Alone> alone_cache;  // by signature, kind; node-based: pointers stay valid
   std::vector<std::unique_ptr<Shared>> patterns;
   std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
   double exposed = 0, comm = 0;
@@ -280,18 +313,23 @@ Result<GroupSet*> ScoreState::Impl::set_for(const std::string& token, bool pairs
   s->of_rank.resize(s->begin[world]);
   std::vector<uint32_t> fill(s->begin.begin(), s->begin.end() - 1);
   s->gpus.resize(s->ranks.size());
-  for (size_t g = 0; g < s->ranks.size(); ++g)
+  for (size_t g = 0; g < s->ranks.size(); ++g) {
     for (int rank : s->ranks[g]) {
       s->of_rank[fill[static_cast<size_t>(rank)]++] = static_cast<uint32_t>(g);
       s->gpus[g].push_back(layout.gpu_of_rank[static_cast<size_t>(rank)]);
     }
+    s->signature.push_back(signatures.of(s->gpus[g]));
+  }
   sets.push_back(std::move(s));
   return sets.back().get();
 }
 
-Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const std::vector<VertexId>& gpus) {
-  std::string key = signature(c, gpus) + "|" + std::string(to_string(item.op)) + "|" + exact(item.bytes) + "|" +
-                    (item.algo ? std::string(to_string(*item.algo)) : "auto");
+Result<const Alone*> ScoreState::Impl::alone_for(size_t index, size_t group) {
+  const TrafficItem& item = traffic.items[index];
+  const ItemState& st = items[index];
+  const GroupSet& set = *st.pattern_set();
+  const std::vector<VertexId>& gpus = set.gpus[group];
+  const uint64_t key = uint64_t{set.signature[group]} << 32 | st.kind;
   if (auto it = alone_cache.find(key); it != alone_cache.end()) return &it->second;
   CollectiveRequest req;
   req.op = item.op;
@@ -307,7 +345,7 @@ Result<const Alone*> ScoreState::Impl::alone_for(const TrafficItem& item, const 
   scratch.clear();
   RETURN_IF_ERROR(scratch.add(*t));
   a.peak = scratch.busiest().busy_us;
-  return &alone_cache.emplace(std::move(key), std::move(a)).first->second;
+  return &alone_cache.emplace(key, std::move(a)).first->second;
 }
 
 Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const std::vector<VertexId>& gpus,
@@ -396,8 +434,11 @@ Result<bool> ScoreState::Impl::place(size_t index) {
       st.inner.push_back(static_cast<uint32_t>(k));
     }
   }
-  for (const std::vector<VertexId>& g : st.pattern_set()->gpus) {
-    Result<const Alone*> a = alone_for(item, g);
+  const std::string kind = std::string(to_string(item.op)) + "|" + exact(item.bytes) + "|" +
+                           (item.algo ? std::string(to_string(*item.algo)) : "auto");
+  st.kind = kinds.try_emplace(kind, static_cast<uint32_t>(kinds.size())).first->second;
+  for (size_t g = 0; g < st.pattern_set()->gpus.size(); ++g) {
+    Result<const Alone*> a = alone_for(index, g);
     RETURN_IF_ERROR(a);
     st.alone.push_back(*a);
   }
@@ -469,6 +510,7 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
     for (uint32_t g : touched[s]) {
       std::vector<VertexId>& gpus = sets[s]->gpus[g];
       for (size_t k = 0; k < gpus.size(); ++k) gpus[k] = layout.gpu_of_rank[static_cast<size_t>(sets[s]->ranks[g][k])];
+      sets[s]->signature[g] = signatures.of(gpus);
     }
   for (size_t i = 0; i < items.size(); ++i) {
     ItemState& st = items[i];
@@ -481,7 +523,7 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
         continue;
       }
       record.alone.push_back(st.alone[g]);
-      Result<const Alone*> a = alone_for(traffic.items[i], set->gpus[g]);
+      Result<const Alone*> a = alone_for(i, g);
       RETURN_IF_ERROR(a);
       st.alone[g] = *a;
     }
