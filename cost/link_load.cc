@@ -30,22 +30,27 @@ void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
     is_loaded_[e] = true;
     loaded_.push_back(e);
   }
-  const Link& l = router_.cluster().link(e);
-  double GBps = l.bw_GBps * efficiency(e, mode);
-  if (share_) GBps *= share_->at(e);
   bytes_[e] += bytes;
-  busy_us_[e] += bytes / (1000.0 * GBps);
-  if (levels_) level_bytes_[(*levels_)[e]] += bytes;  // GB/s = 1e3 bytes per microsecond
+  busy_us_[e] += bytes / (1000.0 * rate_GBps(e, mode));  // GB/s = 1e3 bytes per microsecond
+  if (levels_) level_bytes_[(*levels_)[e]] += bytes;
 }
 
-double LinkLoad::efficiency(EdgeId e, FlowMode mode) const {
-  const Cluster& c = router_.cluster();
-  const bool multimem = mode == FlowMode::multimem;
-  if (!multimem && c.link(e).kind != LinkKind::NVL) return cal_.efficiency[static_cast<size_t>(c.link(e).kind)];
-  ZeroedArray<double>& cache = multimem ? multimem_efficiency_ : nvl_copy_efficiency_;
-  if (cache.size() == 0) cache = ZeroedArray<double>(c.num_edges());
-  if (cache[e] == 0) cache[e] = multimem ? cal_.multimem_efficiency(c, e) : cal_.copy_efficiency(c, e);
-  return cache[e];
+double LinkLoad::rate_GBps(EdgeId e, FlowMode mode) const {
+  ZeroedArray<double>& cache = rate_GBps_[static_cast<size_t>(mode)];
+  if (cache.size() == 0) cache = ZeroedArray<double>(router_.cluster().num_edges());
+  double& rate = cache[e];
+  if (rate == 0) {
+    const Cluster& c = router_.cluster();
+    const Link& l = c.link(e);
+    double efficiency = cal_.efficiency[static_cast<size_t>(l.kind)];
+    if (mode == FlowMode::multimem)
+      efficiency = cal_.multimem_efficiency(c, e);
+    else if (l.kind == LinkKind::NVL)
+      efficiency = cal_.copy_efficiency(c, e);
+    rate = l.bw_GBps * efficiency;
+    if (share_) rate *= share_->at(e);
+  }
+  return rate;
 }
 
 const Route* LinkLoad::route(VertexId a, VertexId b, bool pxn, std::optional<uint32_t> flow, std::string* error) {

@@ -93,8 +93,9 @@ class LinkLoad {
 
  private:
   void add_edge(EdgeId e, double bytes, FlowMode mode) const;
-  // The fraction of the edge's line rate a flow of this mode gets (Calibration).
-  double efficiency(EdgeId e, FlowMode mode) const;
+  // What a flow of this mode gets from the edge, GB/s: its line rate times the fraction
+  // Calibration gives that mode and kind of link, times the job's share.
+  double rate_GBps(EdgeId e, FlowMode mode) const;
   Result<void> add_scaled(const Transfer& t, double sign, Touched* touched);
   // Spreads the bytes waiting on fabric segments over their hops: flows between the same leaves
   // are summed first, so each segment's ECMP fan-out is walked once, not once per flow.
@@ -113,9 +114,9 @@ class LinkLoad {
   mutable ZeroedArray<double> bytes_, busy_us_;
   mutable std::vector<EdgeId> loaded_;
   mutable std::vector<bool> is_loaded_;
-  // Per edge, computed on first use (NVLink efficiencies depend on the GPU's generation): copies
-  // over NVLink, and NVLS multimem; 0 until computed, empty until needed.
-  mutable ZeroedArray<double> nvl_copy_efficiency_, multimem_efficiency_;
+  // rate_GBps per flow mode and edge, computed on first use (every byte added asks); 0 until
+  // computed, empty until needed.
+  mutable std::array<ZeroedArray<double>, 2> rate_GBps_;
   const std::vector<uint8_t>* levels_ = nullptr;
   mutable LevelBytes level_bytes_{};                      // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes
