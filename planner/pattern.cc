@@ -45,17 +45,16 @@ void count_uses(std::vector<T>& v, std::vector<uint32_t>& uses) {
   v.resize(n);
 }
 
-// Sorted unique `keys` with their `uses`, less the uses in `off` and plus those in `on` (unsorted,
-// repeats included); the keys no longer used go to `left`, those newly used to `joined`.
+// Sorted unique `keys` with their `uses`, less the uses in `off` and plus those in `on` (repeats
+// included; both get sorted); the keys no longer used go to `left`, those newly used to
+// `joined`. `k` and `u` are scratch, swapped with keys and uses.
 template <typename T>
-void recount(std::vector<T>& keys, std::vector<uint32_t>& uses, std::vector<T> off, std::vector<T> on,
-             std::vector<T>& left, std::vector<T>& joined) {
+void recount(std::vector<T>& keys, std::vector<uint32_t>& uses, std::vector<T>& off, std::vector<T>& on,
+             std::vector<T>& left, std::vector<T>& joined, std::vector<T>& k, std::vector<uint32_t>& u) {
   std::sort(off.begin(), off.end());
   std::sort(on.begin(), on.end());
-  std::vector<T> k;
-  std::vector<uint32_t> u;
-  k.reserve(keys.size() + on.size());
-  u.reserve(keys.size() + on.size());
+  k.clear();
+  u.clear();
   size_t i = 0, j = 0, l = 0;
   while (i < keys.size() || j < off.size() || l < on.size()) {
     T x = i < keys.size() ? keys[i] : std::numeric_limits<T>::max();
@@ -73,8 +72,8 @@ void recount(std::vector<T>& keys, std::vector<uint32_t>& uses, std::vector<T> o
       left.push_back(x);
     }
   }
-  keys = std::move(k);
-  uses = std::move(u);
+  keys.swap(k);
+  uses.swap(u);
 }
 
 }  // namespace
@@ -149,27 +148,34 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers, std:
   // The multiset difference of old and new: a ring that lost one member changes a few hops only.
   auto key = [](const Transfer& t) { return std::tie(t.src, t.dst, t.bytes, t.mode, t.pxn, t.channel, t.connections); };
   auto less = [&](const Transfer& a, const Transfer& b) { return key(a) < key(b); };
-  std::vector<Transfer> before = transfers_[group], after = transfers;
-  std::sort(before.begin(), before.end(), less);
-  std::sort(after.begin(), after.end(), less);
-  std::vector<Transfer> gone, come;
-  std::set_difference(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(gone), less);
-  std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(come), less);
+  Scratch& x = scratch_;
+  x.before.assign(transfers_[group].begin(), transfers_[group].end());
+  x.after.assign(transfers.begin(), transfers.end());
+  std::sort(x.before.begin(), x.before.end(), less);
+  std::sort(x.after.begin(), x.after.end(), less);
+  x.gone.clear();
+  x.come.clear();
+  std::set_difference(x.before.begin(), x.before.end(), x.after.begin(), x.after.end(), std::back_inserter(x.gone), less);
+  std::set_difference(x.after.begin(), x.after.end(), x.before.begin(), x.before.end(), std::back_inserter(x.come), less);
   // What the transfers that went and came land on, repeats included: the group's uses of each
   // link change by those alone, so the rest of its transfers need no routing again.
-  Touched off, on;
-  if (Result<void> ok = total_.remove(gone, &off); !ok) return ok;
-  if (Result<void> ok = total_.add(come, &on); !ok) return ok;
-  changed_edges_.insert(changed_edges_.end(), off.edges.begin(), off.edges.end());
-  changed_edges_.insert(changed_edges_.end(), on.edges.begin(), on.edges.end());
-  changed_segments_.insert(changed_segments_.end(), off.segments.begin(), off.segments.end());
-  changed_segments_.insert(changed_segments_.end(), on.segments.begin(), on.segments.end());
-  Touched left, joined;  // what the group no longer uses, and uses now but did not
+  for (Touched* t : {&x.off, &x.on, &x.left, &x.joined}) {
+    t->edges.clear();
+    t->segments.clear();
+  }
+  if (Result<void> ok = total_.remove(x.gone, &x.off); !ok) return ok;
+  if (Result<void> ok = total_.add(x.come, &x.on); !ok) return ok;
+  changed_edges_.insert(changed_edges_.end(), x.off.edges.begin(), x.off.edges.end());
+  changed_edges_.insert(changed_edges_.end(), x.on.edges.begin(), x.on.edges.end());
+  changed_segments_.insert(changed_segments_.end(), x.off.segments.begin(), x.off.segments.end());
+  changed_segments_.insert(changed_segments_.end(), x.on.segments.begin(), x.on.segments.end());
+  // What the group no longer uses (left), and uses now but did not (joined).
   Touched& own = own_[group];
-  recount(own.edges, edge_uses_[group], off.edges, on.edges, left.edges, joined.edges);
-  recount(own.segments, segment_uses_[group], off.segments, on.segments, left.segments, joined.segments);
-  index(group, left, false);
-  index(group, joined, true);
+  recount(own.edges, edge_uses_[group], x.off.edges, x.on.edges, x.left.edges, x.joined.edges, x.keys, x.uses);
+  recount(own.segments, segment_uses_[group], x.off.segments, x.on.segments, x.left.segments, x.joined.segments,
+          x.keys, x.uses);
+  index(group, x.left, false);
+  index(group, x.joined, true);
   if (replaced) *replaced = std::move(transfers_[group]);
   transfers_[group] = std::move(transfers);
   moved_.push_back(static_cast<uint32_t>(group));

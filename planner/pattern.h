@@ -69,7 +69,13 @@ class Pattern {
   // Since the last refresh.
   std::vector<EdgeId> changed_edges_;
   std::vector<uint32_t> changed_segments_, moved_;
-  // Refresh's scratch, kept to save allocations.
+  // Scratch of update and refresh, kept to save allocations.
+  struct Scratch {
+    std::vector<Transfer> before, after, gone, come;
+    Touched off, on, left, joined;
+    std::vector<uint32_t> keys, uses;
+  };
+  Scratch scratch_;
   std::vector<char> edges_dirty_, segments_dirty_;
   std::vector<uint32_t> raised_;
   std::vector<EdgeId> changed_hops_;
