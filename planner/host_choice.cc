@@ -3,6 +3,7 @@
 #include "base/words.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <map>
 
@@ -68,11 +69,16 @@ std::vector<int> hosts_offered(const Cluster& c, const std::vector<int>& free) {
 }
 
 void hosts_sort(const Locality& loc, std::vector<int>& hosts) {
-  std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) {
-    for (Level l : {Level::site, Level::pod, Level::leaf_group, Level::domain})
-      if (loc.unit(a, l) != loc.unit(b, l)) return loc.unit(a, l) < loc.unit(b, l);
-    return a < b;
-  });
+  // Keys made once per host, not four lookups per comparison; the host breaks ties, so the
+  // order is total and needs no stable sort.
+  std::vector<std::array<int, 5>> keys;
+  keys.reserve(hosts.size());
+  for (int h : hosts) {
+    const size_t i = static_cast<size_t>(h);
+    keys.push_back({loc.site[i], loc.pod[i], loc.leaf_group[i], loc.domain[i], h});
+  }
+  std::sort(keys.begin(), keys.end());
+  for (size_t i = 0; i < keys.size(); ++i) hosts[i] = keys[i][4];
 }
 
 Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const DownSet& down,
@@ -81,7 +87,7 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
   std::vector<int> whole, partial;
   int whole_gpus = 0, all_gpus = 0;
   for (int h : free) {
-    const int up = static_cast<int>(down.gpus_up(c, h).size());
+    const int up = down.gpus_up_count(c, h);
     capacity[static_cast<size_t>(h)] = up;
     if (up == 0) continue;
     all_gpus += up;

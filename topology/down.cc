@@ -26,6 +26,12 @@ std::vector<VertexId> DownSet::gpus_up(const Cluster& c, int host) const {
   return out;
 }
 
+int DownSet::gpus_up_count(const Cluster& c, int host) const {
+  const std::vector<VertexId>& gpus = c.hosts()[static_cast<size_t>(host)].gpus;
+  if (!any()) return static_cast<int>(gpus.size());
+  return static_cast<int>(std::ranges::count_if(gpus, [&](VertexId g) { return !device_down(g); }));
+}
+
 bool DownSet::host_whole(const Cluster& c, int host) const {
   if (!any()) return true;
   const Host& h = c.hosts()[static_cast<size_t>(host)];

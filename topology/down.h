@@ -20,6 +20,7 @@ struct DownSet {
   bool edge_down(EdgeId e) const { return !edge.empty() && edge[e]; }
   // The host's GPUs that are up, by local index.
   std::vector<VertexId> gpus_up(const Cluster& cluster, int host) const;
+  int gpus_up_count(const Cluster& cluster, int host) const;
   // Nothing of the host is down: every GPU and NIC, and every NIC's cables.
   bool host_whole(const Cluster& cluster, int host) const;
 };
