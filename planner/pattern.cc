@@ -155,8 +155,10 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers, std:
   std::sort(x.after.begin(), x.after.end(), less);
   x.gone.clear();
   x.come.clear();
-  std::set_difference(x.before.begin(), x.before.end(), x.after.begin(), x.after.end(), std::back_inserter(x.gone), less);
-  std::set_difference(x.after.begin(), x.after.end(), x.before.begin(), x.before.end(), std::back_inserter(x.come), less);
+  std::set_difference(x.before.begin(), x.before.end(), x.after.begin(), x.after.end(), std::back_inserter(x.gone),
+                      less);
+  std::set_difference(x.after.begin(), x.after.end(), x.before.begin(), x.before.end(), std::back_inserter(x.come),
+                      less);
   // What the transfers that went and came land on, repeats included: the group's uses of each
   // link change by those alone, so the rest of its transfers need no routing again.
   for (Touched* t : {&x.off, &x.on, &x.left, &x.joined}) {
@@ -172,8 +174,8 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers, std:
   // What the group no longer uses (left), and uses now but did not (joined).
   Touched& own = own_[group];
   recount(own.edges, edge_uses_[group], x.off.edges, x.on.edges, x.left.edges, x.joined.edges, x.keys, x.uses);
-  recount(own.segments, segment_uses_[group], x.off.segments, x.on.segments, x.left.segments, x.joined.segments,
-          x.keys, x.uses);
+  recount(own.segments, segment_uses_[group], x.off.segments, x.on.segments, x.left.segments, x.joined.segments, x.keys,
+          x.uses);
   index(group, x.left, false);
   index(group, x.joined, true);
   if (replaced) *replaced = std::move(transfers_[group]);
