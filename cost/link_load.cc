@@ -78,12 +78,6 @@ Result<void> LinkLoad::remove(const std::vector<Transfer>& transfers, Touched* t
   return {};
 }
 
-Result<void> LinkLoad::touch(const std::vector<Transfer>& transfers, Touched* touched) {
-  for (const Transfer& t : transfers)
-    if (Result<void> ok = add_scaled(t, 0, touched); !ok) return ok;
-  return {};
-}
-
 Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touched) {
   if (t.bytes <= 0 || t.src == t.dst) return {};
   const double bytes = sign * t.bytes;
@@ -91,7 +85,7 @@ Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
   if (t.mode == FlowMode::multimem) {
     for (EdgeId e : c.out_edges(t.src))
       if (c.target(e) == t.dst) {
-        if (sign != 0) add_edge(e, bytes, t.mode);
+        add_edge(e, bytes, t.mode);
         if (touched) touched->edges.push_back(e);
         worst_class_ = std::max(worst_class_, PathClass::NVL);
         return {};
@@ -111,12 +105,12 @@ Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
     const double part = local ? bytes : bytes / connections;
     double dci = 0;
     for (const Hop& h : r->hops) {
-      if (sign != 0) add_edge(h.edge, part * h.share, t.mode);
+      add_edge(h.edge, part * h.share, t.mode);
       if (touched) touched->edges.push_back(h.edge);
       if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
     }
     if (r->segment != Route::kNoSegment) {
-      if (sign != 0) pending_[r->segment] += part * r->segment_share;
+      pending_[r->segment] += part * r->segment_share;
       if (touched) touched->segments.push_back(r->segment);
       dci += r->segment_share * router_.segment(r->segment).dci_latency_us;
     }

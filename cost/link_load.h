@@ -50,8 +50,6 @@ class LinkLoad {
   void add(const LinkLoad& other, double scale = 1);
   // Takes the transfers' bytes back off (incremental re-scoring moves a group elsewhere).
   Result<void> remove(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
-  // What the transfers would land on, appended to `touched`, without loading anything.
-  Result<void> touch(const std::vector<Transfer>& transfers, Touched* touched);
   void clear();
 
   double bytes(EdgeId e) const {
