@@ -219,7 +219,7 @@ void Pattern::refresh() {
     all_ = false;
   } else {
     // Every link whose load changed: the plain edges and the segments' hops of moved groups.
-    // Segments share hops (a leaf's uplinks): repeats are dropped before the sort.
+    // Segments share hops (a leaf's uplinks): an epoch stamp per edge drops the repeats.
     if (++epoch_ == 0) {
       edge_epoch_ = ZeroedArray<uint32_t>(edge_epoch_.size());
       epoch_ = 1;
