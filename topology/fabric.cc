@@ -3,6 +3,7 @@
 #include "topology/fabric_plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <set>
@@ -143,6 +144,11 @@ FabricSpec fabric_default(const NodeType& type) {
   // NCCL turns adaptive routing on for every InfiniBand port (v2.25.1-1 net_ib.cc:631, "Enable
   // ADAPTIVE_ROUTING by default on IB networks"). HGX and PCIe servers ship on InfiniBand or on
   // RoCE, so their presets leave the default and the text says so.
+  // Each rail's leaf needs a port on every spine, and a pod's spines send half their ports up, so
+  // a rail fabric takes at most half a switch's ports in rails: a node with more NICs than that
+  // stands behind chassis switches large enough.
+  f.switch_radix =
+      std::max(f.switch_radix, static_cast<int>(std::bit_ceil(2 * static_cast<unsigned>(std::max(type.nics, 1)))));
   for (const char* dgx : {"dgx-a100", "dgx-h100", "gb200-nvl72"})
     if (type.name == dgx)
       f.routing = {Routing::adaptive, type.name + " preset: a DGX SuperPOD's InfiniBand, adaptive routing on"};

@@ -100,6 +100,19 @@ std::vector<size_t> cuda_order(const std::vector<int>& index, const std::vector<
 Result<NodeTypeInference> node_type_infer(const NodeFacts& f, const NodeHints& hints) {
   auto fail = [&](const std::string& what) { return Error{f.format + ": " + what}; };
   if (f.gpus.empty()) return fail("no GPUs in the file");
+  // A PCI bus ID names one device: a repeat is a copy-paste slip, not a second GPU or NIC.
+  std::map<std::string, std::string> by_busid;
+  auto claim = [&](const std::string& busid, const std::string& device) {
+    if (busid.empty()) return std::string();
+    auto [it, fresh] = by_busid.emplace(busid, device);
+    return fresh ? std::string()
+                 : "PCI bus ID " + busid + " appears twice (" + it->second + ", " + device +
+                       "): a bus ID names one device";
+  };
+  for (const NodeFacts::Gpu& g : f.gpus)
+    if (std::string e = claim(g.busid, "GPU " + g.name); !e.empty()) return fail(e);
+  for (const NodeFacts::Nic& n : f.nics)
+    if (std::string e = claim(n.busid, "NIC " + n.name); !e.empty()) return fail(e);
   const NodeType* base = hints.base;
   const std::string base_text = base ? "--base " + base->name : "";
   NodeTypeInference out;

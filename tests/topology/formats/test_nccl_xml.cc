@@ -1,6 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <cstdio>
+
 #include "tests/topology/formats/node_samples.h"
+#include "topology/fabric_plan.h"
 #include "topology/formats/nccl_xml.h"
 #include "topology/formats/node_type_json.h"
 
@@ -103,6 +106,45 @@ TEST_CASE("nccl xml: malformed files get one clear error each") {
   CHECK(parse_error("<system><cpu numaid=\"0\"><pci busid=\"0000:01:00.0\" class=\"0x030200\"><gpu dev=\"0\">\n"
                     "<nvlink target=\"cpu\" count=\"2\" tclass=\"0x060400\"/></gpu></pci></cpu></system>")
             .find("topo.xml:2: <nvlink> to a device of class '0x060400'") == 0);
+}
+
+TEST_CASE("nccl xml: a bus ID twice is refused; more NICs than switch ports build on larger switches") {
+  // One GPU and `nics` NICs, each NIC's bus ID from `busid(i)`.
+  auto file = [](int nics, auto busid) {
+    std::string x =
+        "<system version=\"1\"><cpu numaid=\"0\">"
+        "<pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>";
+    for (int i = 0; i < nics; ++i)
+      x += "<pci busid=\"" + busid(i) + "\" class=\"0x020700\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"/>";
+    return x + "</cpu></system>";
+  };
+  auto hex = [](int i) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0001:%02x:00.0", i);
+    return std::string(b);
+  };
+  Result<NodeFacts> twice = nccl_topo_xml_parse(file(2, [](int) { return std::string("0000:02:00.0"); }), "t.xml");
+  REQUIRE(twice.ok());
+  Result<NodeTypeInference> refused = test::infer_with_base(*twice, "dgx-h100");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error() ==
+        "t.xml (NCCL topology XML): PCI bus ID 0000:02:00.0 appears twice (NIC 0000:02:00.0, NIC "
+        "0000:02:00.0): a bus ID names one device");
+  Result<NodeFacts> gpu_as_nic = nccl_topo_xml_parse(file(1, [](int) { return std::string("0000:01:00.0"); }), "t.xml");
+  REQUIRE(gpu_as_nic.ok());
+  CHECK(test::infer_with_base(*gpu_as_nic, "dgx-h100").error().find("(GPU 0000:01:00.0, NIC") != std::string::npos);
+
+  // 72 rails need 72 leaf ports on each spine, and twice that where half go up to a core tier.
+  const NodeType wide = test::inferred(*nccl_topo_xml_parse(file(72, hex), "t.xml"), "dgx-h100");
+  REQUIRE(wide.nics == 72);
+  CHECK(fabric_default(wide).switch_radix == 256);
+  for (int nodes : {1, 2, 300}) {
+    CAPTURE(nodes);
+    const ClusterSpec spec{"wide", wide, nodes, fabric_default(wide), {}, {}};
+    Result<FabricPlan> plan = fabric_plan(spec);
+    CHECK_MESSAGE(plan.ok(), (plan ? "" : plan.error()));
+  }
+  CHECK(fabric_default(*node_type_named("dgx-h100")).switch_radix == 64);
 }
 
 TEST_CASE("nccl xml: a node type written as NCCL_TOPO_FILE reads back the same" *
