@@ -499,31 +499,12 @@ Result<JobScore> Reporter::run() {
   out.ranks = state_.layout().world_size();
   out.gpu_of_rank = state_.layout().gpu_of_rank;
   out.traffic = state_.traffic();
-  // Every loaded edge gets its link first, so the links are allocated once; a link's phase
-  // utilisation holds its busy time per phase until the phases' durations are known.
-  std::vector<uint32_t> slot(c_.num_edges(), UINT32_MAX);
-  std::vector<EdgeId> loaded;
-  for (size_t i = 0; i < state_.item_count(); ++i)
-    if (!state_.item_groups(i).empty())
-      for (EdgeId e : state_.item_load(i).loaded())
-        if (slot[e] == UINT32_MAX) {
-          slot[e] = static_cast<uint32_t>(loaded.size());
-          loaded.push_back(e);
-        }
-  out.links.resize(loaded.size());
-  for (size_t k = 0; k < loaded.size(); ++k) out.links[k].edge = loaded[k];
   for (size_t i = 0; i < state_.item_count(); ++i) {
     if (state_.item_groups(i).empty()) continue;
     const TrafficItem& item = out.traffic.items[i];
     Result<ItemScore> s = score_item(i);
     if (!s) return Error{std::string(to_string(item.kind)) + " " + std::string(to_string(item.op)) + ": " + s.error()};
     find(i, *s);
-    const LinkLoad& load = state_.item_load(i);
-    for (EdgeId e : load.loaded()) {
-      LinkUse& u = out.links[slot[e]];
-      u.bytes += load.bytes(e) * item.bytes * item.calls;
-      u.phase_utilization[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
-    }
     KindScore& k = out.by_kind[static_cast<size_t>(item.kind)];
     k.alone_s += item.calls * s->alone_us / 1e6;
     k.time_s += s->time_us / 1e6;
@@ -543,23 +524,7 @@ Result<JobScore> Reporter::run() {
   out.level_bytes = state_.level_bytes();
   out.memory = memory_estimate(job_, out.traffic.compute.gpu);
   memory_find(out.memory);
-  const std::array<double, kPhases> phase_us = phase_durations_us(state_);
-  for (LinkUse& l : out.links) {
-    for (size_t p = 0; p < kPhases; ++p) {
-      l.busy_us += l.phase_utilization[p];
-      l.phase_utilization[p] = phase_us[p] > 0 ? l.phase_utilization[p] / phase_us[p] : 0;
-      if (l.phase_utilization[p] > l.peak) {
-        l.peak = l.phase_utilization[p];
-        l.peak_phase = static_cast<Phase>(p);
-      }
-    }
-    l.utilization = out.step_s > 0 ? l.busy_us / (out.step_s * 1e6) : 0;
-  }
-  // A total order (the edge breaks ties), so no stable sort and its buffer are needed.
-  std::sort(out.links.begin(), out.links.end(), [](const LinkUse& a, const LinkUse& b) {
-    if (a.peak != b.peak) return a.peak > b.peak;
-    return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
-  });
+  out.links = link_uses(state_);
   for (size_t k = 0; k < kTrafficKinds; ++k) {
     const Dci& d = dci_[k];
     if (d.groups == 0) continue;
@@ -681,6 +646,48 @@ std::array<double, kPhases> phase_durations_us(const ScoreState& state) {
     for (const auto& c : per_class) longest = std::max(longest, c[p]);
     out[p] += longest;
   }
+  return out;
+}
+
+std::vector<LinkUse> link_uses(const ScoreState& state) {
+  const StepTraffic& traffic = state.traffic();
+  // Every loaded edge gets its link first, so the links are allocated once; a link's phase
+  // utilisation holds its busy time per phase until the phases' durations are known.
+  std::vector<uint32_t> slot;
+  std::vector<LinkUse> out;
+  for (size_t i = 0; i < state.item_count(); ++i) {
+    if (state.item_groups(i).empty()) continue;
+    const TrafficItem& item = traffic.items[i];
+    const LinkLoad& load = state.item_load(i);
+    for (EdgeId e : load.loaded()) {
+      if (e >= slot.size()) slot.resize(e + 1, UINT32_MAX);
+      if (slot[e] == UINT32_MAX) {
+        slot[e] = static_cast<uint32_t>(out.size());
+        out.emplace_back().edge = e;
+      }
+      LinkUse& u = out[slot[e]];
+      u.bytes += load.bytes(e) * item.bytes * item.calls;
+      u.phase_utilization[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
+    }
+  }
+  const double step_s = traffic.compute.step_us / 1e6 + state.exposed_us() / 1e6;  // as JobScore::step_s
+  const std::array<double, kPhases> phase_us = phase_durations_us(state);
+  for (LinkUse& l : out) {
+    for (size_t p = 0; p < kPhases; ++p) {
+      l.busy_us += l.phase_utilization[p];
+      l.phase_utilization[p] = phase_us[p] > 0 ? l.phase_utilization[p] / phase_us[p] : 0;
+      if (l.phase_utilization[p] > l.peak) {
+        l.peak = l.phase_utilization[p];
+        l.peak_phase = static_cast<Phase>(p);
+      }
+    }
+    l.utilization = step_s > 0 ? l.busy_us / (step_s * 1e6) : 0;
+  }
+  // A total order (the edge breaks ties), so no stable sort and its buffer are needed.
+  std::sort(out.begin(), out.end(), [](const LinkUse& a, const LinkUse& b) {
+    if (a.peak != b.peak) return a.peak > b.peak;
+    return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
+  });
   return out;
 }
 
