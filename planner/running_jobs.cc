@@ -1,0 +1,163 @@
+#include "planner/running_jobs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "base/json_fields.h"
+#include "planner/job_inputs.h"
+#include "planner/plan_json.h"
+
+namespace topoplan {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A plan file's job and placement; the job keeps the order string its ranks were placed under.
+Result<RunningJob> from_plan(const std::string& path, const Cluster& c) {
+  Result<std::string> text = text_read_file(path);
+  RETURN_IF_ERROR(text);
+  Result<nlohmann::json> doc = plan_document_parse(*text, path);
+  RETURN_IF_ERROR(doc);
+  if (!doc->contains("job") || !(*doc)["job"].is_object()) return Error{path + ": job: expected the planned job"};
+  Result<Job> job = job_from_json((*doc)["job"], path + ": job");
+  RETURN_IF_ERROR(job);
+  Result<Layout> layout = plan_layout_read(*doc, path, c, job_ranks(*job));
+  RETURN_IF_ERROR(layout);
+  RunningJob out{job->name, path, std::move(*job), std::move(*layout)};
+  if (!out.layout.order.empty()) out.job.parallel.order = out.layout.order;
+  return out;
+}
+
+// A job file (or Megatron-LM arguments) and a layout file.
+Result<RunningJob> from_job(const std::string& job_path, const std::string& layout_path, const Cluster& c) {
+  Result<Job> job = job_load(job_path, [&] { return world_from_layout_or_cluster(c, "the cluster", layout_path); });
+  RETURN_IF_ERROR(job);
+  if (Result<void> fits = job_fits(*job, static_cast<int>(c.gpus().size())); !fits)
+    return Error{job_path + ": " + fits.error()};
+  Result<Layout> layout = layout_load(layout_path, c, job_ranks(*job));
+  RETURN_IF_ERROR(layout);
+  RunningJob out{job->name, job_path, std::move(*job), std::move(*layout)};
+  if (!out.layout.order.empty()) out.job.parallel.order = out.layout.order;
+  return out;
+}
+
+Result<std::vector<RunningJob>> from_list(const nlohmann::json& doc, const std::string& path, const Cluster& c) {
+  std::string error;
+  Fields top(doc, "", {"format", "jobs"}, &error);
+  const nlohmann::json* list = top.list("jobs", true);
+  if (!error.empty()) return error_in(path, error);
+  if (list->empty()) return error_in(path, "jobs: expected at least one running job");
+  const fs::path folder = fs::path(path).parent_path();
+  auto relative = [&](const std::string& p) { return fs::path(p).is_absolute() ? p : (folder / p).string(); };
+  std::vector<RunningJob> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string at = json_indexed("jobs", i);
+    Fields f((*list)[i], at, {"name", "plan", "job", "layout"}, &error);
+    const std::string name = f.text("name", "");
+    const std::string plan = f.text("plan", ""), job = f.text("job", ""), layout = f.text("layout", "");
+    if (f.ok() && plan.empty() == job.empty())
+      f.fail(at, "expected \"plan\" (a plan file) or \"job\" with \"layout\" (a job file and where its ranks run)");
+    if (f.ok() && !plan.empty() && !layout.empty())
+      f.fail(at + ".layout", "a plan file brings its own placement; give \"job\" with \"layout\", or \"plan\" alone");
+    if (f.ok() && !job.empty() && layout.empty())
+      f.fail(at + ".layout", "expected the layout file that places the job's ranks (a host list, rankfile ...)");
+    if (!error.empty()) return error_in(path, error);
+    Result<RunningJob> r = plan.empty() ? from_job(relative(job), relative(layout), c) : from_plan(relative(plan), c);
+    if (!r) return Error{path + ": " + at + ": " + r.error()};
+    r->where = path + ": " + at;
+    if (!name.empty()) r->name = name;
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+Result<std::vector<RunningJob>> from_folder(const std::string& path, const Cluster& c) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(path, ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  if (ec) return Error{path + ": cannot read the folder: " + ec.message()};
+  if (files.empty()) return Error{path + ": expected plan files (*.json) of the running jobs, found none"};
+  std::sort(files.begin(), files.end());
+  std::vector<RunningJob> out;
+  for (const fs::path& f : files) {
+    Result<RunningJob> r = from_plan(f.string(), c);
+    RETURN_IF_ERROR(r);
+    r->name = f.stem().string();
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+// One name per job, and at most one rank per GPU over all of them.
+Result<void> check(const RunningJobs& running, const Cluster& c) {
+  std::map<std::string, size_t> names;
+  for (size_t j = 0; j < running.jobs.size(); ++j) {
+    const RunningJob& job = running.jobs[j];
+    if (job.name.empty()) return Error{job.where + ": name: expected a name for the job"};
+    auto [it, fresh] = names.emplace(job.name, j);
+    if (!fresh)
+      return Error{job.where + ": name: '" + job.name + "' is also the name of " + running.jobs[it->second].where +
+                   "; give each running job its own \"name\""};
+  }
+  struct Owner {
+    size_t job = SIZE_MAX;
+    int rank = 0;
+  };
+  std::vector<Owner> owner(c.num_devices());
+  for (size_t j = 0; j < running.jobs.size(); ++j) {
+    const RunningJob& job = running.jobs[j];
+    for (int r = 0; r < job.layout.world_size(); ++r) {
+      const VertexId gpu = job.layout.gpu_of_rank[static_cast<size_t>(r)];
+      Owner& o = owner[gpu];
+      if (o.job != SIZE_MAX) {
+        const RunningJob& other = running.jobs[o.job];
+        return Error{running.source + ": running jobs '" + other.name + "' (rank " + std::to_string(o.rank) +
+                     ") and '" + job.name + "' (rank " + std::to_string(r) + ") both run on " + c.device(gpu).name +
+                     ": a GPU runs one job's rank"};
+      }
+      o = {j, r};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<RunningJobs> running_jobs_load(const std::string& path, const Cluster& c) {
+  RunningJobs out;
+  out.source = path;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    Result<std::vector<RunningJob>> jobs = from_folder(path, c);
+    RETURN_IF_ERROR(jobs);
+    out.jobs = std::move(*jobs);
+  } else {
+    Result<std::string> text = text_read_file(path);
+    RETURN_IF_ERROR(text);
+    Result<nlohmann::json> doc = json_parse_text(*text, path);
+    RETURN_IF_ERROR(doc);
+    const nlohmann::json* format = doc->is_object() && doc->contains("format") ? &(*doc)["format"] : nullptr;
+    if (format && *format == kPlanFormat) {
+      Result<RunningJob> one = from_plan(path, c);
+      RETURN_IF_ERROR(one);
+      out.jobs.push_back(std::move(*one));
+    } else if (format && *format == kRunningFormat) {
+      Result<std::vector<RunningJob>> jobs = from_list(*doc, path, c);
+      RETURN_IF_ERROR(jobs);
+      out.jobs = std::move(*jobs);
+    } else {
+      return Error{path + ": expected the running jobs: a file with \"format\": \"" + std::string(kRunningFormat) +
+                   "\", a plan file (\"format\": \"" + kPlanFormat + "\") or a folder of plan files"};
+    }
+  }
+  for (const RunningJob& j : out.jobs)
+    for (const std::string& d : j.layout.down)
+      if (std::find(out.down.begin(), out.down.end(), d) == out.down.end()) out.down.push_back(d);
+  RETURN_IF_ERROR(check(out, c));
+  return out;
+}
+
+}  // namespace topoplan
