@@ -1,0 +1,90 @@
+// Jobs beside each other on one fabric: who slows whom, and by how much. docs/model.md, "Jobs
+// beside each other".
+//
+// Each job is scored alone on an idle fabric. On every link direction it loads it has a demand
+// (the part of the link its traffic keeps busy) and flows (the most of its groups that cross the
+// link in one collective). Beside the others a job gets its max-min fair share of each link it
+// shares: every flow an equal part, a job's flows no more than its demand in all, the job's own
+// flows whatever is left (they take what they can get, as the score assumes of a transfer). It is
+// scored again with the others' part of each link as background (cost/link_share.h).
+//
+// Jobs do not step in lock-step, so there are two alignments of their phases:
+//  - average: a job's demand is its step average (its traffic spread over its step, phases
+//    unaligned with the others');
+//  - worst: its busiest phase's (every job at its busiest phase at once).
+// Demands are each job's alone: a slowed job spreads its bytes over a longer step and asks for
+// less, so the slowdowns are at most one fixed-point iteration's, never below it.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "planner/running_jobs.h"
+#include "planner/score.h"
+
+namespace topoplan {
+
+enum class Alignment : uint8_t { average, worst };
+inline constexpr size_t kAlignments = 2;
+std::string_view to_string(Alignment a);
+
+// One job's part in another's slowdown.
+struct ContentionCause {
+  size_t job = 0;
+  double share = 0;    // of the slowed job's added time
+  double added_s = 0;  // per step of the slowed job
+};
+
+// A job's step beside the others, under one alignment.
+struct JobBeside {
+  double step_s = 0;
+  double slowdown = 1;                  // step_s / step_alone_s
+  std::vector<ContentionCause> causes;  // largest share first
+};
+
+struct ContentionJob {
+  std::string name;
+  int gpus = 0;
+  double step_alone_s = 0;
+  std::array<JobBeside, kAlignments> beside{};
+};
+
+// One job's traffic on one link direction, alone.
+struct JobOnLink {
+  size_t job = 0;
+  int flows = 0;
+  double utilization = 0;  // busy time over its step
+  double peak = 0;         // in its busiest phase
+  Phase peak_phase = Phase::forward;
+};
+
+struct ContendedLink {
+  EdgeId edge = 0;
+  std::vector<JobOnLink> jobs;       // busiest first
+  double utilization = 0, peak = 0;  // summed over the jobs: above 1, they cannot all have it
+};
+
+struct Contention {
+  std::vector<ContentionJob> jobs;  // in the order given
+  // Every loaded link direction: those two jobs or more load first, each part by summed peak.
+  std::vector<ContendedLink> links;
+  size_t meeting = 0;  // links loaded by two jobs or more
+};
+
+// Max-min fair parts of one link (capacity 1) for other jobs' flows, each job's flows taking no
+// more than its demand in all, beside `self_flows` that take what they can get: each other's
+// part, in the order given. What is left, 1 - their sum, is self's.
+struct FlowDemand {
+  int flows = 1;
+  double demand = 0;  // part of the link, 0 to 1
+};
+std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& others);
+
+// `options` gives the calibration and tuning; the jobs are the only traffic (an idle fabric
+// otherwise), so its fabric mode and background are not read.
+Result<Contention> contention_compute(const Cluster& cluster, const Router& router, const std::vector<RunningJob>& jobs,
+                                      const ScoreOptions& options);
+
+}  // namespace topoplan

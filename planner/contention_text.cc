@@ -1,0 +1,114 @@
+#include "planner/contention_text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "base/text_table.h"
+#include "base/units.h"
+#include "base/words.h"
+
+namespace topoplan {
+namespace {
+
+std::string percent(double fraction) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f%%", 100 * fraction);
+  return b;
+}
+
+// "+4.7%", from a ratio of steps.
+std::string slowdown_text(double slowdown) {
+  char b[32];
+  std::snprintf(b, sizeof b, "+%.1f%%", std::max(0.0, 100 * (slowdown - 1)));
+  return b;
+}
+
+std::string causes_text(const Contention& k, const JobBeside& b) {
+  std::string out;
+  for (const ContentionCause& c : b.causes) {
+    if (!out.empty()) out += ", ";
+    out += k.jobs[c.job].name + " " + percent(c.share) + " (+" + format_duration(c.added_s) + ")";
+  }
+  return out.empty() ? "-" : out;
+}
+
+nlohmann::json beside_json(const Contention& k, const JobBeside& b) {
+  nlohmann::json causes = nlohmann::json::array();
+  for (const ContentionCause& c : b.causes)
+    causes.push_back({{"job", k.jobs[c.job].name}, {"share", c.share}, {"added_s", c.added_s}});
+  return {{"step_s", b.step_s}, {"slowdown", b.slowdown}, {"slowed_by", causes}};
+}
+
+}  // namespace
+
+std::string contention_text(const Cluster& c, const RunningJobs& running, const Contention& k, size_t links) {
+  std::string out = "contention: " + counted(static_cast<int64_t>(k.jobs.size()), "running job") + " (" +
+                    running.source + "), " + counted(static_cast<int64_t>(k.links.size()), "link direction") +
+                    " loaded, " + std::to_string(k.meeting) + " where jobs meet\n";
+  out +=
+      "each job alone on an idle fabric, then beside the others with its max-min fair share of every link they "
+      "share;\n  average: phases unaligned, each job's traffic spread over its step; worst: every job at its "
+      "busiest phase at once\n\n";
+  using A = TextTable::Align;
+  TextTable jobs({A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::left});
+  jobs.add({"job", "GPUs", "alone", "average", "slowdown", "worst", "slowdown", "slowed by (average)"}, "  ");
+  for (const ContentionJob& j : k.jobs) {
+    const JobBeside& avg = j.beside[static_cast<size_t>(Alignment::average)];
+    const JobBeside& worst = j.beside[static_cast<size_t>(Alignment::worst)];
+    jobs.add({j.name, std::to_string(j.gpus), format_duration(j.step_alone_s), format_duration(avg.step_s),
+              slowdown_text(avg.slowdown), format_duration(worst.step_s), slowdown_text(worst.slowdown),
+              causes_text(k, avg)},
+             "  ");
+  }
+  out += jobs.str();
+  if (k.meeting == 0) return out + "\nno link carries two jobs' traffic\n";
+  const size_t shown = std::min(links, k.meeting);
+  out += "\nwhere jobs meet (" + (shown < k.meeting ? "the busiest " + std::to_string(shown) + " of " : std::string()) +
+         counted(static_cast<int64_t>(k.meeting), "link direction") +
+         "; each job's demand: busy time over its step, and in its busiest phase):\n";
+  TextTable table({A::left, A::right, A::right, A::right, A::left});
+  table.add({"link", "jobs", "average", "worst", "by job: average / busiest phase"}, "  ");
+  for (size_t i = 0; i < shown; ++i) {
+    const ContendedLink& l = k.links[i];
+    std::string by;
+    for (const JobOnLink& j : l.jobs) {
+      if (!by.empty()) by += ", ";
+      by += k.jobs[j.job].name + " " + percent(j.utilization) + " / " + percent(j.peak) + " " +
+            std::string(phase_window_name(j.peak_phase));
+    }
+    table.add({c.edge_name(l.edge), std::to_string(l.jobs.size()), percent(l.utilization), percent(l.peak), by}, "  ");
+  }
+  return out + table.str();
+}
+
+nlohmann::json contention_json(const Cluster& c, const RunningJobs& running, const Contention& k, Alignment alignment) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const ContentionJob& j : k.jobs) {
+    nlohmann::json e = {{"name", j.name}, {"gpus", j.gpus}, {"step_alone_s", j.step_alone_s}};
+    e.update(beside_json(k, j.beside[static_cast<size_t>(alignment)]));
+    for (size_t a = 0; a < kAlignments; ++a)
+      e[std::string(to_string(static_cast<Alignment>(a)))] = beside_json(k, j.beside[a]);
+    jobs.push_back(std::move(e));
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const ContendedLink& l : k.links) {
+    nlohmann::json by = nlohmann::json::array();
+    for (const JobOnLink& j : l.jobs)
+      by.push_back({{"job", k.jobs[j.job].name},
+                    {"flows", j.flows},
+                    {"utilization", j.utilization},
+                    {"peak", j.peak},
+                    {"peak_phase", phase_window_name(j.peak_phase)}});
+    list.push_back({{"link", c.edge_name(l.edge)}, {"utilization", l.utilization}, {"peak", l.peak}, {"jobs", by}});
+  }
+  return {{"format", "topoplan-contention"},
+          {"running", running.source},
+          {"alignment", to_string(alignment)},
+          {"links_loaded", k.links.size()},
+          {"links_meeting", k.meeting},
+          {"jobs", jobs},
+          {"links", list}};
+}
+
+}  // namespace topoplan

@@ -1,0 +1,91 @@
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support.h"
+
+using topoplan::test::run_topoplan;
+
+namespace {
+
+// Two jobs of tiny-8's shape at DP 4 on a 2:1 pod of 8 DGX H100 nodes, one host of each in every
+// leaf group, listed in `dir`/running.json.
+std::filesystem::path two_jobs(const std::string& name) {
+  const auto dir = topoplan::test::temp_dir(name);
+  std::ofstream(dir / "pod.json") << R"({"name": "pod-2to1", "node": "dgx-h100", "nodes": 8,
+    "fabric": {"kind": "rail", "nodes_per_su": 2, "leaf_oversubscription": 2}})";
+  std::ofstream(dir / "job.json") << R"({"format": "topoplan-job", "name": "dp4",
+    "model": {"layers": 8, "hidden": 4096, "ffn_hidden": 14336, "heads": 32, "kv_heads": 8, "vocab": 32000},
+    "training": {"seq_length": 4096, "micro_batch": 1, "global_batch": 32, "dtype": "bf16"},
+    "parallel": {"tp": 8, "pp": 1, "dp": 4, "sequence_parallel": true}})";
+  std::ofstream(dir / "a.hosts") << "h[001,003,005,007] slots=8\n";
+  std::ofstream(dir / "b.hosts") << "h[002,004,006,008] slots=8\n";
+  std::ofstream(dir / "running.json") << R"({"format": "topoplan-running", "jobs": [
+    {"name": "a", "job": "job.json", "layout": "a.hosts"}, {"name": "b", "job": "job.json", "layout": "b.hosts"}]})";
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("contention: the text and the JSON say the same, both alignments") {
+  const auto dir = two_jobs("contention-cli");
+  const std::string args = "contention --cluster pod.json --running running.json";
+  auto text = run_topoplan(args, dir);
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("contention: 2 running jobs (running.json)") == 0);
+  CHECK(text.out.find("where jobs meet (the busiest 10 of") != std::string::npos);
+  CHECK(text.out.find("leaf0 -> spine0") != std::string::npos);
+  auto json = run_topoplan(args + " --json", dir);
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  CHECK(j["format"] == "topoplan-contention");
+  CHECK(j["alignment"] == "average");
+  REQUIRE(j["jobs"].size() == 2);
+  const nlohmann::json& a = j["jobs"][0];
+  CHECK(a["name"] == "a");
+  CHECK(a["gpus"] == 32);
+  CHECK(a["step_s"] == a["average"]["step_s"]);
+  CHECK(a["slowdown"].get<double>() > 1);
+  CHECK(a["worst"]["slowdown"].get<double>() > a["average"]["slowdown"].get<double>());
+  REQUIRE(a["slowed_by"].size() == 1);
+  CHECK(a["slowed_by"][0]["job"] == "b");
+  CHECK(a["slowed_by"][0]["share"].get<double>() == doctest::Approx(1));
+  // Every loaded link, those where the jobs meet first.
+  CHECK(j["links"].size() == j["links_loaded"].get<size_t>());
+  CHECK(j["links"][0]["jobs"].size() == 2);
+  CHECK(j["links"][j["links_meeting"].get<size_t>()]["jobs"].size() == 1);
+  // The text's figures are the JSON's.
+  char alone[64];
+  std::snprintf(alone, sizeof alone, "%.1f ms", 1000 * a["step_alone_s"].get<double>());
+  CHECK_MESSAGE(text.out.find(alone) != std::string::npos, alone);
+  auto worst = run_topoplan(args + " --json --alignment worst", dir);
+  REQUIRE(worst.exit_code == 0);
+  const nlohmann::json w = nlohmann::json::parse(worst.out);
+  CHECK(w["jobs"][0]["step_s"] == a["worst"]["step_s"]);
+}
+
+TEST_CASE("contention: bad input is exit 2 naming the file and what is wrong") {
+  const auto dir = two_jobs("contention-cli-bad");
+  std::ofstream(dir / "c.hosts") << "h[001,010,011,012] slots=8\n";
+  std::ofstream(dir / "unknown.json") << R"({"format": "topoplan-running", "jobs": [
+    {"name": "a", "job": "job.json", "layout": "c.hosts"}]})";
+  auto r = run_topoplan("contention --cluster pod.json --running unknown.json", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown.json: jobs[0]: ") != std::string::npos);
+  CHECK(r.err.find("h010") != std::string::npos);
+  std::ofstream(dir / "overlap.json") << R"({"format": "topoplan-running", "jobs": [
+    {"name": "a", "job": "job.json", "layout": "a.hosts"}, {"name": "c", "job": "job.json", "layout": "a.hosts"}]})";
+  r = run_topoplan("contention --cluster pod.json --running overlap.json", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("running jobs 'a' (rank 0) and 'c' (rank 0) both run on h001/gpu0") != std::string::npos);
+  r = run_topoplan("contention --cluster pod.json --running nowhere.json", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("nowhere.json") != std::string::npos);
+  r = run_topoplan("contention --cluster pod.json --running running.json --alignment best", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--alignment") != std::string::npos);
+  r = run_topoplan("contention --cluster pod.json", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--running") != std::string::npos);
+}

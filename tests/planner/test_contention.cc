@@ -1,0 +1,166 @@
+// Jobs beside each other: the max-min fair parts of a link, and two jobs whose data-parallel rings
+// cross the same spine links of a 2:1 pod slowed as the fair-share arithmetic done here by hand.
+#include "planner/contention.h"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tests/support.h"
+
+namespace topoplan {
+namespace {
+
+// Eight DGX H100 nodes, two per leaf, 2:1 under one spine layer.
+Cluster pod_2to1() {
+  const auto dir = test::temp_dir("contention-pod");
+  std::ofstream(dir / "pod.json") << R"({"name": "pod-2to1", "node": "dgx-h100", "nodes": 8,
+    "fabric": {"kind": "rail", "nodes_per_su": 2, "leaf_oversubscription": 2}})";
+  return test::load_cluster((dir / "pod.json").string());
+}
+
+// TP 8 inside each host, DP 4 across four hosts.
+Job dp4_job() {
+  return *job_from_json(nlohmann::json::parse(R"({"format": "topoplan-job", "name": "dp4",
+    "model": {"layers": 8, "hidden": 4096, "ffn_hidden": 14336, "heads": 32, "kv_heads": 8, "vocab": 32000,
+              "swiglu": true},
+    "training": {"seq_length": 4096, "micro_batch": 1, "global_batch": 32, "dtype": "bf16"},
+    "parallel": {"tp": 8, "pp": 1, "dp": 4, "sequence_parallel": true, "zero_stage": 1}})"),
+                        "dp4.json");
+}
+
+RunningJob running(const Cluster& c, const std::string& name, const std::string& hosts) {
+  const Job job = dp4_job();
+  Result<Layout> l = layout_parse(hosts + " slots=8\n", name + ".hosts", c, job_ranks(job));
+  REQUIRE_MESSAGE(l.ok(), (l ? "" : l.error()));
+  return {name, name + ".hosts", job, *l};
+}
+
+}  // namespace
+
+TEST_CASE("contention: max-min fair parts of a link, by hand") {
+  // 2 flows of our own beside three jobs: 0.1 on 1 flow is under every split and gets it all;
+  // then 0.9 is left for 7 flows (0.129 each), under which 0.5 on 4 flows (0.125 each) fits;
+  // 0.4 is left for 3 flows: 0.133 each, so the 0.9 asked on 1 flow gets 0.133, and we 0.267.
+  const std::vector<double> p = fair_parts(2, {{1, 0.1}, {1, 0.9}, {4, 0.5}});
+  REQUIRE(p.size() == 3);
+  CHECK(p[0] == doctest::Approx(0.1));
+  CHECK(p[1] == doctest::Approx(0.4 / 3));
+  CHECK(p[2] == doctest::Approx(0.5));
+  // Equal flows that both want it all split it; a job that asks for nothing takes nothing.
+  CHECK(fair_parts(3, {{3, 1.0}})[0] == doctest::Approx(0.5));
+  CHECK(fair_parts(1, {{1, 0.0}})[0] == 0);
+  CHECK(fair_parts(1, {}).empty());
+}
+
+TEST_CASE("contention: two jobs' DP rings on the same spine links of a 2:1 pod, by hand") {
+  const Cluster c = pod_2to1();
+  const Router r(c);
+  // One host of each job in every leaf group: every DP ring crosses the spines, the same links.
+  const std::vector<RunningJob> jobs = {running(c, "a", "h[001,003,005,007]"), running(c, "b", "h[002,004,006,008]")};
+  Result<Contention> k = contention_compute(c, r, jobs, {});
+  REQUIRE_MESSAGE(k.ok(), (k ? "" : k.error()));
+
+  ScoreOptions idle;
+  idle.fabric = FabricMode::idle;
+  const JobScore a = *score_job(c, r, jobs[0].job, jobs[0].layout, idle);
+  const JobScore b = *score_job(c, r, jobs[1].job, jobs[1].layout, idle);
+  CHECK(k->jobs[0].step_alone_s == doctest::Approx(a.step_s));
+  std::map<EdgeId, const LinkUse*> of_b;
+  for (const LinkUse& u : b.links) of_b[u.edge] = &u;
+  // The links they share are the spine links (a host's own cables and NVLinks are its job's),
+  // where their flows are as many: each gets half, or what the other leaves of its demand.
+  std::map<EdgeId, const ContendedLink*> shared;
+  for (const ContendedLink& l : k->links)
+    if (l.jobs.size() == 2) shared[l.edge] = &l;
+  CHECK(shared.size() == k->meeting);
+  REQUIRE(!shared.empty());
+  Background average, worst;
+  for (const LinkUse& u : a.links) {
+    auto other = of_b.find(u.edge);
+    if (other == of_b.end()) continue;
+    REQUIRE(shared.count(u.edge) == 1);
+    const std::string name = c.edge_name(u.edge);
+    CAPTURE(name);
+    CHECK((name.find("spine") != std::string::npos));
+    CHECK(shared[u.edge]->jobs[0].flows == shared[u.edge]->jobs[1].flows);
+    average.utilization.emplace_back(u.edge, std::min(other->second->utilization, 0.5));
+    worst.utilization.emplace_back(u.edge, std::min(other->second->peak, 0.5));
+    // The optimizer's collectives keep the spines near full in their phase: half each at worst.
+    CHECK(other->second->peak > 0.5);
+  }
+  CHECK(average.utilization.size() == shared.size());
+  for (auto [bg, align] : {std::pair{&average, Alignment::average}, std::pair{&worst, Alignment::worst}}) {
+    ScoreOptions with = idle;
+    with.background = bg;
+    const JobScore by_hand = *score_job(c, r, jobs[0].job, jobs[0].layout, with);
+    const JobBeside& got = k->jobs[0].beside[static_cast<size_t>(align)];
+    CAPTURE(to_string(align));
+    CHECK(got.step_s == doctest::Approx(by_hand.step_s));
+    CHECK(got.slowdown == doctest::Approx(by_hand.step_s / a.step_s));
+    CHECK(got.step_s > a.step_s);
+    // The mirror image is slowed the same, and each is slowed by the other alone.
+    CHECK(k->jobs[1].beside[static_cast<size_t>(align)].step_s == doctest::Approx(got.step_s));
+    REQUIRE(got.causes.size() == 1);
+    CHECK(got.causes[0].job == 1);
+    CHECK(got.causes[0].share == doctest::Approx(1));
+    CHECK(got.causes[0].added_s == doctest::Approx(got.step_s - a.step_s));
+  }
+  CHECK(k->jobs[0].beside[1].step_s > k->jobs[0].beside[0].step_s);
+  // docs/model.md's figures.
+  CHECK(k->jobs[0].beside[0].slowdown == doctest::Approx(1.026).epsilon(0.001));
+  CHECK(k->jobs[0].beside[1].slowdown == doctest::Approx(1.148).epsilon(0.001));
+}
+
+// Two hosts of DP 2.
+RunningJob dp2(const Cluster& c, const std::string& name, const std::string& hosts) {
+  Job job = dp4_job();
+  job.parallel.dp = 2;
+  job.training.global_batch = 16;
+  Result<Layout> l = layout_parse(hosts + " slots=8\n", name + ".hosts", c, job_ranks(job));
+  REQUIRE_MESSAGE(l.ok(), (l ? "" : l.error()));
+  return {name, name + ".hosts", job, *l};
+}
+
+TEST_CASE("contention: jobs each inside its own leaf group meet nowhere and keep their step") {
+  const Cluster c = pod_2to1();
+  const Router r(c);
+  Result<Contention> k = contention_compute(c, r, {dp2(c, "a", "h[001-002]"), dp2(c, "b", "h[003-004]")}, {});
+  REQUIRE(k.ok());
+  CHECK(k->meeting == 0);
+  CHECK(!k->links.empty());
+  for (const ContentionJob& j : k->jobs)
+    for (const JobBeside& b : j.beside) {
+      CHECK(b.step_s == j.step_alone_s);
+      CHECK(b.slowdown == 1);
+      CHECK(b.causes.empty());
+    }
+}
+
+TEST_CASE("contention: each job's part in a slowdown is its share of the added busy time") {
+  const Cluster c = pod_2to1();
+  const Router r(c);
+  // b and c each cross the spines as a does: every job is slowed by both others.
+  const std::vector<RunningJob> jobs = {running(c, "a", "h[001,003,005,007]"), dp2(c, "b", "h[002,004]"),
+                                        dp2(c, "c", "h[006,008]")};
+  Result<Contention> k = contention_compute(c, r, jobs, {});
+  REQUIRE(k.ok());
+  const JobBeside& a = k->jobs[0].beside[static_cast<size_t>(Alignment::worst)];
+  REQUIRE(a.causes.size() == 2);
+  for (const ContentionJob& j : k->jobs)
+    for (const JobBeside& b : j.beside) {
+      CAPTURE(j.name);
+      double share = 0, added = 0;
+      for (const ContentionCause& cause : b.causes) share += cause.share, added += cause.added_s;
+      REQUIRE(!b.causes.empty());
+      CHECK(share == doctest::Approx(1));
+      CHECK(added == doctest::Approx(b.step_s - j.step_alone_s));
+      CHECK(b.step_s >= j.step_alone_s);
+    }
+  // The worst alignment is never kinder than the average.
+  for (const ContentionJob& j : k->jobs) CHECK(j.beside[1].step_s >= j.beside[0].step_s);
+}
+
+}  // namespace topoplan
