@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 
 namespace topoplan {
 namespace {
@@ -52,36 +53,63 @@ double step_of(const ScoreState& s) { return s.traffic().compute.step_us / 1e6 +
 
 std::string_view to_string(Alignment a) { return a == Alignment::average ? "average" : "worst"; }
 
-std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& others) {
-  // Fill the jobs that want least per flow first: each gets its demand while that is below an
-  // equal split of what is left among the flows still wanting, and the rest get that split.
-  std::vector<size_t> order(others.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return others[a].demand * others[b].flows < others[b].demand * others[a].flows;
-  });
-  double room = 1;
-  double weight = self_flows;
-  for (const FlowDemand& o : others) weight += o.flows;
-  std::vector<double> part(others.size(), 0);
-  for (size_t k : order) {
-    const double level = room / weight;  // per flow
-    part[k] = std::min(others[k].demand, others[k].flows * level);
-    room -= part[k];
-    weight -= others[k].flows;
+namespace {
+
+// One job's traffic on one edge, as the others see it.
+struct Entry {
+  uint32_t job = 0, at = 0;  // the job, and the link in its Demand::links
+  int flows = 1;
+  double demand = 0;  // under the alignment being filled
+};
+
+// Max-min fair parts of the entries `sorted` (ascending demand per flow) but the one at `skip`,
+// beside `self_flows` that take what they can get; `others_flows`: the flows of those entries.
+// Calls part(k, x) for each entry k filled; returns their sum.
+template <typename F>
+double fill_sorted(int self_flows, double others_flows, const Entry* sorted, size_t n, size_t skip, F part) {
+  // Each gets its demand while that is below an equal split of what is left among the flows
+  // still wanting; the rest get that split.
+  double room = 1, weight = self_flows + others_flows, taken = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (k == skip) continue;
+    const double x = std::min(sorted[k].demand, sorted[k].flows * (room / weight));
+    part(k, x);
+    room -= x;
+    weight -= sorted[k].flows;
+    taken += x;
   }
+  return taken;
+}
+
+void sort_by_demand_per_flow(Entry* begin, Entry* end) {
+  std::stable_sort(begin, end, [](const Entry& a, const Entry& b) { return a.demand * b.flows < b.demand * a.flows; });
+}
+
+}  // namespace
+
+std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& others) {
+  std::vector<Entry> sorted;
+  double flows = 0;
+  for (size_t k = 0; k < others.size(); ++k) {
+    sorted.push_back({static_cast<uint32_t>(k), 0, others[k].flows, others[k].demand});
+    flows += others[k].flows;
+  }
+  sort_by_demand_per_flow(sorted.data(), sorted.data() + sorted.size());
+  std::vector<double> part(others.size(), 0);
+  fill_sorted(self_flows, flows, sorted.data(), sorted.size(), SIZE_MAX,
+              [&](size_t k, double x) { part[sorted[k].job] = x; });
   return part;
 }
 
 Result<Contention> contention_compute(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
-                                      const ScoreOptions& options) {
+                                      const ScoreOptions& options, std::span<const char> rescore) {
   ScoreOptions alone = options;
   alone.fabric = FabricMode::idle;
   alone.background = nullptr;
   Contention out;
   std::vector<Demand> demand(jobs.size());
-  // Per edge, the jobs loading it and where in their links.
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> on_edge(c.num_edges());
+  // Per edge, the jobs loading it, contiguous (edge e's from begin[e] to begin[e + 1]).
+  std::vector<uint32_t> begin(c.num_edges() + 1, 0);
   for (size_t j = 0; j < jobs.size(); ++j) {
     const RunningJob& job = jobs[j];
     Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, job.job, job.layout, alone);
@@ -90,69 +118,89 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
     d.step_s = step_of(**s);
     d.links = link_uses(**s);
     d.flows = flows_of(r, **s, d.links, c.num_edges());
-    for (size_t k = 0; k < d.links.size(); ++k)
-      on_edge[d.links[k].edge].emplace_back(static_cast<uint32_t>(j), static_cast<uint32_t>(k));
+    for (const LinkUse& l : d.links) ++begin[l.edge + 1];
     out.jobs.push_back({job.name, job.layout.world_size(), d.step_s, {}});
   }
+  std::partial_sum(begin.begin(), begin.end(), begin.begin());
+  std::vector<Entry> entries(begin.back());
+  {
+    std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
+    for (size_t j = 0; j < jobs.size(); ++j)
+      for (size_t k = 0; k < demand[j].links.size(); ++k)
+        entries[next[demand[j].links[k].edge]++] = {static_cast<uint32_t>(j), static_cast<uint32_t>(k),
+                                                    demand[j].flows[k], 0};
+  }
 
+  const size_t n = jobs.size();
   for (size_t a = 0; a < kAlignments; ++a) {
     const Alignment align = static_cast<Alignment>(a);
-    auto asks = [&](const LinkUse& l) {
-      return std::clamp(align == Alignment::average ? l.utilization : l.peak, 0.0, 1.0);
-    };
-    for (size_t j = 0; j < jobs.size(); ++j) {
-      const Demand& d = demand[j];
-      Background bg;
-      bg.source = "the other running jobs (" + std::string(to_string(align)) + " alignment)";
-      std::vector<double> weight(jobs.size(), 0);  // each other job's part in the added busy time
-      std::vector<FlowDemand> others;
-      std::vector<size_t> who;
-      for (size_t k = 0; k < d.links.size(); ++k) {
-        const LinkUse& mine = d.links[k];
-        others.clear();
-        who.clear();
-        for (auto [o, at] : on_edge[mine.edge])
-          if (o != j) others.push_back({demand[o].flows[at], asks(demand[o].links[at])}), who.push_back(o);
-        if (others.empty()) continue;
-        const std::vector<double> part = fair_parts(d.flows[k], others);
-        const double taken = std::accumulate(part.begin(), part.end(), 0.0);
-        if (taken <= 0) continue;
-        bg.utilization.emplace_back(mine.edge, taken);
-        // The link's busy time for this job grows by busy × taken / (1 − taken), split by part.
-        for (size_t o = 0; o < others.size(); ++o) weight[who[o]] += mine.busy_us * part[o] / (1 - taken);
+    // Each other's part in a job's added busy time (row j, column o).
+    std::vector<double> weight(n * n, 0);
+    auto bg = [&](size_t j) -> Background& { return out.jobs[j].background[a]; };
+    for (EdgeId e = 0; e < c.num_edges(); ++e) {
+      if (begin[e + 1] - begin[e] < 2) continue;
+      Entry* first = entries.data() + begin[e];
+      const size_t count = begin[e + 1] - begin[e];
+      double flows = 0;
+      for (size_t k = 0; k < count; ++k) {
+        const LinkUse& u = demand[first[k].job].links[first[k].at];
+        first[k].demand = std::clamp(align == Alignment::average ? u.utilization : u.peak, 0.0, 1.0);
+        flows += first[k].flows;
       }
+      sort_by_demand_per_flow(first, first + count);
+      for (size_t self = 0; self < count; ++self) {
+        const Entry& me = first[self];
+        const double busy_us = demand[me.job].links[me.at].busy_us;
+        double* row = &weight[me.job * n];
+        // Each other's part counts once the sum is known: busy × part / (1 − taken) is its part in
+        // the busy time this job's link gains.
+        const double taken = fill_sorted(me.flows, flows - me.flows, first, count, self, [](size_t, double) {});
+        if (taken <= 0) continue;
+        bg(me.job).utilization.emplace_back(e, taken);
+        const double scale = busy_us / (1 - taken);
+        fill_sorted(me.flows, flows - me.flows, first, count, self,
+                    [&](size_t k, double x) { row[first[k].job] += scale * x; });
+      }
+    }
+    for (size_t j = 0; j < n; ++j) {
+      const Demand& d = demand[j];
       JobBeside& beside = out.jobs[j].beside[a];
       beside.step_s = d.step_s;
-      if (!bg.utilization.empty()) {
+      bg(j).source = "the other running jobs (" + std::string(to_string(align)) + " alignment)";
+      if (!rescore.empty() && !rescore[j]) continue;
+      if (!bg(j).utilization.empty()) {
         ScoreOptions with = alone;
-        with.background = &bg;
+        with.background = &bg(j);
         Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, jobs[j].job, jobs[j].layout, with);
         if (!s) return Error{jobs[j].where + " (" + jobs[j].name + "): " + s.error()};
         beside.step_s = step_of(**s);
       }
       beside.slowdown = d.step_s > 0 ? beside.step_s / d.step_s : 1;
       const double added = beside.step_s - d.step_s;
-      const double total = std::accumulate(weight.begin(), weight.end(), 0.0);
+      const double* row = &weight[j * n];
+      const double total = std::accumulate(row, row + n, 0.0);
       if (added > 0 && total > 0)
-        for (size_t o = 0; o < jobs.size(); ++o)
-          if (weight[o] > 0) beside.causes.push_back({o, weight[o] / total, added * weight[o] / total});
+        for (size_t o = 0; o < n; ++o)
+          if (row[o] > 0) beside.causes.push_back({o, row[o] / total, added * row[o] / total});
       std::stable_sort(beside.causes.begin(), beside.causes.end(),
                        [](const ContentionCause& x, const ContentionCause& y) { return x.share > y.share; });
     }
   }
 
   for (EdgeId e = 0; e < c.num_edges(); ++e) {
-    if (on_edge[e].empty()) continue;
+    if (begin[e] == begin[e + 1]) continue;
     ContendedLink l;
     l.edge = e;
-    for (auto [j, at] : on_edge[e]) {
-      const LinkUse& u = demand[j].links[at];
-      l.jobs.push_back({j, demand[j].flows[at], u.utilization, u.peak, u.peak_phase});
+    for (uint32_t k = begin[e]; k < begin[e + 1]; ++k) {
+      const Entry& x = entries[k];
+      const LinkUse& u = demand[x.job].links[x.at];
+      l.jobs.push_back({x.job, x.flows, u.utilization, u.peak, u.peak_phase});
       l.utilization += u.utilization;
       l.peak += u.peak;
     }
-    std::stable_sort(l.jobs.begin(), l.jobs.end(),
-                     [](const JobOnLink& x, const JobOnLink& y) { return x.peak > y.peak; });
+    std::stable_sort(l.jobs.begin(), l.jobs.end(), [](const JobOnLink& x, const JobOnLink& y) {
+      return x.peak != y.peak ? x.peak > y.peak : x.job < y.job;
+    });
     out.meeting += l.jobs.size() >= 2;
     out.links.push_back(std::move(l));
   }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,7 +49,9 @@ struct ContentionJob {
   std::string name;
   int gpus = 0;
   double step_alone_s = 0;
-  std::array<JobBeside, kAlignments> beside{};
+  std::array<JobBeside, kAlignments> beside{};  // as alone where not re-scored
+  // The others' part of each link the job shares, per alignment: what it was scored beside.
+  std::array<Background, kAlignments> background;
 };
 
 // One job's traffic on one link direction, alone.
@@ -83,8 +86,9 @@ struct FlowDemand {
 std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& others);
 
 // `options` gives the calibration and tuning; the jobs are the only traffic (an idle fabric
-// otherwise), so its fabric mode and background are not read.
+// otherwise), so its fabric mode and background are not read. `rescore`, when not empty, says
+// which jobs to score beside the others; the rest count only for their traffic.
 Result<Contention> contention_compute(const Cluster& cluster, const Router& router, const std::vector<RunningJob>& jobs,
-                                      const ScoreOptions& options);
+                                      const ScoreOptions& options, std::span<const char> rescore = {});
 
 }  // namespace topoplan
