@@ -11,19 +11,21 @@
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "observe/scored_traffic_text.h"
+#include "planner/arrival.h"
 #include "planner/dot_load.h"
 #include "planner/html_report.h"
 #include "planner/links_csv.h"
 #include "planner/score.h"
 #include "planner/score_json.h"
 #include "planner/score_text.h"
+#include "topology/down.h"
 #include "topology/load.h"
 
 namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, layout, links, html, traffic;
+  std::string cluster, job, layout, links, html, traffic, running, alignment = "average";
   DotFlags dot;
   ModelSources model;
   bool json = false;
@@ -37,6 +39,32 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   const JobInputs& i = **in;
   const Cluster& c = i.cluster;
   ScoreOptions options = i.model.options;
+  // Beside the running jobs, their traffic is all that else loads the fabric.
+  std::optional<RunningJobs> running;
+  std::optional<Arrival> arrival;
+  const Router* router = i.router.get();
+  std::unique_ptr<Router> merged;
+  if (!o.running.empty()) {
+    Result<RunningJobs> r = running_jobs_load(o.running, c);
+    if (!r) return fail(err, r.error());
+    running = std::move(*r);
+    // What the running jobs' plans found down is down for this job too.
+    if (!running->down.empty()) {
+      std::vector<std::string> names = i.down.names;
+      names.insert(names.end(), running->down.begin(), running->down.end());
+      Result<DownSet> down = down_parse(c, names);
+      if (!down) return fail(err, o.running + ": exclude: " + down.error());
+      merged = std::make_unique<Router>(c, *down);
+      router = merged.get();
+    }
+    Result<Arrival> a = arrival_compute(c, *router, *running,
+                                        {i.job.name, o.layout.empty() ? o.job : o.layout, i.job, i.layout}, options);
+    if (!a) return fail(err, a.error());
+    arrival = std::move(*a);
+    options.fabric = FabricMode::idle;
+    options.background =
+        &arrival->job().background[static_cast<size_t>(o.alignment == "worst" ? Alignment::worst : Alignment::average)];
+  }
   std::optional<ScoredTraffic> observed;
   if (!o.traffic.empty()) {
     Result<ScoredTraffic> t = scored_traffic_load(o.traffic, c, i.job, i.layout);
@@ -44,7 +72,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     observed = std::move(*t);
     options.traffic = &observed->traffic;
   }
-  Result<JobScore> s = score_job(c, *i.router, i.job, i.layout, options);
+  Result<JobScore> s = score_job(c, *router, i.job, i.layout, options);
   if (!s) return fail(err, o.job + ": " + s.error());
   if (!o.links.empty()) {
     std::ofstream f(o.links);
@@ -61,6 +89,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.json || !o.html.empty()) {
     text << score_text(c, o.cluster, *s);
     if (observed) text << scored_traffic_text(o.traffic, *observed);
+    if (arrival) text << arrival_text(*running, *arrival);
   }
   if (!o.html.empty()) {
     ReportFocus focus;
@@ -71,12 +100,13 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       return fail(err, ok.error());
   }
   if (o.json) {
-    nlohmann::json j = score_to_json(c, *i.router, o.cluster, *s);
+    nlohmann::json j = score_to_json(c, *router, o.cluster, *s);
     if (observed)
       j["traffic"] = {{"source", o.traffic},
                       {"matched", observed->matched},
                       {"unscored", observed->unscored},
                       {"notes", observed->notes}};
+    if (arrival) j["running"] = arrival_json(*running, *arrival);
     out << j.dump(2) << "\n";
   } else
     out << text.str();
@@ -89,6 +119,16 @@ Run setup(CLI::App& app) {
   app.add_option("--job", o->job, kJobHelp)->required();
   app.add_option("--layout", o->layout, std::string(kLayoutHelp) + "; default: host-major");
   model_flags_add(app, o->model);
+  CLI::Option* running = app.add_option(
+      "--running", o->running,
+      "the jobs already running (as contention --running takes them): the job is scored beside their traffic, "
+      "and what it adds to their steps is listed");
+  running->excludes(app.get_option("--fabric"))->excludes(app.get_option("--background"));
+  app.add_option("--alignment", o->alignment,
+                 "with --running, the step the score gives: average (phases unaligned, default) or worst (every job "
+                 "at its busiest phase at once)")
+      ->check(CLI::IsMember({"average", "worst"}))
+      ->needs(running);
   app.add_option("--traffic", o->traffic,
                  "score the collectives NCCL's log shows (`topoplan traffic --json` output) instead of the model's");
   app.add_option("--links", o->links, "write every loaded link (both directions, per step) as CSV");

@@ -89,3 +89,43 @@ TEST_CASE("contention: bad input is exit 2 naming the file and what is wrong") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--running") != std::string::npos);
 }
+
+TEST_CASE("score --running: the job beside the running ones, and what it costs them") {
+  const auto dir = two_jobs("score-running");
+  // One host of the new job in the first two leaf groups, beside a's and b's.
+  std::ofstream(dir / "one.json") << R"({"format": "topoplan-running", "jobs": [
+    {"name": "a", "job": "job.json", "layout": "a.hosts"}]})";
+  std::ofstream(dir / "new.hosts") << "h[002,004,006,008] slots=8\n";
+  const std::string args = "score --cluster pod.json --job job.json --layout new.hosts --running one.json";
+  auto text = run_topoplan(args, dir);
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("idle fabric with background the other running jobs (average alignment)") != std::string::npos);
+  CHECK(text.out.find("beside 1 running job (one.json") != std::string::npos);
+  CHECK(text.out.find("it shares links with 1 of them") != std::string::npos);
+  auto json = run_topoplan(args + " --json", dir);
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  const nlohmann::json& running = j["running"];
+  CHECK(running["jobs"] == 1);
+  // The score is the job's beside them (average alignment), and its step is the one listed.
+  CHECK(j["step_s"].get<double>() == doctest::Approx(running["this_job"]["average"]["step_s"].get<double>()));
+  CHECK(running["this_job"]["worst"]["step_s"].get<double>() > running["this_job"]["step_alone_s"].get<double>());
+  REQUIRE(running["slowed"].size() == 1);
+  CHECK(running["slowed"][0]["job"] == "a");
+  auto worst = run_topoplan(args + " --json --alignment worst", dir);
+  REQUIRE(worst.exit_code == 0);
+  CHECK(nlohmann::json::parse(worst.out)["step_s"].get<double>() ==
+        doctest::Approx(running["this_job"]["worst"]["step_s"].get<double>()));
+
+  // The job on a running job's GPUs, --alignment alone, --running with --fabric or --background.
+  auto r = run_topoplan("score --cluster pod.json --job job.json --layout a.hosts --running one.json", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("rank 0 runs on h001/gpu0, which running job 'a' (one.json) has") != std::string::npos);
+  r = run_topoplan("score --cluster pod.json --job job.json --layout new.hosts --alignment worst", dir);
+  CHECK(r.exit_code == 2);
+  r = run_topoplan(args + " --fabric idle", dir);
+  CHECK(r.exit_code == 2);
+  r = run_topoplan(args + " --background bg.json", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--running") != std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "planner/arrival.h"
 #include "tests/support.h"
 
 namespace topoplan {
@@ -161,6 +162,42 @@ TEST_CASE("contention: each job's part in a slowdown is its share of the added b
     }
   // The worst alignment is never kinder than the average.
   for (const ContentionJob& j : k->jobs) CHECK(j.beside[1].step_s >= j.beside[0].step_s);
+}
+
+TEST_CASE("contention: a new job among running ones, and the GPU time it costs them") {
+  const Cluster c = pod_2to1();
+  const Router r(c);
+  // a and b each keep to their own leaf groups; c crosses the spines with a.
+  RunningJobs running;
+  running.source = "running.json";
+  running.jobs = {dp2(c, "a", "h[001,003]"), dp2(c, "b", "h[006,008]")};
+  const RunningJob c_job = dp2(c, "c", "h[002,004]");
+  Result<Arrival> k = arrival_compute(c, r, running, c_job, {});
+  REQUIRE_MESSAGE(k.ok(), (k ? "" : k.error()));
+  // The new job is the last of the contention with it; only a shares a link with it.
+  REQUIRE(k->after.jobs.size() == 3);
+  CHECK(k->job().name == "c");
+  REQUIRE(k->effects.size() == 1);
+  const ArrivalEffect& e = k->effects[0];
+  CHECK(e.job == 0);
+  Result<Contention> before = contention_compute(c, r, running.jobs, {});
+  REQUIRE(before.ok());
+  for (size_t a = 0; a < kAlignments; ++a) {
+    CAPTURE(a);
+    CHECK(e.before_s[a] == doctest::Approx(before->jobs[0].beside[a].step_s));
+    CHECK(e.after_s[a] == doctest::Approx(k->after.jobs[0].beside[a].step_s));
+    // 16 GPUs of a, slowed from before to after.
+    CHECK(k->lost_gpus[a] == doctest::Approx(16 * (e.after_s[a] - e.before_s[a]) / e.before_s[a]));
+  }
+  CHECK(k->lost_gpus[static_cast<size_t>(Alignment::worst)] > 0);
+  const std::string text = arrival_text(running, *k);
+  CHECK(text.find("beside 2 running jobs (running.json") != std::string::npos);
+  CHECK(text.find("it shares links with 1 of them") != std::string::npos);
+
+  // A new job on a running job's GPU is refused, naming both.
+  Result<Arrival> clash = arrival_compute(c, r, running, dp2(c, "d", "h[003,005]"), {});
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.error() == "d.hosts: rank 0 runs on h003/gpu0, which running job 'a' (running.json) has");
 }
 
 }  // namespace topoplan

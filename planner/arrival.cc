@@ -1,0 +1,121 @@
+#include "planner/arrival.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "base/text_table.h"
+#include "base/units.h"
+#include "base/words.h"
+
+namespace topoplan {
+namespace {
+
+std::string added_text(double after_s, double before_s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "+%.1f%%", before_s > 0 ? std::max(0.0, 100 * (after_s / before_s - 1)) : 0.0);
+  return b;
+}
+
+}  // namespace
+
+Result<Arrival> arrival_compute(const Cluster& c, const Router& r, const RunningJobs& running, const RunningJob& job,
+                                const ScoreOptions& options) {
+  std::vector<int> owner(c.num_devices(), -1);
+  for (size_t j = 0; j < running.jobs.size(); ++j)
+    for (VertexId g : running.jobs[j].layout.gpu_of_rank) owner[g] = static_cast<int>(j);
+  for (int rank = 0; rank < job.layout.world_size(); ++rank) {
+    const VertexId g = job.layout.gpu_of_rank[static_cast<size_t>(rank)];
+    if (owner[g] >= 0)
+      return Error{job.where + ": rank " + std::to_string(rank) + " runs on " + c.device(g).name +
+                   ", which running job '" + running.jobs[static_cast<size_t>(owner[g])].name + "' (" + running.source +
+                   ") has"};
+  }
+  std::vector<RunningJob> all = running.jobs;
+  all.push_back(job);
+  Result<Contention> after = contention_compute(c, r, all, options);
+  RETURN_IF_ERROR(after);
+  Arrival out;
+  out.after = std::move(*after);
+  // Only the jobs it meets change: score those again without it.
+  const size_t self = running.jobs.size();
+  std::vector<char> met(running.jobs.size(), 0);
+  for (const ContendedLink& l : out.after.links) {
+    if (l.jobs.size() < 2) break;  // the meeting links come first
+    bool here = false;
+    for (const JobOnLink& x : l.jobs) here = here || x.job == self;
+    if (here)
+      for (const JobOnLink& x : l.jobs)
+        if (x.job != self) met[x.job] = 1;
+  }
+  if (std::find(met.begin(), met.end(), 1) == met.end()) return out;
+  Result<Contention> before = contention_compute(c, r, running.jobs, options, met);
+  RETURN_IF_ERROR(before);
+  for (size_t j = 0; j < running.jobs.size(); ++j) {
+    if (!met[j]) continue;
+    ArrivalEffect e;
+    e.job = j;
+    for (size_t a = 0; a < kAlignments; ++a) {
+      e.before_s[a] = before->jobs[j].beside[a].step_s;
+      e.after_s[a] = out.after.jobs[j].beside[a].step_s;
+      if (e.before_s[a] > 0)
+        out.lost_gpus[a] += out.after.jobs[j].gpus * std::max(0.0, e.after_s[a] - e.before_s[a]) / e.before_s[a];
+    }
+    out.effects.push_back(e);
+  }
+  return out;
+}
+
+std::string arrival_text(const RunningJobs& running, const Arrival& k) {
+  const ContentionJob& me = k.job();
+  const auto avg = static_cast<size_t>(Alignment::average), worst = static_cast<size_t>(Alignment::worst);
+  std::string out = "\nbeside " + counted(static_cast<int64_t>(running.jobs.size()), "running job") + " (" +
+                    running.source + "; average: phases unaligned, worst: every job at its busiest phase at once):\n";
+  out += "  this job: " + format_duration(me.step_alone_s) + " alone, " + format_duration(me.beside[avg].step_s) +
+         " beside them on average (" + added_text(me.beside[avg].step_s, me.step_alone_s) + "), " +
+         format_duration(me.beside[worst].step_s) + " at worst (" +
+         added_text(me.beside[worst].step_s, me.step_alone_s) + ")\n";
+  if (k.effects.empty()) return out + "  it shares no link with them: their steps stay as they are\n";
+  char lost[96];
+  std::snprintf(lost, sizeof lost, "%.1f GPUs' time on average, %.1f at worst", k.lost_gpus[avg], k.lost_gpus[worst]);
+  out += "  it shares links with " + std::to_string(k.effects.size()) + " of them, costing " + lost +
+         " (GPUs x added step / step):\n";
+  using A = TextTable::Align;
+  TextTable t({A::left, A::right, A::right, A::right, A::right, A::right, A::right, A::right});
+  t.add({"job", "GPUs", "before", "after", "added", "before (worst)", "after (worst)", "added"}, "    ");
+  for (const ArrivalEffect& e : k.effects) {
+    const ContentionJob& j = k.after.jobs[e.job];
+    t.add({j.name, std::to_string(j.gpus), format_duration(e.before_s[avg]), format_duration(e.after_s[avg]),
+           added_text(e.after_s[avg], e.before_s[avg]), format_duration(e.before_s[worst]),
+           format_duration(e.after_s[worst]), added_text(e.after_s[worst], e.before_s[worst])},
+          "    ");
+  }
+  return out + t.str();
+}
+
+nlohmann::json arrival_json(const RunningJobs& running, const Arrival& k) {
+  const ContentionJob& me = k.job();
+  nlohmann::json self = {{"step_alone_s", me.step_alone_s}};
+  nlohmann::json slowed = nlohmann::json::array();
+  for (size_t a = 0; a < kAlignments; ++a) {
+    const std::string name(to_string(static_cast<Alignment>(a)));
+    self[name] = {{"step_s", me.beside[a].step_s}, {"slowdown", me.beside[a].slowdown}};
+  }
+  for (const ArrivalEffect& e : k.effects) {
+    const ContentionJob& j = k.after.jobs[e.job];
+    nlohmann::json x = {{"job", j.name}, {"gpus", j.gpus}};
+    for (size_t a = 0; a < kAlignments; ++a)
+      x[std::string(to_string(static_cast<Alignment>(a)))] = {{"step_before_s", e.before_s[a]},
+                                                              {"step_after_s", e.after_s[a]}};
+    slowed.push_back(std::move(x));
+  }
+  nlohmann::json lost;
+  for (size_t a = 0; a < kAlignments; ++a) lost[std::string(to_string(static_cast<Alignment>(a)))] = k.lost_gpus[a];
+  return {{"source", running.source},
+          {"jobs", running.jobs.size()},
+          {"this_job", self},
+          {"slowed", slowed},
+          {"lost_gpus", lost}};
+}
+
+}  // namespace topoplan
