@@ -21,6 +21,14 @@ std::string added_text(double after_s, double before_s) {
 
 Result<Arrival> arrival_compute(const Cluster& c, const Router& r, const RunningJobs& running, const RunningJob& job,
                                 const ScoreOptions& options) {
+  Result<std::vector<JobDemand>> demands = job_demands(c, r, running.jobs, options);
+  RETURN_IF_ERROR(demands);
+  return arrival_compute(c, r, running, *demands, job, options);
+}
+
+Result<Arrival> arrival_compute(const Cluster& c, const Router& r, const RunningJobs& running,
+                                const std::vector<JobDemand>& demands, const RunningJob& job,
+                                const ScoreOptions& options) {
   std::vector<int> owner(c.num_devices(), -1);
   for (size_t j = 0; j < running.jobs.size(); ++j)
     for (VertexId g : running.jobs[j].layout.gpu_of_rank) owner[g] = static_cast<int>(j);
@@ -31,27 +39,35 @@ Result<Arrival> arrival_compute(const Cluster& c, const Router& r, const Running
                    ", which running job '" + running.jobs[static_cast<size_t>(owner[g])].name + "' (" + running.source +
                    ") has"};
   }
+  Result<JobDemand> mine = job_demand(c, r, job, options);
+  RETURN_IF_ERROR(mine);
+  // Only the jobs it shares a link with change: they and it are scored beside the others.
+  std::vector<char> on(c.num_edges(), 0);
+  for (const LinkUse& l : mine->links) on[l.edge] = 1;
+  const size_t n = running.jobs.size();
+  std::vector<char> met(n, 0);
+  for (size_t j = 0; j < n; ++j)
+    for (const LinkUse& l : demands[j].links)
+      if (on[l.edge]) {
+        met[j] = 1;
+        break;
+      }
   std::vector<RunningJob> all = running.jobs;
   all.push_back(job);
-  Result<Contention> after = contention_compute(c, r, all, options);
+  std::vector<const JobDemand*> of;
+  for (const JobDemand& d : demands) of.push_back(&d);
+  of.push_back(&*mine);
+  std::vector<char> rescore = met;
+  rescore.push_back(1);
+  Result<Contention> after = contention_compute(c, r, all, of, options, rescore);
   RETURN_IF_ERROR(after);
   Arrival out;
   out.after = std::move(*after);
-  // Only the jobs it meets change: score those again without it.
-  const size_t self = running.jobs.size();
-  std::vector<char> met(running.jobs.size(), 0);
-  for (const ContendedLink& l : out.after.links) {
-    if (l.jobs.size() < 2) break;  // the meeting links come first
-    bool here = false;
-    for (const JobOnLink& x : l.jobs) here = here || x.job == self;
-    if (here)
-      for (const JobOnLink& x : l.jobs)
-        if (x.job != self) met[x.job] = 1;
-  }
   if (std::find(met.begin(), met.end(), 1) == met.end()) return out;
-  Result<Contention> before = contention_compute(c, r, running.jobs, options, met);
+  of.pop_back();
+  Result<Contention> before = contention_compute(c, r, running.jobs, of, options, met);
   RETURN_IF_ERROR(before);
-  for (size_t j = 0; j < running.jobs.size(); ++j) {
+  for (size_t j = 0; j < n; ++j) {
     if (!met[j]) continue;
     ArrivalEffect e;
     e.job = j;

@@ -18,7 +18,9 @@ struct ArrivalEffect {
 };
 
 struct Arrival {
-  Contention after;                    // the running jobs, then the new one last
+  // The running jobs, then the new one last; only it and the jobs it shares a link with are
+  // scored beside the others (the rest keep their steps, as before it came).
+  Contention after;
   std::vector<ArrivalEffect> effects;  // in the running jobs' order
   // What the new job costs the others, per alignment: Σ GPUs × added step / step over them, the
   // GPUs whose time it takes (the cluster's lost GPU-time per unit of time).
@@ -29,6 +31,10 @@ struct Arrival {
 // `job` must not run on a GPU a running job has. `options` as contention_compute reads them.
 Result<Arrival> arrival_compute(const Cluster& cluster, const Router& router, const RunningJobs& running,
                                 const RunningJob& job, const ScoreOptions& options);
+// The same with the running jobs' demands known (parallel to running.jobs).
+Result<Arrival> arrival_compute(const Cluster& cluster, const Router& router, const RunningJobs& running,
+                                const std::vector<JobDemand>& demands, const RunningJob& job,
+                                const ScoreOptions& options);
 
 // "beside 3 running jobs (running.json): ..." with the new job's step alone and beside them
 // under both alignments, then a line per running job it slows.

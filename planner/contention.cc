@@ -7,13 +7,6 @@
 namespace topoplan {
 namespace {
 
-// What one job puts on the links alone, by edge.
-struct Demand {
-  double step_s = 0;
-  std::vector<LinkUse> links;
-  std::vector<int> flows;  // parallel to links
-};
-
 // The most of one item's groups that cross each edge (segments expanded), over the items.
 std::vector<int> flows_of(const Router& r, const ScoreState& state, const std::vector<LinkUse>& links,
                           size_t num_edges) {
@@ -101,34 +94,60 @@ std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& ot
   return part;
 }
 
+Result<JobDemand> job_demand(const Cluster& c, const Router& r, const RunningJob& job, const ScoreOptions& options) {
+  ScoreOptions alone = options;
+  alone.fabric = FabricMode::idle;
+  alone.background = nullptr;
+  Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, job.job, job.layout, alone);
+  if (!s) return Error{job.where + " (" + job.name + "): " + s.error()};
+  JobDemand d;
+  d.step_s = step_of(**s);
+  d.links = link_uses(**s);
+  d.flows = flows_of(r, **s, d.links, c.num_edges());
+  return d;
+}
+
+Result<std::vector<JobDemand>> job_demands(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
+                                           const ScoreOptions& options) {
+  std::vector<JobDemand> out;
+  for (const RunningJob& j : jobs) {
+    Result<JobDemand> d = job_demand(c, r, j, options);
+    RETURN_IF_ERROR(d);
+    out.push_back(std::move(*d));
+  }
+  return out;
+}
+
 Result<Contention> contention_compute(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
                                       const ScoreOptions& options, std::span<const char> rescore) {
+  Result<std::vector<JobDemand>> demands = job_demands(c, r, jobs, options);
+  RETURN_IF_ERROR(demands);
+  std::vector<const JobDemand*> of;
+  for (const JobDemand& d : *demands) of.push_back(&d);
+  return contention_compute(c, r, jobs, of, options, rescore);
+}
+
+Result<Contention> contention_compute(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
+                                      const std::vector<const JobDemand*>& demand, const ScoreOptions& options,
+                                      std::span<const char> rescore) {
   ScoreOptions alone = options;
   alone.fabric = FabricMode::idle;
   alone.background = nullptr;
   Contention out;
-  std::vector<Demand> demand(jobs.size());
   // Per edge, the jobs loading it, contiguous (edge e's from begin[e] to begin[e + 1]).
   std::vector<uint32_t> begin(c.num_edges() + 1, 0);
   for (size_t j = 0; j < jobs.size(); ++j) {
-    const RunningJob& job = jobs[j];
-    Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, job.job, job.layout, alone);
-    if (!s) return Error{job.where + " (" + job.name + "): " + s.error()};
-    Demand& d = demand[j];
-    d.step_s = step_of(**s);
-    d.links = link_uses(**s);
-    d.flows = flows_of(r, **s, d.links, c.num_edges());
-    for (const LinkUse& l : d.links) ++begin[l.edge + 1];
-    out.jobs.push_back({job.name, job.layout.world_size(), d.step_s, {}});
+    for (const LinkUse& l : demand[j]->links) ++begin[l.edge + 1];
+    out.jobs.push_back({jobs[j].name, jobs[j].layout.world_size(), demand[j]->step_s, {}});
   }
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
   std::vector<Entry> entries(begin.back());
   {
     std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
     for (size_t j = 0; j < jobs.size(); ++j)
-      for (size_t k = 0; k < demand[j].links.size(); ++k)
-        entries[next[demand[j].links[k].edge]++] = {static_cast<uint32_t>(j), static_cast<uint32_t>(k),
-                                                    demand[j].flows[k], 0};
+      for (size_t k = 0; k < demand[j]->links.size(); ++k)
+        entries[next[demand[j]->links[k].edge]++] = {static_cast<uint32_t>(j), static_cast<uint32_t>(k),
+                                                     demand[j]->flows[k], 0};
   }
 
   const size_t n = jobs.size();
@@ -143,14 +162,14 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
       const size_t count = begin[e + 1] - begin[e];
       double flows = 0;
       for (size_t k = 0; k < count; ++k) {
-        const LinkUse& u = demand[first[k].job].links[first[k].at];
+        const LinkUse& u = demand[first[k].job]->links[first[k].at];
         first[k].demand = std::clamp(align == Alignment::average ? u.utilization : u.peak, 0.0, 1.0);
         flows += first[k].flows;
       }
       sort_by_demand_per_flow(first, first + count);
       for (size_t self = 0; self < count; ++self) {
         const Entry& me = first[self];
-        const double busy_us = demand[me.job].links[me.at].busy_us;
+        const double busy_us = demand[me.job]->links[me.at].busy_us;
         double* row = &weight[me.job * n];
         // Each other's part counts once the sum is known: busy × part / (1 − taken) is its part in
         // the busy time this job's link gains.
@@ -163,7 +182,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
       }
     }
     for (size_t j = 0; j < n; ++j) {
-      const Demand& d = demand[j];
+      const JobDemand& d = *demand[j];
       JobBeside& beside = out.jobs[j].beside[a];
       beside.step_s = d.step_s;
       bg(j).source = "the other running jobs (" + std::string(to_string(align)) + " alignment)";
@@ -193,7 +212,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
     l.edge = e;
     for (uint32_t k = begin[e]; k < begin[e + 1]; ++k) {
       const Entry& x = entries[k];
-      const LinkUse& u = demand[x.job].links[x.at];
+      const LinkUse& u = demand[x.job]->links[x.at];
       l.jobs.push_back({x.job, x.flows, u.utilization, u.peak, u.peak_phase});
       l.utilization += u.utilization;
       l.peak += u.peak;

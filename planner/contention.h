@@ -85,10 +85,26 @@ struct FlowDemand {
 };
 std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& others);
 
+// What one job puts on the links alone, on an idle fabric: its step, and per link direction it
+// loads, its use and its flows.
+struct JobDemand {
+  double step_s = 0;
+  std::vector<LinkUse> links;
+  std::vector<int> flows;  // parallel to links
+};
+Result<JobDemand> job_demand(const Cluster& cluster, const Router& router, const RunningJob& job,
+                             const ScoreOptions& options);
+Result<std::vector<JobDemand>> job_demands(const Cluster& cluster, const Router& router,
+                                           const std::vector<RunningJob>& jobs, const ScoreOptions& options);
+
 // `options` gives the calibration and tuning; the jobs are the only traffic (an idle fabric
 // otherwise), so its fabric mode and background are not read. `rescore`, when not empty, says
 // which jobs to score beside the others; the rest count only for their traffic.
 Result<Contention> contention_compute(const Cluster& cluster, const Router& router, const std::vector<RunningJob>& jobs,
                                       const ScoreOptions& options, std::span<const char> rescore = {});
+// The same with each job's demand known (parallel to `jobs`).
+Result<Contention> contention_compute(const Cluster& cluster, const Router& router, const std::vector<RunningJob>& jobs,
+                                      const std::vector<const JobDemand*>& demands, const ScoreOptions& options,
+                                      std::span<const char> rescore = {});
 
 }  // namespace topoplan
