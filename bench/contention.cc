@@ -2,6 +2,8 @@
 // (llama3-70b at TP8 PP4 DP5) on data/clusters/threetier-h100.json (16,384 GPUs), each on 20 hosts
 // drawn from a fixed pseudo-random order of the cluster's hosts, as a busy scheduler leaves them
 // fragmented, so many jobs meet on the spines and cores.
+// Then plan --running's target: a 1,024-GPU llama3-70b planned beside the first 20 of those jobs,
+// against plan alone on the same free hosts.
 // Usage: bench_contention [JOBS=100]
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "bench/bench.h"
 #include "planner/contention.h"
+#include "planner/plan_running.h"
 #include "topology/load.h"
 
 using namespace topoplan;
@@ -59,8 +62,33 @@ int main(int argc, char** argv) {
     worst = std::max(worst, j.beside[static_cast<size_t>(Alignment::worst)].slowdown);
     mean += j.beside[static_cast<size_t>(Alignment::average)].slowdown / static_cast<double>(k.jobs.size());
   }
-  std::printf("  %d jobs of %d GPUs: %.2f s, %zu links loaded, %zu where jobs meet; slowdown %.3f on average "
-              "(average alignment), up to %.3f (worst); peak RSS %.0f MiB\n",
-              count, job_ranks(job), t, k.links.size(), k.meeting, mean, worst, bench::peak_rss_mib());
+  std::printf(
+      "  %d jobs of %d GPUs: %.2f s, %zu links loaded, %zu where jobs meet; slowdown %.3f on average "
+      "(average alignment), up to %.3f (worst); peak RSS %.0f MiB\n",
+      count, job_ranks(job), t, k.links.size(), k.meeting, mean, worst, bench::peak_rss_mib());
+
+  RunningJobs first;
+  first.source = "bench";
+  first.jobs.assign(jobs.begin(), jobs.begin() + std::min<size_t>(20, jobs.size()));
+  Job big = or_die(job_load(kSource + "/data/jobs/llama3-70b.json"));
+  big.parallel.dp = 32;
+  big.training.global_batch = 512;
+  PlanRequest req;
+  for (size_t h = 0; h < c.hosts().size(); ++h) {
+    bool busy = false;
+    for (const RunningJob& j : first.jobs)
+      for (VertexId g : j.layout.gpu_of_rank) busy = busy || c.device(g).host == static_cast<int>(h);
+    if (!busy) req.free.push_back(static_cast<int>(h));
+  }
+  t0 = now_s();
+  const Plan alone = or_die(plan_job(c, r, big, req));
+  const double t_plan = now_s() - t0;
+  t0 = now_s();
+  const RunningPlan beside = or_die(plan_beside_running(c, r, big, req, {&first, 1, Alignment::average}));
+  const double t_running = now_s() - t0;
+  std::printf(
+      "  plan of %d GPUs: %.2f s alone, %.2f s beside %zu running jobs (%.1fx); step %.3f s, beside them %.3f s\n",
+      job_ranks(big), t_plan, t_running, first.jobs.size(), t_running / t_plan, alone.score.step_s,
+      beside.plan.score.step_s);
   return 0;
 }

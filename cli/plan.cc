@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -17,7 +19,9 @@
 #include "planner/plan.h"
 #include "planner/plan_files.h"
 #include "planner/plan_json.h"
+#include "planner/plan_running.h"
 #include "planner/plan_text.h"
+#include "topology/down.h"
 #include "topology/load.h"
 #include "topology/summary.h"
 
@@ -25,7 +29,8 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, nodes, exclude, keep, time_limit, html;
+  std::string cluster, job, nodes, exclude, keep, time_limit, html, running, alignment = "average";
+  double weight = 1;
   EmitFlags emit;
   ModelSources model;
   uint64_t seed = 1;
@@ -81,22 +86,53 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       err << "\r" << format_duration(wall_seconds() - start) << ": " << what << "\033[K" << std::flush;
       shown = true;
     };
+  // What the running jobs' plans found down is down for this job too.
+  std::optional<RunningJobs> running;
+  if (!o.running.empty()) {
+    Result<RunningJobs> r = running_jobs_load(o.running, *c);
+    if (!r) return fail(err, r.error());
+    running = std::move(*r);
+    if (!running->down.empty()) {
+      std::vector<std::string> names = req.down.names;
+      names.insert(names.end(), running->down.begin(), running->down.end());
+      Result<DownSet> down = down_parse(*c, names);
+      if (!down) return fail(err, o.running + ": exclude: " + down.error());
+      req.down = std::move(*down);
+    }
+  }
   Router router(*c, req.down);
   // Too few GPUs: say which layouts of the job do fit them rather than only what is short.
   int up = 0;
   for (int h : hosts_offered(*c, req.free)) up += static_cast<int>(req.down.gpus_up(*c, h).size());
   if (up < job_ranks(*job)) {
-    const std::string short_of = "the job needs " + std::to_string(job_ranks(*job)) + " GPUs; " +
-                                 (req.free.empty() ? "the cluster has "
-                                                  : "the " + std::to_string(req.free.size()) + " free hosts have ") +
-                                 std::to_string(up) + " up";
+    const std::string short_of =
+        "the job needs " + std::to_string(job_ranks(*job)) + " GPUs; " +
+        (req.free.empty() ? "the cluster has " : "the " + std::to_string(req.free.size()) + " free hosts have ") +
+        std::to_string(up) + " up";
     Result<Alternatives> fit = job_alternatives(*c, router, *job, {req.free, req.down, req.score, 5});
     if (!fit) return fail(err, o.job + ": " + short_of + "; " + fit.error());
     return fail(err, o.job + ": " + alternatives_text(*job, *fit, short_of) +
                          "the list with --json: topoplan advise --alternatives with the same --cluster and --job, and "
                          "--free for --nodes\n");
   }
-  Result<Plan> plan = plan_job(*c, router, *job, req);
+  // Beside running jobs: their hosts are busy and their traffic the background.
+  std::optional<RunningPlan> beside;
+  Result<Plan> plan = Error{""};
+  if (!o.running.empty()) {
+    Result<RunningPlan> p = plan_beside_running(
+        *c, router, *job, req, {&*running, o.weight, o.alignment == "worst" ? Alignment::worst : Alignment::average});
+    if (!p) {
+      plan = Error{p.error()};
+    } else {
+      beside = std::move(*p);
+      plan = beside->plan;
+      // What the plan file says it was scored beside.
+      req.score.fabric = FabricMode::idle;
+      req.score.background = &beside->arrival.job().background[static_cast<size_t>(beside->request.alignment)];
+    }
+  } else {
+    plan = plan_job(*c, router, *job, req);
+  }
   if (shown) err << "\n";
   if (!plan) return fail(err, o.job + ": " + plan.error());
   // No rank order changes what a GPU holds: a job over memory gets no plan to launch.
@@ -111,7 +147,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   }
   // The text once: printed, and the page's with --html.
   std::ostringstream text;
-  if (!o.json || !o.html.empty()) text << plan_text(*c, o.cluster, *plan, written.written);
+  if (!o.json || !o.html.empty()) {
+    text << plan_text(*c, o.cluster, *plan, written.written);
+    if (beside) text << running_plan_text(*beside);
+  }
   // What a file left out: in the text, or beside the JSON on stderr.
   for (const std::string& note : written.notes) (o.json ? err : text) << "note: " << note << "\n";
   if (!o.html.empty()) {
@@ -127,9 +166,11 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
         !ok)
       return fail(err, ok.error());
   }
-  if (o.json)
-    out << plan_to_json(*c, router, o.cluster, *plan, req).dump(2) << "\n";
-  else
+  if (o.json) {
+    nlohmann::json j = plan_to_json(*c, router, o.cluster, *plan, req);
+    if (beside) j["running"] = running_plan_json(*c, *beside);
+    out << j.dump(2) << "\n";
+  } else
     out << text.str();
   return kExitOk;
 }
@@ -152,6 +193,21 @@ Run setup(CLI::App& app) {
   app.add_option("--time-limit", o->time_limit, "stop the search after this long (e.g. 30s, 5min)");
   emit_flags_add(app, o->emit, "directory for the plan (plan.json) and --emit files");
   model_flags_add(app, o->model);
+  CLI::Option* running = app.add_option(
+      "--running", o->running,
+      "the jobs already running (as contention --running takes them): their hosts are busy, the job is planned "
+      "beside their traffic, and the plan weighs its own step against the time it costs them");
+  running->excludes(app.get_option("--background"));
+  app.add_option("--weight", o->weight,
+                 "with --running: the others' lost GPU time against the job's own (default 1: the cluster's lost "
+                 "GPU time)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->needs(running);
+  app.add_option("--alignment", o->alignment,
+                 "with --running: average (phases unaligned, default) or worst (every job at its busiest phase at "
+                 "once)")
+      ->check(CLI::IsMember({"average", "worst"}))
+      ->needs(running);
   app.add_option(
       "--html", o->html,
       "write a self-contained HTML report: the plan's load on the fabric as a heat map, its groups, this text");

@@ -129,3 +129,47 @@ TEST_CASE("score --running: the job beside the running ones, and what it costs t
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--running") != std::string::npos);
 }
+
+TEST_CASE("plan --running: the plan beside them, its file read back by score --running") {
+  const auto dir = two_jobs("plan-running");
+  std::ofstream(dir / "one.json") << R"({"format": "topoplan-running", "jobs": [
+    {"name": "a", "job": "job.json", "layout": "a.hosts"}]})";
+  const std::string args = "plan --cluster pod.json --job job.json --running one.json";
+  auto text = run_topoplan(args + " -o out --emit json,slurm-hostfile", dir);
+  REQUIRE_MESSAGE(text.exit_code == 0, text.err);
+  CHECK(text.out.find("placed beside 1 running job (one.json, average alignment)") != std::string::npos);
+  auto json = run_topoplan(args + " --json", dir);
+  REQUIRE_MESSAGE(json.exit_code == 0, json.err);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  CHECK(j["fabric"] == "idle");
+  CHECK(j["background"] == "the other running jobs (average alignment)");
+  const nlohmann::json& running = j["running"];
+  CHECK(running["weight"] == 1);
+  REQUIRE(!running["options"].empty());
+  // Only free hosts: none of a's.
+  for (const auto& rank : j["ranks"]) {
+    const std::string host = rank["host"];
+    CHECK((host == "h002" || host == "h004" || host == "h006" || host == "h008"));
+  }
+  // The file read back beside the same jobs gives the plan's step.
+  auto back =
+      run_topoplan("score --cluster pod.json --job job.json --layout out/plan.json --running one.json --json", dir);
+  REQUIRE_MESSAGE(back.exit_code == 0, back.err);
+  CHECK(nlohmann::json::parse(back.out)["step_s"].get<double>() ==
+        doctest::Approx(running["this_job"]["average"]["step_s"].get<double>()));
+  // The hostfile lists free hosts only.
+  const std::string hostfile = topoplan::test::read_file(dir / "out" / "slurm.hostfile");
+  CHECK(hostfile.find("h002") != std::string::npos);
+  CHECK(hostfile.find("h001") == std::string::npos);
+
+  auto r = run_topoplan("plan --cluster pod.json --job job.json --weight 2", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--weight") != std::string::npos);
+  r = run_topoplan(args + " --weight -1", dir);
+  CHECK(r.exit_code == 2);
+  std::ofstream(dir / "all.json") << R"({"format": "topoplan-running", "jobs": [
+    {"name": "a", "job": "job.json", "layout": "a.hosts"}, {"name": "b", "job": "job.json", "layout": "b.hosts"}]})";
+  r = run_topoplan("plan --cluster pod.json --job job.json --running all.json", dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("every host offered runs a rank of a running job (all.json)") != std::string::npos);
+}

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/arrival.h"
+#include "planner/plan_running.h"
 #include "tests/support.h"
 
 namespace topoplan {
@@ -198,6 +199,52 @@ TEST_CASE("contention: a new job among running ones, and the GPU time it costs t
   Result<Arrival> clash = arrival_compute(c, r, running, dp2(c, "d", "h[003,005]"), {});
   REQUIRE_FALSE(clash.ok());
   CHECK(clash.error() == "d.hosts: rank 0 runs on h003/gpu0, which running job 'a' (running.json) has");
+}
+
+TEST_CASE("contention: plan --running keeps off the running job's uplinks where other hosts allow it") {
+  // Four leaf groups of four nodes, 4:1 under the spines: one uplink per rail leaf.
+  const auto dir = test::temp_dir("plan-running");
+  std::ofstream(dir / "pod.json") << R"({"name": "pod16", "node": "dgx-h100", "nodes": 16,
+    "fabric": {"kind": "rail", "nodes_per_su": 4, "leaf_oversubscription": 4}})";
+  const Cluster c = test::load_cluster((dir / "pod.json").string());
+  const Router r(c);
+  // a runs in leaf groups 0 and 1, across their uplinks; two hosts of every group are offered, so
+  // the fabric tree alone picks groups 0 and 1 (first in topology order) for a four-host job.
+  RunningJobs busy;
+  busy.source = "running.json";
+  busy.jobs = {running(c, "a", "h[001-002,005-006]")};
+  PlanRequest req;
+  req.free = *hosts_by_name(c, {"h003", "h004", "h007", "h008", "h011", "h012", "h015", "h016"});
+  Result<RunningPlan> p = plan_beside_running(c, r, dp4_job(), req, {&busy, 1, Alignment::average});
+  REQUIRE_MESSAGE(p.ok(), (p ? "" : p.error()));
+  // The plan made without them, on the same hosts, takes the first two groups.
+  PlanRequest alone = req;
+  alone.free = *hosts_by_name(c, {"h003", "h004", "h007", "h008", "h011", "h012", "h015", "h016"});
+  Result<Plan> without = plan_job(c, r, dp4_job(), alone);
+  REQUIRE(without.ok());
+  std::vector<std::string> names;
+  for (int h : without->host_order) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  CHECK(names == std::vector<std::string>{"h003", "h004", "h007", "h008"});
+  Result<Arrival> beside_without = arrival_compute(c, r, busy, {"b", "b", without->job, without->layout}, {});
+  REQUIRE(beside_without.ok());
+  CHECK(beside_without->effects.size() == 1);
+  CHECK(beside_without->lost_gpus[0] == doctest::Approx(0.8).epsilon(0.07));  // docs/planner.md's figure
+  // Beside them on the free hosts, the same first two groups (32 link directions shared), then away.
+  REQUIRE(p->options.size() == 2);
+  CHECK(p->options[0].shared_links == 32);
+  CHECK(p->options[1].what == "beside them, away from the leaf groups whose uplinks they cross");
+  // The plan: groups 2 and 3, sharing no link with a; faster beside it than the plan made without it.
+  const RunningOption& chosen = p->options[p->chosen];
+  names.clear();
+  for (int h : chosen.hosts) names.push_back(c.hosts()[static_cast<size_t>(h)].name);
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"h011", "h012", "h015", "h016"});
+  CHECK(chosen.shared_links == 0);
+  CHECK(chosen.step_s < beside_without->job().beside[0].step_s);
+  CHECK(p->gave_up_s == 0);
+  // Its score is the one beside them, and nothing of a's changes.
+  CHECK(p->plan.score.step_s == doctest::Approx(chosen.step_s));
+  CHECK(p->arrival.effects.empty());
 }
 
 }  // namespace topoplan

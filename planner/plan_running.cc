@@ -1,0 +1,184 @@
+#include "planner/plan_running.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "base/text_table.h"
+#include "base/units.h"
+#include "base/words.h"
+
+namespace topoplan {
+namespace {
+
+// The new job's background while it is planned: on each link the running jobs load, their max-min
+// fair part beside one more job with as many flows as their average there.
+Background planning_background(const Contention& k, Alignment a) {
+  Background bg;
+  bg.source = "the running jobs (" + std::string(to_string(a)) + " alignment)";
+  std::vector<FlowDemand> others;
+  for (const ContendedLink& l : k.links) {
+    others.clear();
+    double flows = 0;
+    for (const JobOnLink& j : l.jobs) {
+      others.push_back({j.flows, std::clamp(a == Alignment::average ? j.utilization : j.peak, 0.0, 1.0)});
+      flows += j.flows;
+    }
+    const int self = std::max(1, static_cast<int>(std::lround(flows / static_cast<double>(l.jobs.size()))));
+    const std::vector<double> part = fair_parts(self, others);
+    const double taken = std::accumulate(part.begin(), part.end(), 0.0);
+    if (taken > 0) bg.utilization.emplace_back(l.edge, taken);
+  }
+  return bg;
+}
+
+}  // namespace
+
+Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req,
+                                        const RunningPlanRequest& rq) {
+  const RunningJobs& running = *rq.running;
+  const size_t align = static_cast<size_t>(rq.alignment);
+  // Their demands alone, once for every placement scored beside them.
+  Result<std::vector<JobDemand>> demands = job_demands(c, r, running.jobs, req.score);
+  RETURN_IF_ERROR(demands);
+  std::vector<const JobDemand*> of;
+  for (const JobDemand& d : *demands) of.push_back(&d);
+  Result<Contention> now =
+      contention_compute(c, r, running.jobs, of, req.score, std::vector<char>(running.jobs.size(), 0));
+  RETURN_IF_ERROR(now);
+  const Background bg = planning_background(*now, rq.alignment);
+
+  // The free hosts: those offered where no running job has a rank.
+  const Locality loc = locality_of(c);
+  std::vector<char> busy(c.hosts().size(), 0);
+  std::vector<char> crossed(static_cast<size_t>(loc.leaf_groups), 0);
+  for (const RunningJob& j : running.jobs) {
+    std::vector<int> groups;
+    for (VertexId g : j.layout.gpu_of_rank) {
+      const int h = c.device(g).host;
+      busy[static_cast<size_t>(h)] = 1;
+      groups.push_back(loc.leaf_group[static_cast<size_t>(h)]);
+    }
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    // A job over several leaf groups loads their uplinks.
+    if (groups.size() > 1)
+      for (int g : groups) crossed[static_cast<size_t>(g)] = 1;
+  }
+  std::vector<int> free, away;
+  for (int h : hosts_offered(c, req.free))
+    if (!busy[static_cast<size_t>(h)]) {
+      free.push_back(h);
+      if (!crossed[static_cast<size_t>(loc.leaf_group[static_cast<size_t>(h)])]) away.push_back(h);
+    }
+  if (free.empty()) return Error{"every host offered runs a rank of a running job (" + running.source + ")"};
+  int away_gpus = 0;
+  for (int h : away) away_gpus += req.down.gpus_up_count(c, h);
+
+  RunningPlan out;
+  out.request = rq;
+  std::vector<Plan> plans;
+  std::vector<Arrival> arrivals;
+  auto consider = [&](const std::string& what, const std::vector<int>& hosts) -> Result<void> {
+    PlanRequest one = req;
+    one.free = hosts;
+    one.score.fabric = FabricMode::idle;
+    one.score.background = &bg;
+    Result<Plan> p = plan_job(c, r, job, one);
+    if (!p) return Error{"planning " + what + ": " + p.error()};
+    Result<Arrival> a = arrival_compute(c, r, running, *demands, {job.name, "the plan", p->job, p->layout}, req.score);
+    RETURN_IF_ERROR(a);
+    RunningOption o;
+    o.what = what;
+    o.hosts = p->host_order;
+    o.step_s = a->job().beside[align].step_s;
+    o.lost_gpus = a->lost_gpus[align];
+    auto cost = [&](size_t k) { return a->job().beside[k].step_s * (job_ranks(job) + rq.weight * a->lost_gpus[k]); };
+    o.cost = cost(align);
+    o.cost_other = cost(kAlignments - 1 - align);
+    const size_t self = running.jobs.size();
+    for (const ContendedLink& l : a->after.links)
+      for (const JobOnLink& x : l.jobs) o.shared_links += x.job == self && l.jobs.size() >= 2;
+    out.options.push_back(std::move(o));
+    plans.push_back(std::move(*p));
+    arrivals.push_back(std::move(*a));
+    return {};
+  };
+  RETURN_IF_ERROR(consider("beside them, on the free hosts", free));
+  // Hosts away from them are worth a second plan only when the first meets them.
+  if (out.options.front().shared_links > 0 && away_gpus >= job_ranks(job) && away.size() < free.size())
+    RETURN_IF_ERROR(consider("beside them, away from the leaf groups whose uplinks they cross", away));
+  auto less = [](double x, double y) { return x < y - 1e-9 * std::max(std::abs(x), std::abs(y)); };
+  for (size_t i = 1; i < out.options.size(); ++i) {
+    const RunningOption &o = out.options[i], &best = out.options[out.chosen];
+    if (less(o.cost, best.cost) || less(best.cost, o.cost)) {
+      if (less(o.cost, best.cost)) out.chosen = i;
+    } else if (less(o.cost_other, best.cost_other) ||
+               (!less(best.cost_other, o.cost_other) && o.shared_links < best.shared_links)) {
+      out.chosen = i;
+    }
+  }
+  double least = out.options.front().step_s;
+  for (const RunningOption& o : out.options) least = std::min(least, o.step_s);
+  out.gave_up_s = out.options[out.chosen].step_s - least;
+  out.plan = std::move(plans[out.chosen]);
+  out.arrival = std::move(arrivals[out.chosen]);
+  // The plan's score is the one beside them, as score --layout plan.json --running gives it.
+  ScoreOptions beside = req.score;
+  beside.fabric = FabricMode::idle;
+  beside.background = &out.arrival.job().background[align];
+  ScoreOptions planned = beside;
+  planned.planned = true;
+  Result<JobScore> s = score_job(c, r, out.plan.job, out.plan.layout, planned);
+  RETURN_IF_ERROR(s);
+  out.plan.score = std::move(*s);
+  out.plan.score.background = out.arrival.job().background[align].source;
+  return out;
+}
+
+std::string running_plan_text(const RunningPlan& p) {
+  std::string out = "\nplaced beside " + counted(static_cast<int64_t>(p.request.running->jobs.size()), "running job") +
+                    " (" + p.request.running->source + ", " + std::string(to_string(p.request.alignment)) +
+                    " alignment): the least step x (GPUs + " + format_number(p.request.weight) +
+                    " x the GPUs' time it costs them)\n";
+  using A = TextTable::Align;
+  TextTable t({A::left, A::right, A::right, A::right, A::right, A::left});
+  t.add({"", "step beside them", "costs them", "GPU-s per step", "links shared", "placement"}, "  ");
+  for (size_t i = 0; i < p.options.size(); ++i) {
+    const RunningOption& o = p.options[i];
+    char lost[32], cost[32];
+    std::snprintf(lost, sizeof lost, "%.1f GPUs", o.lost_gpus);
+    std::snprintf(cost, sizeof cost, "%.1f", o.cost);
+    t.add({i == p.chosen ? "plan" : "", format_duration(o.step_s), lost, cost, std::to_string(o.shared_links), o.what},
+          "  ");
+  }
+  out += t.str();
+  if (p.gave_up_s > 0) out += "  it gives up " + format_duration(p.gave_up_s) + " of its own step for the others\n";
+  return out + arrival_text(*p.request.running, p.arrival);
+}
+
+nlohmann::json running_plan_json(const Cluster& c, const RunningPlan& p) {
+  nlohmann::json options = nlohmann::json::array();
+  for (size_t i = 0; i < p.options.size(); ++i) {
+    const RunningOption& o = p.options[i];
+    std::vector<std::string> hosts;
+    for (int h : o.hosts) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
+    options.push_back({{"what", o.what},
+                       {"chosen", i == p.chosen},
+                       {"step_s", o.step_s},
+                       {"lost_gpus", o.lost_gpus},
+                       {"cost_gpu_s", o.cost},
+                       {"shared_links", o.shared_links},
+                       {"hosts", hosts}});
+  }
+  nlohmann::json j = arrival_json(*p.request.running, p.arrival);
+  j["alignment"] = to_string(p.request.alignment);
+  j["weight"] = p.request.weight;
+  j["options"] = options;
+  j["gave_up_s"] = p.gave_up_s;
+  return j;
+}
+
+}  // namespace topoplan

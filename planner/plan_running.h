@@ -1,0 +1,54 @@
+// plan --running: a job planned beside the jobs already running. The running jobs' hosts are
+// busy; the job is planned with their traffic as background (each link's others' max-min fair
+// part, the new job counted as one more job with as many flows as the average one there) on the
+// free hosts and, when that placement meets them and enough hosts are left, again on those away
+// from the leaf groups whose uplinks the running jobs cross. Each placement is then scored exactly
+// beside them (arrival_compute) and the one with the least step × (its GPUs + weight × the GPUs'
+// worth of time it costs the others) is the plan; a tie goes to the one that costs less under the
+// other alignment, then to the one sharing fewer links. docs/planner.md, "Beside running jobs".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/arrival.h"
+#include "planner/plan.h"
+
+namespace topoplan {
+
+struct RunningPlanRequest {
+  const RunningJobs* running = nullptr;
+  double weight = 1;  // of the others' lost GPU time against the job's own
+  Alignment alignment = Alignment::average;
+};
+
+// One placement considered.
+struct RunningOption {
+  std::string what;
+  std::vector<int> hosts;  // the plan's, in rank order
+  double step_s = 0;       // the job's own, beside the running jobs
+  double lost_gpus = 0;    // what it costs them
+  double cost = 0;         // step × (GPUs + weight × lost_gpus), GPU-seconds per step
+  double cost_other = 0;   // the same under the other alignment: it breaks ties
+  int shared_links = 0;    // link directions it shares with them: the last tie-break
+};
+
+struct RunningPlan {
+  Plan plan;        // the chosen one, its score beside the running jobs
+  Arrival arrival;  // of the chosen plan
+  std::vector<RunningOption> options;
+  size_t chosen = 0;
+  RunningPlanRequest request;
+  // The job's step it gave up for the others: chosen step - the least step of any option.
+  double gave_up_s = 0;
+};
+
+// `request.score` gives the calibration; its fabric and background are replaced. `router` must
+// be built over `cluster` with request.down.
+Result<RunningPlan> plan_beside_running(const Cluster& cluster, const Router& router, const Job& job,
+                                        const PlanRequest& request, const RunningPlanRequest& running);
+
+std::string running_plan_text(const RunningPlan& plan);
+nlohmann::json running_plan_json(const Cluster& cluster, const RunningPlan& plan);
+
+}  // namespace topoplan
