@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/hostlist.h"
 #include "base/json_fields.h"
 #include "planner/job_inputs.h"
 #include "planner/plan_json.h"
+#include "planner/slurm_jobs.h"
 
 namespace topoplan {
 namespace {
@@ -43,15 +46,108 @@ Result<RunningJob> from_job(const std::string& job_path, const std::string& layo
   return out;
 }
 
+// Slurm's running jobs, each by its id or name in `files` (a job file), or in `ignore`.
+Result<std::vector<RunningJob>> from_slurm(const std::string& slurm_path, const nlohmann::json& files,
+                                           const std::vector<std::string>& ignore, const std::string& path,
+                                           const std::function<std::string(const std::string&)>& relative,
+                                           const Cluster& c) {
+  Result<std::string> text = text_read_file(slurm_path);
+  RETURN_IF_ERROR(text);
+  Result<std::vector<SlurmJob>> jobs = slurm_jobs_parse(*text, slurm_path);
+  RETURN_IF_ERROR(jobs);
+  auto listed = [](const std::vector<std::string>& keys, const SlurmJob& j) {
+    return std::find(keys.begin(), keys.end(), j.id) != keys.end() ||
+           (!j.name.empty() && std::find(keys.begin(), keys.end(), j.name) != keys.end());
+  };
+  std::vector<std::string> mapped;
+  for (const auto& [key, value] : files.items()) {
+    if (!value.is_string())
+      return Error{path + ": slurm_jobs." + key + ": expected the job's file (a path), got " + json_shown(value)};
+    mapped.push_back(key);
+  }
+  std::vector<RunningJob> out;
+  std::vector<std::string> used;
+  for (const SlurmJob& j : *jobs) {
+    if (j.state != "RUNNING") continue;
+    const std::string where = slurm_path + (j.line > 0 ? ":" + std::to_string(j.line) : std::string()) + ": job " +
+                              j.id + (j.name.empty() ? "" : " (" + j.name + ")");
+    std::string key = files.contains(j.id) ? j.id : (!j.name.empty() && files.contains(j.name) ? j.name : "");
+    if (key.empty()) {
+      if (listed(ignore, j)) continue;
+      return Error{where + " runs on " + j.nodes + " but slurm_jobs names no job file for it: add \"" + j.id +
+                   "\": \"FILE\", or its id to \"ignore\" " + "(its traffic is then not counted)"};
+    }
+    used.push_back(key);
+    if (j.nodes.empty()) return Error{where + ": RUNNING without nodes"};
+    Result<std::vector<std::string>> hosts = hostlist_expand(j.nodes);
+    if (!hosts) return Error{where + ": nodes: " + hosts.error()};
+    const std::string job_path = relative(files[key].get<std::string>());
+    int gpus = 0;
+    for (const std::string& h : *hosts) {
+      const std::optional<int> at = c.host_index(h);
+      if (!at) return Error{where + ": node '" + h + "' is not a host of the cluster"};
+      gpus += static_cast<int>(c.hosts()[static_cast<size_t>(*at)].gpus.size());
+    }
+    Result<Job> job = job_load(job_path, [&]() -> Result<WorldHint> {
+      return WorldHint{gpus, "the " + std::to_string(gpus) + " GPUs of Slurm job " + j.id + "'s nodes"};
+    });
+    if (!job) return Error{where + ": " + job.error()};
+    const int ranks = job_ranks(*job);
+    const int per = ranks / static_cast<int>(hosts->size());
+    if (per * static_cast<int>(hosts->size()) != ranks)
+      return Error{where + ": " + job_path + " has " + std::to_string(ranks) +
+                   " ranks, not a whole number on each of its " + std::to_string(hosts->size()) + " nodes"};
+    // Ranks block by block over the nodes in Slurm's order, as srun places them by default.
+    std::string layout;
+    for (const std::string& h : *hosts) layout += h + " slots=" + std::to_string(per) + "\n";
+    Result<Layout> l = layout_parse(layout, where, c, ranks);
+    RETURN_IF_ERROR(l);
+    RunningJob r{j.name.empty() ? j.id : j.name + "#" + j.id, where, std::move(*job), std::move(*l)};
+    out.push_back(std::move(r));
+  }
+  for (const std::string& key : mapped)
+    if (std::find(used.begin(), used.end(), key) == used.end())
+      return Error{path + ": slurm_jobs." + key + ": no running job of " + slurm_path + " has this id or name"};
+  return out;
+}
+
 Result<std::vector<RunningJob>> from_list(const nlohmann::json& doc, const std::string& path, const Cluster& c) {
   std::string error;
-  Fields top(doc, "", {"format", "jobs"}, &error);
-  const nlohmann::json* list = top.list("jobs", true);
+  Fields top(doc, "", {"format", "jobs", "slurm", "slurm_jobs", "ignore"}, &error);
+  const nlohmann::json* list = top.list("jobs", false);
+  const std::string slurm = top.text("slurm", "");
+  const nlohmann::json* files = top.get("slurm_jobs", !slurm.empty());
+  std::vector<std::string> ignore;
+  if (const nlohmann::json* ig = top.list("ignore", false))
+    for (size_t i = 0; i < ig->size() && error.empty(); ++i) {
+      if ((*ig)[i].is_string())
+        ignore.push_back((*ig)[i].get<std::string>());
+      else if ((*ig)[i].is_number_unsigned())
+        ignore.push_back(std::to_string((*ig)[i].get<uint64_t>()));
+      else
+        top.fail(json_indexed("ignore", i), "expected a Slurm job id or name, got " + json_shown((*ig)[i]));
+    }
+  if (error.empty() && files && !files->is_object())
+    top.fail("slurm_jobs", "expected an object: each Slurm job id or name to its job file");
+  if (error.empty() && slurm.empty() && (files || !ignore.empty()))
+    top.fail("slurm", "expected the file of squeue --json or scontrol show job output that slurm_jobs refers to");
+  if (error.empty() && !list && slurm.empty())
+    top.fail("jobs",
+             "expected the running jobs: \"jobs\" (plans, or job and layout files), or \"slurm\" with \"slurm_jobs\"");
   if (!error.empty()) return error_in(path, error);
-  if (list->empty()) return error_in(path, "jobs: expected at least one running job");
   const fs::path folder = fs::path(path).parent_path();
   auto relative = [&](const std::string& p) { return fs::path(p).is_absolute() ? p : (folder / p).string(); };
   std::vector<RunningJob> out;
+  if (!slurm.empty()) {
+    Result<std::vector<RunningJob>> from = from_slurm(relative(slurm), *files, ignore, path, relative, c);
+    RETURN_IF_ERROR(from);
+    out = std::move(*from);
+  }
+  if (!list) {
+    if (out.empty()) return error_in(path, "slurm: " + relative(slurm) + " lists no running job");
+    return out;
+  }
+  if (list->empty()) return error_in(path, "jobs: expected at least one running job");
   for (size_t i = 0; i < list->size(); ++i) {
     const std::string at = json_indexed("jobs", i);
     Fields f((*list)[i], at, {"name", "plan", "job", "layout"}, &error);

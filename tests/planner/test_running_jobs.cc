@@ -79,7 +79,9 @@ TEST_CASE("running jobs: malformed lists name the file, the entry and what was e
   CHECK(f.error(R"({"jobs": []})") ==
         at + ": expected the running jobs: a file with \"format\": \"topoplan-running\", a plan file (\"format\": "
              "\"topoplan-plan\") or a folder of plan files");
-  CHECK(f.error(R"({"format": "topoplan-running"})") == at + ": missing key 'jobs'");
+  CHECK(f.error(R"({"format": "topoplan-running"})") ==
+        at + ": jobs: expected the running jobs: \"jobs\" (plans, or job and layout files), or \"slurm\" with "
+             "\"slurm_jobs\"");
   CHECK(f.error(R"({"format": "topoplan-running", "jobs": []})") == at + ": jobs: expected at least one running job");
   CHECK(f.error(R"({"format": "topoplan-running", "jobs": [{"name": "x"}]})") ==
         at + ": jobs[0]: expected \"plan\" (a plan file) or \"job\" with \"layout\" (a job file and where its ranks "
@@ -114,6 +116,55 @@ TEST_CASE("running jobs: a host the cluster lacks, two jobs on one GPU, two jobs
                     {"job": "tiny.json", "layout": "b.hosts"}]})") ==
         at + ": jobs[1]: name: 'tiny-8' is also the name of " + at +
             ": jobs[0]; give each running job its own \"name\"");
+}
+
+TEST_CASE("running jobs: from Slurm's view, each job's file named by its id or name") {
+  Files f;
+  f.write("jobs.txt",
+          "JobId=12 JobName=pretrain\n   JobState=RUNNING Reason=None\n   NodeList=h[002-003]\n\n"
+          "JobId=13 JobName=sft\n   JobState=RUNNING\n   NodeList=h004\n\n"
+          "JobId=14 JobName=queued\n   JobState=PENDING\n   NodeList=(null)\n");
+  // tiny-8 is 8 ranks: 4 on each of two nodes, then 8 on one.
+  f.write("running.json", R"({"format": "topoplan-running", "slurm": "jobs.txt",
+    "slurm_jobs": {"12": "tiny.json", "sft": "tiny.json"}, "jobs": [{"plan": "planned/plan.json"}]})");
+  Result<RunningJobs> r = running_jobs_load(f.path("running.json"), f.cluster);
+  REQUIRE_MESSAGE(r.ok(), (r ? "" : r.error()));
+  REQUIRE(r->jobs.size() == 3);
+  CHECK(r->jobs[0].name == "pretrain#12");
+  CHECK(r->jobs[0].where == f.path("jobs.txt") + ":1: job 12 (pretrain)");
+  // Block by block over the nodes, as srun places ranks by default.
+  CHECK(f.cluster.device(r->jobs[0].layout.gpu_of_rank[3]).name == "h002/gpu3");
+  CHECK(f.cluster.device(r->jobs[0].layout.gpu_of_rank[4]).name == "h003/gpu0");
+  CHECK(r->jobs[1].name == "sft#13");
+  CHECK(f.cluster.device(r->jobs[1].layout.gpu_of_rank[7]).name == "h004/gpu7");
+  CHECK(r->jobs[2].name == "tiny-8");
+
+  const std::string at = f.path("running.json");
+  const std::string slurm = f.path("jobs.txt");
+  // A running job without a file, unless ignored; a file for no running job; a node not in the cluster.
+  CHECK(f.error(R"({"format": "topoplan-running", "slurm": "jobs.txt", "slurm_jobs": {"12": "tiny.json"}})") ==
+        slurm +
+            ":5: job 13 (sft) runs on h004 but slurm_jobs names no job file for it: add \"13\": \"FILE\", or "
+            "its id to \"ignore\" (its traffic is then not counted)");
+  f.write("running.json",
+          R"({"format": "topoplan-running", "slurm": "jobs.txt", "slurm_jobs": {"12": "tiny.json"}, "ignore": [13]})");
+  Result<RunningJobs> ignored = running_jobs_load(f.path("running.json"), f.cluster);
+  REQUIRE_MESSAGE(ignored.ok(), (ignored ? "" : ignored.error()));
+  CHECK(ignored->jobs.size() == 1);
+  CHECK(f.error(R"({"format": "topoplan-running", "slurm": "jobs.txt", "slurm_jobs": {"12": "tiny.json",
+                    "sft": "tiny.json", "14": "tiny.json"}})") ==
+        at + ": slurm_jobs.14: no running job of " + slurm + " has this id or name");
+  CHECK(f.error(R"({"format": "topoplan-running", "slurm_jobs": {"12": "tiny.json"}})") ==
+        at + ": slurm: expected the file of squeue --json or scontrol show job output that slurm_jobs refers to");
+  CHECK(f.error(R"({"format": "topoplan-running", "slurm": "jobs.txt", "slurm_jobs": ["tiny.json"]})")
+            .find(at + ": slurm_jobs: expected an object") == 0);
+  f.write("far.txt", "JobId=20 JobName=far\n   JobState=RUNNING\n   NodeList=h[004-005]\n");
+  CHECK(f.error(R"({"format": "topoplan-running", "slurm": "far.txt", "slurm_jobs": {"far": "tiny.json"}})") ==
+        f.path("far.txt") + ":1: job 20 (far): node 'h005' is not a host of the cluster");
+  f.write("odd.txt", "JobId=21 JobName=odd\n   JobState=RUNNING\n   NodeList=h[002-004]\n");
+  CHECK(f.error(R"({"format": "topoplan-running", "slurm": "odd.txt", "slurm_jobs": {"21": "tiny.json"}})") ==
+        f.path("odd.txt") + ":1: job 21 (odd): " + f.path("tiny.json") +
+            " has 8 ranks, not a whole number on each of its 3 nodes");
 }
 
 }  // namespace topoplan
