@@ -3,8 +3,8 @@
 // the hosts, legal for the model and within GPU memory, fastest first (planner/alternatives.h);
 // --candidates: a scheduler's candidate allocations, each planned, ranked (planner/candidates.h).
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "cli/host_flags.h"
@@ -13,13 +13,15 @@
 #include "planner/alternatives_text.h"
 #include "planner/candidates_text.h"
 #include "planner/shape_curve_text.h"
+#include "topology/down.h"
 #include "topology/load.h"
 
 namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, job, free, busy, exclude, candidates;
+  std::string cluster, job, free, busy, exclude, candidates, running, alignment = "average";
+  double weight = 1;
   ModelSources model;
   bool alternatives = false, json = false, quick = false;
   size_t limit = 10;
@@ -55,6 +57,20 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   ModelInputs model;
   if (Result<void> ok = model_inputs_load(o.model, *c, model); !ok) return fail(err, ok.error());
   req.score = model.options;
+  // What the running jobs' plans found down is down for this job too.
+  std::optional<RunningJobs> running;
+  if (!o.running.empty()) {
+    Result<RunningJobs> r = running_jobs_load(o.running, *c);
+    if (!r) return fail(err, r.error());
+    running = std::move(*r);
+    if (!running->down.empty()) {
+      std::vector<std::string> names = req.down.names;
+      names.insert(names.end(), running->down.begin(), running->down.end());
+      Result<DownSet> down = down_parse(*c, names);
+      if (!down) return fail(err, o.running + ": exclude: " + down.error());
+      req.down = std::move(*down);
+    }
+  }
   Router router(*c, req.down);
   if (!o.candidates.empty()) {
     Result<std::vector<CandidateAllocation>> cands = candidates_load(*c, o.candidates);
@@ -63,7 +79,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     plan.down = req.down;
     plan.score = req.score;
     plan.search = !o.quick;
-    Result<CandidateRanking> ranking = candidates_rank(*c, router, *job, *cands, plan);
+    // Beside running jobs: each candidate planned as plan --nodes --running plans it.
+    RunningPlanRequest beside;
+    if (running) beside = {&*running, o.weight, o.alignment == "worst" ? Alignment::worst : Alignment::average};
+    Result<CandidateRanking> ranking = candidates_rank(*c, router, *job, *cands, plan, running ? &beside : nullptr);
     if (!ranking) return fail(err, o.job + ": " + ranking.error());
     if (o.json)
       out << candidates_json(*c, *job, *cands, *ranking).dump(2) << "\n";
@@ -99,11 +118,11 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     return kExitOk;
   }
   const int need = job_ranks(*job);
-  out << alternatives_text(*job, *list,
-                           job->name + " as given needs " + std::to_string(need) + " GPUs; " +
-                               (req.free.empty() ? "the cluster has "
-                                                : "the " + std::to_string(req.free.size()) + " free hosts have ") +
-                               std::to_string(list->gpus_available) + " up");
+  out << alternatives_text(
+      *job, *list,
+      job->name + " as given needs " + std::to_string(need) + " GPUs; " +
+          (req.free.empty() ? "the cluster has " : "the " + std::to_string(req.free.size()) + " free hosts have ") +
+          std::to_string(list->gpus_available) + " up");
   return kExitOk;
 }
 
@@ -119,20 +138,36 @@ Run setup(CLI::App& app) {
                "with --candidates: each candidate placed as plan's construction places it (the best order string in "
                "topology order), without the local search")
       ->needs(candidates);
-  CLI::Option* alternatives = app.add_flag("--alternatives", o->alternatives,
-               "the job's other tp, pp, cp, ep and dp sizes that fit the hosts, legal for the model, with its global "
-               "batch and within GPU memory, fastest first");
+  CLI::Option* alternatives = app.add_flag(
+      "--alternatives", o->alternatives,
+      "the job's other tp, pp, cp, ep and dp sizes that fit the hosts, legal for the model, with its global "
+      "batch and within GPU memory, fastest first");
   CLI::Option* free = app.add_option(
       "--free", o->free,
       "the hosts free now: a Slurm hostlist (h[0001-0016]) or @FILE; the planner's best on them beside the shapes, "
       "and what waiting for the best shape would gain; with --alternatives, the hosts to fit");
-  CLI::Option* busy = app.add_option("--busy", o->busy, "the hosts busy now (every other host is free), as --free takes them")
-      ->excludes(free);
+  CLI::Option* busy =
+      app.add_option("--busy", o->busy, "the hosts busy now (every other host is free), as --free takes them")
+          ->excludes(free);
   candidates->excludes(alternatives)->excludes(free)->excludes(busy);
+  CLI::Option* running = app.add_option(
+      "--running", o->running,
+      "with --candidates: the jobs already running (as contention --running takes them); each candidate planned "
+      "beside them as plan --running plans it, ranked by its step weighed with the GPU time it costs them");
+  running->needs(candidates)->excludes(app.get_option("--quick"));
+  app.add_option("--weight", o->weight, "with --running: the others' lost GPU time against the job's own (default 1)")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->needs(running);
+  app.add_option(
+         "--alignment", o->alignment,
+         "with --running: average (phases unaligned, default) or worst (every job at its busiest phase at once)")
+      ->check(CLI::IsMember({"average", "worst"}))
+      ->needs(running);
   app.add_option("--exclude", o->exclude,
                  "GPUs, NICs, switches, hosts or links that are down, comma-separated, or @FILE (as plan takes it)");
   app.add_option("--limit", o->limit, "how many layouts to list (default 10)")->check(CLI::Range(1, 1000));
   model_flags_add(app, o->model);
+  running->excludes(app.get_option("--background"))->excludes(app.get_option("--fabric"));
   app.add_flag("--json", o->json, "the list as JSON on stdout");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }
@@ -140,10 +175,11 @@ Run setup(CLI::App& app) {
 }  // namespace
 
 Tool advise_tool() {
-  return {"advise",
-          "what to ask for: what each allocation shape costs the job, (--alternatives) its sizes that fit the hosts, or "
-          "(--candidates) which candidate allocation to take",
-          setup};
+  return {
+      "advise",
+      "what to ask for: what each allocation shape costs the job, (--alternatives) its sizes that fit the hosts, or "
+      "(--candidates) which candidate allocation to take",
+      setup};
 }
 
 }  // namespace topoplan::cli

@@ -3,14 +3,15 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "planner/allocation_pattern.h"
 
 namespace topoplan {
 
 Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, const Job& job,
-                                         const std::vector<CandidateAllocation>& candidates,
-                                         const PlanRequest& request) {
+                                         const std::vector<CandidateAllocation>& candidates, const PlanRequest& request,
+                                         const RunningPlanRequest* running) {
   const Locality loc = locality_of(c);
   const AllocationPatterns patterns(c, loc, request.down, request.score);
   CandidateRanking out;
@@ -21,6 +22,18 @@ Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, cons
     out.sharing = hosts_alike + " share one (not leaf groups: " + patterns.groups_why_not() + ")";
   else
     out.sharing = hosts_alike + ", or which leaf groups of a pod, share one";
+  // The running jobs' traffic tells hosts apart; their demands are computed once.
+  std::vector<JobDemand> demands;
+  RunningPlanRequest beside;
+  if (running) {
+    out.sharing = "each on its own: the running jobs' traffic tells hosts apart";
+    Result<std::vector<JobDemand>> d = job_demands(c, r, running->running->jobs, request.score);
+    RETURN_IF_ERROR(d);
+    demands = std::move(*d);
+    beside = *running;
+    beside.demands = &demands;
+    out.running = running;
+  }
   out.results.resize(candidates.size());
   out.searched = request.search;
   // By pattern, or by the exact hosts chosen where patterns do not hold: the candidate planned.
@@ -34,7 +47,7 @@ Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, cons
       res.why = choice.error();
       continue;
     }
-    std::string key = patterns.key(choice->hosts);
+    std::string key = running ? std::string() : patterns.key(choice->hosts);
     if (key.empty())
       key.assign(reinterpret_cast<const char*>(choice->hosts.data()), choice->hosts.size() * sizeof(int));
     if (auto same = planned.find(key); same != planned.end()) {
@@ -46,12 +59,28 @@ Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, cons
       continue;
     }
     req.free = candidates[i].hosts;
-    Result<Plan> plan = plan_job(c, r, job, req);
+    std::optional<RunningPlan> near;
+    Result<Plan> plan = Error{""};
+    if (running) {
+      Result<RunningPlan> p = plan_beside_running(c, r, job, req, beside);
+      if (p) {
+        near = std::move(*p);
+        plan = near->plan;
+      } else {
+        plan = Error{p.error()};
+      }
+    } else {
+      plan = plan_job(c, r, job, req);
+    }
     ++out.planned;
     planned.emplace(std::move(key), i);
     if (!plan) {
       res.why = plan.error();
       continue;
+    }
+    if (near) {
+      res.lost_gpus = near->options[near->chosen].lost_gpus;
+      res.cost_gpu_s = near->options[near->chosen].cost;
     }
     res.holds = true;
     res.step_s = plan->score.step_s;
@@ -66,6 +95,7 @@ Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, cons
   std::stable_sort(out.ranked.begin(), out.ranked.end(), [&](size_t a, size_t b) {
     const CandidateResult &x = out.results[a], &y = out.results[b];
     if (x.holds != y.holds) return x.holds;
+    if (running && x.cost_gpu_s != y.cost_gpu_s) return x.cost_gpu_s < y.cost_gpu_s;
     if (x.step_s != y.step_s) return x.step_s < y.step_s;
     return x.exposed_s < y.exposed_s;
   });

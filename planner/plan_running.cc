@@ -41,10 +41,15 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
   const RunningJobs& running = *rq.running;
   const size_t align = static_cast<size_t>(rq.alignment);
   // Their demands alone, once for every placement scored beside them.
-  Result<std::vector<JobDemand>> demands = job_demands(c, r, running.jobs, req.score);
-  RETURN_IF_ERROR(demands);
+  std::vector<JobDemand> computed;
+  if (!rq.demands) {
+    Result<std::vector<JobDemand>> d = job_demands(c, r, running.jobs, req.score);
+    RETURN_IF_ERROR(d);
+    computed = std::move(*d);
+  }
+  const std::vector<JobDemand>& demands = rq.demands ? *rq.demands : computed;
   std::vector<const JobDemand*> of;
-  for (const JobDemand& d : *demands) of.push_back(&d);
+  for (const JobDemand& d : demands) of.push_back(&d);
   Result<Contention> now =
       contention_compute(c, r, running.jobs, of, req.score, std::vector<char>(running.jobs.size(), 0));
   RETURN_IF_ERROR(now);
@@ -52,13 +57,14 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
 
   // The free hosts: those offered where no running job has a rank.
   const Locality loc = locality_of(c);
-  std::vector<char> busy(c.hosts().size(), 0);
+  std::vector<int> busy(c.hosts().size(), -1);  // the running job with a rank there
   std::vector<char> crossed(static_cast<size_t>(loc.leaf_groups), 0);
-  for (const RunningJob& j : running.jobs) {
+  for (size_t k = 0; k < running.jobs.size(); ++k) {
+    const RunningJob& j = running.jobs[k];
     std::vector<int> groups;
     for (VertexId g : j.layout.gpu_of_rank) {
       const int h = c.device(g).host;
-      busy[static_cast<size_t>(h)] = 1;
+      busy[static_cast<size_t>(h)] = static_cast<int>(k);
       groups.push_back(loc.leaf_group[static_cast<size_t>(h)]);
     }
     std::sort(groups.begin(), groups.end());
@@ -68,12 +74,23 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
       for (int g : groups) crossed[static_cast<size_t>(g)] = 1;
   }
   std::vector<int> free, away;
-  for (int h : hosts_offered(c, req.free))
-    if (!busy[static_cast<size_t>(h)]) {
-      free.push_back(h);
-      if (!crossed[static_cast<size_t>(loc.leaf_group[static_cast<size_t>(h)])]) away.push_back(h);
+  std::string taken;  // "h001 (a), h002 (b)"
+  int free_gpus = 0;
+  for (int h : hosts_offered(c, req.free)) {
+    if (busy[static_cast<size_t>(h)] >= 0) {
+      taken += (taken.empty() ? "" : ", ") + c.hosts()[static_cast<size_t>(h)].name + " (" +
+               running.jobs[static_cast<size_t>(busy[static_cast<size_t>(h)])].name + ")";
+      continue;
     }
+    free.push_back(h);
+    free_gpus += req.down.gpus_up_count(c, h);
+    if (!crossed[static_cast<size_t>(loc.leaf_group[static_cast<size_t>(h)])]) away.push_back(h);
+  }
   if (free.empty()) return Error{"every host offered runs a rank of a running job (" + running.source + ")"};
+  if (free_gpus < job_ranks(job) && !taken.empty())
+    return Error{"the job needs " + std::to_string(job_ranks(job)) + " GPUs; the " + std::to_string(free.size()) +
+                 " free hosts offered have " + std::to_string(free_gpus) + " up, and running jobs (" + running.source +
+                 ") hold " + taken};
   int away_gpus = 0;
   for (int h : away) away_gpus += req.down.gpus_up_count(c, h);
 
@@ -88,7 +105,7 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
     one.score.background = &bg;
     Result<Plan> p = plan_job(c, r, job, one);
     if (!p) return Error{"planning " + what + ": " + p.error()};
-    Result<Arrival> a = arrival_compute(c, r, running, *demands, {job.name, "the plan", p->job, p->layout}, req.score);
+    Result<Arrival> a = arrival_compute(c, r, running, demands, {job.name, "the plan", p->job, p->layout}, req.score);
     RETURN_IF_ERROR(a);
     RunningOption o;
     o.what = what;

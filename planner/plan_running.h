@@ -20,6 +20,8 @@ struct RunningPlanRequest {
   const RunningJobs* running = nullptr;
   double weight = 1;  // of the others' lost GPU time against the job's own
   Alignment alignment = Alignment::average;
+  // The running jobs' demands (job_demands) when the caller plans many times; null: computed.
+  const std::vector<JobDemand>* demands = nullptr;
 };
 
 // One placement considered.

@@ -173,3 +173,48 @@ TEST_CASE("plan --running: the plan beside them, its file read back by score --r
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("every host offered runs a rank of a running job (all.json)") != std::string::npos);
 }
+
+TEST_CASE("advise --candidates --running: ranked by cost beside them, each as plan --nodes --running plans it") {
+  const auto dir = topoplan::test::temp_dir("advise-running");
+  // Four leaf groups of four nodes, 4:1 above the leaves; a runs across the first two.
+  std::ofstream(dir / "pod.json") << R"({"name": "pod16", "node": "dgx-h100", "nodes": 16,
+    "fabric": {"kind": "rail", "nodes_per_su": 4, "leaf_oversubscription": 4}})";
+  std::ofstream(dir / "job.json") << R"({"format": "topoplan-job", "name": "dp4",
+    "model": {"layers": 8, "hidden": 4096, "ffn_hidden": 14336, "heads": 32, "kv_heads": 8, "vocab": 32000},
+    "training": {"seq_length": 4096, "micro_batch": 1, "global_batch": 32, "dtype": "bf16"},
+    "parallel": {"tp": 8, "pp": 1, "dp": 4, "sequence_parallel": true}})";
+  std::ofstream(dir / "a.hosts") << "h[001-002,005-006] slots=8\n";
+  std::ofstream(dir / "running.json") << R"({"format": "topoplan-running", "jobs": [
+    {"name": "a", "job": "job.json", "layout": "a.hosts"}]})";
+  std::ofstream(dir / "cands.txt") << "h[003-004,007-008]\nh[011-012,015-016]\nh[001,003,009,011]\n";
+  const std::string args = "advise --cluster pod.json --job job.json --candidates cands.txt --running running.json";
+  auto r = run_topoplan(args + " --json", dir);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["running"]["jobs"] == 1);
+  // Away from a first; the candidate beside its leaf groups costs it time; one on a's host does not hold.
+  CHECK(j["ranked"] == nlohmann::json::array({"line 2", "line 1"}));
+  const nlohmann::json& near = j["candidates"][0];
+  CHECK(near["lost_gpus"].get<double>() > 0.5);
+  CHECK(j["candidates"][1]["lost_gpus"] == 0);
+  CHECK(j["candidates"][2]["holds"] == false);
+  CHECK(j["candidates"][2]["why"] ==
+        "the job needs 32 GPUs; the 3 free hosts offered have 24 up, and running jobs (running.json) hold h001 (a)");
+  // Each candidate's figures are plan --nodes --running's on its hosts.
+  auto p = run_topoplan("plan --cluster pod.json --job job.json --nodes h[003-004,007-008] --running running.json --json",
+                        dir);
+  REQUIRE_MESSAGE(p.exit_code == 0, p.err);
+  const nlohmann::json plan = nlohmann::json::parse(p.out);
+  double cost = 0;
+  for (const auto& o : plan["running"]["options"])
+    if (o["chosen"] == true) cost = o["cost_gpu_s"].get<double>();
+  CHECK(near["cost_gpu_s"].get<double>() == doctest::Approx(cost));
+  auto text = run_topoplan(args, dir);
+  CHECK(text.out.find("beside 1 running job (running.json, average alignment), ranked by step x (GPUs + 1 x") !=
+        std::string::npos);
+  CHECK(text.out.find("costs them") != std::string::npos);
+  r = run_topoplan("advise --cluster pod.json --job job.json --running running.json", dir);
+  CHECK(r.exit_code == 2);
+  r = run_topoplan(args + " --quick", dir);
+  CHECK(r.exit_code == 2);
+}
