@@ -14,7 +14,7 @@ namespace topoplan::cli {
 namespace {
 
 struct Options {
-  std::string cluster, running, calibration, alignment = "average";
+  std::string cluster, running, calibration, html, alignment = "average";
   size_t links = 10;
   bool json = false;
 };
@@ -32,11 +32,14 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   const Router router(*c, *down);
   Result<Contention> k = contention_compute(*c, router, running->jobs, model.options);
   if (!k) return fail(err, k.error());
+  const std::string text = contention_text(*c, *running, *k, o.links);
+  if (!o.html.empty())
+    if (Result<void> ok = contention_html_write(o.html, *c, *running, *k, text); !ok) return fail(err, ok.error());
   if (o.json)
     out << contention_json(*c, *running, *k, o.alignment == "worst" ? Alignment::worst : Alignment::average).dump(2)
         << "\n";
   else
-    out << contention_text(*c, *running, *k, o.links);
+    out << text;
   return kExitOk;
 }
 
@@ -54,6 +57,9 @@ Run setup(CLI::App& app) {
   app.add_option("--links", o->links, "how many of the links where jobs meet to list (default 10)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--calibration", o->calibration, "overlay of effective link bandwidths (JSON)");
+  app.add_option("--html", o->html,
+                 "write a self-contained HTML report: the fabric coloured by every job's load together, hosts in "
+                 "their job's colour, a job's links lit when picked, this text");
   app.add_flag("--json", o->json, "machine-readable output: every job and every loaded link");
   return [o](std::ostream& out, std::ostream& err) { return run(*o, out, err); };
 }

@@ -7,6 +7,7 @@
 #include "base/text_table.h"
 #include "base/units.h"
 #include "base/words.h"
+#include "planner/html_report.h"
 
 namespace topoplan {
 namespace {
@@ -80,6 +81,32 @@ std::string contention_text(const Cluster& c, const RunningJobs& running, const 
     table.add({c.edge_name(l.edge), std::to_string(l.jobs.size()), percent(l.utilization), percent(l.peak), by}, "  ");
   }
   return out + table.str();
+}
+
+Result<void> contention_html_write(const std::string& path, const Cluster& c, const RunningJobs& running,
+                                   const Contention& k, const std::string& text) {
+  // The jobs' demands together, as one load: a link's step average and busiest phase summed over
+  // them, its phase the busiest job's.
+  JobScore together;
+  std::vector<std::vector<EdgeId>> edges(k.jobs.size());
+  for (const ContendedLink& l : k.links) {
+    LinkUse u;
+    u.edge = l.edge;
+    u.utilization = l.utilization;
+    u.peak = l.peak;
+    u.peak_phase = l.jobs.front().peak_phase;
+    together.links.push_back(u);
+    for (const JobOnLink& j : l.jobs) edges[j.job].push_back(l.edge);
+  }
+  ReportPart part;
+  part.label = "running jobs";
+  part.score = &together;
+  part.heading = counted(static_cast<int64_t>(k.jobs.size()), "running job") +
+                 " together: " + std::to_string(k.meeting) + " link directions where jobs meet";
+  part.sets_kind = "job";
+  for (size_t j = 0; j < k.jobs.size(); ++j)
+    part.sets.push_back({k.jobs[j].name, running.jobs[j].layout.gpu_of_rank, std::move(edges[j])});
+  return html_report_write(path, c, {part}, "contention: " + running.source, text);
 }
 
 nlohmann::json contention_json(const Cluster& c, const RunningJobs& running, const Contention& k, Alignment alignment) {

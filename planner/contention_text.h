@@ -18,4 +18,9 @@ std::string contention_text(const Cluster& cluster, const RunningJobs& running, 
 nlohmann::json contention_json(const Cluster& cluster, const RunningJobs& running, const Contention& contention,
                                Alignment alignment);
 
+// --html FILE: the fabric coloured by every job's load together (summed: past 100% where they
+// cannot all have what they ask), each host in its job's colour, a job's links lit when picked.
+Result<void> contention_html_write(const std::string& path, const Cluster& cluster, const RunningJobs& running,
+                                   const Contention& contention, const std::string& text);
+
 }  // namespace topoplan

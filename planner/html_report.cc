@@ -62,7 +62,8 @@ std::string html_report(const nlohmann::json& data) {
 Result<void> html_report_write(const std::string& path, const Cluster& cluster, const std::vector<ReportPart>& parts,
                                const std::string& title, const std::string& text, const ReportFocus& focus) {
   std::vector<ReportPart> with_tables = parts;
-  for (ReportPart& p : with_tables) p.tables = score_tables_json(cluster, *p.score, kHottestLinks);
+  for (ReportPart& p : with_tables)
+    if (p.job) p.tables = score_tables_json(cluster, *p.score, kHottestLinks);
   Result<nlohmann::json> data = report_data(cluster, with_tables, title, text, focus);
   RETURN_IF_ERROR(data);
   return text_write_file(path, html_report(*data));

@@ -1,5 +1,6 @@
 #include "planner/report_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -111,8 +112,24 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
   for (size_t p = 0; p < kPhases; ++p) phases.push_back(std::string(phase_window_name(static_cast<Phase>(p))));
   nlohmann::json layouts = nlohmann::json::array();
   for (const ReportPart& part : parts) {
-    Result<nlohmann::json> groups = groups_json(*part.job, *part.score);
+    Result<nlohmann::json> groups = part.job ? groups_json(*part.job, *part.score) : nlohmann::json::object();
     RETURN_IF_ERROR(groups);
+    nlohmann::json group_links = nlohmann::json::object(), group_names = nlohmann::json::object();
+    if (!part.sets.empty()) {
+      nlohmann::json gpus = nlohmann::json::array(), links = nlohmann::json::array(), names = nlohmann::json::array();
+      for (const ReportPart::GpuSet& set : part.sets) {
+        gpus.push_back(set.gpus);
+        std::vector<EdgeId> physical;
+        for (EdgeId e : set.edges) physical.push_back(e / 2);
+        std::sort(physical.begin(), physical.end());
+        physical.erase(std::unique(physical.begin(), physical.end()), physical.end());
+        links.push_back(physical);
+        names.push_back(set.name);
+      }
+      (*groups)[part.sets_kind] = std::move(gpus);
+      group_links[part.sets_kind] = std::move(links);
+      group_names[part.sets_kind] = std::move(names);
+    }
     nlohmann::json layout = {{"label", part.label},
                              {"step_s", part.score->step_s},
                              {"exposed_s", part.score->exposed_comm_s},
@@ -122,7 +139,10 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
                              {"exposed", exposed_json(*part.score)},
                              {"load", load_json(*part.score)},
                              {"tables", part.tables},
-                             {"groups", std::move(*groups)}};
+                             {"groups", std::move(*groups)},
+                             {"group_links", std::move(group_links)},
+                             {"group_names", std::move(group_names)}};
+    if (!part.heading.empty()) layout["heading"] = part.heading;
     if (part.observed_ratio) {
       nlohmann::json edge = nlohmann::json::array(), ratio = nlohmann::json::array();
       for (EdgeId e = 0; e < part.observed_ratio->size(); ++e)

@@ -16,12 +16,22 @@ namespace topoplan {
 
 struct ReportPart {
   std::string label;         // "layout default", "layout under review", "plan"
-  const Job* job = nullptr;  // its order string places the groups
+  const Job* job = nullptr;  // its order string places the groups; null: no rank groups
   const JobScore* score = nullptr;
   nlohmann::json tables;  // its tables as the command prints them (planner/score_tables)
   // Port counters' observed / predicted per directed edge (observe --html): 0 where no counter
   // measured it, kDotBusyUnpredicted where the job puts nothing on a busy link; null for none.
   const std::vector<double>* observed_ratio = nullptr;
+  // Named sets of GPUs shown as groups of kind `sets_kind` (contention: each running job), each
+  // lighting the links it loads when picked, rather than a ring; `heading` replaces the step line.
+  struct GpuSet {
+    std::string name;
+    std::vector<VertexId> gpus;
+    std::vector<EdgeId> edges;
+  };
+  std::string sets_kind;
+  std::vector<GpuSet> sets;
+  std::string heading;
 };
 
 // What the page opens with: the verdict on top, a group selected with its hosts open and the link

@@ -250,7 +250,11 @@
     const list = data.layouts[p].groups[selected.kind];
     if (!list || !list[selected.index]) return null;
     const members = list[selected.index], links = new Set();
-    for (const [a, b] of exchanges(selected.kind, members)) if (D.host[a] !== D.host[b]) pathLinks(a, b, links);
+    // A named set (contention's jobs) lights the links it loads; a rank group, its ring's paths.
+    const named = (data.layouts[p].group_links || {})[selected.kind];
+    if (named) for (const l of named[selected.index]) links.add(l);
+    else for (const [a, b] of exchanges(selected.kind, members)) if (D.host[a] !== D.host[b]) pathLinks(a, b, links);
+    const name = ((data.layouts[p].group_names || {})[selected.kind] || [])[selected.index];
     // The busiest direction in its busiest phase; for the group explain opened on, the link its
     // text names, so page and text agree.
     const peak = loads[p].peak;
@@ -260,7 +264,7 @@
     if (o.slowest && o.group && o.group.kind === selected.kind && o.group.index === selected.index && p === 0) {
       slowest = o.slowest.link; dir = o.slowest.dir; worst = peak[2 * slowest + dir]; links.add(slowest);
     }
-    return { members: new Set(members), hosts: new Set(members.map((g) => D.host[g])), links, slowest, dir, worst };
+    return { members: new Set(members), hosts: new Set(members.map((g) => D.host[g])), links, slowest, dir, worst, name };
   }
 
   // ---- Drawing.
@@ -323,7 +327,12 @@
         const cls = ['unit', u.hosts ? 'host' : 'switch', u.members.length > 1 ? 'aggregate' : 'single'];
         if (info && u.hosts && u.hosts.some((h) => info.hosts.has(h))) cls.push('member');
         const box = el('g', { class: cls.join(' '), transform: `translate(${x.get(u) - boxW / 2},${yOf(r)})`, 'data-key': u.key }, g);
-        el('rect', { width: boxW, height: boxH, rx: 3 }, box);
+        const rect = el('rect', { width: boxW, height: boxH, rx: 3 }, box);
+        // A box whose hosts all run one named set's GPUs (contention's jobs) in that set's colour.
+        if (u.hosts && setOfHost.size) {
+          const s = setOfHost.get(u.hosts[0]);
+          if (s !== undefined && u.hosts.every((h) => setOfHost.get(h) === s)) rect.style.fill = setColour(s);
+        }
         el('text', { x: boxW / 2, y: 15, 'text-anchor': 'middle' }, box).textContent = label(u);
         el('title', {}, box).textContent = u.members.length > 1 ? `${label(u)}: click to open` : label(u) + (u.hosts ? ': click for its GPUs and NICs' : '');
         box.addEventListener('click', () => onUnit(u));
@@ -410,6 +419,12 @@
   const openHosts = new Set();  // hosts whose devices are drawn
   const app = document.getElementById('app');
   const kinds = [...new Set(data.layouts.flatMap((l) => Object.keys(l.groups)))];
+  // Named sets (contention's jobs): each host's set, and a colour per set.
+  const setKind = Object.keys(data.layouts[0].group_names || {})[0];
+  const setNames = setKind ? data.layouts[0].group_names[setKind] : [];
+  const setOfHost = new Map();
+  if (setKind) data.layouts[0].groups[setKind].forEach((gpus, i) => { for (const v of gpus) setOfHost.set(D.host[v], i); });
+  const setColour = (i) => `hsl(${(i * 137.508) % 360}, 55%, 82%)`;
 
   function hoverGpu(v) {
     const kind = selected ? selected.kind : kinds[0];
@@ -449,8 +464,12 @@
 
     `<span class="legend">critical finding <i class="swatch" style="background:${CRITICAL}"></i></span>` +
     (observed ? '<span class="legend ratio">observed / predicted <span class="scale"></span> ≤x0.5 · x0.8 · x1 · x2 · x4 · more</span>' : '') +
-    '<span class="legend widths">per link <svg width="210" height="14"></svg></span>';
+    '<span class="legend widths">per link <svg width="210" height="14"></svg></span>' +
+    (setNames.length ? '<div class="legend sets">' + setKind + 's: ' + setNames.map((n, i) =>
+      `<a href="#" data-set="${i}"><i class="swatch" style="background:${setColour(i)}"></i>${n.replace(/[&<>"]/g, (c) => '&#' + c.charCodeAt(0) + ';')}</a>`).join(' ') + '</div>' : '');
   app.appendChild(controls);
+  for (const a of controls.querySelectorAll('.sets a'))
+    a.addEventListener('click', (e) => { e.preventDefault(); selectGroup(setKind, parseInt(a.dataset.set, 10)); });
   const scale = controls.querySelector('.scale');
   for (let i = 0; i <= 10; i++) { const s = document.createElement('i'); s.style.background = colour(i === 10 ? 1.1 : i / 9.99); scale.appendChild(s); }
   if (observed) for (const r of [0.5, 0.7, 1, 2, 4, 8]) { const s = document.createElement('i'); s.style.background = ratioColour(r); controls.querySelector('.ratio .scale').appendChild(s); }
@@ -479,7 +498,7 @@
       const col = document.createElement('section');
       col.className = 'view';
       const h = document.createElement('h2');
-      h.textContent = `${lay.label}: step ${lay.step_text}, exposed communication ${lay.exposed_text} per step`;
+      h.textContent = lay.heading || `${lay.label}: step ${lay.step_text}, exposed communication ${lay.exposed_text} per step`;
       col.appendChild(h);
       const scroll = document.createElement('div');
       scroll.className = 'scroll';
@@ -493,7 +512,7 @@
     kindSel.value = selected ? selected.kind : '';
     if (selected) indexIn.value = selected.index;
     status.textContent = info
-      ? `${selected.kind} group ${selected.index}: ${info.members.size} GPUs on ${info.hosts.size} host${info.hosts.size > 1 ? 's' : ''}, ` +
+      ? `${info.name || selected.kind + ' group ' + selected.index}: ${info.members.size} GPUs on ${info.hosts.size} host${info.hosts.size > 1 ? 's' : ''}, ` +
         (info.links.size ? `${info.links.size} fabric links, the busiest ${linkName(info.slowest, info.dir)} at ${pct(info.worst)}` : 'inside its host')
       : selected ? `no ${selected.kind} group ${selected.index}`
       : focusLink >= 0 ? `explained: ${linkName(focusLink, 0)} (outlined)` : 'pick a group, or hover a GPU of an opened host';

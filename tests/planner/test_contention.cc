@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/arrival.h"
+#include "planner/contention_text.h"
 #include "planner/plan_running.h"
 #include "tests/support.h"
 
@@ -245,6 +246,22 @@ TEST_CASE("contention: plan --running keeps off the running job's uplinks where 
   // Its score is the one beside them, and nothing of a's changes.
   CHECK(p->plan.score.step_s == doctest::Approx(chosen.step_s));
   CHECK(p->arrival.effects.empty());
+}
+
+TEST_CASE("contention: the HTML page's data has each job as a named set with the links it loads") {
+  const Cluster c = pod_2to1();
+  const Router r(c);
+  RunningJobs jobs;
+  jobs.source = "running.json";
+  jobs.jobs = {running(c, "a", "h[001,003,005,007]"), running(c, "b", "h[002,004,006,008]")};
+  Result<Contention> k = contention_compute(c, r, jobs.jobs, {});
+  REQUIRE(k.ok());
+  const auto path = test::temp_dir("contention-html") / "c.html";
+  REQUIRE(contention_html_write(path.string(), c, jobs, *k, "text").ok());
+  const std::string page = test::read_file(path);
+  CHECK(page.find("\"group_names\":{\"job\":[\"a\",\"b\"]}") != std::string::npos);
+  CHECK(page.find("\"heading\":\"2 running jobs together: " + std::to_string(k->meeting) +
+                  " link directions where jobs meet\"") != std::string::npos);
 }
 
 }  // namespace topoplan

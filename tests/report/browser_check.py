@@ -233,7 +233,24 @@ def check_opened(page, binary, root, out, failures):
         f.write("link,window_s,tx_bytes,rx_bytes\nh001/nic0,60,6000000000,6000000000\nh016/nic0,60,600000000000,0\n")
     ratio_line = ("document.querySelector('#mode').value === 'ratio' && [...document.querySelectorAll('svg.fabric line.link')]"
                   ".some((l) => ['#6a3d9a', '#4682b4', '#1a9641', '#e6b800', '#f07c00', '#d7191c'].includes(l.getAttribute('stroke')))")
-    pages = [("observe", ["observe", *base, "--counters", counters], ratio_line,
+    # Two running jobs across the same pods: contention's page colours their hosts and lights one's links.
+    with open(os.path.join(out, "a.hosts"), "w") as f:
+        f.write("h[001,005] slots=4\n")
+    with open(os.path.join(out, "b.hosts"), "w") as f:
+        f.write("h[002,006] slots=4\n")
+    running = os.path.join(out, "running.json")
+    tiny = os.path.join(root, "data", "jobs", "tiny-8.json")
+    with open(running, "w") as f:
+        json.dump({"format": "topoplan-running", "jobs": [{"name": "a", "job": tiny, "layout": "a.hosts"},
+                                                          {"name": "b", "job": tiny, "layout": "b.hosts"}]}, f)
+    jobs_line = ("(() => { const r = window.topoplanReport; r.selectGroup('job', 1); const g = r.groupInfo(); "
+                 "return !!g && g.name === 'b' && g.links.size > 0 && document.querySelectorAll('.sets a').length === 2 && "
+                 "document.querySelector('.status').textContent.startsWith('b: 8 GPUs on 2 hosts') && "
+                 "document.querySelectorAll('svg.fabric .link.in-group').length > 0 && "
+                 "[...document.querySelectorAll('svg.fabric .unit.host rect')].filter((x) => x.style.fill !== '').length === 4; })()")
+    pages = [("contention", ["contention", "--cluster", "data/clusters/pods-16-h100.json", "--running", running], jobs_line,
+              "contention colours the jobs' hosts, and job b's pick lights its links"),
+             ("observe", ["observe", *base, "--counters", counters], ratio_line,
               "observe opens coloured by observed / predicted"),
              ("explain-group", ["explain", *base, "--group", "dp:3"],
               "(() => { const g = window.topoplanReport.groupInfo(); return !!g && g.members.size === 4; })()", "explain --group dp:3 opens with dp group 3 selected"),
