@@ -95,9 +95,11 @@ TEST_CASE("contention: two jobs' DP rings on the same spine links of a 2:1 pod, 
     CHECK(other->second->peak > 0.5);
   }
   CHECK(average.utilization.size() == shared.size());
-  for (auto [bg, align] : {std::pair{&average, Alignment::average}, std::pair{&worst, Alignment::worst}}) {
+  for (const auto& [background, alignment] :
+       {std::pair{&average, Alignment::average}, std::pair{&worst, Alignment::worst}}) {
+    const Alignment align = alignment;  // a copy: structured bindings are not captured (CAPTURE)
     ScoreOptions with = idle;
-    with.background = bg;
+    with.background = background;
     const JobScore by_hand = *score_job(c, r, jobs[0].job, jobs[0].layout, with);
     const JobBeside& got = k->jobs[0].beside[static_cast<size_t>(align)];
     CAPTURE(to_string(align));
