@@ -94,24 +94,28 @@ std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& ot
   return part;
 }
 
-Result<JobDemand> job_demand(const Cluster& c, const Router& r, const RunningJob& job, const ScoreOptions& options) {
+Result<JobDemand> job_demand(const Cluster& c, const Router& r, const RunningJob& job, const ScoreOptions& options,
+                             std::shared_ptr<ScoreState::Memo> choices) {
   ScoreOptions alone = options;
   alone.fabric = FabricMode::idle;
   alone.background = nullptr;
-  Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, job.job, job.layout, alone);
+  Result<std::unique_ptr<ScoreState>> s = choices ? ScoreState::make(c, r, job.job, job.layout, alone, choices)
+                                                  : ScoreState::make(c, r, job.job, job.layout, alone);
   if (!s) return Error{job.where + " (" + job.name + "): " + s.error()};
   JobDemand d;
   d.step_s = step_of(**s);
   d.links = link_uses(**s);
   d.flows = flows_of(r, **s, d.links, c.num_edges());
+  d.choices = (*s)->memo();
   return d;
 }
 
 Result<std::vector<JobDemand>> job_demands(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
                                            const ScoreOptions& options) {
+  // Jobs of alike shapes make alike groups: NCCL's choices are kept for all of them.
   std::vector<JobDemand> out;
   for (const RunningJob& j : jobs) {
-    Result<JobDemand> d = job_demand(c, r, j, options);
+    Result<JobDemand> d = job_demand(c, r, j, options, out.empty() ? nullptr : out.front().choices);
     RETURN_IF_ERROR(d);
     out.push_back(std::move(*d));
   }
@@ -190,7 +194,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
       if (!bg(j).utilization.empty()) {
         ScoreOptions with = alone;
         with.background = &bg(j);
-        Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, jobs[j].job, jobs[j].layout, with);
+        Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, jobs[j].job, jobs[j].layout, with, d.choices);
         if (!s) return Error{jobs[j].where + " (" + jobs[j].name + "): " + s.error()};
         beside.step_s = step_of(**s);
       }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -91,9 +92,12 @@ struct JobDemand {
   double step_s = 0;
   std::vector<LinkUse> links;
   std::vector<int> flows;  // parallel to links
+  // NCCL's choices from that score, which scoring it beside others reuses.
+  std::shared_ptr<ScoreState::Memo> choices;
 };
+// `choices`: NCCL's choices to reuse and add to (another job's on this cluster), or null.
 Result<JobDemand> job_demand(const Cluster& cluster, const Router& router, const RunningJob& job,
-                             const ScoreOptions& options);
+                             const ScoreOptions& options, std::shared_ptr<ScoreState::Memo> choices = nullptr);
 Result<std::vector<JobDemand>> job_demands(const Cluster& cluster, const Router& router,
                                            const std::vector<RunningJob>& jobs, const ScoreOptions& options);
 

@@ -200,9 +200,25 @@ double contended_us(const CollectivePrediction& p, double alone_peak, double sha
   return p.latency_us + transfer;
 }
 
+// NCCL's choice for each group shape: whatever share of the links a job gets, its tuner sees whole
+// links, so states of one job on one cluster with one tuning and calibration can share these.
+struct ScoreState::Memo {
+  Memo(const Cluster& c, const Router& r, const ScoreOptions& o)
+      : cluster(&c), router(&r), tuning(o.tuning), calibration(o.calibration), signatures(c) {}
+  // What the choices hold for: the model's inputs. Items are numbered by op, size and algorithm,
+  // so any job's may share them.
+  const Cluster* cluster;
+  const Router* router;
+  const NcclTuning* tuning;
+  const Calibration* calibration;
+  Signatures signatures;
+  std::unordered_map<std::string, uint32_t> kinds;
+  std::unordered_map<uint64_t, Alone> alone_cache;  // by signature, kind; node-based: pointers stay valid
+};
+
 struct ScoreState::Impl {
   Impl(const Cluster& cl, const Router& ro, const Job& j, const Layout& l, const ScoreOptions& o, RankGroups g,
-       StepTraffic t)
+       StepTraffic t, std::shared_ptr<Memo> m)
       : c(cl),
         r(ro),
         job(j),
@@ -213,7 +229,10 @@ struct ScoreState::Impl {
         scratch(ro, *o.calibration),
         groups(std::move(g)),
         traffic(std::move(t)),
-        signatures(cl) {
+        memo(std::move(m)),
+        signatures(memo->signatures),
+        kinds(memo->kinds),
+        alone_cache(memo->alone_cache) {
     levels.resize(c.num_edges());
     for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
   }
@@ -261,9 +280,10 @@ struct ScoreState::Impl {
   StepTraffic traffic;
   std::vector<uint8_t> levels;
   std::vector<std::unique_ptr<GroupSet>> sets;
-  Signatures signatures;
-  std::unordered_map<std::string, uint32_t> kinds;
-  std::unordered_map<uint64_t, Alone> alone_cache;  // by signature, kind; node-based: pointers stay valid
+  std::shared_ptr<Memo> memo;
+  Signatures& signatures;
+  std::unordered_map<std::string, uint32_t>& kinds;
+  std::unordered_map<uint64_t, Alone>& alone_cache;
   std::vector<std::unique_ptr<Shared>> patterns;
   std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
   double exposed = 0, comm = 0;
@@ -600,6 +620,17 @@ ScoreState::~ScoreState() = default;
 
 Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Router& r, const Job& job,
                                                      const Layout& layout, const ScoreOptions& opt) {
+  return make(c, r, job, layout, opt, std::make_shared<Memo>(c, r, opt));
+}
+
+std::shared_ptr<ScoreState::Memo> ScoreState::memo() const { return impl_->memo; }
+
+Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Router& r, const Job& job,
+                                                     const Layout& layout, const ScoreOptions& opt,
+                                                     std::shared_ptr<Memo> memo) {
+  if (!memo || memo->cluster != &c || memo->router != &r || memo->tuning != opt.tuning ||
+      memo->calibration != opt.calibration)
+    return Error{"NCCL's choices kept from another cluster, router, tuning or calibration"};
   if (layout.world_size() != job_ranks(job))
     return Error{layout.source + ": the layout places " + std::to_string(layout.world_size()) + " ranks, the job has " +
                  std::to_string(job_ranks(job))};
@@ -610,7 +641,7 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
   RETURN_IF_ERROR(compute);
   Result<StepTraffic> traffic = opt.traffic ? Result<StepTraffic>(*opt.traffic) : step_traffic(job, *compute);
   RETURN_IF_ERROR(traffic);
-  auto impl = std::make_unique<Impl>(c, r, job, layout, opt, std::move(*groups), std::move(*traffic));
+  auto impl = std::make_unique<Impl>(c, r, job, layout, opt, std::move(*groups), std::move(*traffic), std::move(memo));
   Impl& m = *impl;
   m.items.resize(m.traffic.items.size());
   std::vector<size_t> scored;

@@ -52,6 +52,14 @@ class ScoreState {
 
   // The same job and options on another layout, scored afresh.
   Result<std::unique_ptr<ScoreState>> remake(const Layout& layout) const;
+  // NCCL's choice per group shape and collective, which states on one cluster and router can share
+  // whatever their job, layout or share of the links (its tuner sees whole links): make takes it
+  // back, and refuses it for another cluster, router, tuning or calibration.
+  struct Memo;
+  std::shared_ptr<Memo> memo() const;
+  static Result<std::unique_ptr<ScoreState>> make(const Cluster& cluster, const Router& router, const Job& job,
+                                                  const Layout& layout, const ScoreOptions& options,
+                                                  std::shared_ptr<Memo> memo);
 
   // Exchanges the GPUs of each pair of ranks, all at once, and re-scores the groups they touch.
   // Exchanging the same pairs again undoes it. After an error (a group that cannot be routed) the
