@@ -62,14 +62,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (!o.running.empty()) {
     Result<RunningJobs> r = running_jobs_load(o.running, *c);
     if (!r) return fail(err, r.error());
+    Result<DownSet> down = running_jobs_down(*c, req.down, *r);
+    if (!down) return fail(err, down.error());
     running = std::move(*r);
-    if (!running->down.empty()) {
-      std::vector<std::string> names = req.down.names;
-      names.insert(names.end(), running->down.begin(), running->down.end());
-      Result<DownSet> down = down_parse(*c, names);
-      if (!down) return fail(err, o.running + ": exclude: " + down.error());
-      req.down = std::move(*down);
-    }
+    req.down = std::move(*down);
   }
   Router router(*c, req.down);
   if (!o.candidates.empty()) {

@@ -50,10 +50,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     running = std::move(*r);
     // What the running jobs' plans found down is down for this job too.
     if (!running->down.empty()) {
-      std::vector<std::string> names = i.down.names;
-      names.insert(names.end(), running->down.begin(), running->down.end());
-      Result<DownSet> down = down_parse(c, names);
-      if (!down) return fail(err, o.running + ": exclude: " + down.error());
+      Result<DownSet> down = running_jobs_down(c, i.down, *running);
+      if (!down) return fail(err, down.error());
       merged = std::make_unique<Router>(c, *down);
       router = merged.get();
     }

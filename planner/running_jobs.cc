@@ -256,4 +256,13 @@ Result<RunningJobs> running_jobs_load(const std::string& path, const Cluster& c)
   return out;
 }
 
+Result<DownSet> running_jobs_down(const Cluster& c, const DownSet& down, const RunningJobs& running) {
+  if (running.down.empty()) return down;
+  std::vector<std::string> names = down.names;
+  names.insert(names.end(), running.down.begin(), running.down.end());
+  Result<DownSet> both = down_parse(c, names);
+  if (!both) return Error{running.source + ": exclude: " + both.error()};
+  return both;
+}
+
 }  // namespace topoplan

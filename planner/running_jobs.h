@@ -8,6 +8,7 @@
 
 #include "planner/job.h"
 #include "planner/layout.h"
+#include "topology/down.h"
 
 namespace topoplan {
 
@@ -39,5 +40,8 @@ struct RunningJobs {
 // Errors name the file and the entry; two jobs with a rank on one GPU, or a host the cluster
 // lacks, are errors.
 Result<RunningJobs> running_jobs_load(const std::string& path, const Cluster& cluster);
+
+// `down` and what the running jobs' plans found down, together: a link down is down for every job.
+Result<DownSet> running_jobs_down(const Cluster& cluster, const DownSet& down, const RunningJobs& running);
 
 }  // namespace topoplan

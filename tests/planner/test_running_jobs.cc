@@ -167,4 +167,22 @@ TEST_CASE("running jobs: from Slurm's view, each job's file named by its id or n
             " has 8 ranks, not a whole number on each of its 3 nodes");
 }
 
+TEST_CASE("running jobs: what their plans exclude is down for every job") {
+  Files f;
+  const std::string job = (test::data_dir() / "jobs" / "tiny-8.json").string();
+  test::RunResult r = test::run_topoplan("plan --cluster dgx-h100:4 --nodes h002 --exclude h004 --job " + job + " -o " +
+                                         (f.dir / "excluding").string() + " --emit json");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  Result<RunningJobs> running = running_jobs_load(f.path("excluding/plan.json"), f.cluster);
+  REQUIRE_MESSAGE(running.ok(), (running ? "" : running.error()));
+  CHECK(running->down == std::vector<std::string>{"h004"});
+  Result<DownSet> given = down_parse(f.cluster, {"h001/gpu3"});
+  REQUIRE(given.ok());
+  Result<DownSet> both = running_jobs_down(f.cluster, *given, *running);
+  REQUIRE(both.ok());
+  CHECK(both->names == std::vector<std::string>{"h001/gpu3", "h004"});
+  CHECK(both->device_down(f.cluster.hosts()[3].gpus[0]));
+  CHECK(both->device_down(f.cluster.hosts()[0].gpus[3]));
+}
+
 }  // namespace topoplan
