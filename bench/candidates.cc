@@ -22,16 +22,11 @@
 
 using namespace topoplan;
 using bench::now_s;
+using bench::or_die;
 
 namespace {
 
 const std::string kSource = TOPOPLAN_SOURCE_DIR;
-
-template <typename T>
-T or_die(Result<T> r) {
-  if (!r) std::fprintf(stderr, "%s\n", r.error().c_str()), std::exit(1);
-  return std::move(*r);
-}
 
 std::vector<CandidateAllocation> candidates(const Cluster& c, int hosts_needed, int count, bool near, uint64_t seed) {
   const Locality loc = locality_of(c);

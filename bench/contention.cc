@@ -17,16 +17,11 @@
 
 using namespace topoplan;
 using bench::now_s;
+using bench::or_die;
 
 namespace {
 
 const std::string kSource = TOPOPLAN_SOURCE_DIR;
-
-template <typename T>
-T or_die(Result<T> r) {
-  if (!r) std::fprintf(stderr, "%s\n", r.error().c_str()), std::exit(1);
-  return std::move(*r);
-}
 
 }  // namespace
 
