@@ -57,16 +57,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   ModelInputs model;
   if (Result<void> ok = model_inputs_load(o.model, *c, model); !ok) return fail(err, ok.error());
   req.score = model.options;
-  // What the running jobs' plans found down is down for this job too.
-  std::optional<RunningJobs> running;
-  if (!o.running.empty()) {
-    Result<RunningJobs> r = running_jobs_load(o.running, *c);
-    if (!r) return fail(err, r.error());
-    Result<DownSet> down = running_jobs_down(*c, req.down, *r);
-    if (!down) return fail(err, down.error());
-    running = std::move(*r);
-    req.down = std::move(*down);
-  }
+  Result<std::optional<RunningJobs>> loaded = running_flag(*c, o.running, req.down);
+  if (!loaded) return fail(err, loaded.error());
+  const std::optional<RunningJobs>& running = *loaded;
   Router router(*c, req.down);
   if (!o.candidates.empty()) {
     Result<std::vector<CandidateAllocation>> cands = candidates_load(*c, o.candidates);

@@ -19,4 +19,14 @@ Result<DownSet> exclude_flag(const Cluster& c, const std::string& exclude) {
   return down_parse(c, *names);
 }
 
+Result<std::optional<RunningJobs>> running_flag(const Cluster& c, const std::string& path, DownSet& down) {
+  if (path.empty()) return std::optional<RunningJobs>();
+  Result<RunningJobs> running = running_jobs_load(path, c);
+  RETURN_IF_ERROR(running);
+  Result<DownSet> both = running_jobs_down(c, down, *running);
+  RETURN_IF_ERROR(both);
+  down = std::move(*both);
+  return std::optional<RunningJobs>(std::move(*running));
+}
+
 }  // namespace topoplan::cli

@@ -86,16 +86,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
       err << "\r" << format_duration(wall_seconds() - start) << ": " << what << "\033[K" << std::flush;
       shown = true;
     };
-  // What the running jobs' plans found down is down for this job too.
-  std::optional<RunningJobs> running;
-  if (!o.running.empty()) {
-    Result<RunningJobs> r = running_jobs_load(o.running, *c);
-    if (!r) return fail(err, r.error());
-    Result<DownSet> down = running_jobs_down(*c, req.down, *r);
-    if (!down) return fail(err, down.error());
-    running = std::move(*r);
-    req.down = std::move(*down);
-  }
+  Result<std::optional<RunningJobs>> loaded = running_flag(*c, o.running, req.down);
+  if (!loaded) return fail(err, loaded.error());
+  const std::optional<RunningJobs>& running = *loaded;
   Router router(*c, req.down);
   // Too few GPUs: say which layouts of the job do fit them rather than only what is short.
   int up = 0;
