@@ -46,9 +46,12 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
 Run setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--cluster", o->cluster, "preset spec (dgx-h100:16) or cluster file")->required();
-  app.add_option("--running", o->running,
-                 "the running jobs: a file {\"format\": \"topoplan-running\", \"jobs\": [{\"name\": ..., \"plan\": "
-                 "FILE} or {\"name\": ..., \"job\": FILE, \"layout\": FILE}]}, a plan file, or a folder of plan files")
+  app.add_option(
+         "--running", o->running,
+         "the running jobs: a file {\"format\": \"topoplan-running\", \"jobs\": [{\"name\": ..., \"plan\": "
+         "FILE} or {\"name\": ..., \"job\": FILE, \"layout\": FILE}]} and/or Slurm's view (\"slurm\": scontrol "
+         "show job or squeue --json output, \"slurm_jobs\": {ID or NAME: job file}), a plan file, or a folder of "
+         "plan files (docs/model.md, \"Jobs beside each other\")")
       ->required();
   app.add_option("--alignment", o->alignment,
                  "which step --json's step_s and slowdown give: average (phases unaligned, default) or worst (every "
