@@ -204,7 +204,9 @@ double contended_us(const CollectivePrediction& p, double alone_peak, double sha
 // links, so states of one job on one cluster with one tuning and calibration can share these.
 struct ScoreState::Memo {
   Memo(const Cluster& c, const Router& r, const ScoreOptions& o)
-      : cluster(&c), router(&r), tuning(o.tuning), calibration(o.calibration), signatures(c) {}
+      : cluster(&c), router(&r), tuning(o.tuning), calibration(o.calibration), signatures(c), levels(c.num_edges()) {
+    for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
+  }
   // What the choices hold for: the model's inputs. Items are numbered by op, size and algorithm,
   // so any job's may share them.
   const Cluster* cluster;
@@ -214,6 +216,7 @@ struct ScoreState::Memo {
   Signatures signatures;
   std::unordered_map<std::string, uint32_t> kinds;
   std::unordered_map<uint64_t, Alone> alone_cache;  // by signature, kind; node-based: pointers stay valid
+  std::vector<uint8_t> levels;                      // per edge: link_level, for level_bytes
 };
 
 struct ScoreState::Impl {
@@ -232,9 +235,8 @@ struct ScoreState::Impl {
         memo(std::move(m)),
         signatures(memo->signatures),
         kinds(memo->kinds),
-        alone_cache(memo->alone_cache) {
-    levels.resize(c.num_edges());
-    for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
+        alone_cache(memo->alone_cache),
+        levels(memo->levels) {
   }
 
   // A token's groups: each pipeline's neighbouring pairs with `pairs`, only those inside
@@ -278,12 +280,12 @@ struct ScoreState::Impl {
   mutable LinkLoad scratch;
   RankGroups groups;
   StepTraffic traffic;
-  std::vector<uint8_t> levels;
   std::vector<std::unique_ptr<GroupSet>> sets;
   std::shared_ptr<Memo> memo;
   Signatures& signatures;
   std::unordered_map<std::string, uint32_t>& kinds;
   std::unordered_map<uint64_t, Alone>& alone_cache;
+  const std::vector<uint8_t>& levels;
   std::vector<std::unique_ptr<Shared>> patterns;
   std::vector<ItemState> items;  // parallel to traffic.items; unused (no pattern) for 1-rank groups
   double exposed = 0, comm = 0;
