@@ -42,13 +42,13 @@ struct Scored {
 
 Result<Scored> score_placement(const Cluster& c, const Router& r, const Job& base, const std::string& order,
                                const Placement& p, const std::string& source, const KeepRules& rules,
-                               const ScoreOptions& opt) {
+                               const ScoreOptions& opt, const std::shared_ptr<ScoreState::Memo>& memo) {
   Job job = base;
   job.parallel.order = order;
   Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(job), order);
   RETURN_IF_ERROR(groups);
   const Layout layout = placement_layout(p, job_ranks(job), source);
-  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt);
+  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, layout, opt, memo);
   RETURN_IF_ERROR(state);
   const int violations = KeepCheck(*groups, rules).violations(c, layout);
   Objective o = objective_of(**state, violations);
@@ -152,13 +152,15 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   for (int h : input_hosts) input.gpus.push_back(req.down.gpus_up(c, h));
   const Placement start_placement = placement_of(c, req.down, plan.hosts.hosts, ranks);
 
+  // NCCL's choices, shared by every order's state: the same group shapes recur across orders.
+  const std::shared_ptr<ScoreState::Memo> memo = ScoreState::memo_make(c, r, req.score);
   std::vector<Scored> placed;
   std::optional<Scored> input_job_order, input_best;
   std::string input_error, first_error;
   for (const std::string& order : *orders) {
     say("scoring order " + order);
     // An order whose groups cannot all be routed (a fabric cut by --exclude) is no candidate.
-    Result<Scored> s = score_placement(c, r, job, order, start_placement, "plan", plan.rules, req.score);
+    Result<Scored> s = score_placement(c, r, job, order, start_placement, "plan", plan.rules, req.score, memo);
     if (!s) {
       if (first_error.empty()) first_error = order + ": " + s.error();
       continue;
@@ -167,7 +169,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     if (req.beside) {
       const bool same = input.hosts == start_placement.hosts && input.gpus == start_placement.gpus;
       Result<Scored> in = same ? Result<Scored>(Scored{s->order, s->job, s->groups, nullptr, s->objective, {}})
-                               : score_placement(c, r, job, order, input, "input", plan.rules, req.score);
+                               : score_placement(c, r, job, order, input, "input", plan.rules, req.score, memo);
       if (!in && order == job.parallel.order) input_error = in.error();
       if (in && order == job.parallel.order)
         input_job_order.emplace(Scored{in->order, in->job, in->groups, nullptr, in->objective, {}});

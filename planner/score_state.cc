@@ -236,8 +236,7 @@ struct ScoreState::Impl {
         signatures(memo->signatures),
         kinds(memo->kinds),
         alone_cache(memo->alone_cache),
-        levels(memo->levels) {
-  }
+        levels(memo->levels) {}
 
   // A token's groups: each pipeline's neighbouring pairs with `pairs`, only those inside
   // `stages` when given.
@@ -627,6 +626,10 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
 
 std::shared_ptr<ScoreState::Memo> ScoreState::memo() const { return impl_->memo; }
 
+std::shared_ptr<ScoreState::Memo> ScoreState::memo_make(const Cluster& c, const Router& r, const ScoreOptions& opt) {
+  return std::make_shared<Memo>(c, r, opt);
+}
+
 Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Router& r, const Job& job,
                                                      const Layout& layout, const ScoreOptions& opt,
                                                      std::shared_ptr<Memo> memo) {
@@ -667,7 +670,7 @@ Result<void> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pair
 Result<void> ScoreState::undo() { return impl_->undo(); }
 
 Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) const {
-  return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt);
+  return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt, impl_->memo);
 }
 const Layout& ScoreState::layout() const { return impl_->layout; }
 std::vector<size_t> ScoreState::groups_of(size_t item, int index) const {

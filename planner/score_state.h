@@ -57,6 +57,7 @@ class ScoreState {
   // back, and refuses it for another cluster, router, tuning or calibration.
   struct Memo;
   std::shared_ptr<Memo> memo() const;
+  static std::shared_ptr<Memo> memo_make(const Cluster& cluster, const Router& router, const ScoreOptions& options);
   static Result<std::unique_ptr<ScoreState>> make(const Cluster& cluster, const Router& router, const Job& job,
                                                   const Layout& layout, const ScoreOptions& options,
                                                   std::shared_ptr<Memo> memo);
