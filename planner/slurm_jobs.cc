@@ -35,8 +35,7 @@ Result<std::vector<SlurmJob>> from_json(const std::string& text, const std::stri
       s.state = state->front().get<std::string>();
     else if (state && state->is_string())
       s.state = state->get<std::string>();
-    else
-      return Error{at + ".job_state: expected Slurm's state, a string or a list of strings"};
+    if (s.state.empty()) return Error{at + ".job_state: expected Slurm's state, a string or a list of strings"};
     if (j.contains("nodes")) {
       if (!j["nodes"].is_string())
         return Error{at + ".nodes: expected a hostlist string, got " + json_shown(j["nodes"])};

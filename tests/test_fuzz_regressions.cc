@@ -16,6 +16,7 @@
 #include "planner/job.h"
 #include "planner/layout.h"
 #include "planner/rank_groups.h"
+#include "planner/slurm_jobs.h"
 #include "tests/support.h"
 #include "topology/fabric_plan.h"
 #include "topology/formats/hwloc.h"
@@ -109,6 +110,7 @@ const std::map<std::string, std::function<std::string(const std::string&)>>& par
          return error_of(slurm_topology_build(yaml->topology, *node_type_named("dgx-h100"), "f", 1, "f"));
        }},
       {"nccl_xml", [](const std::string& t) { return node_file_error(nccl_topo_xml_parse(t, "f")); }},
+      {"slurm_jobs", [](const std::string& t) { return error_of(slurm_jobs_parse(t, "f")); }},
       {"hwloc", [](const std::string& t) { return node_file_error(hwloc_xml_facts(t, "f")); }},
       {"rank_order",
        [](const std::string& t) {

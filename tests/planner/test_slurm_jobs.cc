@@ -66,6 +66,8 @@ TEST_CASE("slurm jobs: malformed output names the line or the entry") {
   CHECK(error_of("{\"jobs\": 3}") == "jobs.txt: expected squeue --json output: an object with a \"jobs\" list");
   CHECK(error_of("{\"jobs\": [3]}") == "jobs.txt: jobs[0]: expected a job object, got 3");
   CHECK(error_of("{\"jobs\": [{\"name\": \"x\"}]}") == "jobs.txt: jobs[0].job_id: expected the job's number");
+  CHECK(error_of("{\"jobs\": [{\"job_id\": 1, \"job_state\": \"\"}]}") ==
+        "jobs.txt: jobs[0].job_state: expected Slurm's state, a string or a list of strings");
   CHECK(error_of("{\"jobs\": [{\"job_id\": 1}]}") ==
         "jobs.txt: jobs[0].job_state: expected Slurm's state, a string or a list of strings");
   CHECK(error_of("{\"jobs\": [{\"job_id\": 1, \"job_state\": \"RUNNING\", \"nodes\": 4}]}") ==
