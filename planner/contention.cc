@@ -40,7 +40,12 @@ std::vector<int> flows_of(const Router& r, const ScoreState& state, const std::v
   return out;
 }
 
-double step_of(const ScoreState& s) { return s.traffic().compute.step_us / 1e6 + s.exposed_us() / 1e6; }
+// The jobs are the only traffic: an idle fabric, no other background.
+ScoreOptions alone_options(ScoreOptions options) {
+  options.fabric = FabricMode::idle;
+  options.background = nullptr;
+  return options;
+}
 
 }  // namespace
 
@@ -80,6 +85,10 @@ void sort_by_demand_per_flow(Entry* begin, Entry* end) {
 
 }  // namespace
 
+double demand_of(double utilization, double peak, Alignment a) {
+  return std::clamp(a == Alignment::average ? utilization : peak, 0.0, 1.0);
+}
+
 std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& others) {
   std::vector<Entry> sorted;
   double flows = 0;
@@ -96,14 +105,12 @@ std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& ot
 
 Result<JobDemand> job_demand(const Cluster& c, const Router& r, const RunningJob& job, const ScoreOptions& options,
                              std::shared_ptr<ScoreState::Memo> choices) {
-  ScoreOptions alone = options;
-  alone.fabric = FabricMode::idle;
-  alone.background = nullptr;
+  const ScoreOptions alone = alone_options(options);
   Result<std::unique_ptr<ScoreState>> s = choices ? ScoreState::make(c, r, job.job, job.layout, alone, choices)
                                                   : ScoreState::make(c, r, job.job, job.layout, alone);
   if (!s) return Error{job.where + " (" + job.name + "): " + s.error()};
   JobDemand d;
-  d.step_s = step_of(**s);
+  d.step_s = state_step_s(**s);
   d.links = link_uses(**s);
   d.flows = flows_of(r, **s, d.links, c.num_edges());
   d.choices = (*s)->memo();
@@ -134,9 +141,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
 Result<Contention> contention_compute(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
                                       const std::vector<const JobDemand*>& demand, const ScoreOptions& options,
                                       std::span<const char> rescore) {
-  ScoreOptions alone = options;
-  alone.fabric = FabricMode::idle;
-  alone.background = nullptr;
+  const ScoreOptions alone = alone_options(options);
   Contention out;
   // Per edge, the jobs loading it, contiguous (edge e's from begin[e] to begin[e + 1]).
   std::vector<uint32_t> begin(c.num_edges() + 1, 0);
@@ -167,7 +172,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
       double flows = 0;
       for (size_t k = 0; k < count; ++k) {
         const LinkUse& u = demand[first[k].job]->links[first[k].at];
-        first[k].demand = std::clamp(align == Alignment::average ? u.utilization : u.peak, 0.0, 1.0);
+        first[k].demand = demand_of(u.utilization, u.peak, align);
         flows += first[k].flows;
       }
       sort_by_demand_per_flow(first, first + count);
@@ -196,7 +201,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
         with.background = &bg(j);
         Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, jobs[j].job, jobs[j].layout, with, d.choices);
         if (!s) return Error{jobs[j].where + " (" + jobs[j].name + "): " + s.error()};
-        beside.step_s = step_of(**s);
+        beside.step_s = state_step_s(**s);
       }
       beside.slowdown = d.step_s > 0 ? beside.step_s / d.step_s : 1;
       const double added = beside.step_s - d.step_s;

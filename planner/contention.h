@@ -77,6 +77,10 @@ struct Contention {
   size_t meeting = 0;  // links loaded by two jobs or more
 };
 
+// What a job asks of a link under an alignment: its step average or its busiest phase's
+// utilization, as a part of the link.
+double demand_of(double utilization, double peak, Alignment a);
+
 // Max-min fair parts of one link (capacity 1) for other jobs' flows, each job's flows taking no
 // more than its demand in all, beside `self_flows` that take what they can get: each other's
 // part, in the order given. What is left, 1 - their sum, is self's.

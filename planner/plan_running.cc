@@ -23,7 +23,7 @@ Background planning_background(const Contention& k, Alignment a) {
     others.clear();
     double flows = 0;
     for (const JobOnLink& j : l.jobs) {
-      others.push_back({j.flows, std::clamp(a == Alignment::average ? j.utilization : j.peak, 0.0, 1.0)});
+      others.push_back({j.flows, demand_of(j.utilization, j.peak, a)});
       flows += j.flows;
     }
     const int self = std::max(1, static_cast<int>(std::lround(flows / static_cast<double>(l.jobs.size()))));

@@ -649,6 +649,10 @@ std::array<double, kPhases> phase_durations_us(const ScoreState& state) {
   return out;
 }
 
+double state_step_s(const ScoreState& state) {
+  return state.traffic().compute.step_us / 1e6 + state.exposed_us() / 1e6;  // as JobScore::step_s
+}
+
 std::vector<LinkUse> link_uses(const ScoreState& state) {
   const StepTraffic& traffic = state.traffic();
   // Every loaded edge gets its link first, so the links are allocated once; a link's phase
@@ -670,7 +674,7 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
       u.phase_utilization[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
     }
   }
-  const double step_s = traffic.compute.step_us / 1e6 + state.exposed_us() / 1e6;  // as JobScore::step_s
+  const double step_s = state_step_s(state);
   const std::array<double, kPhases> phase_us = phase_durations_us(state);
   for (LinkUse& l : out) {
     for (size_t p = 0; p < kPhases; ++p) {

@@ -119,6 +119,8 @@ GroupCost group_cost(const ScoreState& state, const std::vector<double>& best_it
 // backward, the compute of every micro-batch plus the phase's exposed communication; pipeline, the
 // PP send slots (every pipeline transfer, contended); optimizer, its own collectives.
 std::array<double, kPhases> phase_durations_us(const ScoreState& state);
+// The step of a state, compute and exposed communication, as JobScore::step_s.
+double state_step_s(const ScoreState& state);
 // Every link direction the state loads, per step, highest peak first (JobScore::links).
 std::vector<LinkUse> link_uses(const ScoreState& state);
 // The window's name in link utilisation: "forward", "backward", "pp_slots", "optimizer".
