@@ -56,28 +56,32 @@ namespace {
 // One job's traffic on one edge, as the others see it.
 struct Entry {
   uint32_t job = 0, at = 0;  // the job, and the link in its Demand::links
-  int flows = 1;
+  double flows = 1;
   double demand = 0;  // under the alignment being filled
 };
 
-// Max-min fair parts of the entries `sorted` (ascending demand per flow) but the one at `skip`,
-// beside `self_flows` that take what they can get; `others_flows`: the flows of those entries.
-// Calls part(k, x) for each entry k filled; returns their sum.
-template <typename F>
-double fill_sorted(int self_flows, double others_flows, const Entry* sorted, size_t n, size_t skip, F part) {
-  // Each gets its demand while that is below an equal split of what is left among the flows
-  // still wanting; the rest get that split.
-  double room = 1, weight = self_flows + others_flows, taken = 0;
+// Max-min fair shares of one link among the entries `sorted` (ascending demand per flow) but the
+// one at `skip`, beside `self_flows` that take what they can get: `level`, the part per flow of
+// those that do not get their demand (entry k's part is min(demand, flows × level)), and `taken`,
+// the entries' parts summed. Self's part is what is left, 1 - taken.
+struct FairShare {
+  double level = 0, taken = 0;
+};
+FairShare fair_share(double self_flows, double others_flows, const Entry* sorted, size_t n, size_t skip) {
+  // Each gets its demand while that is below an equal split of what is left among the flows still
+  // wanting; from the first that does not on, all get that split.
+  double room = 1, weight = self_flows + others_flows;
   for (size_t k = 0; k < n; ++k) {
     if (k == skip) continue;
-    const double x = std::min(sorted[k].demand, sorted[k].flows * (room / weight));
-    part(k, x);
-    room -= x;
+    if (sorted[k].demand * weight >= sorted[k].flows * room) break;
+    room -= sorted[k].demand;
     weight -= sorted[k].flows;
-    taken += x;
   }
-  return taken;
+  const double level = room / weight;
+  return {level, 1 - room + (weight - self_flows) * level};
 }
+
+double part_of(const Entry& e, double level) { return std::min(e.demand, e.flows * level); }
 
 void sort_by_demand_per_flow(Entry* begin, Entry* end) {
   std::stable_sort(begin, end, [](const Entry& a, const Entry& b) { return a.demand * b.flows < b.demand * a.flows; });
@@ -93,13 +97,13 @@ std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& ot
   std::vector<Entry> sorted;
   double flows = 0;
   for (size_t k = 0; k < others.size(); ++k) {
-    sorted.push_back({static_cast<uint32_t>(k), 0, others[k].flows, others[k].demand});
+    sorted.push_back({static_cast<uint32_t>(k), 0, static_cast<double>(others[k].flows), others[k].demand});
     flows += others[k].flows;
   }
   sort_by_demand_per_flow(sorted.data(), sorted.data() + sorted.size());
+  const double level = fair_share(self_flows, flows, sorted.data(), sorted.size(), SIZE_MAX).level;
   std::vector<double> part(others.size(), 0);
-  fill_sorted(self_flows, flows, sorted.data(), sorted.size(), SIZE_MAX,
-              [&](size_t k, double x) { part[sorted[k].job] = x; });
+  for (const Entry& e : sorted) part[e.job] = part_of(e, level);
   return part;
 }
 
@@ -156,7 +160,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
     for (size_t j = 0; j < jobs.size(); ++j)
       for (size_t k = 0; k < demand[j]->links.size(); ++k)
         entries[next[demand[j]->links[k].edge]++] = {static_cast<uint32_t>(j), static_cast<uint32_t>(k),
-                                                     demand[j]->flows[k], 0};
+                                                     static_cast<double>(demand[j]->flows[k]), 0};
   }
 
   const size_t n = jobs.size();
@@ -180,14 +184,14 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
         const Entry& me = first[self];
         const double busy_us = demand[me.job]->links[me.at].busy_us;
         double* row = &weight[me.job * n];
-        // Each other's part counts once the sum is known: busy × part / (1 − taken) is its part in
-        // the busy time this job's link gains.
-        const double taken = fill_sorted(me.flows, flows - me.flows, first, count, self, [](size_t, double) {});
+        const auto [level, taken] = fair_share(me.flows, flows - me.flows, first, count, self);
         if (taken <= 0) continue;
         bg(me.job).utilization.emplace_back(e, taken);
+        // Each other's part counts once the sum is known: busy × part / (1 − taken) is its part in
+        // the busy time this job's link gains.
         const double scale = busy_us / (1 - taken);
-        fill_sorted(me.flows, flows - me.flows, first, count, self,
-                    [&](size_t k, double x) { row[first[k].job] += scale * x; });
+        for (size_t k = 0; k < count; ++k)
+          if (k != self) row[first[k].job] += scale * part_of(first[k], level);
       }
     }
     for (size_t j = 0; j < n; ++j) {
@@ -222,7 +226,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
     for (uint32_t k = begin[e]; k < begin[e + 1]; ++k) {
       const Entry& x = entries[k];
       const LinkUse& u = demand[x.job]->links[x.at];
-      l.jobs.push_back({x.job, x.flows, u.utilization, u.peak, u.peak_phase});
+      l.jobs.push_back({x.job, static_cast<int>(x.flows), u.utilization, u.peak, u.peak_phase});
       l.utilization += u.utilization;
       l.peak += u.peak;
     }
@@ -233,7 +237,7 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
     out.links.push_back(std::move(l));
   }
   std::stable_sort(out.links.begin(), out.links.end(), [](const ContendedLink& x, const ContendedLink& y) {
-    if (x.jobs.size() >= 2 != (y.jobs.size() >= 2)) return x.jobs.size() >= 2;
+    if ((x.jobs.size() >= 2) != (y.jobs.size() >= 2)) return x.jobs.size() >= 2;
     return x.peak > y.peak;
   });
   return out;
