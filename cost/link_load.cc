@@ -25,6 +25,16 @@ void LinkLoad::clear() {
   worst_class_ = PathClass::LOC;
 }
 
+void LinkLoad::reshare(const LinkShare* old, const LinkShare* share) {
+  flush();
+  for (EdgeId e : loaded_) {
+    const double was = old ? old->at(e) : 1, now = share ? share->at(e) : 1;
+    if (was != now) busy_us_[e] *= was / now;
+  }
+  share_ = share;
+  for (ZeroedArray<double>& cache : rate_GBps_) cache = {};
+}
+
 void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
   if (!is_loaded_[e]) {
     is_loaded_[e] = true;

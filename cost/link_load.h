@@ -51,6 +51,10 @@ class LinkLoad {
   // Takes the transfers' bytes back off (incremental re-scoring moves a group elsewhere).
   Result<void> remove(const std::vector<Transfer>& transfers, Touched* touched = nullptr);
   void clear();
+  // The same bytes on another share of the links (null: whole links), which must outlive the
+  // load: each link's busy time scales by the old share over the new, as its rate does. `old`
+  // is the share the load was filled under (null: whole), for a share changed in place.
+  void reshare(const LinkShare* old, const LinkShare* share);
 
   double bytes(EdgeId e) const {
     flush();

@@ -202,6 +202,12 @@ Peak Pattern::segments_peak(size_t group) const {
   return best;
 }
 
+void Pattern::reshare(const LinkShare* old, const LinkShare* share) {
+  total_.reshare(old, share);
+  all_ = true;
+  refresh();
+}
+
 void Pattern::refresh() {
   const size_t n = own_.size();
   edges_dirty_.assign(n, 0);

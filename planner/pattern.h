@@ -28,6 +28,9 @@ class Pattern {
   Result<void> update(size_t group, std::vector<Transfer> transfers, std::vector<Transfer>* replaced = nullptr);
   // Brings every group's busiest link up to date with the loads and unloads since the last call.
   void refresh();
+  // The same transfers on another share of the links (LinkLoad::reshare), every group's busiest
+  // link looked at afresh.
+  void reshare(const LinkShare* old, const LinkShare* share);
 
   const Peak& peak(size_t group) const { return peaks_[group]; }
   const LinkLoad& total() const { return total_; }

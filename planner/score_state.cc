@@ -669,6 +669,21 @@ Result<void> ScoreState::exchange(std::span<const std::pair<int, int>> rank_pair
 
 Result<void> ScoreState::undo() { return impl_->undo(); }
 
+void ScoreState::set_background(const Background* background) {
+  Impl& m = *impl_;
+  m.opt.background = background;
+  // Every load points at m.share: the old one is kept aside for the busy times' scale.
+  const LinkShare old = std::move(m.share);
+  m.share = link_share_make(m.c, m.opt.fabric, host_weights(m.c, m.layout), background);
+  for (const std::unique_ptr<Shared>& p : m.patterns) p->pattern.reshare(&old, &m.share);
+  for (size_t i = 0; i < m.items.size(); ++i) {
+    m.items[i].own_load.reset();
+    if (m.items[i].pattern) m.time_item(i);
+  }
+  m.expose();
+  m.last = {};
+}
+
 Result<std::unique_ptr<ScoreState>> ScoreState::remake(const Layout& layout) const {
   return make(impl_->c, impl_->r, impl_->job, layout, impl_->opt, impl_->memo);
 }

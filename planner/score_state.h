@@ -62,6 +62,11 @@ class ScoreState {
                                                   const Layout& layout, const ScoreOptions& options,
                                                   std::shared_ptr<Memo> memo);
 
+  // The same layout beside another background (ScoreOptions::background, which must outlive the
+  // state; null: the fabric mode's assumption alone): only the links' shares change, so the
+  // transfers and NCCL's choices (its tuner sees whole links) stay and nothing is routed again.
+  void set_background(const Background* background);
+
   // Exchanges the GPUs of each pair of ranks, all at once, and re-scores the groups they touch.
   // Exchanging the same pairs again undoes it. After an error (a group that cannot be routed) the
   // state is unusable: remake it.

@@ -111,6 +111,51 @@ TEST_CASE("score state: moves re-score to what a fresh score of the new layout g
     }
 }
 
+TEST_CASE("score state: another background re-times to what a fresh score beside it gives") {
+  Cluster c = pods(16, "dgx-h100");
+  Router r(c);
+  const Job job = moe_job();
+  Result<Layout> start = layout_default(c, job_ranks(job));
+  REQUIRE(start.ok());
+  // Two backgrounds loading different links by different amounts, some links in both.
+  Background a, b;
+  for (EdgeId e = 0; e < c.num_edges(); ++e) {
+    if (e % 3 == 0) a.utilization.emplace_back(e, 0.25 + 0.5 * static_cast<double>(e % 7) / 7);
+    if (e % 2 == 0) b.utilization.emplace_back(e, 0.9 - 0.1 * static_cast<double>(e % 5));
+  }
+  for (FabricMode fabric : {FabricMode::shared, FabricMode::idle}) {
+    CAPTURE(to_string(fabric));
+    ScoreOptions opt;
+    opt.fabric = fabric;
+    opt.background = &a;
+    Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, *start, opt);
+    REQUIRE(state.ok());
+    const double beside_a = (*state)->exposed_us();
+    for (const Background* bg : std::vector<const Background*>{&b, nullptr, &a}) {
+      (*state)->set_background(bg);
+      ScoreOptions fresh_opt = opt;
+      fresh_opt.background = bg;
+      Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, *start, fresh_opt);
+      REQUIRE(fresh.ok());
+      check_same(**state, **fresh);
+      // The backgrounds bind: each gives another step.
+      if (bg != &a) CHECK((*state)->exposed_us() != doctest::Approx(beside_a).epsilon(1e-3));
+    }
+    CHECK((*state)->exposed_us() == doctest::Approx(beside_a).epsilon(1e-12));
+    // Moves after it score as a fresh state beside that background does.
+    (*state)->set_background(&b);
+    ScoreOptions beside_b = opt;
+    beside_b.background = &b;
+    std::mt19937 rng(11);
+    for (int step = 0; step < 6; ++step) {
+      REQUIRE((*state)->exchange(random_move(rng, step)).ok());
+      Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, (*state)->layout(), beside_b);
+      REQUIRE(fresh.ok());
+      check_same(**state, **fresh);
+    }
+  }
+}
+
 TEST_CASE("score state: undo is exchanging the same pairs again, to the last bit") {
   Cluster c = pods(16, "dgx-h100");
   Router r(c);
