@@ -57,23 +57,31 @@ Result<Arrival> arrival_compute(const Cluster& c, const Router& r, const Running
   std::vector<const JobDemand*> of;
   for (const JobDemand& d : demands) of.push_back(&d);
   of.push_back(&*mine);
-  std::vector<char> rescore = met;
-  rescore.push_back(1);
+  // The new job is scored beside them here; the jobs it meets below, with and without it.
+  std::vector<char> rescore(n + 1, 0);
+  rescore.back() = 1;
   Result<Contention> after = contention_compute(c, r, all, of, options, rescore);
   RETURN_IF_ERROR(after);
   Arrival out;
   out.after = std::move(*after);
   if (std::find(met.begin(), met.end(), 1) == met.end()) return out;
   of.pop_back();
-  Result<Contention> before = contention_compute(c, r, running.jobs, of, options, met);
+  Result<Contention> before = contention_compute(c, r, running.jobs, of, options, std::vector<char>(n, 0));
   RETURN_IF_ERROR(before);
+  // Each job it meets, beside the others with it and without it: one state, four backgrounds.
   for (size_t j = 0; j < n; ++j) {
     if (!met[j]) continue;
+    const auto& with = out.after.jobs[j].background;
+    const auto& without = before->jobs[j].background;
+    Result<std::vector<double>> steps =
+        steps_beside(c, r, running.jobs[j], demands[j], options, {&with[0], &with[1], &without[0], &without[1]});
+    RETURN_IF_ERROR(steps);
     ArrivalEffect e;
     e.job = j;
     for (size_t a = 0; a < kAlignments; ++a) {
-      e.before_s[a] = before->jobs[j].beside[a].step_s;
-      e.after_s[a] = out.after.jobs[j].beside[a].step_s;
+      contention_set_step(out.after, j, static_cast<Alignment>(a), (*steps)[a]);
+      e.after_s[a] = (*steps)[a];
+      e.before_s[a] = (*steps)[kAlignments + a];
       if (e.before_s[a] > 0)
         out.lost_gpus[a] += out.after.jobs[j].gpus * std::max(0.0, e.after_s[a] - e.before_s[a]) / e.before_s[a];
     }

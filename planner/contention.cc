@@ -142,33 +142,78 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
   return contention_compute(c, r, jobs, of, options, rescore);
 }
 
+Result<std::vector<double>> steps_beside(const Cluster& c, const Router& r, const RunningJob& job,
+                                         const JobDemand& demand, const ScoreOptions& options,
+                                         const std::vector<const Background*>& backgrounds) {
+  std::vector<double> out;
+  std::unique_ptr<ScoreState> state;
+  for (const Background* bg : backgrounds) {
+    if (bg->utilization.empty()) {
+      out.push_back(demand.step_s);
+      continue;
+    }
+    if (state) {
+      state->set_background(bg);
+    } else {
+      ScoreOptions with = alone_options(options);
+      with.background = bg;
+      Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, job.job, job.layout, with, demand.choices);
+      if (!s) return Error{job.where + " (" + job.name + "): " + s.error()};
+      state = std::move(*s);
+    }
+    out.push_back(state_step_s(*state));
+  }
+  return out;
+}
+
+void contention_set_step(Contention& k, size_t j, Alignment a, double step_s) {
+  ContentionJob& job = k.jobs[j];
+  JobBeside& beside = job.beside[static_cast<size_t>(a)];
+  beside.step_s = step_s;
+  beside.slowdown = job.step_alone_s > 0 ? step_s / job.step_alone_s : 1;
+  beside.causes.clear();
+  const std::vector<double>& parts = job.parts[static_cast<size_t>(a)];
+  const double added = step_s - job.step_alone_s;
+  const double total = std::accumulate(parts.begin(), parts.end(), 0.0);
+  if (added > 0 && total > 0)
+    for (size_t o = 0; o < parts.size(); ++o)
+      if (parts[o] > 0) beside.causes.push_back({o, parts[o] / total, added * parts[o] / total});
+  std::stable_sort(beside.causes.begin(), beside.causes.end(),
+                   [](const ContentionCause& x, const ContentionCause& y) { return x.share > y.share; });
+}
+
 Result<Contention> contention_compute(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
                                       const std::vector<const JobDemand*>& demand, const ScoreOptions& options,
                                       std::span<const char> rescore) {
-  const ScoreOptions alone = alone_options(options);
   Contention out;
+  const size_t n = jobs.size();
   // Per edge, the jobs loading it, contiguous (edge e's from begin[e] to begin[e + 1]).
   std::vector<uint32_t> begin(c.num_edges() + 1, 0);
-  for (size_t j = 0; j < jobs.size(); ++j) {
+  for (size_t j = 0; j < n; ++j) {
     for (const LinkUse& l : demand[j]->links) ++begin[l.edge + 1];
-    out.jobs.push_back({jobs[j].name, jobs[j].layout.world_size(), demand[j]->step_s, {}});
+    ContentionJob& job = out.jobs.emplace_back();
+    job.name = jobs[j].name;
+    job.gpus = jobs[j].layout.world_size();
+    job.step_alone_s = demand[j]->step_s;
+    for (size_t a = 0; a < kAlignments; ++a) {
+      job.beside[a].step_s = job.step_alone_s;
+      job.background[a].source =
+          "the other running jobs (" + std::string(to_string(static_cast<Alignment>(a))) + " alignment)";
+      job.parts[a].assign(n, 0);
+    }
   }
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
   std::vector<Entry> entries(begin.back());
   {
     std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
-    for (size_t j = 0; j < jobs.size(); ++j)
+    for (size_t j = 0; j < n; ++j)
       for (size_t k = 0; k < demand[j]->links.size(); ++k)
         entries[next[demand[j]->links[k].edge]++] = {static_cast<uint32_t>(j), static_cast<uint32_t>(k),
                                                      static_cast<double>(demand[j]->flows[k]), 0};
   }
 
-  const size_t n = jobs.size();
   for (size_t a = 0; a < kAlignments; ++a) {
     const Alignment align = static_cast<Alignment>(a);
-    // Each other's part in a job's added busy time (row j, column o).
-    std::vector<double> weight(n * n, 0);
-    auto bg = [&](size_t j) -> Background& { return out.jobs[j].background[a]; };
     for (EdgeId e = 0; e < c.num_edges(); ++e) {
       if (begin[e + 1] - begin[e] < 2) continue;
       Entry* first = entries.data() + begin[e];
@@ -182,41 +227,25 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
       sort_by_demand_per_flow(first, first + count);
       for (size_t self = 0; self < count; ++self) {
         const Entry& me = first[self];
-        const double busy_us = demand[me.job]->links[me.at].busy_us;
-        double* row = &weight[me.job * n];
+        ContentionJob& job = out.jobs[me.job];
         const auto [level, taken] = fair_share(me.flows, flows - me.flows, first, count, self);
         if (taken <= 0) continue;
-        bg(me.job).utilization.emplace_back(e, taken);
-        // Each other's part counts once the sum is known: busy × part / (1 − taken) is its part in
-        // the busy time this job's link gains.
-        const double scale = busy_us / (1 - taken);
+        job.background[a].utilization.emplace_back(e, taken);
+        // busy × part / (1 − taken) is each other's part in the busy time this job's link gains.
+        const double scale = demand[me.job]->links[me.at].busy_us / (1 - taken);
+        std::vector<double>& parts = job.parts[a];
         for (size_t k = 0; k < count; ++k)
-          if (k != self) row[first[k].job] += scale * part_of(first[k], level);
+          if (k != self) parts[first[k].job] += scale * part_of(first[k], level);
       }
     }
-    for (size_t j = 0; j < n; ++j) {
-      const JobDemand& d = *demand[j];
-      JobBeside& beside = out.jobs[j].beside[a];
-      beside.step_s = d.step_s;
-      bg(j).source = "the other running jobs (" + std::string(to_string(align)) + " alignment)";
-      if (!rescore.empty() && !rescore[j]) continue;
-      if (!bg(j).utilization.empty()) {
-        ScoreOptions with = alone;
-        with.background = &bg(j);
-        Result<std::unique_ptr<ScoreState>> s = ScoreState::make(c, r, jobs[j].job, jobs[j].layout, with, d.choices);
-        if (!s) return Error{jobs[j].where + " (" + jobs[j].name + "): " + s.error()};
-        beside.step_s = state_step_s(**s);
-      }
-      beside.slowdown = d.step_s > 0 ? beside.step_s / d.step_s : 1;
-      const double added = beside.step_s - d.step_s;
-      const double* row = &weight[j * n];
-      const double total = std::accumulate(row, row + n, 0.0);
-      if (added > 0 && total > 0)
-        for (size_t o = 0; o < n; ++o)
-          if (row[o] > 0) beside.causes.push_back({o, row[o] / total, added * row[o] / total});
-      std::stable_sort(beside.causes.begin(), beside.causes.end(),
-                       [](const ContentionCause& x, const ContentionCause& y) { return x.share > y.share; });
-    }
+  }
+  for (size_t j = 0; j < n; ++j) {
+    if (!rescore.empty() && !rescore[j]) continue;
+    const ContentionJob& job = out.jobs[j];
+    Result<std::vector<double>> steps =
+        steps_beside(c, r, jobs[j], *demand[j], options, {&job.background[0], &job.background[1]});
+    RETURN_IF_ERROR(steps);
+    for (size_t a = 0; a < kAlignments; ++a) contention_set_step(out, j, static_cast<Alignment>(a), (*steps)[a]);
   }
 
   for (EdgeId e = 0; e < c.num_edges(); ++e) {

@@ -53,6 +53,9 @@ struct ContentionJob {
   std::array<JobBeside, kAlignments> beside{};  // as alone where not re-scored
   // The others' part of each link the job shares, per alignment: what it was scored beside.
   std::array<Background, kAlignments> background;
+  // Per alignment, each job's part in the busy time the job's links gain beside the others (by
+  // job, in the order given): how its added time is split among them.
+  std::array<std::vector<double>, kAlignments> parts;
 };
 
 // One job's traffic on one link direction, alone.
@@ -104,6 +107,15 @@ Result<JobDemand> job_demand(const Cluster& cluster, const Router& router, const
                              const ScoreOptions& options, std::shared_ptr<ScoreState::Memo> choices = nullptr);
 Result<std::vector<JobDemand>> job_demands(const Cluster& cluster, const Router& router,
                                            const std::vector<RunningJob>& jobs, const ScoreOptions& options);
+
+// A job's step beside each background in turn (an empty one: its step alone, demand.step_s): one
+// state is made and re-shared for the rest (ScoreState::set_background), not routed again.
+Result<std::vector<double>> steps_beside(const Cluster& cluster, const Router& router, const RunningJob& job,
+                                         const JobDemand& demand, const ScoreOptions& options,
+                                         const std::vector<const Background*>& backgrounds);
+// Job `job`'s step beside the others under `a`: its slowdown, and its added time split among
+// the others by their parts.
+void contention_set_step(Contention& k, size_t job, Alignment a, double step_s);
 
 // `options` gives the calibration and tuning; the jobs are the only traffic (an idle fabric
 // otherwise), so its fabric mode and background are not read. `rescore`, when not empty, says
