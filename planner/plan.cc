@@ -88,6 +88,35 @@ Result<std::vector<std::string>> keep_rules_parse(const std::string& list) {
   return out;
 }
 
+Result<void> plan_place(const Cluster& c, const Router& r, Plan& plan, const std::string& order, const Layout& layout,
+                        const ScoreOptions& options, bool keep_given) {
+  plan.job.parallel.order = order;
+  plan.layout = layout;
+  plan.host_order.clear();
+  std::vector<char> seen(c.hosts().size(), 0);
+  for (VertexId g : layout.gpu_of_rank)
+    if (const int h = c.device(g).host; !seen[static_cast<size_t>(h)]++) plan.host_order.push_back(h);
+  ScoreOptions planned = options;
+  planned.planned = true;
+  Result<JobScore> score = score_job(c, r, plan.job, plan.layout, planned);
+  RETURN_IF_ERROR(score);
+  plan.score = std::move(*score);
+  Result<RankGroups> groups = RankGroups::make(job_parallel_sizes(plan.job), order);
+  RETURN_IF_ERROR(groups);
+  plan.violations = KeepCheck(*groups, plan.rules).violations(c, plan.layout);
+  plan.findings.clear();
+  if (plan.violations > 0) {
+    if (keep_given) return Error{"--keep cannot hold: " + rule_finding(plan.rules, plan.violations)};
+    plan.findings.push_back({.severity = "warning", .message = rule_finding(plan.rules, plan.violations)});
+  }
+  if (plan.hosts.partial_hosts)
+    plan.findings.push_back({.severity = "warning",
+                             .message = "not enough whole hosts: the plan uses hosts with a GPU, NIC or cable down",
+                             .fix = "offer more whole hosts in --nodes"});
+  plan.findings.insert(plan.findings.end(), plan.score.findings.begin(), plan.score.findings.end());
+  return {};
+}
+
 Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req) {
   const double start = wall_seconds();
   const double deadline = req.time_limit_s > 0 ? start + req.time_limit_s : 0;
@@ -188,6 +217,11 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     return a.violations != b.violations ? a.violations < b.violations : a.exposed_s < b.exposed_s;
   });
 
+  // The placements kept before the search moves them.
+  for (size_t i = 0; i < std::min(req.layouts_kept, placed.size()); ++i)
+    for (PlanCandidate& k : plan.candidates)
+      if (k.order == placed[i].order) k.layout = placement_layout(placed[i].placement, ranks, "plan");
+
   // Local search on the most promising orders; the best result wins.
   const int regular = start_placement.regular;
   SearchLimits limits;
@@ -216,23 +250,8 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
 
   // The plan as reported is scored afresh, so `score --layout` of its file gives the same numbers.
   plan.job = won.job;
-  plan.layout = placement_layout(won.placement, ranks, "plan");
-  plan.host_order = won.placement.hosts;
-  ScoreOptions planned = req.score;
-  planned.planned = true;
-  Result<JobScore> score = score_job(c, r, plan.job, plan.layout, planned);
-  RETURN_IF_ERROR(score);
-  plan.score = std::move(*score);
-  plan.violations = KeepCheck(won.groups, plan.rules).violations(c, plan.layout);
-  if (plan.violations > 0) {
-    if (req.keep_given) return Error{"--keep cannot hold: " + rule_finding(plan.rules, plan.violations)};
-    plan.findings.push_back({.severity = "warning", .message = rule_finding(plan.rules, plan.violations)});
-  }
-  if (plan.hosts.partial_hosts)
-    plan.findings.push_back({.severity = "warning",
-                             .message = "not enough whole hosts: the plan uses hosts with a GPU, NIC or cable down",
-                             .fix = "offer more whole hosts in --nodes"});
-  plan.findings.insert(plan.findings.end(), plan.score.findings.begin(), plan.score.findings.end());
+  RETURN_IF_ERROR(plan_place(c, r, plan, won.order, placement_layout(won.placement, ranks, "plan"), req.score,
+                             req.keep_given));
 
   if (!req.beside) {
     plan.stats.seconds = wall_seconds() - start;

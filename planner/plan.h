@@ -32,6 +32,9 @@ struct PlanRequest {
   uint64_t seed = 1;
   double time_limit_s = 0;  // 0 = no limit; the search is otherwise bounded by move counts
   ScoreOptions score;
+  // The best this many order strings keep their placement in topology order (before local
+  // search) in Plan::candidates: plan --running weighs them beside the searched plan.
+  size_t layouts_kept = 0;
   // Local search after the construction (every order string placed in topology order); without it
   // the best construction is the plan (advise --candidates --quick).
   bool search = true;
@@ -54,6 +57,7 @@ struct PlanCandidate {
   std::string order;
   double exposed_s = 0;  // placed in topology order, before local search
   int violations = 0;
+  std::optional<Layout> layout;  // that placement, for the first PlanRequest::layouts_kept
 };
 
 struct Plan {
@@ -85,6 +89,12 @@ struct Plan {
     bool hit_time_limit = false;
   } stats;
 };
+
+// The plan's job under `order` on `layout` (the same hosts), scored with `options` as a plan:
+// its score, host order, rule violations and findings made again. Explicit rules (keep_given)
+// that do not hold are an error.
+Result<void> plan_place(const Cluster& cluster, const Router& router, Plan& plan, const std::string& order,
+                        const Layout& layout, const ScoreOptions& options, bool keep_given);
 
 // `router` must be built over `cluster` with request.down.
 Result<Plan> plan_job(const Cluster& cluster, const Router& router, const Job& job, const PlanRequest& request);
