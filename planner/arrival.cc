@@ -39,7 +39,7 @@ Result<Arrival> arrival_compute(const Cluster& c, const Router& r, const Running
                    ", which running job '" + running.jobs[static_cast<size_t>(owner[g])].name + "' (" + running.source +
                    ") has"};
   }
-  Result<JobDemand> mine = job_demand(c, r, job, options);
+  Result<JobDemand> mine = job_demand(c, r, job, options, demands.empty() ? nullptr : demands.front().choices, true);
   RETURN_IF_ERROR(mine);
   // Only the jobs it shares a link with change: they and it are scored beside the others.
   std::vector<char> on(c.num_edges(), 0);

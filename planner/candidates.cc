@@ -22,12 +22,12 @@ Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, cons
     out.sharing = hosts_alike + " share one (not leaf groups: " + patterns.groups_why_not() + ")";
   else
     out.sharing = hosts_alike + ", or which leaf groups of a pod, share one";
-  // The running jobs' traffic tells hosts apart; their demands are computed once.
+  // The running jobs' traffic tells hosts apart; their demands and states are made once.
   std::vector<JobDemand> demands;
   RunningPlanRequest beside;
   if (running) {
     out.sharing = "each on its own: the running jobs' traffic tells hosts apart";
-    Result<std::vector<JobDemand>> d = job_demands(c, r, running->running->jobs, request.score);
+    Result<std::vector<JobDemand>> d = job_demands(c, r, running->running->jobs, request.score, true);
     RETURN_IF_ERROR(d);
     demands = std::move(*d);
     beside = *running;

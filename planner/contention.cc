@@ -108,7 +108,7 @@ std::vector<double> fair_parts(int self_flows, const std::vector<FlowDemand>& ot
 }
 
 Result<JobDemand> job_demand(const Cluster& c, const Router& r, const RunningJob& job, const ScoreOptions& options,
-                             std::shared_ptr<ScoreState::Memo> choices) {
+                             std::shared_ptr<ScoreState::Memo> choices, bool keep_state) {
   const ScoreOptions alone = alone_options(options);
   Result<std::unique_ptr<ScoreState>> s = choices ? ScoreState::make(c, r, job.job, job.layout, alone, choices)
                                                   : ScoreState::make(c, r, job.job, job.layout, alone);
@@ -118,15 +118,16 @@ Result<JobDemand> job_demand(const Cluster& c, const Router& r, const RunningJob
   d.links = link_uses(**s);
   d.flows = flows_of(r, **s, d.links, c.num_edges());
   d.choices = (*s)->memo();
+  if (keep_state) d.state = std::move(*s);
   return d;
 }
 
 Result<std::vector<JobDemand>> job_demands(const Cluster& c, const Router& r, const std::vector<RunningJob>& jobs,
-                                           const ScoreOptions& options) {
+                                           const ScoreOptions& options, bool keep_states) {
   // Jobs of alike shapes make alike groups: NCCL's choices are kept for all of them.
   std::vector<JobDemand> out;
   for (const RunningJob& j : jobs) {
-    Result<JobDemand> d = job_demand(c, r, j, options, out.empty() ? nullptr : out.front().choices);
+    Result<JobDemand> d = job_demand(c, r, j, options, out.empty() ? nullptr : out.front().choices, keep_states);
     RETURN_IF_ERROR(d);
     out.push_back(std::move(*d));
   }
@@ -146,7 +147,7 @@ Result<std::vector<double>> steps_beside(const Cluster& c, const Router& r, cons
                                          const JobDemand& demand, const ScoreOptions& options,
                                          const std::vector<const Background*>& backgrounds) {
   std::vector<double> out;
-  std::unique_ptr<ScoreState> state;
+  std::shared_ptr<ScoreState> state = demand.state;
   for (const Background* bg : backgrounds) {
     if (bg->utilization.empty()) {
       out.push_back(demand.step_s);

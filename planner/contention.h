@@ -101,15 +101,22 @@ struct JobDemand {
   std::vector<int> flows;  // parallel to links
   // NCCL's choices from that score, which scoring it beside others reuses.
   std::shared_ptr<ScoreState::Memo> choices;
+  // That score's state, when kept: scoring the job beside others re-shares it (steps_beside)
+  // rather than routing it again, so it holds the last background asked for.
+  std::shared_ptr<ScoreState> state;
 };
 // `choices`: NCCL's choices to reuse and add to (another job's on this cluster), or null.
+// `keep_state`: for a job scored beside others many times (a few MiB per state).
 Result<JobDemand> job_demand(const Cluster& cluster, const Router& router, const RunningJob& job,
-                             const ScoreOptions& options, std::shared_ptr<ScoreState::Memo> choices = nullptr);
+                             const ScoreOptions& options, std::shared_ptr<ScoreState::Memo> choices = nullptr,
+                             bool keep_state = false);
 Result<std::vector<JobDemand>> job_demands(const Cluster& cluster, const Router& router,
-                                           const std::vector<RunningJob>& jobs, const ScoreOptions& options);
+                                           const std::vector<RunningJob>& jobs, const ScoreOptions& options,
+                                           bool keep_states = false);
 
 // A job's step beside each background in turn (an empty one: its step alone, demand.step_s): one
-// state is made and re-shared for the rest (ScoreState::set_background), not routed again.
+// state (demand.state when kept) is re-shared for each (ScoreState::set_background), not routed
+// again.
 Result<std::vector<double>> steps_beside(const Cluster& cluster, const Router& router, const RunningJob& job,
                                          const JobDemand& demand, const ScoreOptions& options,
                                          const std::vector<const Background*>& backgrounds);

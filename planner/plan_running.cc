@@ -43,7 +43,7 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
   // Their demands alone, once for every placement scored beside them.
   std::vector<JobDemand> computed;
   if (!rq.demands) {
-    Result<std::vector<JobDemand>> d = job_demands(c, r, running.jobs, req.score);
+    Result<std::vector<JobDemand>> d = job_demands(c, r, running.jobs, req.score, true);
     RETURN_IF_ERROR(d);
     computed = std::move(*d);
   }
@@ -96,20 +96,26 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
 
   RunningPlan out;
   out.request = rq;
-  std::vector<Plan> plans;
-  std::vector<Arrival> arrivals;
-  auto consider = [&](const std::string& what, const std::vector<int>& hosts) -> Result<void> {
-    PlanRequest one = req;
-    one.free = hosts;
-    one.score.fabric = FabricMode::idle;
-    one.score.background = &bg;
-    Result<Plan> p = plan_job(c, r, job, one);
-    if (!p) return Error{"planning " + what + ": " + p.error()};
-    Result<Arrival> a = arrival_compute(c, r, running, demands, {job.name, "the plan", p->job, p->layout}, req.score);
+  std::vector<Plan> plans;  // per host set
+  struct Placed {
+    size_t plan = 0;
+    Layout layout;
+    Arrival arrival;
+  };
+  std::vector<Placed> placed;  // parallel to out.options
+  auto weigh = [&](const std::string& what, size_t plan, const std::string& order, const Layout& layout,
+                   bool searched) -> Result<void> {
+    Job placed_job = plans[plan].job;
+    placed_job.parallel.order = order;
+    Result<Arrival> a = arrival_compute(c, r, running, demands, {job.name, "the plan", placed_job, layout}, req.score);
     RETURN_IF_ERROR(a);
     RunningOption o;
     o.what = what;
-    o.hosts = p->host_order;
+    o.order = order;
+    o.searched = searched;
+    std::vector<char> seen(c.hosts().size(), 0);
+    for (VertexId g : layout.gpu_of_rank)
+      if (const int h = c.device(g).host; !seen[static_cast<size_t>(h)]++) o.hosts.push_back(h);
     o.step_s = a->job().beside[align].step_s;
     o.lost_gpus = a->lost_gpus[align];
     auto cost = [&](size_t k) { return a->job().beside[k].step_s * (job_ranks(job) + rq.weight * a->lost_gpus[k]); };
@@ -119,8 +125,29 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
     for (const ContendedLink& l : a->after.links)
       for (const JobOnLink& x : l.jobs) o.shared_links += x.job == self && l.jobs.size() >= 2;
     out.options.push_back(std::move(o));
+    placed.push_back({plan, layout, std::move(*a)});
+    return {};
+  };
+  auto consider = [&](const std::string& what, const std::vector<int>& hosts) -> Result<void> {
+    PlanRequest one = req;
+    one.free = hosts;
+    one.score.fabric = FabricMode::idle;
+    one.score.background = &bg;
+    one.layouts_kept = kOrdersWeighed;
+    Result<Plan> p = plan_job(c, r, job, one);
+    if (!p) return Error{"planning " + what + ": " + p.error()};
     plans.push_back(std::move(*p));
-    arrivals.push_back(std::move(*a));
+    const Plan& plan = plans.back();
+    const size_t at = plans.size() - 1;
+    RETURN_IF_ERROR(weigh(what, at, plan.job.parallel.order, plan.layout, true));
+    // The next order strings as placed, where they keep the rules as well as the plan does.
+    size_t weighed = 1;
+    for (const PlanCandidate& k : plan.candidates) {
+      if (weighed == kOrdersWeighed) break;
+      if (!k.layout || k.order == plan.job.parallel.order || k.violations > plan.violations) continue;
+      RETURN_IF_ERROR(weigh(what, at, k.order, *k.layout, false));
+      ++weighed;
+    }
     return {};
   };
   RETURN_IF_ERROR(consider("beside them, on the free hosts", free));
@@ -140,17 +167,14 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
   double least = out.options.front().step_s;
   for (const RunningOption& o : out.options) least = std::min(least, o.step_s);
   out.gave_up_s = out.options[out.chosen].step_s - least;
-  out.plan = std::move(plans[out.chosen]);
-  out.arrival = std::move(arrivals[out.chosen]);
+  Placed& won = placed[out.chosen];
+  out.plan = std::move(plans[won.plan]);
+  out.arrival = std::move(won.arrival);
   // The plan's score is the one beside them, as score --layout plan.json --running gives it.
   ScoreOptions beside = req.score;
   beside.fabric = FabricMode::idle;
   beside.background = &out.arrival.job().background[align];
-  ScoreOptions planned = beside;
-  planned.planned = true;
-  Result<JobScore> s = score_job(c, r, out.plan.job, out.plan.layout, planned);
-  RETURN_IF_ERROR(s);
-  out.plan.score = std::move(*s);
+  RETURN_IF_ERROR(plan_place(c, r, out.plan, out.options[out.chosen].order, won.layout, beside, req.keep_given));
   out.plan.score.background = out.arrival.job().background[align].source;
   return out;
 }
@@ -161,14 +185,15 @@ std::string running_plan_text(const RunningPlan& p) {
                     " alignment): the least step x (GPUs + " + format_number(p.request.weight) +
                     " x the GPUs' time it costs them)\n";
   using A = TextTable::Align;
-  TextTable t({A::left, A::right, A::right, A::right, A::right, A::left});
-  t.add({"", "step beside them", "costs them", "GPU-s per step", "links shared", "placement"}, "  ");
+  TextTable t({A::left, A::right, A::right, A::right, A::right, A::left, A::left});
+  t.add({"", "step beside them", "costs them", "GPU-s per step", "links shared", "order", "placement"}, "  ");
   for (size_t i = 0; i < p.options.size(); ++i) {
     const RunningOption& o = p.options[i];
     char lost[32], cost[32];
     std::snprintf(lost, sizeof lost, "%.1f GPUs", o.lost_gpus);
     std::snprintf(cost, sizeof cost, "%.1f", o.cost);
-    t.add({i == p.chosen ? "plan" : "", format_duration(o.step_s), lost, cost, std::to_string(o.shared_links), o.what},
+    t.add({i == p.chosen ? "plan" : "", format_duration(o.step_s), lost, cost, std::to_string(o.shared_links), o.order,
+           o.what + (o.searched ? ", searched" : ", in topology order")},
           "  ");
   }
   out += t.str();
@@ -183,6 +208,8 @@ nlohmann::json running_plan_json(const Cluster& c, const RunningPlan& p) {
     std::vector<std::string> hosts;
     for (int h : o.hosts) hosts.push_back(c.hosts()[static_cast<size_t>(h)].name);
     options.push_back({{"what", o.what},
+                       {"order", o.order},
+                       {"searched", o.searched},
                        {"chosen", i == p.chosen},
                        {"step_s", o.step_s},
                        {"lost_gpus", o.lost_gpus},

@@ -2,10 +2,13 @@
 // busy; the job is planned with their traffic as background (each link's others' max-min fair
 // part, the new job counted as one more job with as many flows as the average one there) on the
 // free hosts and, when that placement meets them and enough hosts are left, again on those away
-// from the leaf groups whose uplinks the running jobs cross. Each placement is then scored exactly
-// beside them (arrival_compute) and the one with the least step × (its GPUs + weight × the GPUs'
-// worth of time it costs the others) is the plan; a tie goes to the one that costs less under the
-// other alignment, then to the one sharing fewer links. docs/planner.md, "Beside running jobs".
+// from the leaf groups whose uplinks the running jobs cross. On each host set the searched plan
+// and the next best order strings placed in topology order are scored exactly beside them
+// (arrival_compute): an order string that puts lighter traffic on the links they load may cost
+// them less than the one best for the job alone. The placement with the least step × (its GPUs +
+// weight × the GPUs' worth of time it costs the others) is the plan; a tie goes to the one that
+// costs less under the other alignment, then to the one sharing fewer links. docs/planner.md,
+// "Beside running jobs".
 #pragma once
 
 #include <string>
@@ -24,10 +27,15 @@ struct RunningPlanRequest {
   const std::vector<JobDemand>* demands = nullptr;
 };
 
+// Order strings weighed per host set: the searched plan's and the next best constructions.
+inline constexpr size_t kOrdersWeighed = 3;
+
 // One placement considered.
 struct RunningOption {
   std::string what;
-  std::vector<int> hosts;  // the plan's, in rank order
+  std::string order;
+  bool searched = false;   // the plan's local search result, else the order placed in topology order
+  std::vector<int> hosts;  // in rank order
   double step_s = 0;       // the job's own, beside the running jobs
   double lost_gpus = 0;    // what it costs them
   double cost = 0;         // step × (GPUs + weight × lost_gpus), GPU-seconds per step

@@ -24,14 +24,16 @@ Cluster pod_2to1() {
   return test::load_cluster((dir / "pod.json").string());
 }
 
-// TP 8 inside each host, DP 4 across four hosts.
-Job dp4_job() {
-  return *job_from_json(nlohmann::json::parse(R"({"format": "topoplan-job", "name": "dp4",
+// TP 8 inside each host, DP 4 across four hosts; or TP 4 and PP 2 in each.
+Job dp4_job(int tp = 8, int pp = 1) {
+  nlohmann::json j = nlohmann::json::parse(R"({"format": "topoplan-job", "name": "dp4",
     "model": {"layers": 8, "hidden": 4096, "ffn_hidden": 14336, "heads": 32, "kv_heads": 8, "vocab": 32000,
               "swiglu": true},
     "training": {"seq_length": 4096, "micro_batch": 1, "global_batch": 32, "dtype": "bf16"},
-    "parallel": {"tp": 8, "pp": 1, "dp": 4, "sequence_parallel": true, "zero_stage": 1}})"),
-                        "dp4.json");
+    "parallel": {"dp": 4, "sequence_parallel": true, "zero_stage": 1}})");
+  j["parallel"]["tp"] = tp;
+  j["parallel"]["pp"] = pp;
+  return *job_from_json(j, "dp4.json");
 }
 
 RunningJob running(const Cluster& c, const std::string& name, const std::string& hosts) {
@@ -248,6 +250,44 @@ TEST_CASE("contention: plan --running keeps off the running job's uplinks where 
   // Its score is the one beside them, and nothing of a's changes.
   CHECK(p->plan.score.step_s == doctest::Approx(chosen.step_s));
   CHECK(p->arrival.effects.empty());
+}
+
+TEST_CASE("contention: plan --running weighs the next order strings too, and emits the one it chose") {
+  const auto dir = test::temp_dir("plan-running-orders");
+  std::ofstream(dir / "pod.json") << R"({"name": "pod16", "node": "dgx-h100", "nodes": 16,
+    "fabric": {"kind": "rail", "nodes_per_su": 4, "leaf_oversubscription": 4}})";
+  const Cluster c = test::load_cluster((dir / "pod.json").string());
+  const Router r(c);
+  RunningJobs busy;
+  busy.source = "running.json";
+  busy.jobs = {running(c, "a", "h[001-002,005-006]")};
+  // TP 4, PP 2, DP 4: several order strings, on the only hosts offered, in a's leaf groups.
+  const Job job = dp4_job(4, 2);
+  PlanRequest req;
+  req.free = *hosts_by_name(c, {"h003", "h004", "h007", "h008"});
+  Result<RunningPlan> p = plan_beside_running(c, r, job, req, {&busy, 1, Alignment::average});
+  REQUIRE_MESSAGE(p.ok(), (p ? "" : p.error()));
+  REQUIRE(p->options.size() >= 2);
+  CHECK(p->options.size() <= kOrdersWeighed);
+  CHECK(p->options[0].searched);
+  std::vector<std::string> orders;
+  for (const RunningOption& o : p->options) {
+    CAPTURE(o.order);
+    orders.push_back(o.order);
+    CHECK(o.shared_links > 0);
+    CHECK(o.cost == doctest::Approx(o.step_s * (job_ranks(job) + o.lost_gpus)));
+    CHECK(p->options[p->chosen].cost <= o.cost * (1 + 1e-9));
+  }
+  std::sort(orders.begin(), orders.end());
+  CHECK(std::unique(orders.begin(), orders.end()) == orders.end());
+  // The plan handed over is the option chosen: its order, its hosts, its step beside them.
+  const RunningOption& chosen = p->options[p->chosen];
+  CHECK(p->plan.job.parallel.order == chosen.order);
+  CHECK(p->plan.host_order == chosen.hosts);
+  CHECK(p->plan.score.step_s == doctest::Approx(chosen.step_s));
+  Result<Arrival> again = arrival_compute(c, r, busy, {"b", "b", p->plan.job, p->plan.layout}, {});
+  REQUIRE(again.ok());
+  CHECK(again->lost_gpus[0] == doctest::Approx(chosen.lost_gpus));
 }
 
 TEST_CASE("contention: the HTML page's data has each job as a named set with the links it loads") {
