@@ -256,9 +256,10 @@ Result<Contention> contention_compute(const Cluster& c, const Router& r, const s
     for (uint32_t k = begin[e]; k < begin[e + 1]; ++k) {
       const Entry& x = entries[k];
       const LinkUse& u = demand[x.job]->links[x.at];
-      l.jobs.push_back({x.job, static_cast<int>(x.flows), u.utilization, u.peak, u.peak_phase});
+      l.jobs.push_back({x.job, static_cast<int>(x.flows), u.utilization, u.peak, u.peak_phase, u.phase_utilization});
       l.utilization += u.utilization;
       l.peak += u.peak;
+      for (size_t p = 0; p < kPhases; ++p) l.phase_utilization[p] += u.phase_utilization[p];
     }
     std::stable_sort(l.jobs.begin(), l.jobs.end(), [](const JobOnLink& x, const JobOnLink& y) {
       return x.peak != y.peak ? x.peak > y.peak : x.job < y.job;

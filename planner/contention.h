@@ -65,12 +65,16 @@ struct JobOnLink {
   double utilization = 0;  // busy time over its step
   double peak = 0;         // in its busiest phase
   Phase peak_phase = Phase::forward;
+  std::array<double, kPhases> phase_utilization{};  // busy time in each phase over the phase
 };
 
 struct ContendedLink {
   EdgeId edge = 0;
   std::vector<JobOnLink> jobs;       // busiest first
   double utilization = 0, peak = 0;  // summed over the jobs: above 1, they cannot all have it
+  // Per phase, summed over the jobs: their load were they all in that phase at once (their
+  // optimizer steps together, say).
+  std::array<double, kPhases> phase_utilization{};
 };
 
 struct Contention {

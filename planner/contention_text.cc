@@ -34,6 +34,13 @@ std::string causes_text(const Contention& k, const JobBeside& b) {
   return out.empty() ? "-" : out;
 }
 
+// {"forward": 0.2, "backward": 0.4, ...}: every phase, so scripts need not test for a key.
+nlohmann::json phases_json(const std::array<double, kPhases>& utilization) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t p = 0; p < kPhases; ++p) out[std::string(phase_window_name(static_cast<Phase>(p)))] = utilization[p];
+  return out;
+}
+
 nlohmann::json beside_json(const Contention& k, const JobBeside& b) {
   nlohmann::json causes = nlohmann::json::array();
   for (const ContentionCause& c : b.causes)
@@ -67,9 +74,23 @@ std::string contention_text(const Cluster& c, const RunningJobs& running, const 
   const size_t shown = std::min(links, k.meeting);
   out += "\nwhere jobs meet (" + (shown < k.meeting ? "the busiest " + std::to_string(shown) + " of " : std::string()) +
          counted(static_cast<int64_t>(k.meeting), "link direction") +
-         "; each job's demand: busy time over its step, and in its busiest phase):\n";
-  TextTable table({A::left, A::right, A::right, A::right, A::left});
-  table.add({"link", "jobs", "average", "worst", "by job: average / busiest phase"}, "  ");
+         "),\n  the jobs' demands summed: average over their steps; worst, each at its busiest phase; per phase, "
+         "all in it at once:\n";
+  // A column per phase some job loads a shown link in.
+  std::vector<size_t> phases;
+  for (size_t p = 0; p < kPhases; ++p)
+    for (size_t i = 0; i < shown && (phases.empty() || phases.back() != p); ++i)
+      if (k.links[i].phase_utilization[p] > 0) phases.push_back(p);
+  std::vector<A> align = {A::left, A::right, A::right, A::right};
+  std::vector<std::string> head = {"link", "jobs", "average", "worst"};
+  for (size_t p : phases) {
+    align.push_back(A::right);
+    head.emplace_back(phase_window_name(static_cast<Phase>(p)));
+  }
+  align.push_back(A::left);
+  head.emplace_back("by job: average / busiest phase");
+  TextTable table(align);
+  table.add(head, "  ");
   for (size_t i = 0; i < shown; ++i) {
     const ContendedLink& l = k.links[i];
     std::string by;
@@ -78,7 +99,11 @@ std::string contention_text(const Cluster& c, const RunningJobs& running, const 
       by += k.jobs[j.job].name + " " + percent(j.utilization) + " / " + percent(j.peak) + " " +
             std::string(phase_window_name(j.peak_phase));
     }
-    table.add({c.edge_name(l.edge), std::to_string(l.jobs.size()), percent(l.utilization), percent(l.peak), by}, "  ");
+    std::vector<std::string> row = {c.edge_name(l.edge), std::to_string(l.jobs.size()), percent(l.utilization),
+                                    percent(l.peak)};
+    for (size_t p : phases) row.push_back(percent(l.phase_utilization[p]));
+    row.push_back(by);
+    table.add(row, "  ");
   }
   return out + table.str();
 }
@@ -95,6 +120,7 @@ Result<void> contention_html_write(const std::string& path, const Cluster& c, co
     u.utilization = l.utilization;
     u.peak = l.peak;
     u.peak_phase = l.jobs.front().peak_phase;
+    u.phase_utilization = l.phase_utilization;
     together.links.push_back(u);
     for (const JobOnLink& j : l.jobs) edges[j.job].push_back(l.edge);
   }
@@ -126,8 +152,13 @@ nlohmann::json contention_json(const Cluster& c, const RunningJobs& running, con
                     {"flows", j.flows},
                     {"utilization", j.utilization},
                     {"peak", j.peak},
-                    {"peak_phase", phase_window_name(j.peak_phase)}});
-    list.push_back({{"link", c.edge_name(l.edge)}, {"utilization", l.utilization}, {"peak", l.peak}, {"jobs", by}});
+                    {"peak_phase", phase_window_name(j.peak_phase)},
+                    {"phases", phases_json(j.phase_utilization)}});
+    list.push_back({{"link", c.edge_name(l.edge)},
+                    {"utilization", l.utilization},
+                    {"peak", l.peak},
+                    {"phases", phases_json(l.phase_utilization)},
+                    {"jobs", by}});
   }
   return {{"format", "topoplan-contention"},
           {"running", running.source},

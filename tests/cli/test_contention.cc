@@ -55,6 +55,17 @@ TEST_CASE("contention: the text and the JSON say the same, both alignments") {
   CHECK(j["links"].size() == j["links_loaded"].get<size_t>());
   CHECK(j["links"][0]["jobs"].size() == 2);
   CHECK(j["links"][j["links_meeting"].get<size_t>()]["jobs"].size() == 1);
+  // Per phase, the link's load is its jobs' summed; the text has a column per phase loaded.
+  const nlohmann::json& top = j["links"][0];
+  for (const auto& [phase, load] : top["phases"].items()) {
+    CAPTURE(phase);
+    double sum = 0;
+    for (const nlohmann::json& x : top["jobs"]) sum += x["phases"][phase].get<double>();
+    CHECK(load.get<double>() == doctest::Approx(sum));
+  }
+  // DP's gradient reduction overlaps the backward pass: that phase, and only it, loads the spines.
+  CHECK(top["phases"]["backward"].get<double>() == doctest::Approx(top["peak"].get<double>()));
+  CHECK(text.out.find("worst  backward  by job") != std::string::npos);
   // The text's figures are the JSON's.
   char alone[64];
   std::snprintf(alone, sizeof alone, "%.1f ms", 1000 * a["step_alone_s"].get<double>());

@@ -95,6 +95,11 @@ TEST_CASE("contention: two jobs' DP rings on the same spine links of a 2:1 pod, 
     worst.utilization.emplace_back(u.edge, std::min(other->second->peak, 0.5));
     // The optimizer's collectives keep the spines near full in their phase: half each at worst.
     CHECK(other->second->peak > 0.5);
+    // Per phase, the link carries both jobs' load in it, as if both were in that phase at once.
+    for (size_t p = 0; p < kPhases; ++p)
+      CHECK(shared[u.edge]->phase_utilization[p] ==
+            doctest::Approx(u.phase_utilization[p] + other->second->phase_utilization[p]));
+    CHECK(shared[u.edge]->phase_utilization[static_cast<size_t>(Phase::optimizer)] > 1);
   }
   CHECK(average.utilization.size() == shared.size());
   for (const auto& [background, alignment] :
