@@ -43,6 +43,22 @@ RunningJob running(const Cluster& c, const std::string& name, const std::string&
   return {name, name + ".hosts", job, *l};
 }
 
+// Four leaf groups of four DGX H100 nodes, 4:1 under the spines: one uplink per rail leaf.
+Cluster pod16_4to1() {
+  const auto dir = test::temp_dir("plan-running");
+  std::ofstream(dir / "pod.json") << R"({"name": "pod16", "node": "dgx-h100", "nodes": 16,
+    "fabric": {"kind": "rail", "nodes_per_su": 4, "leaf_oversubscription": 4}})";
+  return test::load_cluster((dir / "pod.json").string());
+}
+
+// Job a on two hosts in each of the first two leaf groups of pod16_4to1, across their uplinks.
+RunningJobs running_a(const Cluster& c) {
+  RunningJobs busy;
+  busy.source = "running.json";
+  busy.jobs = {running(c, "a", "h[001-002,005-006]")};
+  return busy;
+}
+
 }  // namespace
 
 TEST_CASE("contention: max-min fair parts of a link, by hand") {
@@ -212,17 +228,11 @@ TEST_CASE("contention: a new job among running ones, and the GPU time it costs t
 }
 
 TEST_CASE("contention: plan --running keeps off the running job's uplinks where other hosts allow it") {
-  // Four leaf groups of four nodes, 4:1 under the spines: one uplink per rail leaf.
-  const auto dir = test::temp_dir("plan-running");
-  std::ofstream(dir / "pod.json") << R"({"name": "pod16", "node": "dgx-h100", "nodes": 16,
-    "fabric": {"kind": "rail", "nodes_per_su": 4, "leaf_oversubscription": 4}})";
-  const Cluster c = test::load_cluster((dir / "pod.json").string());
+  const Cluster c = pod16_4to1();
   const Router r(c);
   // a runs in leaf groups 0 and 1, across their uplinks; two hosts of every group are offered, so
   // the fabric tree alone picks groups 0 and 1 (first in topology order) for a four-host job.
-  RunningJobs busy;
-  busy.source = "running.json";
-  busy.jobs = {running(c, "a", "h[001-002,005-006]")};
+  const RunningJobs busy = running_a(c);
   PlanRequest req;
   req.free = *hosts_by_name(c, {"h003", "h004", "h007", "h008", "h011", "h012", "h015", "h016"});
   Result<RunningPlan> p = plan_beside_running(c, r, dp4_job(), req, {&busy, 1, Alignment::average});
@@ -258,14 +268,9 @@ TEST_CASE("contention: plan --running keeps off the running job's uplinks where 
 }
 
 TEST_CASE("contention: plan --running weighs the next order strings too, and emits the one it chose") {
-  const auto dir = test::temp_dir("plan-running-orders");
-  std::ofstream(dir / "pod.json") << R"({"name": "pod16", "node": "dgx-h100", "nodes": 16,
-    "fabric": {"kind": "rail", "nodes_per_su": 4, "leaf_oversubscription": 4}})";
-  const Cluster c = test::load_cluster((dir / "pod.json").string());
+  const Cluster c = pod16_4to1();
   const Router r(c);
-  RunningJobs busy;
-  busy.source = "running.json";
-  busy.jobs = {running(c, "a", "h[001-002,005-006]")};
+  const RunningJobs busy = running_a(c);
   // TP 4, PP 2, DP 4: several order strings, on the only hosts offered, in a's leaf groups.
   const Job job = dp4_job(4, 2);
   PlanRequest req;

@@ -76,6 +76,19 @@ Job split_moe_job() {
   return j;
 }
 
+// A job on 16 DGX H100 pods, ranks in the default layout.
+struct OnPods {
+  explicit OnPods(Job j) : job(std::move(j)) {
+    Result<Layout> l = layout_default(c, job_ranks(job));
+    REQUIRE(l.ok());
+    start = std::move(*l);
+  }
+  Cluster c = pods(16, "dgx-h100");
+  Router r{c};
+  Job job;
+  Layout start;
+};
+
 }  // namespace
 
 TEST_CASE("score state: moves re-score to what a fresh score of the new layout gives") {
@@ -112,11 +125,8 @@ TEST_CASE("score state: moves re-score to what a fresh score of the new layout g
 }
 
 TEST_CASE("score state: another background re-times to what a fresh score beside it gives") {
-  Cluster c = pods(16, "dgx-h100");
-  Router r(c);
-  const Job job = moe_job();
-  Result<Layout> start = layout_default(c, job_ranks(job));
-  REQUIRE(start.ok());
+  const OnPods on(moe_job());
+  const auto& [c, r, job, start] = on;
   // Two backgrounds loading different links by different amounts, some links in both.
   Background a, b;
   for (EdgeId e = 0; e < c.num_edges(); ++e) {
@@ -128,14 +138,14 @@ TEST_CASE("score state: another background re-times to what a fresh score beside
     ScoreOptions opt;
     opt.fabric = fabric;
     opt.background = &a;
-    Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, *start, opt);
+    Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, start, opt);
     REQUIRE(state.ok());
     const double beside_a = (*state)->exposed_us();
     for (const Background* bg : std::vector<const Background*>{&b, nullptr, &a}) {
       (*state)->set_background(bg);
       ScoreOptions fresh_opt = opt;
       fresh_opt.background = bg;
-      Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, *start, fresh_opt);
+      Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, start, fresh_opt);
       REQUIRE(fresh.ok());
       check_same(**state, **fresh);
       // The backgrounds bind: each gives another step.
@@ -157,13 +167,10 @@ TEST_CASE("score state: another background re-times to what a fresh score beside
 }
 
 TEST_CASE("score state: undo is exchanging the same pairs again, to the last bit") {
-  Cluster c = pods(16, "dgx-h100");
-  Router r(c);
-  const Job job = moe_job();
-  Result<Layout> start = layout_default(c, job_ranks(job));
-  REQUIRE(start.ok());
-  Result<std::unique_ptr<ScoreState>> undone = ScoreState::make(c, r, job, *start);
-  Result<std::unique_ptr<ScoreState>> swapped = ScoreState::make(c, r, job, *start);
+  const OnPods on(moe_job());
+  const auto& [c, r, job, start] = on;
+  Result<std::unique_ptr<ScoreState>> undone = ScoreState::make(c, r, job, start);
+  Result<std::unique_ptr<ScoreState>> swapped = ScoreState::make(c, r, job, start);
   REQUIRE(undone.ok());
   REQUIRE(swapped.ok());
   CHECK_FALSE((*undone)->undo().ok());  // nothing to undo yet
@@ -190,12 +197,9 @@ TEST_CASE("score state: undo is exchanging the same pairs again, to the last bit
 }
 
 TEST_CASE("score state: a stage class's items run on its own stages' groups only") {
-  Cluster c = pods(16, "dgx-h100");
-  Router r(c);
-  const Job job = split_moe_job();
-  Result<Layout> layout = layout_default(c, job_ranks(job));
-  REQUIRE(layout.ok());
-  Result<std::unique_ptr<ScoreState>> made = ScoreState::make(c, r, job, *layout);
+  const OnPods on(split_moe_job());
+  const auto& [c, r, job, layout] = on;
+  Result<std::unique_ptr<ScoreState>> made = ScoreState::make(c, r, job, layout);
   REQUIRE_MESSAGE(made.ok(), (made ? "" : made.error()));
   const ScoreState& st = **made;
   const StepTraffic& t = st.traffic();
