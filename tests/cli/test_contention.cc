@@ -57,11 +57,12 @@ TEST_CASE("contention: the text and the JSON say the same, both alignments") {
   CHECK(j["links"][j["links_meeting"].get<size_t>()]["jobs"].size() == 1);
   // Per phase, the link's load is its jobs' summed; the text has a column per phase loaded.
   const nlohmann::json& top = j["links"][0];
-  for (const auto& [phase, load] : top["phases"].items()) {
+  for (const auto& item : top["phases"].items()) {
+    const std::string phase = item.key();  // clang does not capture a structured binding
     CAPTURE(phase);
     double sum = 0;
     for (const nlohmann::json& x : top["jobs"]) sum += x["phases"][phase].get<double>();
-    CHECK(load.get<double>() == doctest::Approx(sum));
+    CHECK(item.value().get<double>() == doctest::Approx(sum));
   }
   // DP's gradient reduction overlaps the backward pass: that phase, and only it, loads the spines.
   CHECK(top["phases"]["backward"].get<double>() == doctest::Approx(top["peak"].get<double>()));
