@@ -106,7 +106,8 @@ struct JobDemand {
   // NCCL's choices from that score, which scoring it beside others reuses.
   std::shared_ptr<ScoreState::Memo> choices;
   // That score's state, when kept: scoring the job beside others re-shares it (steps_beside)
-  // rather than routing it again, so it holds the last background asked for.
+  // rather than routing it again, so it holds the last background asked for, which may since be
+  // gone: set one before reading it.
   std::shared_ptr<ScoreState> state;
 };
 // `choices`: NCCL's choices to reuse and add to (another job's on this cluster), or null.
