@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
-#include <map>
 
 namespace topoplan {
 namespace {
@@ -17,29 +16,29 @@ struct Picker {
   const std::vector<int>& capacity;  // up GPUs per host
   std::vector<int> out;
 
-  // Takes `need` GPUs from `hosts` (all inside one unit at kTree[depth]).
-  void pick(const std::vector<int>& hosts, size_t depth, int need) {
+  // Takes `need` GPUs from the hosts [first, last): in topology order, all inside one unit at
+  // kTree[depth], so the hosts of each unit below are contiguous.
+  void pick(const int* first, const int* last, size_t depth, int need) {
     if (need <= 0) return;
     if (depth + 1 == std::size(kTree)) {
-      for (int h : hosts)
-        if (need > 0) {
-          out.push_back(h);
-          need -= capacity[static_cast<size_t>(h)];
-        }
+      for (const int* h = first; h != last && need > 0; ++h) {
+        out.push_back(*h);
+        need -= capacity[static_cast<size_t>(*h)];
+      }
       return;
     }
     const Level child = kTree[depth + 1];
-    std::map<int, std::vector<int>> children;  // unit id -> hosts, in topology order
-    for (int h : hosts) children[loc.unit(h, child)].push_back(h);
     struct Unit {
-      const std::vector<int>* hosts;
+      const int *first, *last;
       int gpus;
     };
-    std::vector<Unit> units;
-    for (const auto& [id, hs] : children) {
-      int g = 0;
-      for (int h : hs) g += capacity[static_cast<size_t>(h)];
-      units.push_back({&hs, g});
+    std::vector<Unit> units;  // in topology order
+    for (const int* h = first; h != last;) {
+      const int id = loc.unit(*h, child);
+      Unit u{h, h, 0};
+      for (; u.last != last && loc.unit(*u.last, child) == id; ++u.last) u.gpus += capacity[static_cast<size_t>(*u.last)];
+      units.push_back(u);
+      h = u.last;
     }
     // Fullest first; the last one taken is the smallest that still covers what is left.
     std::stable_sort(units.begin(), units.end(), [](const Unit& a, const Unit& b) { return a.gpus > b.gpus; });
@@ -49,10 +48,10 @@ struct Picker {
       for (const Unit& u : units)
         if (u.gpus >= need && (!fit || u.gpus < fit->gpus)) fit = &u;
       if (fit) {
-        pick(*fit->hosts, depth + 1, need);
+        pick(fit->first, fit->last, depth + 1, need);
         return;
       }
-      pick(*units.front().hosts, depth + 1, units.front().gpus);
+      pick(units.front().first, units.front().last, depth + 1, units.front().gpus);
       need -= units.front().gpus;
       units.erase(units.begin());
     }
@@ -107,7 +106,7 @@ Result<HostChoice> hosts_choose(const Cluster& c, const Locality& loc, const Dow
   HostChoice out;
   Picker picker{loc, capacity, {}};
   if (whole_gpus >= gpus) {
-    picker.pick(whole, 0, gpus);
+    picker.pick(whole.data(), whole.data() + whole.size(), 0, gpus);
   } else {
     picker.out = whole;
     // Hosts with something down, the fullest first.
