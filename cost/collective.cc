@@ -221,7 +221,7 @@ CollectiveModel::~CollectiveModel() = default;
 Result<void> CollectiveModel::prepare(const CollectiveRequest& req) {
   if (prepared_ && prepared_->op == req.op && prepared_->gpus == req.gpus) return {};
   prepared_.reset();
-  Result<CommGroup> group = comm_group_make(cluster_, router_, req.gpus);
+  Result<CommGroup> group = comm_group_make(cluster_, router_, req.gpus, nodes_);
   RETURN_IF_ERROR(group);
   if (group->size() < 2) return Error{"a collective needs at least 2 GPUs, the group has 1"};
   auto p = std::make_unique<Prepared>();

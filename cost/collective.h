@@ -97,6 +97,9 @@ class CollectiveModel {
   Result<std::vector<CollectivePrediction>> sweep(const CollectiveRequest& request, double min_bytes, double max_bytes);
   // The group of the last prediction, as NCCL sees it.
   const CommGroup& group() const;
+  // Node facts to reuse and add to (comm_group_make), for the same cluster and router; it must
+  // outlive the model.
+  void share_nodes(CommNodeCache* nodes) { nodes_ = nodes; }
 
  private:
   struct Profile;
@@ -111,6 +114,7 @@ class CollectiveModel {
   LinkLoad load_;
   std::unique_ptr<LinkLoad> even_;  // hash or static routing: the same transfers split evenly
   std::unique_ptr<Prepared> prepared_;
+  CommNodeCache* nodes_ = nullptr;
 };
 
 // The algorithm names topoplan prints: NCCL's for collectives, "pairwise" (alltoall), "p2p".

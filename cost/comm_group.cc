@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <unordered_map>
+
+#include <boost/container_hash/hash.hpp>
 
 #include "cost/mesh_rings.h"
 
@@ -222,7 +225,97 @@ NcclCpu cpu_vendor(const std::string& model) {
   return NcclCpu::other;
 }
 
-Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus) {
+namespace {
+
+// What one node gives its group: the node (but its NVLS heads, which depend on how many nodes the
+// group has) and what the group takes the worst of.
+struct NodeFacts {
+  CommNode node;
+  int cc = 0;                    // the mesh's rings were searched at this compute capability
+  double nvlink_GBps = 1e300;    // per GPU into its NVSwitch, the least
+  bool one_nvswitch = true;      // every GPU on the node's NVSwitch
+  NcclCpu cpu = NcclCpu::other;  // of its first GPU's host
+  PathClass intra = PathClass::LOC;
+  PathClass inter = PathClass::LOC;  // GPU to NIC, the worst; for groups of several nodes
+  std::string inter_error;           // why a GPU cannot reach its NIC, if one cannot
+};
+
+Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus, int cc) {
+  NodeFacts f;
+  CommNode& node = f.node;
+  node.gpus = gpus;
+  const Device& head = c.device(gpus.front());
+  node.site = head.site;
+  if (head.host >= 0)
+    for (VertexId cpu : c.hosts()[static_cast<size_t>(head.host)].cpus)
+      if (f.cpu == NcclCpu::other) f.cpu = cpu_vendor(c.device(cpu).model);
+  for (VertexId v : gpus) {
+    const VertexId nic = router.nic_for(v);
+    node.gpu_nics.push_back(nic);
+    if (nic != kNoVertex && std::find(node.nics.begin(), node.nics.end(), nic) == node.nics.end())
+      node.nics.push_back(nic);
+    double nvl = 0;
+    VertexId nvs = kNoVertex;
+    for (EdgeId e : c.out_edges(v))
+      if (c.link(e).kind == LinkKind::NVL && c.device(c.target(e)).kind == DeviceKind::nvswitch) {
+        nvl += c.link(e).bw_GBps;
+        nvs = c.target(e);
+      }
+    // One NVSwitch per node: a GPU without one, or on another, means no NVLS.
+    if (v == gpus.front()) node.nvswitch = nvs;
+    if (nvs == kNoVertex || nvs != node.nvswitch) f.one_nvswitch = false;
+    f.nvlink_GBps = std::min(f.nvlink_GBps, nvl);
+  }
+  f.cc = cc;
+  entries_and_exits(c, node);
+  rails_of(c, node);
+  if (node.nvswitch == kNoVertex) mesh_of(c, node, cc);
+  // Path classes NCCL's LL128 rule and latency rows read: pairs along the node's chain, and each
+  // GPU to its NIC (cheap: every pair is a short local search). On a mesh NCCL's rings step over
+  // bonded pairs only, whatever the rank order.
+  if (!node.mesh_rings.empty()) f.intra = PathClass::NVL;
+  for (size_t i = 0; node.mesh_rings.empty() && i + 1 < gpus.size(); ++i) {
+    Result<Route> r = router.route(gpus[i], gpus[i + 1]);
+    RETURN_IF_ERROR(r);
+    f.intra = std::max(f.intra, r->path_class);
+  }
+  for (VertexId v : gpus) {
+    const VertexId nic = router.nic_for(v);
+    if (nic == kNoVertex) {
+      f.inter_error = "GPU '" + c.device(v).name + "' has no NIC to reach the other nodes";
+      break;
+    }
+    std::optional<PathClass> cls = router.gpu_nic_class(v, nic);
+    if (!cls) {
+      f.inter_error = "no path from '" + c.device(v).name + "' to its NIC '" + c.device(nic).name + "'";
+      break;
+    }
+    f.inter = std::max(f.inter, *cls);
+  }
+  return f;
+}
+
+struct GpusHash {
+  size_t operator()(const std::vector<VertexId>& v) const { return boost::hash_range(v.begin(), v.end()); }
+};
+
+}  // namespace
+
+struct CommNodeCache::Impl {
+  const Cluster* cluster;
+  const Router* router;
+  std::vector<int> cc;  // per device: 0 not looked up yet, -1 unknown
+  std::unordered_map<std::vector<VertexId>, NodeFacts, GpusHash> nodes;
+};
+
+CommNodeCache::CommNodeCache(const Cluster& c, const Router& r) : impl_(new Impl{&c, &r, {}, {}}) {}
+CommNodeCache::~CommNodeCache() = default;
+
+Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus,
+                                  CommNodeCache* cache) {
+  CommNodeCache::Impl* kept = cache ? &cache->impl() : nullptr;
+  if (kept && (kept->cluster != &c || kept->router != &router))
+    return Error{"node facts kept for another cluster or router"};
   CommGroup g;
   if (gpus.empty()) return Error{"the group has no GPUs"};
   std::unordered_map<int64_t, int> node_index;
@@ -233,71 +326,64 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
     return Error{"GPU '" + c.device(*dup).name + "' is listed twice"};
   g.compute_capability = 1 << 20;
-  g.nvlink_GBps = 1e300;
-  bool first = true;
+  std::vector<std::vector<VertexId>> node_gpus;
   for (VertexId v : gpus) {
     const Device& d = c.device(v);
     if (d.kind != DeviceKind::gpu) return Error{"'" + d.name + "' is not a GPU"};
-    int cc = gpu_compute_capability(d.model);
+    int cc = 0;
+    if (kept) {
+      if (kept->cc.empty()) kept->cc.assign(c.num_devices(), 0);
+      int& known = kept->cc[v];
+      if (known == 0) known = gpu_compute_capability(d.model) > 0 ? gpu_compute_capability(d.model) : -1;
+      cc = std::max(known, 0);
+    } else {
+      cc = gpu_compute_capability(d.model);
+    }
     if (cc == 0)
       return Error{"GPU '" + d.name + "' has model '" + d.model +
                    "', whose compute capability is unknown (A100, H100, H200, B200, GB200, L40S ...)"};
     g.compute_capability = std::min(g.compute_capability, cc);
     // A node is an NVLink domain when the GPU has one (NVL72: the rack), else its host.
     int64_t key = d.scaleup_domain >= 0 ? d.scaleup_domain : (int64_t{1} << 40) + d.host;
-    auto [it, inserted] = node_index.try_emplace(key, static_cast<int>(g.nodes.size()));
-    if (inserted) g.nodes.emplace_back();
-    CommNode& node = g.nodes[it->second];
-    if (inserted) node.site = d.site;
-    node.gpus.push_back(v);
-    VertexId nic = router.nic_for(v);
-    node.gpu_nics.push_back(nic);
-    if (nic != kNoVertex && std::find(node.nics.begin(), node.nics.end(), nic) == node.nics.end())
-      node.nics.push_back(nic);
+    auto [it, inserted] = node_index.try_emplace(key, static_cast<int>(node_gpus.size()));
+    if (inserted) node_gpus.emplace_back();
+    node_gpus[static_cast<size_t>(it->second)].push_back(v);
     g.ranks.push_back(v);
     g.node_of_rank.push_back(it->second);
-
-    double nvl = 0;
-    VertexId nvs = kNoVertex;
-    for (EdgeId e : c.out_edges(v))
-      if (c.link(e).kind == LinkKind::NVL && c.device(c.target(e)).kind == DeviceKind::nvswitch) {
-        nvl += c.link(e).bw_GBps;
-        nvs = c.target(e);
-      }
-    // One NVSwitch per node: a GPU without one, or on another, means no NVLS.
-    if (node.gpus.size() == 1) node.nvswitch = nvs;
-    if (first) g.nvswitch = true;
-    if (nvs == kNoVertex || nvs != node.nvswitch) g.nvswitch = false;
-    g.nvlink_GBps = std::min(g.nvlink_GBps, nvl);
-    if (d.host >= 0 && first)
-      for (VertexId cpu : c.hosts()[static_cast<size_t>(d.host)].cpus)
-        if (g.cpu == NcclCpu::other) g.cpu = cpu_vendor(c.device(cpu).model);
-    first = false;
   }
-  // Path classes NCCL's LL128 rule and latency rows read: pairs along the node's chain, and each
-  // GPU to its NIC (cheap: every pair is a short local search).
+  g.nvlink_GBps = 1e300;
+  g.nvswitch = true;
   g.mesh_rings = 1 << 20;
-  for (CommNode& node : g.nodes) {
-    entries_and_exits(c, node);
-    rails_of(c, node);
-    nvls_heads_of(node, g.nodes.size() == 1);
-    if (node.nvswitch == kNoVertex) mesh_of(c, node, g.compute_capability);
-    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node.mesh_rings.size()));
-    // On a mesh NCCL's rings step over bonded pairs only, whatever the rank order.
-    if (!node.mesh_rings.empty()) g.intra = std::max(g.intra, PathClass::NVL);
-    for (size_t i = 0; node.mesh_rings.empty() && i + 1 < node.gpus.size(); ++i) {
-      Result<Route> r = router.route(node.gpus[i], node.gpus[i + 1]);
-      RETURN_IF_ERROR(r);
-      g.intra = std::max(g.intra, r->path_class);
+  for (size_t n = 0; n < node_gpus.size(); ++n) {
+    // Kept where the node's mesh was searched at the group's compute capability (mixed
+    // generations search a node's at the group's least).
+    const NodeFacts* f = nullptr;
+    std::optional<NodeFacts> fresh;
+    if (kept) {
+      auto at = kept->nodes.find(node_gpus[n]);
+      if (at != kept->nodes.end() && at->second.cc == g.compute_capability) f = &at->second;
     }
-    if (g.nodes.size() > 1)
-      for (VertexId v : node.gpus) {
-        VertexId nic = router.nic_for(v);
-        if (nic == kNoVertex) return Error{"GPU '" + c.device(v).name + "' has no NIC to reach the other nodes"};
-        std::optional<PathClass> cls = router.gpu_nic_class(v, nic);
-        if (!cls) return Error{"no path from '" + c.device(v).name + "' to its NIC '" + c.device(nic).name + "'"};
-        g.inter = std::max(g.inter, *cls);
+    if (!f) {
+      Result<NodeFacts> made = node_facts(c, router, node_gpus[n], g.compute_capability);
+      RETURN_IF_ERROR(made);
+      if (kept) {
+        if (kept->nodes.size() >= CommNodeCache::kMaxNodes) kept->nodes.clear();
+        f = &kept->nodes.insert_or_assign(node_gpus[n], std::move(*made)).first->second;
+      } else {
+        f = &fresh.emplace(std::move(*made));
       }
+    }
+    if (n == 0) g.cpu = f->cpu;
+    g.nvswitch = g.nvswitch && f->one_nvswitch;
+    g.nvlink_GBps = std::min(g.nvlink_GBps, f->nvlink_GBps);
+    g.intra = std::max(g.intra, f->intra);
+    if (node_gpus.size() > 1) {
+      if (!f->inter_error.empty()) return Error{f->inter_error};
+      g.inter = std::max(g.inter, f->inter);
+    }
+    CommNode& node = g.nodes.emplace_back(f->node);
+    nvls_heads_of(node, node_gpus.size() == 1);
+    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node.mesh_rings.size()));
   }
   if (!g.nvswitch) g.nvlink_GBps = 0;
   return g;

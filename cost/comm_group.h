@@ -3,6 +3,7 @@
 // node's ranks reach, and the facts NCCL's tuner reads (compute capability, CPU, path types).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "cost/nccl_tuning.h"
@@ -35,6 +36,8 @@ struct CommNode {
   // each NIC, one head per NIC and GPU (search.cc ncclTopoSearchRecNet).
   std::vector<size_t> nvls_heads;
   int site = -1;  // of its first GPU
+
+  bool operator==(const CommNode&) const = default;
 };
 
 struct CommGroup {
@@ -54,12 +57,32 @@ struct CommGroup {
   int max_local() const;
   // NVLS heads every node can give: NCCL connects the nodes' heads by index, so the fewest count.
   int nvls_heads() const;
+
+  bool operator==(const CommGroup&) const = default;
 };
 
 NcclCpu cpu_vendor(const std::string& model);
 
+// What comm_group_make works out per node, kept by the node's GPUs in rank order, and each GPU's
+// compute capability: the groups a planner scores on one cluster and router repeat the same nodes
+// (a data-parallel group's GPU per host, a tensor-parallel group's host) over and over.
+class CommNodeCache {
+ public:
+  // Node facts, not GPUs, are dropped past this many (a large cluster's groups never repeat all).
+  static constexpr size_t kMaxNodes = size_t{1} << 18;
+  CommNodeCache(const Cluster& cluster, const Router& router);
+  ~CommNodeCache();
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 // The GPUs must be distinct GPU vertices; every model must be known (errors say which device).
-Result<CommGroup> comm_group_make(const Cluster& cluster, const Router& router, const std::vector<VertexId>& gpus);
+// `cache`, when given, must be for the same cluster and router.
+Result<CommGroup> comm_group_make(const Cluster& cluster, const Router& router, const std::vector<VertexId>& gpus,
+                                  CommNodeCache* cache = nullptr);
 
 // The communicator NCCL's tuner would see: channel counts from a restatement of its search
 // (search.cc: the per-channel speeds it tries, bounded by NVLink and NIC bandwidth, then

@@ -204,7 +204,13 @@ double contended_us(const CollectivePrediction& p, double alone_peak, double sha
 // links, so states of one job on one cluster with one tuning and calibration can share these.
 struct ScoreState::Memo {
   Memo(const Cluster& c, const Router& r, const ScoreOptions& o)
-      : cluster(&c), router(&r), tuning(o.tuning), calibration(o.calibration), signatures(c), levels(c.num_edges()) {
+      : cluster(&c),
+        router(&r),
+        tuning(o.tuning),
+        calibration(o.calibration),
+        signatures(c),
+        levels(c.num_edges()),
+        nodes(c, r) {
     for (EdgeId e = 0; e < c.num_edges(); ++e) levels[e] = static_cast<uint8_t>(link_level(c, e));
   }
   // What the choices hold for: the model's inputs. Items are numbered by op, size and algorithm,
@@ -217,6 +223,7 @@ struct ScoreState::Memo {
   std::unordered_map<std::string, uint32_t> kinds;
   std::unordered_map<uint64_t, Alone> alone_cache;  // by signature, kind; node-based: pointers stay valid
   std::vector<uint8_t> levels;                      // per edge: link_level, for level_bytes
+  CommNodeCache nodes;                              // what the groups' nodes are, as NCCL sees them
 };
 
 struct ScoreState::Impl {
@@ -236,7 +243,9 @@ struct ScoreState::Impl {
         signatures(memo->signatures),
         kinds(memo->kinds),
         alone_cache(memo->alone_cache),
-        levels(memo->levels) {}
+        levels(memo->levels) {
+    model.share_nodes(&memo->nodes);
+  }
 
   // A token's groups: each pipeline's neighbouring pairs with `pairs`, only those inside
   // `stages` when given.
@@ -374,7 +383,7 @@ Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const
   const int p2p = opt.tuning->p2p_net_channels_per_peer;
   if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0, p2p);  // PP: many pairs, no communicator
   if (made) return collective_transfers(*made, op, algo, 1.0, {channels, p2p});
-  Result<CommGroup> g = comm_group_make(c, r, gpus);
+  Result<CommGroup> g = comm_group_make(c, r, gpus, &memo->nodes);
   RETURN_IF_ERROR(g);
   return collective_transfers(*g, op, algo, 1.0, {channels, p2p});
 }

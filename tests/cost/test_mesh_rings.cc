@@ -152,6 +152,11 @@ TEST_CASE("mesh: a DGX-1 node is built with direct bonds, routed over them, and 
   CHECK(comm.graphs[static_cast<size_t>(NcclAlgo::ring)].bw_intra_GBps == doctest::Approx(t.nvlink_bw_GBps(70)));
   CHECK(comm.n_channels == 12);
   CHECK_FALSE(comm.nvls_support);
+  // Node facts kept from the whole node's group serve a quad's and the whole node's again.
+  CommNodeCache kept(c, router);
+  const std::vector<VertexId> quad = {c.gpus()[0], c.gpus()[1], c.gpus()[2], c.gpus()[3]};
+  for (const std::vector<VertexId>& gpus : {c.gpus(), quad, c.gpus(), quad})
+    CHECK(comm_group_make(c, router, gpus, &kept).value() == comm_group_make(c, router, gpus).value());
 }
 
 TEST_CASE("mesh: which GPUs a group takes on a DGX-1 decides its bandwidth") {
