@@ -23,7 +23,8 @@ struct RunningPlanRequest {
   const RunningJobs* running = nullptr;
   double weight = 1;  // of the others' lost GPU time against the job's own
   Alignment alignment = Alignment::average;
-  // The running jobs' demands (job_demands) when the caller plans many times; null: computed.
+  // The running jobs' demands, states kept (job_demands with keep_states: each placement re-shares
+  // them), when the caller plans many times; null: computed.
   const std::vector<JobDemand>* demands = nullptr;
 };
 
