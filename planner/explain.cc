@@ -287,9 +287,7 @@ Result<void> Explainer::Impl::moves(GroupExplanation& g) {
   // The planner on the same hosts.
   if (!planned) {
     PlanRequest req;
-    std::vector<char> seen(c.hosts().size(), 0);
-    for (VertexId v : layout.gpu_of_rank)
-      if (!seen[static_cast<size_t>(c.device(v).host)]++) req.free.push_back(c.device(v).host);
+    req.free = c.hosts_of(layout.gpu_of_rank);
     req.down = down;
     req.score = opt;
     Result<Plan> p = plan_job(c, r, job, req);

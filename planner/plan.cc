@@ -92,10 +92,7 @@ Result<void> plan_place(const Cluster& c, const Router& r, Plan& plan, const std
                         const ScoreOptions& options, bool keep_given) {
   plan.job.parallel.order = order;
   plan.layout = layout;
-  plan.host_order.clear();
-  std::vector<char> seen(c.hosts().size(), 0);
-  for (VertexId g : layout.gpu_of_rank)
-    if (const int h = c.device(g).host; !seen[static_cast<size_t>(h)]++) plan.host_order.push_back(h);
+  plan.host_order = c.hosts_of(layout.gpu_of_rank);
   ScoreOptions planned = options;
   planned.planned = true;
   Result<JobScore> score = score_job(c, r, plan.job, plan.layout, planned);

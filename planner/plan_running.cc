@@ -113,9 +113,7 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
     o.what = what;
     o.order = order;
     o.searched = searched;
-    std::vector<char> seen(c.hosts().size(), 0);
-    for (VertexId g : layout.gpu_of_rank)
-      if (const int h = c.device(g).host; !seen[static_cast<size_t>(h)]++) o.hosts.push_back(h);
+    o.hosts = c.hosts_of(layout.gpu_of_rank);
     o.step_s = a->job().beside[align].step_s;
     o.lost_gpus = a->lost_gpus[align];
     auto cost = [&](size_t k) { return a->job().beside[k].step_s * (job_ranks(job) + rq.weight * a->lost_gpus[k]); };

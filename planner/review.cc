@@ -50,11 +50,7 @@ Result<Review> review_layout(const Cluster& c, const Router& r, const Job& job, 
 
   // The same hosts, in the order the layout first uses them, are the planner's allocation.
   PlanRequest req;
-  std::vector<char> seen(c.hosts().size(), 0);
-  for (VertexId g : layout.gpu_of_rank) {
-    const int h = c.device(g).host;
-    if (!seen[static_cast<size_t>(h)]++) req.free.push_back(h);
-  }
+  req.free = c.hosts_of(layout.gpu_of_rank);
   req.down = down;
   req.score = options;
   Result<Plan> best = plan_job(c, r, job, req);

@@ -2,6 +2,8 @@
 
 #include "topology/cluster.h"
 
+#include "tests/support.h"
+
 using namespace topoplan;
 
 namespace {
@@ -54,4 +56,29 @@ TEST_CASE("cluster: bad graphs are refused with the device named") {
   Result<void> r = c.finalize();
   REQUIRE_FALSE(r);
   CHECK(r.error() == "GPU 'a/gpu1' has no path to 'a/gpu0'");
+}
+
+TEST_CASE("cluster: hosts_of lists hosts in order of first appearance, few devices or many") {
+  const Cluster c = test::load_cluster("dgx-h100:16");
+  // Many: every GPU, hosts from last to first, each host's GPUs interleaved with another's.
+  std::vector<VertexId> many;
+  for (int h = 15; h >= 0; h -= 2)
+    for (int k = 0; k < 8; ++k) {
+      many.push_back(c.hosts()[static_cast<size_t>(h)].gpus[static_cast<size_t>(k)]);
+      many.push_back(c.hosts()[static_cast<size_t>(h - 1)].gpus[static_cast<size_t>(k)]);
+    }
+  REQUIRE(many.size() > 64);
+  std::vector<int> want;
+  for (int h = 15; h >= 0; --h) want.push_back(h);
+  CHECK(c.hosts_of(many) == want);
+  // Few: a NIC of host 3 and GPUs of hosts 5 and 3; a switch is in no host (-1), listed once.
+  VertexId leaf = 0;
+  while (c.device(leaf).host >= 0) ++leaf;
+  const std::vector<VertexId> few = {c.hosts()[3].nics[0], c.hosts()[5].gpus[0], leaf, c.hosts()[3].gpus[1], leaf};
+  CHECK(c.hosts_of(few) == std::vector<int>{3, 5, -1});
+  // A device in no host among many is listed once too.
+  many.push_back(leaf);
+  many.push_back(leaf);
+  want.push_back(-1);
+  CHECK(c.hosts_of(many) == want);
 }
