@@ -334,7 +334,10 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     if (kept) {
       if (kept->cc.empty()) kept->cc.assign(c.num_devices(), 0);
       int& known = kept->cc[v];
-      if (known == 0) known = gpu_compute_capability(d.model) > 0 ? gpu_compute_capability(d.model) : -1;
+      if (known == 0) {
+        const int found = gpu_compute_capability(d.model);
+        known = found > 0 ? found : -1;
+      }
       cc = std::max(known, 0);
     } else {
       cc = gpu_compute_capability(d.model);
