@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/dot_flags.h"
+#include "cli/host_flags.h"
 #include "cli/model_flags.h"
 #include "cli/tool.h"
 #include "observe/scored_traffic_text.h"
@@ -40,19 +41,17 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
   const Cluster& c = i.cluster;
   ScoreOptions options = i.model.options;
   // Beside the running jobs, their traffic is all that else loads the fabric.
-  std::optional<RunningJobs> running;
+  DownSet down = i.down;
+  Result<std::optional<RunningJobs>> loaded = running_flag(c, o.running, down);
+  if (!loaded) return fail(err, loaded.error());
+  const std::optional<RunningJobs>& running = *loaded;
   std::optional<Arrival> arrival;
   const Router* router = i.router.get();
   std::unique_ptr<Router> merged;
-  if (!o.running.empty()) {
-    Result<RunningJobs> r = running_jobs_load(o.running, c);
-    if (!r) return fail(err, r.error());
-    running = std::move(*r);
+  if (running) {
     // What the running jobs' plans found down is down for this job too.
     if (!running->down.empty()) {
-      Result<DownSet> down = running_jobs_down(c, i.down, *running);
-      if (!down) return fail(err, down.error());
-      merged = std::make_unique<Router>(c, *down);
+      merged = std::make_unique<Router>(c, down);
       router = merged.get();
     }
     Result<Arrival> a = arrival_compute(c, *router, *running,
