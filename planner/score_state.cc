@@ -200,8 +200,9 @@ double contended_us(const CollectivePrediction& p, double alone_peak, double sha
   return p.latency_us + transfer;
 }
 
-// NCCL's choice for each group shape: whatever share of the links a job gets, its tuner sees whole
-// links, so states of one job on one cluster with one tuning and calibration can share these.
+// What states on one cluster, router, tuning and calibration share whatever their job, layout or
+// share of the links: NCCL's choice for each group shape (its tuner sees whole links), each
+// link's level, and what each node of a group is as NCCL sees it.
 struct ScoreState::Memo {
   Memo(const Cluster& c, const Router& r, const ScoreOptions& o)
       : cluster(&c),
