@@ -102,6 +102,16 @@ Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
       }
     return Error{"no link from '" + c.device(t.src).name + "' to '" + c.device(t.dst).name + "' for NVLS"};
   }
+  if (!per_connection_) {
+    // The equal-cost set between hosts: added from the router's parts, so a job's million GPU
+    // pairs cost no Route each, and no cache.
+    Result<std::optional<FabricParts>> parts = router_.fabric_parts(t.src, t.dst, t.pxn ? NicPolicy::pxn : NicPolicy::rail_aligned);
+    if (!parts) return Error{parts.error()};
+    if (*parts) {
+      add_parts(**parts, bytes, t.mode, touched);
+      return {};
+    }
+  }
   // Under hash routing every connection hashes onto a path of its own; under static routing they
   // all follow their destination's, so one route carries them all.
   const bool hash = per_connection_ && c.routing.mode == Routing::hash;
@@ -129,6 +139,28 @@ Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
     if (local) break;
   }
   return {};
+}
+
+void LinkLoad::add_parts(const FabricParts& p, double bytes, FlowMode mode, Touched* touched) {
+  const Cluster& c = router_.cluster();
+  auto hop = [&](EdgeId e, double share) {
+    add_edge(e, bytes * share, mode);
+    if (touched) touched->edges.push_back(e);
+  };
+  double dci = 0;
+  for (EdgeId e : p.src_local) hop(e, 1.0);
+  for (const Hop& h : p.fabric) {
+    hop(h.edge, h.share);
+    if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
+  }
+  for (size_t i = p.dst_local.size(); i-- > 0;) hop(Cluster::reverse(p.dst_local[i]), 1.0);
+  if (p.segment != Route::kNoSegment) {
+    pending_[p.segment] += bytes * p.segment_share;
+    if (touched) touched->segments.push_back(p.segment);
+    dci += p.segment_share * router_.segment(p.segment).dci_latency_us;
+  }
+  dci_latency_us_ = std::max(dci_latency_us_, dci);
+  worst_class_ = std::max(worst_class_, p.path_class);
 }
 
 Result<void> LinkLoad::add(const std::vector<Transfer>& transfers, Touched* touched) {

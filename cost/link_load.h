@@ -1,6 +1,7 @@
 // Bytes per direction on every physical link, accumulated from routed transfers, and how long each
 // link needs to drain them at the bandwidth NCCL gets from it (Calibration). Dense per edge id, so
-// adding the transfers of thousands of groups stays cheap; routes are cached per endpoint pair.
+// adding the transfers of thousands of groups stays cheap. Routes between hosts come in the parts the
+// router keeps (Router::fabric_parts); the rest are cached per endpoint pair.
 #pragma once
 
 #include <array>
@@ -99,6 +100,7 @@ class LinkLoad {
   // Calibration gives that mode and kind of link, times the job's share.
   double rate_GBps(EdgeId e, FlowMode mode) const;
   Result<void> add_scaled(const Transfer& t, double sign, Touched* touched);
+  void add_parts(const FabricParts& parts, double bytes, FlowMode mode, Touched* touched);
   // Spreads the bytes waiting on fabric segments over their hops: flows between the same leaves
   // are summed first, so each segment's ECMP fan-out is walked once, not once per flow.
   void flush() const {

@@ -487,6 +487,129 @@ Segment Router::segment(uint32_t id) const {
   return {&sp.hops, sp.dci_latency_us, sp.crosses_dci};
 }
 
+void Router::Ceiling::take(const Cluster& c, EdgeId e, double share) {
+  const Link& l = c.link(e);
+  if (l.kind == LinkKind::DCI) dci = true;
+  if (double cap = l.bw_GBps / share; cap < bw_GBps) {
+    bw_GBps = cap;
+    edge = e;
+  }
+}
+
+void Router::Ceiling::take(const Ceiling& later) {
+  dci = dci || later.dci;
+  if (later.bw_GBps < bw_GBps) {
+    bw_GBps = later.bw_GBps;
+    edge = later.edge;
+  }
+}
+
+std::vector<uint32_t> Router::first_hops(VertexId nic, uint32_t leafset) const {
+  int best = kInf;
+  for (uint32_t k = up_begin_[nic]; k < up_begin_[nic + 1]; ++k) {
+    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), leafset);
+    if (sp.reachable) best = std::min(best, sp.length);
+  }
+  std::vector<uint32_t> first;
+  for (uint32_t k = up_begin_[nic]; k < up_begin_[nic + 1] && best != kInf; ++k) {
+    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), leafset);
+    if (sp.reachable && sp.length == best) first.push_back(k);
+  }
+  return first;
+}
+
+Result<void> Router::fabric_ends(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const {
+  // An explicit graph may cable a host's NIC where its GPU has no path to it: say so rather than
+  // return a route that starts at the NIC.
+  for (auto [gpu, nic] : {std::pair{src, nic_a}, std::pair{dst, nic_b}})
+    if (gpu != nic && !gpu_nic_path(gpu, nic).found)
+      return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name + "': '" +
+                   c_.device(gpu).name + "' has no path inside its host to '" + c_.device(nic).name + "'"};
+  if (nic_leafset_[nic_a] == kNoLeafset || nic_leafset_[nic_b] == kNoLeafset)
+    return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name +
+                 "': a NIC on the way is not cabled to the fabric"};
+  return {};
+}
+
+Error Router::no_updown(VertexId nic_a, VertexId nic_b) const {
+  return Error{"no up/down route from '" + c_.device(nic_a).name + "' to '" + c_.device(nic_b).name +
+               "': check the switch tiers"};
+}
+
+const Router::Reach& Router::reach(VertexId nic, uint32_t leafset, bool segments) const {
+  // A NIC cabled to one leaf reaches the set as that leaf does; its uplink is added per route.
+  const bool one_uplink = up_begin_[nic + 1] - up_begin_[nic] == 1;
+  const VertexId origin = one_uplink ? c_.target(up_[up_begin_[nic]]) : nic;
+  auto [it, inserted] = reach_.try_emplace(pair_key(origin, leafset << 1 | (segments ? 1 : 0)));
+  Reach& out = it->second;
+  if (!inserted) return out;
+  const std::vector<uint32_t> first = first_hops(nic, leafset);
+  if (first.empty()) return out;
+  out.reachable = true;
+  out.exit.assign(leafsets_[leafset].size(), 0);
+  // One first hop (a NIC cabled to one leaf): its switch paths can stay a named segment.
+  const bool split = segments && first.size() == 1;
+  for (uint32_t k : first) {
+    const double share = 1.0 / static_cast<double>(first.size());
+    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), leafset);
+    if (!one_uplink) out.hops.push_back({up_[k], share});
+    if (split) {
+      out.segment = sp.id;
+      out.segment_share = share;
+      for (const Hop& h : sp.hops) out.segment_ceiling.take(c_, h.edge, h.share * share);
+    } else {
+      for (const Hop& h : sp.hops) out.hops.push_back({h.edge, h.share * share});
+    }
+    for (size_t j = 0; j < out.exit.size(); ++j) out.exit[j] += sp.exit_share[j] * share;
+    out.paths += sp.paths;
+    out.latency_us = one_uplink ? sp.latency_us : std::max(out.latency_us, c_.link(up_[k]).latency_us + sp.latency_us);
+  }
+  // Several first hops may reach the same switches: merge repeated edges, keeping path order.
+  if (first.size() > 1) {
+    std::unordered_map<EdgeId, size_t> at;
+    size_t w = 0;
+    for (size_t i = 0; i < out.hops.size(); ++i) {
+      auto [slot, fresh] = at.try_emplace(out.hops[i].edge, w);
+      if (fresh)
+        out.hops[w++] = out.hops[i];
+      else
+        out.hops[slot->second].share += out.hops[i].share;
+    }
+    out.hops.resize(w);
+  }
+  return out;
+}
+
+// Leaves hops_ holding the fabric hops, NIC to NIC, less the named segment.
+Result<Router::Legs> Router::legs(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const {
+  if (Result<void> ok = fabric_ends(src, nic_a, nic_b, dst); !ok) return Error{ok.error()};
+  Legs out;
+  if (src != nic_a) out.src = &gpu_nic_path(src, nic_a);
+  if (dst != nic_b) out.dst = &gpu_nic_path(dst, nic_b);
+  const uint32_t target = nic_leafset_[nic_b];
+  const Reach& reach = this->reach(nic_a, target, segments);
+  if (!reach.reachable) return no_updown(nic_a, nic_b);
+  out.reach = &reach;
+  hops_.clear();
+  out.fabric_latency_us = reach.latency_us;
+  if (up_begin_[nic_a + 1] - up_begin_[nic_a] == 1) {
+    const EdgeId up = up_[up_begin_[nic_a]];
+    hops_.push_back({up, 1.0});
+    out.fabric_latency_us = std::max(0.0, c_.link(up).latency_us + reach.latency_us);
+  }
+  hops_.insert(hops_.end(), reach.hops.begin(), reach.hops.end());
+  const std::vector<VertexId>& leaves = leafsets_[target];
+  for (size_t j = 0; j < leaves.size(); ++j) {
+    if (reach.exit[j] == 0) continue;
+    for (uint32_t k = up_begin_[nic_b]; k < up_begin_[nic_b + 1]; ++k)
+      if (c_.target(up_[k]) == leaves[j]) {
+        hops_.push_back({Cluster::reverse(up_[k]), reach.exit[j]});
+        out.last_hop_latency_us = std::max(out.last_hop_latency_us, c_.link(up_[k]).latency_us);
+      }
+  }
+  return out;
+}
+
 Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst,
                                    const RouteOptions& options) const {
   Route r;
@@ -494,133 +617,82 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   r.dst = dst;
   r.src_nic = nic_a;
   r.dst_nic = nic_b;
-  r.paths = 0;
-  // An explicit graph may cable a host's NIC where its GPU has no path to it: say so rather than
-  // return a route that starts at the NIC.
-  for (auto [gpu, nic] : {std::pair{src, nic_a}, std::pair{dst, nic_b}})
-    if (gpu != nic && !gpu_nic_path(gpu, nic).found)
-      return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name + "': '" +
-                   c_.device(gpu).name + "' has no path inside its host to '" + c_.device(nic).name + "'"};
-  std::vector<Hop>& hops = hops_;
-  hops.clear();
+  r.path_class = PathClass::NET;
+  Ceiling ceiling;
   double local_lat = 0;
-  auto add_local = [&](const std::vector<EdgeId>& edges, bool reversed) {
+  auto add_local = [&](const LocalPath* path, bool reversed) {
+    if (!path) return;
+    const std::vector<EdgeId>& edges = path->edges;
     for (size_t i = 0; i < edges.size(); ++i) {
       EdgeId e = reversed ? Cluster::reverse(edges[edges.size() - 1 - i]) : edges[i];
-      hops.push_back({e, 1.0});
+      r.hops.push_back({e, 1.0});
+      ceiling.take(c_, e, 1.0);
       local_lat += c_.link(e).latency_us;
     }
   };
-  if (src != nic_a) add_local(gpu_nic_path(src, nic_a).edges, false);
+  if (!options.flow || c_.routing.mode == Routing::adaptive) {
+    Result<Legs> legs = this->legs(src, nic_a, nic_b, dst, options.segments);
+    if (!legs) return Error{legs.error()};
+    r.hops.reserve((legs->src ? legs->src->edges.size() : 0) + hops_.size() + (legs->dst ? legs->dst->edges.size() : 0));
+    add_local(legs->src, false);
+    for (const Hop& h : hops_) {
+      r.hops.push_back(h);
+      ceiling.take(c_, h.edge, h.share);
+    }
+    add_local(legs->dst, true);
+    const Reach& reach = *legs->reach;
+    r.paths = reach.paths;
+    r.segment = reach.segment;
+    r.segment_share = reach.segment_share;
+    if (reach.segment != Route::kNoSegment) ceiling.take(reach.segment_ceiling);
+    r.latency_us = local_lat + legs->fabric_latency_us + legs->last_hop_latency_us;
+    if (ceiling.dci) r.path_class = PathClass::DCI;
+    r.bw_GBps = ceiling.bw_GBps;
+    r.bottleneck = ceiling.edge;
+    return r;
+  }
 
+  // One connection: at the NIC and at every switch with several equal-cost next hops it takes
+  // one, so its bytes stay on a single path.
+  if (Result<void> ok = fabric_ends(src, nic_a, nic_b, dst); !ok) return Error{ok.error()};
   const uint32_t target = nic_leafset_[nic_b];
-  if (nic_leafset_[nic_a] == kNoLeafset || target == kNoLeafset)
-    return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name +
-                 "': a NIC on the way is not cabled to the fabric"};
-  int best = kInf;
-  for (uint32_t k = up_begin_[nic_a]; k < up_begin_[nic_a + 1]; ++k) {
-    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
-    if (sp.reachable) best = std::min(best, sp.length);
+  const std::vector<uint32_t> first = first_hops(nic_a, target);
+  if (first.empty()) return no_updown(nic_a, nic_b);
+  add_local(nic_a == src ? nullptr : &gpu_nic_path(src, nic_a), false);
+  const uint64_t flow_hash = mix(mix(mix(nic_a) ^ nic_b) ^ *options.flow);
+  const uint32_t k = first[next_hop(nic_a, first.size(), flow_hash, nic_b)];
+  std::vector<EdgeId> fabric{up_[k]};
+  double fabric_lat = c_.link(up_[k]).latency_us, last_hop_lat = 0;
+  VertexId at = c_.target(up_[k]);
+  const SwitchPaths& sp = switch_paths(at, target);
+  r.paths = sp.paths;
+  for (bool down = false;;) {
+    const uint32_t key = at << 1 | (down ? 1 : 0);
+    auto fan =
+        std::lower_bound(sp.fans.begin(), sp.fans.end(), key, [](const Fan& f, uint32_t x) { return f.key < x; });
+    if (fan == sp.fans.end() || fan->key != key) break;  // a leaf of the target set: the way out
+    const Hop& h = sp.hops[fan->begin + next_hop(at, fan->end - fan->begin, flow_hash, nic_b)];
+    fabric.push_back(h.edge);
+    fabric_lat += c_.link(h.edge).latency_us;
+    const VertexId next = c_.target(h.edge);
+    down = down || c_.device(next).tier <= c_.device(at).tier;
+    at = next;
   }
-  if (best == kInf)
-    return Error{"no up/down route from '" + c_.device(nic_a).name + "' to '" + c_.device(nic_b).name +
-                 "': check the switch tiers"};
-  std::vector<uint32_t> first;
-  for (uint32_t k = up_begin_[nic_a]; k < up_begin_[nic_a + 1]; ++k) {
-    const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
-    if (sp.reachable && sp.length == best) first.push_back(k);
+  for (uint32_t j = up_begin_[nic_b]; j < up_begin_[nic_b + 1]; ++j)
+    if (c_.target(up_[j]) == at) {
+      fabric.push_back(Cluster::reverse(up_[j]));
+      last_hop_lat = c_.link(up_[j]).latency_us;
+      break;
+    }
+  for (EdgeId e : fabric) {
+    r.hops.push_back({e, 1.0});
+    ceiling.take(c_, e, 1.0);
   }
-  const std::vector<VertexId>& leaves = leafsets_[target];
-  double fabric_lat = 0;
-  double last_hop_lat = 0;
-  const SwitchPaths* named = nullptr;
-  if (options.flow && c_.routing.mode != Routing::adaptive) {
-    // One connection: at the NIC and at every switch with several equal-cost next hops it takes
-    // one, so its bytes stay on a single path.
-    const uint64_t flow_hash = mix(mix(mix(nic_a) ^ nic_b) ^ *options.flow);
-    const uint32_t k = first[next_hop(nic_a, first.size(), flow_hash, nic_b)];
-    hops.push_back({up_[k], 1.0});
-    fabric_lat = c_.link(up_[k]).latency_us;
-    VertexId at = c_.target(up_[k]);
-    const SwitchPaths& sp = switch_paths(at, target);
-    r.paths = sp.paths;
-    for (bool down = false;;) {
-      const uint32_t key = at << 1 | (down ? 1 : 0);
-      auto fan =
-          std::lower_bound(sp.fans.begin(), sp.fans.end(), key, [](const Fan& f, uint32_t x) { return f.key < x; });
-      if (fan == sp.fans.end() || fan->key != key) break;  // a leaf of the target set: the way out
-      const Hop& h = sp.hops[fan->begin + next_hop(at, fan->end - fan->begin, flow_hash, nic_b)];
-      hops.push_back({h.edge, 1.0});
-      fabric_lat += c_.link(h.edge).latency_us;
-      const VertexId next = c_.target(h.edge);
-      down = down || c_.device(next).tier <= c_.device(at).tier;
-      at = next;
-    }
-    for (uint32_t j = up_begin_[nic_b]; j < up_begin_[nic_b + 1]; ++j)
-      if (c_.target(up_[j]) == at) {
-        hops.push_back({Cluster::reverse(up_[j]), 1.0});
-        last_hop_lat = c_.link(up_[j]).latency_us;
-        break;
-      }
-  } else {
-    std::vector<double> exit(leaves.size(), 0);
-    size_t fabric_begin = hops.size();
-    // One first hop (a NIC cabled to one leaf): its switch paths can stay a named segment.
-    const bool split = options.segments && first.size() == 1;
-    for (uint32_t k : first) {
-      double share = 1.0 / static_cast<double>(first.size());
-      const SwitchPaths& sp = switch_paths(c_.target(up_[k]), target);
-      hops.push_back({up_[k], share});
-      if (split) {
-        named = &sp;
-        r.segment = sp.id;
-        r.segment_share = share;
-      } else {
-        for (const Hop& h : sp.hops) hops.push_back({h.edge, h.share * share});
-      }
-      for (size_t j = 0; j < leaves.size(); ++j) exit[j] += sp.exit_share[j] * share;
-      r.paths += sp.paths;
-      fabric_lat = std::max(fabric_lat, c_.link(up_[k]).latency_us + sp.latency_us);
-    }
-    // Several first hops may reach the same switches: merge repeated edges, keeping path order.
-    if (first.size() > 1) {
-      std::unordered_map<EdgeId, size_t> at;
-      size_t w = fabric_begin;
-      for (size_t i = fabric_begin; i < hops.size(); ++i) {
-        auto [it, inserted] = at.try_emplace(hops[i].edge, w);
-        if (inserted)
-          hops[w++] = hops[i];
-        else
-          hops[it->second].share += hops[i].share;
-      }
-      hops.resize(w);
-    }
-    for (size_t j = 0; j < leaves.size(); ++j) {
-      if (exit[j] == 0) continue;
-      for (uint32_t k = up_begin_[nic_b]; k < up_begin_[nic_b + 1]; ++k)
-        if (c_.target(up_[k]) == leaves[j]) {
-          hops.push_back({Cluster::reverse(up_[k]), exit[j]});
-          last_hop_lat = std::max(last_hop_lat, c_.link(up_[k]).latency_us);
-        }
-    }
-  }
-  if (dst != nic_b) add_local(gpu_nic_path(dst, nic_b).edges, true);
-
+  add_local(dst == nic_b ? nullptr : &gpu_nic_path(dst, nic_b), true);
   r.latency_us = local_lat + fabric_lat + last_hop_lat;
-  r.path_class = PathClass::NET;
-  r.bw_GBps = 1e300;
-  auto ceiling = [&](const Hop& h, double share) {
-    const Link& l = c_.link(h.edge);
-    if (l.kind == LinkKind::DCI) r.path_class = PathClass::DCI;
-    if (double cap = l.bw_GBps / (h.share * share); cap < r.bw_GBps) {
-      r.bw_GBps = cap;
-      r.bottleneck = h.edge;
-    }
-  };
-  for (const Hop& h : hops) ceiling(h, 1.0);
-  if (named)
-    for (const Hop& h : named->hops) ceiling(h, r.segment_share);
-  r.hops.assign(hops.begin(), hops.end());
+  if (ceiling.dci) r.path_class = PathClass::DCI;
+  r.bw_GBps = ceiling.bw_GBps;
+  r.bottleneck = ceiling.edge;
   return r;
 }
 
@@ -678,11 +750,43 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
       return r;
     }
   }
-  VertexId nic_b = nic_for(b);
-  VertexId nic_a = options.nic == NicPolicy::pxn && da.kind == DeviceKind::gpu ? pxn_nic(a, nic_b) : nic_for(a);
+  Result<std::pair<VertexId, VertexId>> nics = this->nics(a, b, options.nic);
+  if (!nics) return Error{nics.error()};
+  return fabric_route(a, nics->first, nics->second, b, options);
+}
+
+Result<std::pair<VertexId, VertexId>> Router::nics(VertexId a, VertexId b, NicPolicy policy) const {
+  const VertexId nic_b = nic_for(b);
+  const VertexId nic_a =
+      policy == NicPolicy::pxn && c_.device(a).kind == DeviceKind::gpu ? pxn_nic(a, nic_b) : nic_for(a);
   if (nic_a == kNoVertex || nic_b == kNoVertex)
-    return Error{"no route from '" + da.name + "' to '" + db.name + "': a host has no NIC on the fabric"};
-  return fabric_route(a, nic_a, nic_b, b, options);
+    return Error{"no route from '" + c_.device(a).name + "' to '" + c_.device(b).name +
+                 "': a host has no NIC on the fabric"};
+  return std::pair{nic_a, nic_b};
+}
+
+Result<std::optional<FabricParts>> Router::fabric_parts(VertexId a, VertexId b, NicPolicy nic) const {
+  const Device& da = c_.device(a);
+  const Device& db = c_.device(b);
+  const bool endpoints = (da.kind == DeviceKind::gpu || da.kind == DeviceKind::nic) &&
+                         (db.kind == DeviceKind::gpu || db.kind == DeviceKind::nic);
+  // Near endpoints, and errors about the endpoints, are route()'s.
+  if (a == b || !endpoints || da.host == db.host || (da.scaleup_domain >= 0 && da.scaleup_domain == db.scaleup_domain))
+    return std::optional<FabricParts>{};
+  Result<std::pair<VertexId, VertexId>> nics = this->nics(a, b, nic);
+  if (!nics) return Error{nics.error()};
+  Result<Legs> legs = this->legs(a, nics->first, nics->second, b, true);
+  if (!legs) return Error{legs.error()};
+  FabricParts p;
+  if (legs->src) p.src_local = legs->src->edges;
+  if (legs->dst) p.dst_local = legs->dst->edges;
+  p.fabric = hops_;
+  p.segment = legs->reach->segment;
+  p.segment_share = legs->reach->segment_share;
+  bool dci = legs->reach->segment_ceiling.dci;
+  for (const Hop& h : hops_) dci = dci || c_.link(h.edge).kind == LinkKind::DCI;
+  p.path_class = dci ? PathClass::DCI : PathClass::NET;
+  return std::optional<FabricParts>{p};
 }
 
 }  // namespace topoplan

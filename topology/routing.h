@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -64,6 +65,18 @@ struct RouteOptions {
   std::optional<uint32_t> flow;
 };
 
+// An adaptive route between GPUs of different hosts, in the parts the router keeps (valid until
+// its next call): what a load adds for each of a million GPU pairs without building a Route each.
+// The hops are those Router::route lists, in its order.
+struct FabricParts {
+  std::span<const EdgeId> src_local;  // from the source to its NIC
+  std::span<const Hop> fabric;        // NIC to NIC, less the named segment
+  uint32_t segment = Route::kNoSegment;
+  double segment_share = 0;
+  std::span<const EdgeId> dst_local;  // from the destination to its NIC: the route takes them reversed, last first
+  PathClass path_class = PathClass::NET;
+};
+
 // "hash (RoCE ECMP: ...; set by the cluster file)": the mode, what it means, and who said so or
 // that it is the default.
 std::string routing_text(const FabricRouting& routing);
@@ -76,6 +89,9 @@ class Router {
   // Endpoints are GPUs or NICs. Errors only for endpoints of another kind or a fabric that has no
   // up/down path between them (an explicit graph without tiers, say).
   Result<Route> route(VertexId a, VertexId b, RouteOptions options = {}) const;
+  // route(a, b, {nic, true}) as parts, when the route leaves through the fabric under adaptive
+  // routing or as the equal-cost set; nullopt for endpoints on one host or NVLink domain.
+  Result<std::optional<FabricParts>> fabric_parts(VertexId a, VertexId b, NicPolicy nic) const;
   // The NIC a GPU uses for inter-host traffic: best path class, then bandwidth, then same index.
   VertexId nic_for(VertexId gpu) const;
   // The class of the local path from a GPU to a NIC of its host (cached; PXN counts), or nullopt
@@ -113,10 +129,47 @@ class Router {
     bool crosses_dci = false;
   };
 
+  // The first strict minimum of bw / share over hops in path order: the flow's ceiling.
+  struct Ceiling {
+    double bw_GBps = 1e300;
+    EdgeId edge = 0;
+    bool dci = false;
+    void take(const Cluster& c, EdgeId e, double share);
+    void take(const Ceiling& later);
+  };
+  // What every equal-cost route from one origin to one leaf set shares. The origin is a NIC's
+  // only leaf switch, so the NICs under a leaf share it, or a NIC with several uplinks.
+  struct Reach {
+    bool reachable = false;
+    std::vector<Hop> hops;  // a NIC origin's first hops, and switch hops not named as a segment
+    uint32_t segment = Route::kNoSegment;
+    double segment_share = 0;
+    std::vector<double> exit;  // per leaf of the set
+    double paths = 0;
+    double latency_us = 0;      // from a switch origin: its part, the NIC's uplink not counted
+    Ceiling segment_ceiling;    // over the named segment's hops
+  };
+  // A fabric route's parts: the local paths, the reach, and hops_ holding the NIC's uplink (from a
+  // switch origin), the reach's hops and the hops into the destination NIC.
+  struct Legs {
+    const LocalPath* src = nullptr;
+    const LocalPath* dst = nullptr;
+    const Reach* reach = nullptr;
+    double fabric_latency_us = 0, last_hop_latency_us = 0;
+  };
+
   LocalPath local_path(VertexId a, VertexId b) const;
   const LocalPath& gpu_nic_path(VertexId gpu, VertexId nic) const;
   VertexId pxn_relay(VertexId nic) const;
   const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
+  // The NIC's uplinks (indices into up_) on the shortest up/down paths to the leaf set; none when
+  // it has no path there.
+  std::vector<uint32_t> first_hops(VertexId nic, uint32_t leafset) const;
+  Result<void> fabric_ends(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const;
+  Error no_updown(VertexId nic_a, VertexId nic_b) const;
+  const Reach& reach(VertexId nic, uint32_t leafset, bool segments) const;
+  Result<Legs> legs(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const;
+  Result<std::pair<VertexId, VertexId>> nics(VertexId a, VertexId b, NicPolicy policy) const;
   Result<Route> fabric_route(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst,
                              const RouteOptions& options) const;
   // Which of n equal-cost next hops at `at` connection `flow` from nic_a to nic_b takes (hash or
@@ -139,6 +192,7 @@ class Router {
   mutable std::unordered_map<uint64_t, LocalPath> gpu_nic_;
   mutable std::unordered_map<VertexId, VertexId> pxn_relay_;  // NIC -> its relay GPU, kNoVertex: none
   mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
+  mutable std::unordered_map<uint64_t, Reach> reach_;  // by origin, leaf set and whether segments are named
   mutable std::vector<const SwitchPaths*> segments_;  // cache_ entries by id (node addresses are stable)
   // Scratch per vertex for the path-set search, reset through the touched list.
   mutable std::vector<int> dist_a_, dist_b_, rem_;

@@ -191,6 +191,78 @@ TEST_CASE("routing: two sites cross a DCI link and pay the propagation") {
   CHECK(route(c, r, "h001/gpu0", "h004/gpu0").path_class == PathClass::NET);
 }
 
+namespace {
+
+// What a load adds from fabric_parts must be what route(a, b, {nic, true}) lists: the same hops
+// in the same order, the same named segment, the same class.
+void check_parts_match(const Cluster& c, const Router& r, NicPolicy nic) {
+  int compared = 0;
+  const std::vector<VertexId> gpus = c.gpus();
+  for (size_t i = 0; i < gpus.size(); i += 5)
+    for (size_t j = i % 3; j < gpus.size(); j += 7) {
+      Result<std::optional<FabricParts>> parts = r.fabric_parts(gpus[i], gpus[j], nic);
+      REQUIRE(parts);
+      Result<Route> whole = r.route(gpus[i], gpus[j], {nic, true});
+      REQUIRE(whole);
+      if (!*parts) {
+        CHECK(whole->src_nic == kNoVertex);  // near: route() has the local path
+        continue;
+      }
+      const FabricParts& p = **parts;
+      std::vector<Hop> hops;
+      for (EdgeId e : p.src_local) hops.push_back({e, 1.0});
+      hops.insert(hops.end(), p.fabric.begin(), p.fabric.end());
+      for (size_t k = p.dst_local.size(); k-- > 0;) hops.push_back({Cluster::reverse(p.dst_local[k]), 1.0});
+      REQUIRE(hops.size() == whole->hops.size());
+      for (size_t k = 0; k < hops.size(); ++k) {
+        CHECK(hops[k].edge == whole->hops[k].edge);
+        CHECK(hops[k].share == whole->hops[k].share);
+      }
+      CHECK(p.segment == whole->segment);
+      CHECK(p.segment_share == whole->segment_share);
+      CHECK(p.path_class == whole->path_class);
+      ++compared;
+    }
+  CHECK(compared > 10);
+}
+
+}  // namespace
+
+TEST_CASE("routing: fabric parts are the route's hops, for every kind of fabric") {
+  SUBCASE("three tiers, segments named") {
+    Cluster c = build("dgx-h100:48");
+    Router r(c);
+    check_parts_match(c, r, NicPolicy::rail_aligned);
+    check_parts_match(c, r, NicPolicy::pxn);
+  }
+  SUBCASE("dual plane: NICs with two uplinks, no segment") {
+    ClusterSpec spec = *preset_spec_parse("dgx-h100:16");
+    spec.fabric.planes = 2;
+    Cluster c = *cluster_build(spec);
+    Router r(c);
+    check_parts_match(c, r, NicPolicy::rail_aligned);
+  }
+  SUBCASE("two sites over DCI") {
+    ClusterSpec spec = *preset_spec_parse("dgx-h100:8");
+    spec.sites = {{"siteA", 4}, {"siteB", 4}};
+    spec.dci = {8, 400, 100};
+    Cluster c = *cluster_build(spec);
+    Router r(c);
+    check_parts_match(c, r, NicPolicy::rail_aligned);
+  }
+  SUBCASE("hash routing: the equal-cost set, as Spread::even loads it") {
+    Cluster c = build("dgx-h100:16");
+    c.routing.mode = Routing::hash;
+    Router r(c);
+    check_parts_match(c, r, NicPolicy::rail_aligned);
+  }
+  SUBCASE("an NVL72 rack is one node: no parts inside it") {
+    Cluster c = build("gb200-nvl72:2");
+    Router r(c);
+    check_parts_match(c, r, NicPolicy::rail_aligned);
+  }
+}
+
 TEST_CASE("routing: only GPUs and NICs are endpoints") {
   Cluster c = build("dgx-h100:2");
   Router r(c);
