@@ -657,19 +657,24 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
   const StepTraffic& traffic = state.traffic();
   // Every loaded edge gets its link first, so the links are allocated once; a link's phase
   // utilisation holds its busy time per phase until the phases' durations are known.
+  // Slots are counted first: a large job loads a million links, and a vector grown a link at a
+  // time would hold one and a half times them while it moves.
   std::vector<uint32_t> slot;
-  std::vector<LinkUse> out;
+  uint32_t links = 0;
+  for (size_t i = 0; i < state.item_count(); ++i)
+    if (!state.item_groups(i).empty())
+      for (EdgeId e : state.item_load(i).loaded()) {
+        if (e >= slot.size()) slot.resize(e + 1, UINT32_MAX);
+        if (slot[e] == UINT32_MAX) slot[e] = links++;
+      }
+  std::vector<LinkUse> out(links);
   for (size_t i = 0; i < state.item_count(); ++i) {
     if (state.item_groups(i).empty()) continue;
     const TrafficItem& item = traffic.items[i];
     const LinkLoad& load = state.item_load(i);
     for (EdgeId e : load.loaded()) {
-      if (e >= slot.size()) slot.resize(e + 1, UINT32_MAX);
-      if (slot[e] == UINT32_MAX) {
-        slot[e] = static_cast<uint32_t>(out.size());
-        out.emplace_back().edge = e;
-      }
       LinkUse& u = out[slot[e]];
+      u.edge = e;
       u.bytes += load.bytes(e) * item.bytes * item.calls;
       u.phase_utilization[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
     }
