@@ -35,17 +35,7 @@ void LinkLoad::reshare(const LinkShare* old, const LinkShare* share) {
   for (ZeroedArray<double>& cache : rate_GBps_) cache = {};
 }
 
-void LinkLoad::add_edge(EdgeId e, double bytes, FlowMode mode) const {
-  if (!is_loaded_[e]) {
-    is_loaded_[e] = true;
-    loaded_.push_back(e);
-  }
-  bytes_[e] += bytes;
-  busy_us_[e] += bytes / (1000.0 * rate_GBps(e, mode));  // GB/s = 1e3 bytes per microsecond
-  if (levels_) level_bytes_[(*levels_)[e]] += bytes;
-}
-
-double LinkLoad::rate_GBps(EdgeId e, FlowMode mode) const {
+double LinkLoad::rate_first(EdgeId e, FlowMode mode) const {
   ZeroedArray<double>& cache = rate_GBps_[static_cast<size_t>(mode)];
   if (cache.size() == 0) cache = ZeroedArray<double>(router_.cluster().num_edges());
   double& rate = cache[e];
