@@ -217,6 +217,17 @@ int CommGroup::max_local() const {
   return m;
 }
 
+CommNode& CommNodes::own(size_t i) {
+  auto copy = std::make_shared<CommNode>(*nodes_[i]);
+  CommNode& out = *copy;
+  nodes_[i] = std::move(copy);
+  return out;
+}
+
+bool CommNodes::operator==(const CommNodes& other) const {
+  return std::equal(begin(), end(), other.begin(), other.end());
+}
+
 NcclCpu cpu_vendor(const std::string& model) {
   if (model.starts_with("Xeon")) return NcclCpu::intel_x86;
   if (model.starts_with("EPYC")) return NcclCpu::amd_x86;
@@ -230,7 +241,9 @@ namespace {
 // What one node gives its group: the node (but its NVLS heads, which depend on how many nodes the
 // group has) and what the group takes the worst of.
 struct NodeFacts {
-  CommNode node;
+  // The node as a group of one node has it and as a group of several does (they differ in their
+  // NVLS heads).
+  std::shared_ptr<const CommNode> alone, among;
   int cc = 0;                    // the mesh's rings were searched at this compute capability
   double nvlink_GBps = 1e300;    // per GPU into its NVSwitch, the least
   bool one_nvswitch = true;      // every GPU on the node's NVSwitch
@@ -242,7 +255,7 @@ struct NodeFacts {
 
 Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus, int cc) {
   NodeFacts f;
-  CommNode& node = f.node;
+  CommNode node;
   node.gpus = gpus;
   const Device& head = c.device(gpus.front());
   node.site = head.site;
@@ -291,6 +304,11 @@ Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::
       break;
     }
     f.inter = std::max(f.inter, *cls);
+  }
+  for (bool one_node : {true, false}) {
+    auto made = std::make_shared<CommNode>(node);
+    nvls_heads_of(*made, one_node);
+    (one_node ? f.alone : f.among) = std::move(made);
   }
   return f;
 }
@@ -357,6 +375,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   g.nvlink_GBps = 1e300;
   g.nvswitch = true;
   g.mesh_rings = 1 << 20;
+  g.nodes.reserve(node_gpus.size());
   for (size_t n = 0; n < node_gpus.size(); ++n) {
     // Kept where the node's mesh was searched at the group's compute capability (mixed
     // generations search a node's at the group's least).
@@ -384,9 +403,8 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
       if (!f->inter_error.empty()) return Error{f->inter_error};
       g.inter = std::max(g.inter, f->inter);
     }
-    CommNode& node = g.nodes.emplace_back(f->node);
-    nvls_heads_of(node, node_gpus.size() == 1);
-    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node.mesh_rings.size()));
+    g.nodes.push_back(node_gpus.size() == 1 ? f->alone : f->among);
+    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(f->alone->mesh_rings.size()));
   }
   if (!g.nvswitch) g.nvlink_GBps = 0;
   return g;
@@ -417,7 +435,9 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
   std::vector<double> nic_bws;
   if (comm.n_nodes > 1) {
     // The node with the fewest NICs bounds every ring.
-    const CommNode& thin = *std::ranges::min_element(g.nodes, {}, [](const CommNode& n) { return n.nics.size(); });
+    const CommNode& thin = *std::min_element(g.nodes.begin(), g.nodes.end(), [](const CommNode& a, const CommNode& b) {
+      return a.nics.size() < b.nics.size();
+    });
     for (VertexId nic : thin.nics) nic_bws.push_back(nic_bw(c, nic));
   }
   const size_t list = speed_list(cc);
@@ -450,7 +470,9 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
     std::vector<double> head_nic_bws;
     if (comm.n_nodes > 1) {
       const CommNode& thin =
-          *std::ranges::min_element(g.nodes, {}, [](const CommNode& n) { return n.nvls_heads.size(); });
+          *std::min_element(g.nodes.begin(), g.nodes.end(), [](const CommNode& a, const CommNode& b) {
+            return a.nvls_heads.size() < b.nvls_heads.size();
+          });
       for (size_t h : thin.nvls_heads) head_nic_bws.push_back(nic_bw(c, thin.gpu_nics[h]));
     }
     NcclGraph nvls = nvls_graph(speeds, gpu_bw, g.min_local(), heads, head_nic_bws);

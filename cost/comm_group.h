@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include <boost/iterator/indirect_iterator.hpp>
+
 #include "cost/nccl_tuning.h"
 #include "topology/cluster.h"
 #include "topology/gpu_models.h"
@@ -40,10 +42,30 @@ struct CommNode {
   bool operator==(const CommNode&) const = default;
 };
 
+// A group's nodes, immutable and shared with the cache that found them: a planner makes a group
+// for every move, and copying a node is a dozen allocations where sharing it is a pointer.
+class CommNodes {
+ public:
+  using Held = std::vector<std::shared_ptr<const CommNode>>;
+  const CommNode& operator[](size_t i) const { return *nodes_[i]; }
+  size_t size() const { return nodes_.size(); }
+  bool empty() const { return nodes_.empty(); }
+  auto begin() const { return boost::make_indirect_iterator(nodes_.begin()); }
+  auto end() const { return boost::make_indirect_iterator(nodes_.end()); }
+  void push_back(std::shared_ptr<const CommNode> node) { nodes_.push_back(std::move(node)); }
+  void reserve(size_t n) { nodes_.reserve(n); }
+  // Node i as a copy of its own, for a caller that changes it (tests).
+  CommNode& own(size_t i);
+  bool operator==(const CommNodes& other) const;
+
+ private:
+  Held nodes_;
+};
+
 struct CommGroup {
   std::vector<VertexId> ranks;    // GPU of each rank
   std::vector<int> node_of_rank;  // index into nodes
-  std::vector<CommNode> nodes;    // in order of their first rank
+  CommNodes nodes;                // in order of their first rank
   int compute_capability = 0;     // minimum over the ranks
   NcclCpu cpu = NcclCpu::other;
   bool nvswitch = false;             // every node's GPUs meet in one NVSwitch
