@@ -324,6 +324,10 @@ struct CommNodeCache::Impl {
   const Router* router;
   std::vector<int> cc;  // per device: 0 not looked up yet, -1 unknown
   std::unordered_map<std::vector<VertexId>, NodeFacts, GpusHash> nodes;
+  // Nodes of one GPU (a data-parallel group's, across hosts), by that GPU: most nodes are, and
+  // hashing them was a tenth of a large plan.
+  std::vector<std::unique_ptr<NodeFacts>> single;
+  std::vector<int> node_at;  // comm_group_make's scratch: per host, then per NVLink domain
 };
 
 CommNodeCache::CommNodeCache(const Cluster& c, const Router& r) : impl_(new Impl{&c, &r, {}, {}}) {}
@@ -336,18 +340,47 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     return Error{"node facts kept for another cluster or router"};
   CommGroup g;
   if (gpus.empty()) return Error{"the group has no GPUs"};
-  std::unordered_map<int64_t, int> node_index;
   // Sorted copy for the duplicate check: a job scores thousands of small groups on a cluster of
   // hundreds of thousands of devices, so nothing here may scale with the cluster.
   std::vector<VertexId> sorted = gpus;
   std::sort(sorted.begin(), sorted.end());
   if (auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
     return Error{"GPU '" + c.device(*dup).name + "' is listed twice"};
+  // A node is an NVLink domain when the GPU has one (NVL72: the rack), else its host; numbered
+  // in order of their first rank, through the cache's slot per host and domain (kept clear
+  // between calls), or a map without a cache.
+  std::unordered_map<size_t, int> node_index;
+  std::vector<size_t> slots_used;
+  auto node_of = [&](const Device& d) {
+    const size_t key = d.scaleup_domain >= 0 ? c.hosts().size() + static_cast<size_t>(d.scaleup_domain)
+                                             : static_cast<size_t>(d.host);
+    const int next = static_cast<int>(slots_used.size());
+    if (!kept) {
+      auto [it, inserted] = node_index.try_emplace(key, next);
+      if (inserted) slots_used.push_back(key);
+      return it->second;
+    }
+    if (kept->node_at.empty()) kept->node_at.assign(c.hosts().size() + c.domains().size(), -1);
+    int& at = kept->node_at[key];
+    if (at < 0) {
+      at = next;
+      slots_used.push_back(key);
+    }
+    return at;
+  };
+  auto clear_slots = [&] {
+    if (kept)
+      for (size_t key : slots_used) kept->node_at[key] = -1;
+  };
   g.compute_capability = 1 << 20;
-  std::vector<std::vector<VertexId>> node_gpus;
+  g.ranks = gpus;
+  g.node_of_rank.reserve(gpus.size());
   for (VertexId v : gpus) {
     const Device& d = c.device(v);
-    if (d.kind != DeviceKind::gpu) return Error{"'" + d.name + "' is not a GPU"};
+    if (d.kind != DeviceKind::gpu) {
+      clear_slots();
+      return Error{"'" + d.name + "' is not a GPU"};
+    }
     int cc = 0;
     if (kept) {
       if (kept->cc.empty()) kept->cc.assign(c.num_devices(), 0);
@@ -360,18 +393,28 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     } else {
       cc = gpu_compute_capability(d.model);
     }
-    if (cc == 0)
+    if (cc == 0) {
+      clear_slots();
       return Error{"GPU '" + d.name + "' has model '" + d.model +
                    "', whose compute capability is unknown (A100, H100, H200, B200, GB200, L40S ...)"};
+    }
     g.compute_capability = std::min(g.compute_capability, cc);
-    // A node is an NVLink domain when the GPU has one (NVL72: the rack), else its host.
-    int64_t key = d.scaleup_domain >= 0 ? d.scaleup_domain : (int64_t{1} << 40) + d.host;
-    auto [it, inserted] = node_index.try_emplace(key, static_cast<int>(node_gpus.size()));
-    if (inserted) node_gpus.emplace_back();
-    node_gpus[static_cast<size_t>(it->second)].push_back(v);
-    g.ranks.push_back(v);
-    g.node_of_rank.push_back(it->second);
+    g.node_of_rank.push_back(node_of(d));
   }
+  clear_slots();
+  // Each node's GPUs in rank order: a one-GPU node needs no list of its own.
+  const size_t nodes = slots_used.size();
+  std::vector<size_t> node_size(nodes, 0);
+  for (int n : g.node_of_rank) ++node_size[static_cast<size_t>(n)];
+  std::vector<std::vector<VertexId>> node_gpus(nodes);
+  for (size_t n = 0; n < nodes; ++n)
+    if (node_size[n] > 1) node_gpus[n].reserve(node_size[n]);
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const size_t n = static_cast<size_t>(g.node_of_rank[i]);
+    if (node_size[n] > 1) node_gpus[n].push_back(gpus[i]);
+  }
+  std::vector<VertexId> first_gpu(nodes, kNoVertex);
+  for (size_t i = gpus.size(); i-- > 0;) first_gpu[static_cast<size_t>(g.node_of_rank[i])] = gpus[i];
   g.nvlink_GBps = 1e300;
   g.nvswitch = true;
   g.mesh_rings = 1 << 20;
@@ -381,14 +424,24 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     // generations search a node's at the group's least).
     const NodeFacts* f = nullptr;
     std::optional<NodeFacts> fresh;
-    if (kept) {
+    const bool single = node_size[n] == 1;
+    if (kept && single) {
+      if (kept->single.empty()) kept->single.resize(c.num_devices());
+      const std::unique_ptr<NodeFacts>& at = kept->single[first_gpu[n]];
+      if (at && at->cc == g.compute_capability) f = at.get();
+    } else if (kept) {
       auto at = kept->nodes.find(node_gpus[n]);
       if (at != kept->nodes.end() && at->second.cc == g.compute_capability) f = &at->second;
     }
     if (!f) {
+      if (single) node_gpus[n] = {first_gpu[n]};
       Result<NodeFacts> made = node_facts(c, router, node_gpus[n], g.compute_capability);
       RETURN_IF_ERROR(made);
-      if (kept) {
+      if (kept && single) {
+        std::unique_ptr<NodeFacts>& at = kept->single[first_gpu[n]];
+        at = std::make_unique<NodeFacts>(std::move(*made));
+        f = at.get();
+      } else if (kept) {
         if (kept->nodes.size() >= CommNodeCache::kMaxNodes) kept->nodes.clear();
         f = &kept->nodes.insert_or_assign(node_gpus[n], std::move(*made)).first->second;
       } else {

@@ -90,7 +90,8 @@ NcclCpu cpu_vendor(const std::string& model);
 // (a data-parallel group's GPU per host, a tensor-parallel group's host) over and over.
 class CommNodeCache {
  public:
-  // Node facts, not GPUs, are dropped past this many (a large cluster's groups never repeat all).
+  // Nodes of several GPUs are dropped past this many (a large cluster's groups never repeat all);
+  // one-GPU nodes are kept by their GPU.
   static constexpr size_t kMaxNodes = size_t{1} << 18;
   CommNodeCache(const Cluster& cluster, const Router& router);
   ~CommNodeCache();
