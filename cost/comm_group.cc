@@ -242,8 +242,19 @@ namespace {
 // group has) and what the group takes the worst of.
 struct NodeFacts {
   // The node as a group of one node has it and as a group of several does (they differ in their
-  // NVLS heads).
+  // NVLS heads): made when first asked for, most nodes are only ever one of them.
   std::shared_ptr<const CommNode> alone, among;
+
+  const std::shared_ptr<const CommNode>& as(bool one_node) {
+    std::shared_ptr<const CommNode>& want = one_node ? alone : among;
+    if (!want) {
+      auto made = std::make_shared<CommNode>(*(one_node ? among : alone));
+      made->nvls_heads.clear();
+      nvls_heads_of(*made, one_node);
+      want = std::move(made);
+    }
+    return want;
+  }
   int cc = 0;                    // the mesh's rings were searched at this compute capability
   double nvlink_GBps = 1e300;    // per GPU into its NVSwitch, the least
   bool one_nvswitch = true;      // every GPU on the node's NVSwitch
@@ -253,7 +264,8 @@ struct NodeFacts {
   std::string inter_error;           // why a GPU cannot reach its NIC, if one cannot
 };
 
-Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus, int cc) {
+Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus, int cc,
+                             bool one_node) {
   NodeFacts f;
   CommNode node;
   node.gpus = gpus;
@@ -305,11 +317,8 @@ Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::
     }
     f.inter = std::max(f.inter, *cls);
   }
-  for (bool one_node : {true, false}) {
-    auto made = std::make_shared<CommNode>(node);
-    nvls_heads_of(*made, one_node);
-    (one_node ? f.alone : f.among) = std::move(made);
-  }
+  nvls_heads_of(node, one_node);
+  (one_node ? f.alone : f.among) = std::make_shared<CommNode>(std::move(node));
   return f;
 }
 
@@ -422,7 +431,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   for (size_t n = 0; n < node_gpus.size(); ++n) {
     // Kept where the node's mesh was searched at the group's compute capability (mixed
     // generations search a node's at the group's least).
-    const NodeFacts* f = nullptr;
+    NodeFacts* f = nullptr;
     std::optional<NodeFacts> fresh;
     const bool single = node_size[n] == 1;
     if (kept && single) {
@@ -435,7 +444,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     }
     if (!f) {
       if (single) node_gpus[n] = {first_gpu[n]};
-      Result<NodeFacts> made = node_facts(c, router, node_gpus[n], g.compute_capability);
+      Result<NodeFacts> made = node_facts(c, router, node_gpus[n], g.compute_capability, nodes == 1);
       RETURN_IF_ERROR(made);
       if (kept && single) {
         std::unique_ptr<NodeFacts>& at = kept->single[first_gpu[n]];
@@ -456,8 +465,9 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
       if (!f->inter_error.empty()) return Error{f->inter_error};
       g.inter = std::max(g.inter, f->inter);
     }
-    g.nodes.push_back(node_gpus.size() == 1 ? f->alone : f->among);
-    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(f->alone->mesh_rings.size()));
+    const std::shared_ptr<const CommNode>& node = f->as(nodes == 1);
+    g.nodes.push_back(node);
+    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node->mesh_rings.size()));
   }
   if (!g.nvswitch) g.nvlink_GBps = 0;
   return g;
