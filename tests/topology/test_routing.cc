@@ -34,6 +34,14 @@ std::vector<Hop> hops_from_tier(const Cluster& c, const Route& r, int tier) {
   return out;
 }
 
+// Eight DGX H100, four per site, joined by eight 400 GB/s DCI links over 100 km.
+Cluster two_sites() {
+  ClusterSpec spec = *preset_spec_parse("dgx-h100:8");
+  spec.sites = {{"siteA", 4}, {"siteB", 4}};
+  spec.dci = {8, 400, 100};
+  return *cluster_build(spec);
+}
+
 double share_sum(const std::vector<Hop>& hops) {
   double s = 0;
   for (const Hop& h : hops) s += h.share;
@@ -177,10 +185,7 @@ TEST_CASE("routing: dual plane splits a flow over both planes") {
 }
 
 TEST_CASE("routing: two sites cross a DCI link and pay the propagation") {
-  ClusterSpec spec = *preset_spec_parse("dgx-h100:8");
-  spec.sites = {{"siteA", 4}, {"siteB", 4}};
-  spec.dci = {8, 400, 100};
-  Cluster c = *cluster_build(spec);
+  Cluster c = two_sites();
   Router r(c);
   Route x = route(c, r, "h001/gpu0", "h008/gpu0");
   CHECK(x.path_class == PathClass::DCI);
@@ -243,10 +248,7 @@ TEST_CASE("routing: fabric parts are the route's hops, for every kind of fabric"
     check_parts_match(c, r, NicPolicy::rail_aligned);
   }
   SUBCASE("two sites over DCI") {
-    ClusterSpec spec = *preset_spec_parse("dgx-h100:8");
-    spec.sites = {{"siteA", 4}, {"siteB", 4}};
-    spec.dci = {8, 400, 100};
-    Cluster c = *cluster_build(spec);
+    Cluster c = two_sites();
     Router r(c);
     check_parts_match(c, r, NicPolicy::rail_aligned);
   }
