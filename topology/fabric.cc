@@ -242,7 +242,7 @@ Result<Cluster> cluster_build(const ClusterSpec& spec) {
   if (multi) {
     // Site routers sit above each site's top tier; router i of every site links to router i of
     // every other site, so each pair of sites has dci.links parallel links.
-    const double dci_GBps = spec.dci.link_GBps / 8;
+    const double dci_GBps = spec.dci.link_GBps;
     int tier = 0;
     for (VertexId v : site_tops[0]) tier = std::max<int>(tier, c.device(v).tier);
     std::vector<std::vector<VertexId>> routers(sites.size());

@@ -40,7 +40,7 @@ struct SiteSpec {
 
 struct DciSpec {
   int links = 0;           // parallel links between every pair of sites
-  double link_GBps = 400;  // Gbit/s each (input edge)
+  double link_GBps = 50;  // each (400 Gbit/s)
   double length_km = 0;
 };
 

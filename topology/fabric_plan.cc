@@ -62,7 +62,7 @@ Result<void> spec_check(const ClusterSpec& s) {
     if (s.sites.size() > 1 && s.dci.links <= 0) return bad("dci.links", "several sites need at least one DCI link");
   }
   if (s.dci.links < 0) return bad("dci.links", "expected a non-negative integer");
-  const double dci_GBps = s.dci.link_GBps / 8;
+  const double dci_GBps = s.dci.link_GBps;
   if (s.dci.links > 0 && !(dci_GBps >= limits::kMinLinkGBps && dci_GBps <= limits::kMaxLinkGBps))
     return bad("dci.link_rate", "expected a rate from 8 Mbps to 8 Pbps, got " + format_rate_gbit(dci_GBps));
   if (!(s.dci.length_km >= 0 && s.dci.length_km <= limits::kMaxLengthKm))

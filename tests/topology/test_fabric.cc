@@ -206,7 +206,7 @@ TEST_CASE("fabric: tor, dual plane and two sites") {
 
   spec = *preset_spec_parse("dgx-h100:8");
   spec.sites = {{"siteA", 4}, {"siteB", 4}};
-  spec.dci = {8, 400, 100};
+  spec.dci = {8, 50, 100};
   Cluster two = *cluster_build(spec);
   CHECK(two.find("siteA/dci0"));
   CHECK(two.find("siteB/leaf0"));

@@ -47,7 +47,7 @@ TEST_CASE("fabric plan: the counts are what cluster_build builds") {
   specs.push_back(tor);
   ClusterSpec sites = preset("dgx-h100:600");
   sites.sites = {{"a", 300}, {"b", 200}, {"c", 100}};
-  sites.dci = {4, 400, 10};
+  sites.dci = {4, 50, 10};
   specs.push_back(sites);
   ClusterSpec fixed = preset("dgx-h100:64");
   fixed.fabric.spines_per_pod = 3;
@@ -154,7 +154,7 @@ TEST_CASE("fabric plan: limits refuse absurd specs before anything is built, nam
 
   ClusterSpec sites = preset("dgx-h100:4");
   sites.sites = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}};
-  sites.dci = {1000000000, 400, 1};
+  sites.dci = {1000000000, 50, 1};
   CHECK(plan_error(sites).find("more than the limit") != std::string::npos);
 }
 

@@ -38,7 +38,7 @@ std::vector<Hop> hops_from_tier(const Cluster& c, const Route& r, int tier) {
 Cluster two_sites() {
   ClusterSpec spec = *preset_spec_parse("dgx-h100:8");
   spec.sites = {{"siteA", 4}, {"siteB", 4}};
-  spec.dci = {8, 400, 100};
+  spec.dci = {8, 50, 100};
   return *cluster_build(spec);
 }
 

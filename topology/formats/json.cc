@@ -161,7 +161,7 @@ Result<ClusterSpec> recipe_from_json(const json& doc, const std::string& where) 
       if (!GBps)
         f.fail(f.at("link_rate"), GBps.error());
       else
-        spec.dci.link_GBps = *GBps * 8;  // DciSpec keeps the input edge's Gbit/s
+        spec.dci.link_GBps = *GBps;
     }
     spec.dci.length_km = f.number("length_km", spec.dci.length_km, 0, true, limits::kMaxLengthKm);
   }

@@ -20,7 +20,7 @@ Cluster two_sites() {
   Result<ClusterSpec> spec = preset_spec_parse("dgx-h100:4");
   REQUIRE(spec.ok());
   spec->sites = {{"siteA", 2}, {"siteB", 2}};
-  spec->dci = {2, 400, 50};
+  spec->dci = {2, 50, 50};
   Result<Cluster> c = cluster_build(*spec);
   REQUIRE_MESSAGE(c.ok(), (c ? "" : c.error()));
   return std::move(*c);

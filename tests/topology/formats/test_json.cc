@@ -185,7 +185,7 @@ TEST_CASE("recipe: keys fill the spec, missing ones take the node type's default
   CHECK(s->sites[1].name == "siteB");
   CHECK(s->sites[1].nodes == 64);
   CHECK(s->dci.links == 8);
-  CHECK(s->dci.link_GBps == doctest::Approx(1600));  // Gbit/s, as DciSpec keeps it
+  CHECK(s->dci.link_GBps == doctest::Approx(200));  // "1.6Tbps" in the file
   CHECK(s->dci.length_km == 100);
 
   Result<ClusterSpec> racks = recipe_from_json(json::parse(R"({"node": "gb200-nvl72", "racks": 2})"), "r.json");
