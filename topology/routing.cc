@@ -119,6 +119,65 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
     return v.scaleup_domain >= 0 && (v.scaleup_domain == da.scaleup_domain || v.scaleup_domain == db.scaleup_domain);
   };
   LocalPath best;
+  // To a NIC the search below stops at its first path of class PIX or better, and only a direct
+  // link or one PCIe switch can give one (anything longer crosses a second switch, a CPU or a
+  // peer GPU): those are looked at first, in the search's order, so most GPU-NIC pairs of a
+  // large cluster need no search.
+  if (db.kind == DeviceKind::nic) {
+    auto take = [&](std::initializer_list<EdgeId> edges, LocalState st) {
+      for (EdgeId e : edges) {
+        const Link& l = c_.link(e);
+        if (l.kind == LinkKind::NVL) st.nvl = true;
+        if (l.kind == LinkKind::C2C) st.c2c = true;
+        if (l.kind == LinkKind::SYS) st.sys = true;
+      }
+      if (st.path_class() > PathClass::PIX) return false;
+      best.found = true;
+      best.path_class = st.path_class();
+      best.bw_GBps = 1e300;
+      for (EdgeId e : edges) {
+        best.bw_GBps = std::min(best.bw_GBps, c_.link(e).bw_GBps);
+        best.latency_us += c_.link(e).latency_us;
+      }
+      best.edges.assign(edges.begin(), edges.end());
+      return true;
+    };
+    auto usable = [&](EdgeId e) {
+      const LinkKind k = c_.link(e).kind;
+      return !out_.edge_down(e) && k != LinkKind::NET && k != LinkKind::DCI;
+    };
+    // The search could meet the NIC through an NVSwitch only if one links to more than GPUs:
+    // then it is left to the search.
+    auto odd_nvswitch = [&](VertexId w) {
+      if (c_.device(w).kind != DeviceKind::nvswitch || !allowed(w)) return false;
+      for (EdgeId e : c_.out_edges(w))
+        if (c_.device(c_.target(e)).kind != DeviceKind::gpu) return true;
+      return false;
+    };
+    bool odd = false;
+    for (EdgeId e : c_.out_edges(a)) {
+      if (!usable(e)) continue;
+      const VertexId w = c_.target(e);
+      if (w == b) {
+        if (take({e}, {})) return best;
+        continue;
+      }
+      if ((odd = odd_nvswitch(w))) break;
+      if (!allowed(w) || c_.device(w).kind != DeviceKind::pcie_switch) continue;
+      for (EdgeId f : c_.out_edges(w)) {
+        if (!usable(f) || c_.target(f) == a) continue;
+        if (c_.target(f) == b) {
+          LocalState st;
+          st.pcie_switches = 1;
+          if (take({e, f}, st)) return best;
+        } else if ((odd = odd_nvswitch(c_.target(f)))) {
+          break;
+        }
+      }
+      if (odd) break;
+    }
+    best = {};
+  }
   std::vector<EdgeId> stack;
   std::vector<VertexId> on_path{a};
   // Depth-first over the few devices of one host; the best path by (class, bandwidth, hops) wins.
