@@ -356,3 +356,39 @@ TEST_CASE("routing: the text names the mode and who chose it") {
         "hash (RoCE ECMP: each NCCL connection on one equal-cost path, by a hash of its 5-tuple; set by the cluster "
         "file)");
 }
+
+TEST_CASE("routing: a GPU's path to a NIC is the search's, also where an NVSwitch reaches the NIC") {
+  // One host: gpu0 and gpu1 on an NVSwitch, gpu0 one PCIe switch from the NIC, and maybe the
+  // NVSwitch cabled to the NIC too. The search then meets the NIC through the NVSwitch first, at
+  // class NVL, which beats PIX: the shortcut that looks at PCIe switches first must leave such a
+  // host to it.
+  for (bool cabled : {true, false}) {
+    CAPTURE(cabled);
+    Cluster c;
+    const int h = c.add_host({"a", -1, -1, "", {}, {}});
+    auto dev = [&](const std::string& name, DeviceKind kind) {
+      Device d;
+      d.name = name;
+      d.kind = kind;
+      d.host = h;
+      d.local_index = 0;
+      if (kind == DeviceKind::gpu) d.model = "H100-SXM";
+      return *c.add_device(d);
+    };
+    const VertexId g0 = dev("a/gpu0", DeviceKind::gpu), g1 = dev("a/gpu1", DeviceKind::gpu);
+    const VertexId nvs = dev("a/nvswitch0", DeviceKind::nvswitch), pcie = dev("a/pcie0", DeviceKind::pcie_switch);
+    const VertexId nic = dev("a/nic0", DeviceKind::nic);
+    REQUIRE(c.add_link(g0, nvs, LinkKind::NVL, 450, 0.5));
+    REQUIRE(c.add_link(g1, nvs, LinkKind::NVL, 450, 0.5));
+    if (cabled) REQUIRE(c.add_link(nvs, nic, LinkKind::PCI, 50, 0.5));
+    REQUIRE(c.add_link(g0, pcie, LinkKind::PCI, 64, 0.5));
+    REQUIRE(c.add_link(pcie, nic, LinkKind::PCI, 64, 0.5));
+    REQUIRE(c.finalize());
+    Router r(c);
+    CHECK(r.gpu_nic_class(g0, nic) == (cabled ? PathClass::NVL : PathClass::PIX));
+    Route x = route(c, r, "a/gpu0", "a/nic0");
+    REQUIRE(x.hops.size() == 2);
+    CHECK(c.target(x.hops[0].edge) == (cabled ? nvs : pcie));
+    CHECK(c.target(x.hops[1].edge) == nic);
+  }
+}
