@@ -13,6 +13,11 @@ constexpr uint32_t kNoLeafset = UINT32_MAX;
 
 uint64_t pair_key(uint32_t a, uint32_t b) { return (static_cast<uint64_t>(a) << 32) | b; }
 
+// On one host or in one NVLink domain: a local path, no fabric.
+bool near(const Device& a, const Device& b) {
+  return a.host == b.host || (a.scaleup_domain >= 0 && a.scaleup_domain == b.scaleup_domain);
+}
+
 int tier_of(const Device& d) { return is_fabric(d.kind) ? d.tier : 0; }
 
 // splitmix64's finalizer: a switch's hash of a flow's identity, the same on every platform.
@@ -28,6 +33,13 @@ uint64_t mix(uint64_t x) {
 struct LocalState {
   bool nvl = false, c2c = false, sys = false, nvb = false, pxn = false, phb = false, p2c = false;
   int pcie_switches = 0;
+
+  // Crossing a link of this kind.
+  void cross(LinkKind kind) {
+    if (kind == LinkKind::NVL) nvl = true;
+    if (kind == LinkKind::C2C) c2c = true;
+    if (kind == LinkKind::SYS) sys = true;
+  }
 
   PathClass path_class() const {
     PathClass c = PathClass::LOC;
@@ -125,12 +137,7 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
   // large cluster need no search.
   if (db.kind == DeviceKind::nic) {
     auto take = [&](std::initializer_list<EdgeId> edges, LocalState st) {
-      for (EdgeId e : edges) {
-        const Link& l = c_.link(e);
-        if (l.kind == LinkKind::NVL) st.nvl = true;
-        if (l.kind == LinkKind::C2C) st.c2c = true;
-        if (l.kind == LinkKind::SYS) st.sys = true;
-      }
+      for (EdgeId e : edges) st.cross(c_.link(e).kind);
       if (st.path_class() > PathClass::PIX) return false;
       best.found = true;
       best.path_class = st.path_class();
@@ -196,9 +203,7 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
       if (std::find(on_path.begin(), on_path.end(), w) != on_path.end() || out_.edge_down(e)) continue;
       const Link& l = c_.link(e);
       LocalState next = st;
-      if (l.kind == LinkKind::NVL) next.nvl = true;
-      if (l.kind == LinkKind::C2C) next.c2c = true;
-      if (l.kind == LinkKind::SYS) next.sys = true;
+      next.cross(l.kind);
       if (l.kind == LinkKind::NET || l.kind == LinkKind::DCI) continue;
       double nbw = std::min(bw, l.bw_GBps);
       double nlat = lat + l.latency_us;
@@ -577,18 +582,24 @@ std::vector<uint32_t> Router::first_hops(VertexId nic, uint32_t leafset) const {
   return first;
 }
 
-Result<void> Router::fabric_ends(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const {
+Result<Router::Legs> Router::fabric_ends(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const {
+  Legs out;
   // An explicit graph may cable a host's NIC where its GPU has no path to it: say so rather than
   // return a route that starts at the NIC.
-  for (auto [gpu, nic] : {std::pair{src, nic_a}, std::pair{dst, nic_b}})
-    if (gpu != nic && !gpu_nic_path(gpu, nic).found)
+  for (auto [gpu, nic, path] : {std::tuple{src, nic_a, &out.src}, std::tuple{dst, nic_b, &out.dst}}) {
+    if (gpu == nic) continue;
+    *path = &gpu_nic_path(gpu, nic);
+    if (!(*path)->found)
       return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name + "': '" +
                    c_.device(gpu).name + "' has no path inside its host to '" + c_.device(nic).name + "'"};
+  }
   if (nic_leafset_[nic_a] == kNoLeafset || nic_leafset_[nic_b] == kNoLeafset)
     return Error{"no route from '" + c_.device(src).name + "' to '" + c_.device(dst).name +
                  "': a NIC on the way is not cabled to the fabric"};
-  return {};
+  return out;
 }
+
+bool Router::one_uplink(VertexId nic) const { return up_begin_[nic + 1] - up_begin_[nic] == 1; }
 
 Error Router::no_updown(VertexId nic_a, VertexId nic_b) const {
   return Error{"no up/down route from '" + c_.device(nic_a).name + "' to '" + c_.device(nic_b).name +
@@ -597,8 +608,8 @@ Error Router::no_updown(VertexId nic_a, VertexId nic_b) const {
 
 const Router::Reach& Router::reach(VertexId nic, uint32_t leafset, bool segments) const {
   // A NIC cabled to one leaf reaches the set as that leaf does; its uplink is added per route.
-  const bool one_uplink = up_begin_[nic + 1] - up_begin_[nic] == 1;
-  const VertexId origin = one_uplink ? c_.target(up_[up_begin_[nic]]) : nic;
+  const bool from_leaf = one_uplink(nic);
+  const VertexId origin = from_leaf ? c_.target(up_[up_begin_[nic]]) : nic;
   auto [it, inserted] = reach_.try_emplace(pair_key(origin, leafset << 1 | (segments ? 1 : 0)));
   Reach& out = it->second;
   if (!inserted) return out;
@@ -611,7 +622,7 @@ const Router::Reach& Router::reach(VertexId nic, uint32_t leafset, bool segments
   for (uint32_t k : first) {
     const double share = 1.0 / static_cast<double>(first.size());
     const SwitchPaths& sp = switch_paths(c_.target(up_[k]), leafset);
-    if (!one_uplink) out.hops.push_back({up_[k], share});
+    if (!from_leaf) out.hops.push_back({up_[k], share});
     if (split) {
       out.segment = sp.id;
       out.segment_share = share;
@@ -621,7 +632,7 @@ const Router::Reach& Router::reach(VertexId nic, uint32_t leafset, bool segments
     }
     for (size_t j = 0; j < out.exit.size(); ++j) out.exit[j] += sp.exit_share[j] * share;
     out.paths += sp.paths;
-    out.latency_us = one_uplink ? sp.latency_us : std::max(out.latency_us, c_.link(up_[k]).latency_us + sp.latency_us);
+    out.latency_us = from_leaf ? sp.latency_us : std::max(out.latency_us, c_.link(up_[k]).latency_us + sp.latency_us);
   }
   // Several first hops may reach the same switches: merge repeated edges, keeping path order.
   if (first.size() > 1) {
@@ -641,17 +652,16 @@ const Router::Reach& Router::reach(VertexId nic, uint32_t leafset, bool segments
 
 // Leaves hops_ holding the fabric hops, NIC to NIC, less the named segment.
 Result<Router::Legs> Router::legs(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const {
-  if (Result<void> ok = fabric_ends(src, nic_a, nic_b, dst); !ok) return Error{ok.error()};
-  Legs out;
-  if (src != nic_a) out.src = &gpu_nic_path(src, nic_a);
-  if (dst != nic_b) out.dst = &gpu_nic_path(dst, nic_b);
+  Result<Legs> ends = fabric_ends(src, nic_a, nic_b, dst);
+  if (!ends) return ends;
+  Legs out = *ends;
   const uint32_t target = nic_leafset_[nic_b];
   const Reach& reach = this->reach(nic_a, target, segments);
   if (!reach.reachable) return no_updown(nic_a, nic_b);
   out.reach = &reach;
   hops_.clear();
   out.fabric_latency_us = reach.latency_us;
-  if (up_begin_[nic_a + 1] - up_begin_[nic_a] == 1) {
+  if (one_uplink(nic_a)) {
     const EdgeId up = up_[up_begin_[nic_a]];
     hops_.push_back({up, 1.0});
     out.fabric_latency_us = std::max(0.0, c_.link(up).latency_us + reach.latency_us);
@@ -713,11 +723,12 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
 
   // One connection: at the NIC and at every switch with several equal-cost next hops it takes
   // one, so its bytes stay on a single path.
-  if (Result<void> ok = fabric_ends(src, nic_a, nic_b, dst); !ok) return Error{ok.error()};
+  Result<Legs> ends = fabric_ends(src, nic_a, nic_b, dst);
+  if (!ends) return Error{ends.error()};
   const uint32_t target = nic_leafset_[nic_b];
   const std::vector<uint32_t> first = first_hops(nic_a, target);
   if (first.empty()) return no_updown(nic_a, nic_b);
-  add_local(nic_a == src ? nullptr : &gpu_nic_path(src, nic_a), false);
+  add_local(ends->src, false);
   const uint64_t flow_hash = mix(mix(mix(nic_a) ^ nic_b) ^ *options.flow);
   const uint32_t k = first[next_hop(nic_a, first.size(), flow_hash, nic_b)];
   std::vector<EdgeId> fabric{up_[k]};
@@ -747,7 +758,7 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
     r.hops.push_back({e, 1.0});
     ceiling.take(c_, e, 1.0);
   }
-  add_local(dst == nic_b ? nullptr : &gpu_nic_path(dst, nic_b), true);
+  add_local(ends->dst, true);
   r.latency_us = local_lat + fabric_lat + last_hop_lat;
   if (ceiling.dci) r.path_class = PathClass::DCI;
   r.bw_GBps = ceiling.bw_GBps;
@@ -768,9 +779,9 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
     r.bw_GBps = 1e300;
     return r;
   }
-  bool near = da.host == db.host || (da.scaleup_domain >= 0 && da.scaleup_domain == db.scaleup_domain);
+  const bool local = near(da, db);
   // Two GPUs on one NVSwitch: that 2-hop NVL path is the best there is (no search needed).
-  if (near && da.kind == DeviceKind::gpu && db.kind == DeviceKind::gpu)
+  if (local && da.kind == DeviceKind::gpu && db.kind == DeviceKind::gpu)
     for (EdgeId up : c_.out_edges(a)) {
       if (c_.link(up).kind != LinkKind::NVL || c_.device(c_.target(up)).kind != DeviceKind::nvswitch ||
           out_.edge_down(up) || out_.device_down(c_.target(up)))
@@ -786,7 +797,7 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
           return r;
         }
     }
-  if (near) {
+  if (local) {
     // GPU-NIC paths repeat for every flow leaving a host: take them from the cache.
     const bool gpu_nic = da.kind == DeviceKind::gpu && db.kind == DeviceKind::nic;
     const bool nic_gpu = da.kind == DeviceKind::nic && db.kind == DeviceKind::gpu;
@@ -830,8 +841,7 @@ Result<std::optional<FabricParts>> Router::fabric_parts(VertexId a, VertexId b, 
   const bool endpoints = (da.kind == DeviceKind::gpu || da.kind == DeviceKind::nic) &&
                          (db.kind == DeviceKind::gpu || db.kind == DeviceKind::nic);
   // Near endpoints, and errors about the endpoints, are route()'s.
-  if (a == b || !endpoints || da.host == db.host || (da.scaleup_domain >= 0 && da.scaleup_domain == db.scaleup_domain))
-    return std::optional<FabricParts>{};
+  if (a == b || !endpoints || near(da, db)) return std::optional<FabricParts>{};
   Result<std::pair<VertexId, VertexId>> nics = this->nics(a, b, nic);
   if (!nics) return Error{nics.error()};
   Result<Legs> legs = this->legs(a, nics->first, nics->second, b, true);

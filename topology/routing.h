@@ -165,7 +165,9 @@ class Router {
   // The NIC's uplinks (indices into up_) on the shortest up/down paths to the leaf set; none when
   // it has no path there.
   std::vector<uint32_t> first_hops(VertexId nic, uint32_t leafset) const;
-  Result<void> fabric_ends(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const;
+  // The legs' local paths (none at an end that is its NIC), or why the route cannot be had.
+  Result<Legs> fabric_ends(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst) const;
+  bool one_uplink(VertexId nic) const;  // cabled to a single leaf switch
   Error no_updown(VertexId nic_a, VertexId nic_b) const;
   const Reach& reach(VertexId nic, uint32_t leafset, bool segments) const;
   Result<Legs> legs(VertexId src, VertexId nic_a, VertexId nic_b, VertexId dst, bool segments) const;
