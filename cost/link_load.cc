@@ -112,25 +112,18 @@ Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
     if (!r) return Error{error};
     // Inside a host or NVLink domain there is nothing to hash: the first route takes the bytes.
     const bool local = r->src_nic == kNoVertex;
-    const double part = local ? bytes : bytes / connections;
-    double dci = 0;
-    for (const Hop& h : r->hops) {
-      add_edge(h.edge, part * h.share, t.mode);
-      if (touched) touched->edges.push_back(h.edge);
-      if (c.link(h.edge).kind == LinkKind::DCI) dci += h.share * c.link(h.edge).latency_us;
-    }
-    if (r->segment != Route::kNoSegment) {
-      pending_[r->segment] += part * r->segment_share;
-      if (touched) touched->segments.push_back(r->segment);
-      dci += r->segment_share * router_.segment(r->segment).dci_latency_us;
-    }
-    dci_latency_us_ = std::max(dci_latency_us_, dci);
-    worst_class_ = std::max(worst_class_, r->path_class);
+    FabricParts whole;
+    whole.fabric = r->hops;
+    whole.segment = r->segment;
+    whole.segment_share = r->segment_share;
+    whole.path_class = r->path_class;
+    add_parts(whole, local ? bytes : bytes / connections, t.mode, touched);
     if (local) break;
   }
   return {};
 }
 
+// A route's hops, whole or in the router's parts.
 void LinkLoad::add_parts(const FabricParts& p, double bytes, FlowMode mode, Touched* touched) {
   const Cluster& c = router_.cluster();
   auto hop = [&](EdgeId e, double share) {
