@@ -655,10 +655,9 @@ double state_step_s(const ScoreState& state) {
 
 std::vector<LinkUse> link_uses(const ScoreState& state) {
   const StepTraffic& traffic = state.traffic();
-  // Every loaded edge gets its link first, so the links are allocated once; a link's phase
-  // utilisation holds its busy time per phase until the phases' durations are known.
-  // Slots are counted first: a large job loads a million links, and a vector grown a link at a
-  // time would hold one and a half times them while it moves.
+  // Every loaded edge gets its slot first, so the links are allocated once (a large job loads a
+  // million: a list grown a link at a time would hold one and a half times them while it moves);
+  // a link's phase utilisation holds its busy time per phase until the phases' durations are known.
   std::vector<uint32_t> slot;
   uint32_t links = 0;
   for (size_t i = 0; i < state.item_count(); ++i)
