@@ -13,6 +13,7 @@
 #include "base/json_fields.h"
 #include "base/units.h"
 #include "cost/calibration.h"
+#include "fuzz/slurm_build.h"
 #include "planner/job.h"
 #include "planner/layout.h"
 #include "planner/rank_groups.h"
@@ -58,6 +59,15 @@ std::string json_then(const std::string& text, F load) {
   return doc ? error_of(load(*doc)) : doc.error();
 }
 
+// A Slurm topology's build error; where it builds, a broken round trip (fuzz/slurm_build.h) fails
+// the test here.
+template <typename Write, typename Parse>
+std::string slurm_build_error(const SlurmTopology& topo, Write write, Parse parse) {
+  const std::string broken = fuzz::slurm_round_trip_error(topo, write, parse);
+  CHECK_MESSAGE(broken.empty(), broken);
+  return error_of(slurm_topology_build(topo, *node_type_named("dgx-h100"), "f", 1, "f"));
+}
+
 // Each target's parser, as the fuzz target calls it (the first bytes of layout and rank_order
 // inputs are parameters, as there).
 const std::map<std::string, std::function<std::string(const std::string&)>>& parsers() {
@@ -98,16 +108,16 @@ const std::map<std::string, std::function<std::string(const std::string&)>>& par
       {"index_list", [](const std::string& t) { return error_of(parse_index_list(t, 4096)); }},
       {"slurm_topology",
        [](const std::string& t) {
-         // As fuzz/slurm_topology: parse, then build with dgx-h100 hosts.
+         // As fuzz/slurm_topology: parse, build with dgx-h100 hosts, and the round trip holds.
          Result<SlurmTopology> topo = slurm_topology_parse(t, "f");
          if (!topo) return topo.error();
-         return error_of(slurm_topology_build(*topo, *node_type_named("dgx-h100"), "f", 1, "f"));
+         return slurm_build_error(*topo, slurm_tree_write, fuzz::slurm_conf);
        }},
       {"slurm_yaml",
        [](const std::string& t) {
          Result<SlurmYaml> yaml = slurm_yaml_parse(t, "f", "");
          if (!yaml) return yaml.error();
-         return error_of(slurm_topology_build(yaml->topology, *node_type_named("dgx-h100"), "f", 1, "f"));
+         return slurm_build_error(yaml->topology, slurm_yaml_write, fuzz::slurm_yaml_tree);
        }},
       {"nccl_xml", [](const std::string& t) { return node_file_error(nccl_topo_xml_parse(t, "f")); }},
       {"slurm_jobs", [](const std::string& t) { return error_of(slurm_jobs_parse(t, "f")); }},

@@ -153,8 +153,9 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
     return Error{where + ":" + std::to_string(line) + ": " + what};
   };
   // Names go back into topology.conf, where '=', ',' and brackets would change what they mean.
+  // And a switch name is read back in a host list (Switches=, children:), which takes DNS names.
   auto bad_name = [](const std::string& name) {
-    return name.empty() || name.find_first_of("=,[] \t") != std::string::npos;
+    return name.empty() || name.size() > kHostlistMaxNameLength || name.find_first_of("=,[] \t") != std::string::npos;
   };
   // Host and switch names are ASCII without blanks or control characters, as DNS and Slurm take them.
   auto unprintable = [](const std::string& name) {
@@ -173,7 +174,8 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
     const SlurmTopology::Switch& s = t.switches[i];
     if (bad_name(s.name) || unprintable(s.name))
       return fail(s.line,
-                  switch_label(shown(s.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
+                  switch_label(shown(s.name)) +
+                      ": expected one name of at most 255 characters of printable ASCII, without '=', ',' or brackets");
     if (std::string bad = bad_hosts(s.nodes); !bad.empty()) return fail(s.line, switch_label(s.name) + ": " + bad);
     if (s.nodes.empty() && s.switches.empty())
       return fail(s.line,
@@ -188,7 +190,8 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   for (const SlurmTopology::Block& b : t.blocks) {
     if (bad_name(b.name) || unprintable(b.name))
       return fail(b.line,
-                  block_label(shown(b.name)) + ": expected one name of printable ASCII, without '=', ',' or brackets");
+                  block_label(shown(b.name)) +
+                      ": expected one name of at most 255 characters of printable ASCII, without '=', ',' or brackets");
     if (std::string bad = bad_hosts(b.nodes); !bad.empty()) return fail(b.line, block_label(b.name) + ": " + bad);
     if (b.nodes.empty()) return fail(b.line, block_label(b.name) + ": gives no " + (yaml ? "nodes" : "Nodes"));
     if (!block_line.emplace(b.name, b.line).second)
@@ -415,6 +418,8 @@ void merge_rail_leaves(SlurmTopology& t) {
     }
   std::map<std::string, std::string> renamed;
   std::vector<char> gone(t.switches.size(), 0);
+  std::set<std::string> used;
+  for (const SlurmTopology::Switch& sw : t.switches) used.insert(sw.name);
   for (const auto& [hosts, leaves] : by_hosts) {
     if (leaves.size() < 2) continue;
     std::vector<std::string> names;
@@ -422,6 +427,10 @@ void merge_rail_leaves(SlurmTopology& t) {
     std::string name;
     for (char ch : hostlist_compress(names))
       if (ch != '[' && ch != ']') name += ch == ',' ? '+' : ch;
+    // Unique, and short enough to read back; else the first leaf's name, which no other switch has.
+    while (name.size() <= kHostlistMaxNameLength && used.contains(name)) name += '_';
+    if (name.size() > kHostlistMaxNameLength) name = names.front();
+    used.insert(name);
     for (size_t i : leaves) {
       renamed[t.switches[i].name] = name;
       gone[i] = i != leaves.front();

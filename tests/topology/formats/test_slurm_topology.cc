@@ -194,7 +194,8 @@ TEST_CASE("slurm topology: a preset's tree written with each host under one leaf
   for (const SlurmTopology::Switch& sw : t.switches)
     for (const std::string& h : sw.nodes) ++leaves_of_host[h];
   CHECK(leaves_of_host.size() == 64);
-  for (const auto& entry : leaves_of_host) CHECK_MESSAGE(entry.second == 1, entry.first);  // clang < 16: no bindings in CHECK
+  for (const auto& entry : leaves_of_host)
+    CHECK_MESSAGE(entry.second == 1, entry.first);  // clang < 16: no bindings in CHECK
   // Read back: the same hosts, a leaf per unit under the same spines.
   const ClusterImport b = built(t);
   CHECK(b.cluster.hosts().size() == preset.hosts().size());
@@ -251,9 +252,33 @@ TEST_CASE("slurm topology: names that could not be written back are refused") {
   CHECK(parse_error("SwitchName=s0 Switches=s1BlockSizes=4\n") ==
         "topology.conf:1: Switches=s1BlockSizes=4: a host list has no '='");
   CHECK(parse_error("SwitchName=a,b Nodes=h1\n") ==
-        "topology.conf:1: SwitchName=a,b: expected one name of printable ASCII, without '=', ',' or brackets");
+        "topology.conf:1: SwitchName=a,b: expected one name of at most 255 characters of printable ASCII, without '=', "
+        "',' or brackets");
   CHECK(parse_error(std::string("SwitchName=s0 Nodes=h\x01x\n")) ==
         "topology.conf:1: SwitchName=s0: host 'h?x' has a blank, control or non-ASCII character");
   CHECK(parse_error("BlockName=b[1] Nodes=h1\n") ==
-        "topology.conf:1: BlockName=b[1]: expected one name of printable ASCII, without '=', ',' or brackets");
+        "topology.conf:1: BlockName=b[1]: expected one name of at most 255 characters of printable ASCII, without '=', "
+        "',' or brackets");
+  // A switch name goes back into other switches' host lists, where names are DNS names.
+  CHECK(parse_error("SwitchName=" + std::string(256, 's') + " Nodes=h1\n").find("expected one name of at most 255") !=
+        std::string::npos);
+}
+
+TEST_CASE("slurm topology: leaves over the same hosts written as one switch that reads back") {
+  // The merged leaf takes the leaves' names joined, made unique, or the first leaf's name where
+  // the joined one would be longer than a switch name may be.
+  const std::string long_a(200, 'a'), long_b(200, 'b');
+  for (const auto& [file, leaf] : std::vector<std::pair<std::string, std::string>>{
+           {"SwitchName=a Nodes=h[1-2]\nSwitchName=b Nodes=h[1-2]\nSwitchName=a+b Nodes=h3\n"
+            "SwitchName=top Switches=a,b,a+b\n",
+            "a+b_"},
+           {"SwitchName=" + long_a + " Nodes=h[1-2]\nSwitchName=" + long_b + " Nodes=h[1-2]\n", long_a}}) {
+    CAPTURE(file);
+    const ClusterImport b = built(parsed(file, "t.conf"));
+    const std::string tree = slurm_tree_write(b.cluster);
+    CHECK(tree.find("SwitchName=" + leaf + " Nodes=h[1-2]\n") != std::string::npos);
+    const ClusterImport again = built(parsed(tree, "written.conf"));
+    CHECK(again.cluster.hosts().size() == b.cluster.hosts().size());
+    CHECK(slurm_tree_write(again.cluster) == tree);
+  }
 }

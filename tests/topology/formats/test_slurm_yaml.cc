@@ -155,7 +155,8 @@ TEST_CASE("slurm yaml: malformed files get one clear error each") {
   CHECK(parse_error(tree + "      - switch: [a, b]\n        nodes: h1\n") ==
         "topology.yaml:4: switch: expected a name");
   CHECK(parse_error(tree + "      - switch: a=b\n        nodes: h1\n") ==
-        "topology.yaml:4: switch a=b: expected one name of printable ASCII, without '=', ',' or brackets");
+        "topology.yaml:4: switch a=b: expected one name of at most 255 characters of printable ASCII, without '=', ',' "
+        "or brackets");
   CHECK(parse_error(tree + "      - switch: a\n        nodes: h1\n      - switch: a\n        nodes: h2\n") ==
         "topology.yaml:6: switch a: already defined on line 4");
   CHECK(parse_error("- topology: t\n  tree:\n    switches: s1\n") ==
