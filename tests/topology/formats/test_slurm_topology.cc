@@ -268,11 +268,12 @@ TEST_CASE("slurm topology: leaves over the same hosts written as one switch that
   // The merged leaf takes the leaves' names joined, made unique, or the first leaf's name where
   // the joined one would be longer than a switch name may be.
   const std::string long_a(200, 'a'), long_b(200, 'b');
-  for (const auto& [file, leaf] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& file_leaf : std::vector<std::pair<std::string, std::string>>{
            {"SwitchName=a Nodes=h[1-2]\nSwitchName=b Nodes=h[1-2]\nSwitchName=a+b Nodes=h3\n"
             "SwitchName=top Switches=a,b,a+b\n",
             "a+b_"},
            {"SwitchName=" + long_a + " Nodes=h[1-2]\nSwitchName=" + long_b + " Nodes=h[1-2]\n", long_a}}) {
+    const std::string &file = file_leaf.first, &leaf = file_leaf.second;  // clang < 16: no bindings in CAPTURE
     CAPTURE(file);
     const ClusterImport b = built(parsed(file, "t.conf"));
     const std::string tree = slurm_tree_write(b.cluster);
