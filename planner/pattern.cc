@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <tuple>
 
 namespace topoplan {
@@ -110,6 +111,24 @@ Pattern::SegmentIndex& Pattern::segment_index(uint32_t id) {
   return segments_[id];
 }
 
+void Pattern::split(uint32_t id) {
+  if (!segments_[id].parts.empty()) return;
+  const Cluster& c = router_.cluster();
+  std::map<std::pair<int, int>, std::vector<EdgeId>> by_tiers;
+  for (const Hop& h : *router_.segment(id).hops)
+    by_tiers[{c.device(c.source(h.edge)).tier, c.device(c.target(h.edge)).tier}].push_back(h.edge);
+  for (auto& [tiers, edges] : by_tiers) {
+    sort_unique(edges);
+    auto [at, fresh] = part_at_.try_emplace(std::move(edges), static_cast<uint32_t>(parts_.size()));
+    if (fresh) {
+      parts_.emplace_back();
+      for (EdgeId e : at->first) edge_index(e).parts.push_back(at->second);
+    }
+    parts_[at->second].segments.push_back(id);
+    segments_[id].parts.push_back(at->second);
+  }
+}
+
 void Pattern::index(size_t group, const Touched& touched, bool add) {
   const uint32_t g = static_cast<uint32_t>(group);
   for (EdgeId e : touched.edges) {
@@ -120,11 +139,12 @@ void Pattern::index(size_t group, const Touched& touched, bool add) {
     }
   }
   for (uint32_t id : touched.segments) {
-    SegmentIndex& s = segment_index(id);
+    segment_index(id);
     if (add) {
-      sorted_insert(s.groups, g);
+      split(id);
+      sorted_insert(segments_[id].groups, g);
     } else {
-      sorted_erase(s.groups, g);
+      sorted_erase(segments_[id].groups, g);
     }
   }
 }
@@ -228,6 +248,8 @@ void Pattern::refresh() {
     // Segments share hops (a leaf's uplinks): an epoch stamp per edge drops the repeats.
     if (++epoch_ == 0) {
       edge_epoch_ = ZeroedArray<uint32_t>(edge_epoch_.size());
+      for (Part& p : parts_) p.epoch = 0;
+      for (SegmentIndex& s : segments_) s.epoch = 0;
       epoch_ = 1;
     }
     std::vector<EdgeId>& changed = changed_hops_;
@@ -242,34 +264,53 @@ void Pattern::refresh() {
     sort_unique(changed_segments_);
     for (uint32_t id : changed_segments_)
       for (const Hop& h : *router_.segment(id).hops) note(h.edge);
+    // The parts holding a changed link, each with its busiest changed hop, then their segments.
+    // Ties go to the lower edge id, so the order links are looked at in does not matter.
+    auto busier = [](const Peak& a, const Peak& b) {
+      return a.busy_us > b.busy_us || (a.busy_us == b.busy_us && a.edge < b.edge);
+    };
+    hit_parts_.clear();
     for (EdgeId e : changed)
       if (const EdgeIndex* at = edge_index_if(e)) {
         for (uint32_t g : at->groups) edges_dirty_[g] = 1;
+        const Peak here{total_.busy_us(e), e};
+        for (uint32_t id : at->parts) {
+          Part& part = parts_[id];
+          if (part.epoch != epoch_) {
+            part.epoch = epoch_;
+            part.top = here;
+            hit_parts_.push_back(id);
+          } else if (busier(here, part.top)) {
+            part.top = here;
+          }
+        }
       }
-    // Segments some group uses with a changed hop: recomputed when their busiest hop changed
-    // (maybe down), else raised to the busiest changed hop above it. A segment no group uses is
-    // left alone, and looked at afresh when one does (it is then among the changed segments).
+    hit_segments_.clear();
+    for (uint32_t id : hit_parts_)
+      for (uint32_t seg : parts_[id].segments)
+        if (SegmentIndex& s = segments_[seg]; s.epoch != epoch_) {
+          s.epoch = epoch_;
+          hit_segments_.push_back(seg);
+        }
+    // Hit segments some group uses: recomputed when their busiest hop changed (maybe down), else
+    // raised to the busiest changed hop above it. A segment no group uses is left alone, and
+    // looked at afresh when one does (it is then among the changed segments).
     std::vector<uint32_t>& stale = changed_segments_;
     raised_.clear();
-    for (uint32_t id = 0; id < segments_.size(); ++id) {
+    for (uint32_t id : hit_segments_) {
       SegmentIndex& s = segments_[id];
       if (s.groups.empty()) {
         s.known = false;
         continue;
       }
-      bool hit = false, was_busiest = false;
-      Peak top{-1, 0};  // the busiest changed hop; ties to the lower edge id
-      for (const Hop& h : *router_.segment(id).hops) {
-        if (edge_epoch_[h.edge] != epoch_) continue;
-        hit = true;
-        was_busiest = was_busiest || h.edge == s.peak.edge;
-        const double b = total_.busy_us(h.edge);
-        if (b > top.busy_us || (b == top.busy_us && h.edge < top.edge)) top = {b, h.edge};
-      }
-      if (!hit) continue;
-      if (!s.known || was_busiest) {
+      if (!s.known || edge_epoch_[s.peak.edge] == epoch_) {
         stale.push_back(id);
-      } else if (top.busy_us > s.peak.busy_us) {
+        continue;
+      }
+      Peak top{-1, 0};
+      for (uint32_t part : s.parts)
+        if (parts_[part].epoch == epoch_ && busier(parts_[part].top, top)) top = parts_[part].top;
+      if (top.busy_us > s.peak.busy_us) {
         s.peak = top;
         raised_.push_back(id);
       }

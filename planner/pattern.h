@@ -4,6 +4,7 @@
 // those links, and the groups that use either.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "base/zeroed_array.h"
@@ -55,20 +56,35 @@ class Pattern {
   // Who uses what: per link (by slot: edge_slot_ holds slot + 1, 0 for none) the groups whose
   // own edges include it; per segment (by Router's id) the groups using it and its busiest hop.
   // Groups sorted.
+  // A segment's hops come in parts by the tiers they join (a leaf's uplinks, a pod's spines up,
+  // the cores down to a pod, ...); segments share parts (every segment from a leaf climbs its
+  // uplinks), so a refresh finds the segments a changed link is in through the few parts that
+  // hold it, not by looking at every segment's hops.
   struct EdgeIndex {
     std::vector<uint32_t> groups;
+    std::vector<uint32_t> parts;
+  };
+  struct Part {
+    std::vector<uint32_t> segments;
+    Peak top;            // this refresh's busiest changed hop in it
+    uint32_t epoch = 0;  // == epoch_: top is this refresh's
   };
   struct SegmentIndex {
     std::vector<uint32_t> groups;
+    std::vector<uint32_t> parts;  // empty until a group first uses it
     Peak peak;
     bool known = false;  // peak is current
+    uint32_t epoch = 0;  // == epoch_: a hop of it changed in this refresh
   };
   EdgeIndex& edge_index(EdgeId e);
   const EdgeIndex* edge_index_if(EdgeId e) const;
   SegmentIndex& segment_index(uint32_t id);
+  void split(uint32_t id);  // a segment's parts, made when a group first uses it
   ZeroedArray<uint32_t> edge_slot_;
   std::vector<EdgeIndex> edges_;
   std::vector<SegmentIndex> segments_;
+  std::vector<Part> parts_;
+  std::map<std::vector<EdgeId>, uint32_t> part_at_;  // by its links, sorted
   // Since the last refresh.
   std::vector<EdgeId> changed_edges_;
   std::vector<uint32_t> changed_segments_, moved_;
@@ -80,7 +96,7 @@ class Pattern {
   };
   Scratch scratch_;
   std::vector<char> edges_dirty_, segments_dirty_;
-  std::vector<uint32_t> raised_;
+  std::vector<uint32_t> raised_, hit_parts_, hit_segments_;
   std::vector<EdgeId> changed_hops_;
   ZeroedArray<uint32_t> edge_epoch_;  // == epoch_: in changed_hops_ already
   uint32_t epoch_ = 0;

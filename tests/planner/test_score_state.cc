@@ -12,14 +12,15 @@ using namespace topoplan;
 
 namespace {
 
-Cluster pods(int nodes, const std::string& node) {
+Cluster pods(int nodes, const std::string& node, int per_su = 4, int per_pod = 8, double leaf_oversubscription = 1) {
   ClusterSpec spec;
   spec.name = "pods";
   spec.node = *node_type_named(node);
   spec.nodes = nodes;
-  spec.fabric.nodes_per_su = 4;
-  spec.fabric.nodes_per_pod = 8;
+  spec.fabric.nodes_per_su = per_su;
+  spec.fabric.nodes_per_pod = per_pod;
   spec.fabric.pod_oversubscription = 4;
+  spec.fabric.leaf_oversubscription = leaf_oversubscription;
   Result<Cluster> c = cluster_build(spec);
   REQUIRE_MESSAGE(c.ok(), (c ? "" : c.error()));
   return std::move(*c);
@@ -122,6 +123,25 @@ TEST_CASE("score state: moves re-score to what a fresh score of the new layout g
         CHECK((*again)->exposed_us() == doctest::Approx(before).epsilon(1e-12));
       }
     }
+}
+
+TEST_CASE("score state: moves over pods re-time every group whose fabric links they load") {
+  // Small leaves and pods, oversubscribed: the job's 8 hosts span four leaves and two pods, and a
+  // move's traffic lands on uplinks that other groups' fabric segments climb too.
+  const Cluster c = pods(16, "dgx-h100", 2, 4, 2);
+  const Router r(c);
+  const Job job = moe_job();
+  Result<Layout> start = layout_default(c, job_ranks(job));
+  REQUIRE(start.ok());
+  Result<std::unique_ptr<ScoreState>> state = ScoreState::make(c, r, job, *start, {});
+  REQUIRE(state.ok());
+  std::mt19937 rng(11);
+  for (int step = 0; step < 24; ++step) {
+    REQUIRE((*state)->exchange(random_move(rng, step)).ok());
+    Result<std::unique_ptr<ScoreState>> fresh = ScoreState::make(c, r, job, (*state)->layout(), {});
+    REQUIRE(fresh.ok());
+    check_same(**state, **fresh);
+  }
 }
 
 TEST_CASE("score state: another background re-times to what a fresh score beside it gives") {
