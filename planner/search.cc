@@ -9,20 +9,17 @@
 namespace topoplan {
 namespace {
 
-// Groups whose GPUs are not all in one unit, where `unit` maps a GPU to its domain or site.
-template <typename Unit>
-int spanning(const Cluster& c, const GroupList& list, const Layout& layout, Unit unit) {
-  int n = 0;
-  for (const std::vector<int>& g : list) {
-    const int first = unit(c.device(layout.gpu_of_rank[static_cast<size_t>(g.front())]));
-    for (int rank : g)
-      if (unit(c.device(layout.gpu_of_rank[static_cast<size_t>(rank)])) != first) {
-        ++n;
-        break;
-      }
-  }
-  return n;
+// Whether a group's GPUs are not all in one unit, where `unit` maps a GPU to its domain or site
+// and `gpu` a rank to its GPU.
+template <typename Unit, typename Gpu>
+bool spans(const Cluster& c, const std::vector<int>& group, Unit unit, Gpu gpu) {
+  const int first = unit(c.device(gpu(group.front())));
+  return std::any_of(group.begin() + 1, group.end(), [&](int rank) { return unit(c.device(gpu(rank))) != first; });
 }
+
+// A host is its own domain when it has none (PCIe-only nodes).
+int domain_of(const Device& d) { return d.scaleup_domain >= 0 ? d.scaleup_domain : -1 - d.host; }
+int site_of(const Device& d) { return d.site; }
 
 bool less_by(double a, double b) { return a < b - 1e-9 * std::max(std::abs(a), std::abs(b)) - 1e-12; }
 
@@ -42,22 +39,62 @@ Layout placement_layout(const Placement& p, int ranks, const std::string& source
 }
 
 KeepCheck::KeepCheck(const RankGroups& groups, const KeepRules& rules) {
-  auto add = [&](std::vector<GroupList>& into, std::initializer_list<const char*> tokens) {
+  // Each token's groups split the ranks: a rank is in one group of each.
+  auto add = [&](std::vector<Rule>& into, std::initializer_list<const char*> tokens) {
     for (const char* t : tokens)
-      if (Result<GroupList> l = groups.groups(t); l && !l->empty() && l->front().size() > 1)
-        into.push_back(std::move(*l));
+      if (Result<GroupList> l = groups.groups(t); l && !l->empty() && l->front().size() > 1) {
+        Rule rule{std::move(*l), std::vector<uint32_t>(static_cast<size_t>(groups.world_size()), UINT32_MAX)};
+        for (size_t g = 0; g < rule.groups.size(); ++g)
+          for (int rank : rule.groups[g]) rule.group_of[static_cast<size_t>(rank)] = static_cast<uint32_t>(g);
+        into.push_back(std::move(rule));
+      }
   };
   if (rules.tp_in_domain) add(in_domain_, {"tp", "expert.tp"});
   if (rules.dp_only_across_sites) add(in_site_, {"tp", "cp", "pp", "expert.tp", "expert.ep"});
 }
 
 int KeepCheck::violations(const Cluster& c, const Layout& layout) const {
-  // A host is its own domain when it has none (PCIe-only nodes).
-  auto domain = [](const Device& d) { return d.scaleup_domain >= 0 ? d.scaleup_domain : -1 - d.host; };
-  auto site = [](const Device& d) { return d.site; };
+  auto gpu = [&](int rank) { return layout.gpu_of_rank[static_cast<size_t>(rank)]; };
   int n = 0;
-  for (const GroupList& l : in_domain_) n += spanning(c, l, layout, domain);
-  for (const GroupList& l : in_site_) n += spanning(c, l, layout, site);
+  for (const Rule& r : in_domain_)
+    for (const std::vector<int>& g : r.groups) n += spans(c, g, domain_of, gpu);
+  for (const Rule& r : in_site_)
+    for (const std::vector<int>& g : r.groups) n += spans(c, g, site_of, gpu);
+  return n;
+}
+
+int KeepCheck::change(const Cluster& c, const Layout& after, std::span<const std::pair<int, int>> pairs) const {
+  // The moved ranks' GPUs before, by rank: the swaps undone, last first.
+  std::vector<std::pair<int, VertexId>> before;
+  for (const auto& [a, b] : pairs)
+    for (int rank : {a, b}) before.emplace_back(rank, after.gpu_of_rank[static_cast<size_t>(rank)]);
+  std::sort(before.begin(), before.end());
+  before.erase(std::unique(before.begin(), before.end()), before.end());
+  auto find = [&](int rank) {
+    return std::lower_bound(before.begin(), before.end(), rank, [](const auto& x, int r) { return x.first < r; });
+  };
+  for (auto it = pairs.rbegin(); it != pairs.rend(); ++it) std::swap(find(it->first)->second, find(it->second)->second);
+  auto gpu_after = [&](int rank) { return after.gpu_of_rank[static_cast<size_t>(rank)]; };
+  auto gpu_before = [&](int rank) {
+    auto it = find(rank);
+    return it != before.end() && it->first == rank ? it->second : gpu_after(rank);
+  };
+  int n = 0;
+  std::vector<uint32_t> touched;
+  auto count = [&](const std::vector<Rule>& rules, auto unit) {
+    for (const Rule& r : rules) {
+      touched.clear();
+      for (const auto& [rank, v] : before)
+        if (uint32_t g = r.group_of[static_cast<size_t>(rank)]; g != UINT32_MAX) touched.push_back(g);
+      std::sort(touched.begin(), touched.end());
+      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+      for (uint32_t g : touched)
+        n += static_cast<int>(spans(c, r.groups[g], unit, gpu_after)) -
+             static_cast<int>(spans(c, r.groups[g], unit, gpu_before));
+    }
+  };
+  count(in_domain_, domain_of);
+  count(in_site_, site_of);
   return n;
 }
 
@@ -178,7 +215,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
     }
     const int64_t cost = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
     work += cost;
-    const int violations = keep.active() ? keep.violations(c, state->layout()) : 0;
+    const int violations = keep.active() ? objective.violations + keep.change(c, state->layout(), pairs) : 0;
     const Objective next = objective_of(*state, violations);
     if (objective_better(next, objective)) {
       objective = next;

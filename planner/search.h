@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,17 @@ class KeepCheck {
  public:
   KeepCheck(const RankGroups& groups, const KeepRules& rules);
   int violations(const Cluster& cluster, const Layout& layout) const;
+  // How many more (or fewer) groups break a rule in `after` than before `pairs` of ranks swapped
+  // their GPUs, in order, to give it: only the groups of those ranks are looked at.
+  int change(const Cluster& cluster, const Layout& after, std::span<const std::pair<int, int>> pairs) const;
   bool active() const { return !in_domain_.empty() || !in_site_.empty(); }
 
  private:
-  std::vector<GroupList> in_domain_, in_site_;
+  struct Rule {
+    GroupList groups;
+    std::vector<uint32_t> group_of;  // per rank
+  };
+  std::vector<Rule> in_domain_, in_site_;
 };
 
 // What the search minimises, in this order: groups breaking a rule, exposed communication per
