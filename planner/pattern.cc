@@ -112,7 +112,8 @@ Pattern::SegmentIndex& Pattern::segment_index(uint32_t id) {
 }
 
 void Pattern::split(uint32_t id) {
-  if (!segments_[id].parts.empty()) return;
+  if (segments_[id].split) return;
+  segments_[id].split = true;
   const Cluster& c = router_.cluster();
   std::map<std::pair<int, int>, std::vector<EdgeId>> by_tiers;
   for (const Hop& h : *router_.segment(id).hops)

@@ -71,7 +71,8 @@ class Pattern {
   };
   struct SegmentIndex {
     std::vector<uint32_t> groups;
-    std::vector<uint32_t> parts;  // empty until a group first uses it
+    std::vector<uint32_t> parts;  // made when a group first uses it
+    bool split = false;
     Peak peak;
     bool known = false;  // peak is current
     uint32_t epoch = 0;  // == epoch_: a hop of it changed in this refresh
