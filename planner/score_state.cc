@@ -270,6 +270,7 @@ struct ScoreState::Impl {
   struct LastExchange {
     std::vector<std::pair<int, int>> pairs;  // empty: nothing to undo
     std::vector<const Alone*> alone;         // each touched group's before, in order
+    std::vector<uint32_t> signature;         // each touched group's before, set by set
     std::vector<Replaced> replaced;
     bool kept = false;  // false: patterns were rebuilt, so undo() exchanges the pairs again
   };
@@ -537,11 +538,18 @@ Result<void> ScoreState::Impl::exchange(std::span<const std::pair<int, int>> pai
       if (sets[s].get() == set) return s;
     return sets.size();
   };
+  size_t next_signature = 0;
   for (size_t s = 0; s < sets.size(); ++s)
     for (uint32_t g : touched[s]) {
       std::vector<VertexId>& gpus = sets[s]->gpus[g];
       for (size_t k = 0; k < gpus.size(); ++k) gpus[k] = layout.gpu_of_rank[static_cast<size_t>(sets[s]->ranks[g][k])];
-      sets[s]->signature[g] = signatures.of(gpus);
+      uint32_t& signature = sets[s]->signature[g];
+      if (replay) {
+        signature = replay->signature[next_signature++];
+      } else {
+        record.signature.push_back(signature);
+        signature = signatures.of(gpus);
+      }
     }
   for (size_t i = 0; i < items.size(); ++i) {
     ItemState& st = items[i];
