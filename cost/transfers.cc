@@ -65,9 +65,17 @@ Transfers ring(const CommGroup& g, CollectiveOp op, double bytes, int channels) 
   const int groups = channel_groups(g);
   const double share = per_hop / groups;
   const auto per_group = static_cast<uint32_t>(std::max(1, channels / groups));
+  out.reserve(static_cast<size_t>(groups) * g.size());
+  std::vector<VertexId> l;
   for (int j = 0; j < groups; ++j)
     for (size_t k = 0; k < nodes; ++k) {
-      const std::vector<VertexId> l = ring_chain(g.nodes[k], j);
+      // A one-GPU node (a data-parallel group over hosts) has no chain to build.
+      const CommNode& node = g.nodes[k];
+      if (node.gpus.size() == 1) {
+        l.assign(1, node.gpus[0]);
+      } else {
+        l = ring_chain(node, j);
+      }
       for (size_t t = 0; t + 1 < l.size(); ++t) out.push_back({l[t], l[t + 1], share});
       if (chain && k + 1 == nodes) continue;
       const CommNode& next = g.nodes[(k + 1) % nodes];
