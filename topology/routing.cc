@@ -519,7 +519,20 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       out.crosses_dci = true;
       out.dci_latency_us += h.share * l.latency_us;
     }
+  split(out);
   return out;
+}
+
+void Router::split(SwitchPaths& out) const {
+  std::map<std::pair<int, int>, std::vector<Hop>> by_tiers;
+  for (const Hop& h : out.hops)
+    by_tiers[{c_.device(c_.source(h.edge)).tier, c_.device(c_.target(h.edge)).tier}].push_back(h);
+  for (auto& [tiers, hops] : by_tiers) {
+    std::sort(hops.begin(), hops.end(), HopsLess::less_hop);
+    auto [at, fresh] = part_at_.try_emplace(std::move(hops), static_cast<uint32_t>(parts_.size()));
+    if (fresh) parts_.push_back(&at->first);
+    out.parts.push_back(at->second);
+  }
 }
 
 // hash: each switch hashes the connection's identity with a seed of its own, as RoCE switches hash
@@ -548,7 +561,7 @@ std::string routing_text(const FabricRouting& routing) {
 
 Segment Router::segment(uint32_t id) const {
   const SwitchPaths& sp = *segments_[id];
-  return {&sp.hops, sp.dci_latency_us, sp.crosses_dci};
+  return {&sp.hops, &sp.parts, sp.dci_latency_us, sp.crosses_dci};
 }
 
 void Router::Ceiling::take(const Cluster& c, EdgeId e, double share) {
@@ -702,7 +715,8 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
   if (!options.flow || c_.routing.mode == Routing::adaptive) {
     Result<Legs> legs = this->legs(src, nic_a, nic_b, dst, options.segments);
     if (!legs) return Error{legs.error()};
-    r.hops.reserve((legs->src ? legs->src->edges.size() : 0) + hops_.size() + (legs->dst ? legs->dst->edges.size() : 0));
+    r.hops.reserve((legs->src ? legs->src->edges.size() : 0) + hops_.size() +
+                   (legs->dst ? legs->dst->edges.size() : 0));
     add_local(legs->src, false);
     for (const Hop& h : hops_) {
       r.hops.push_back(h);

@@ -5,7 +5,9 @@
 // switch, destination leaf set), never per GPU pair, so routing a 100,000-GPU cluster stays cheap.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -43,6 +45,10 @@ struct Route {
 // A fabric segment: the equal-cost switch-to-switch hops from one switch to one leaf set.
 struct Segment {
   const std::vector<Hop>* hops = nullptr;
+  // The same hops in parts by the tiers they join (a leaf's uplinks, a pod's spines to the cores,
+  // the cores down to a pod, ...), each part kept once for every segment with those hops and
+  // shares (Router::part): loads spread a part's bytes once for all segments over it.
+  const std::vector<uint32_t>* parts = nullptr;
   double dci_latency_us = 0;  // share-weighted one-way latency of its DCI hops
   bool crosses_dci = false;
 };
@@ -99,6 +105,7 @@ class Router {
   std::optional<PathClass> gpu_nic_class(VertexId gpu, VertexId nic) const;
   size_t cached_switch_paths() const { return cache_.size(); }
   Segment segment(uint32_t id) const;
+  const std::vector<Hop>& part(uint32_t id) const { return *parts_[id]; }  // by edge id
   const Cluster& cluster() const { return c_; }
 
  private:
@@ -124,7 +131,8 @@ class Router {
     std::vector<double> exit_share;  // per leaf of the target leaf set
     double paths = 0;
     double latency_us = 0;
-    uint32_t id = 0;  // index into segments_
+    uint32_t id = 0;              // index into segments_
+    std::vector<uint32_t> parts;  // Segment::parts
     double dci_latency_us = 0;
     bool crosses_dci = false;
   };
@@ -146,8 +154,8 @@ class Router {
     double segment_share = 0;
     std::vector<double> exit;  // per leaf of the set
     double paths = 0;
-    double latency_us = 0;      // from a switch origin: its part, the NIC's uplink not counted
-    Ceiling segment_ceiling;    // over the named segment's hops
+    double latency_us = 0;    // from a switch origin: its part, the NIC's uplink not counted
+    Ceiling segment_ceiling;  // over the named segment's hops
   };
   // A fabric route's parts: the local paths, the reach, and hops_ holding the NIC's uplink (from a
   // switch origin), the reach's hops and the hops into the destination NIC.
@@ -195,7 +203,17 @@ class Router {
   mutable std::unordered_map<VertexId, VertexId> pxn_relay_;  // NIC -> its relay GPU, kNoVertex: none
   mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
   mutable std::unordered_map<uint64_t, Reach> reach_;  // by origin, leaf set and whether segments are named
-  mutable std::vector<const SwitchPaths*> segments_;  // cache_ entries by id (node addresses are stable)
+  mutable std::vector<const SwitchPaths*> segments_;   // cache_ entries by id (node addresses are stable)
+  // Segments' parts by id, and by their hops (edge, then share) to find one already kept.
+  struct HopsLess {
+    static bool less_hop(const Hop& x, const Hop& y) { return x.edge != y.edge ? x.edge < y.edge : x.share < y.share; }
+    bool operator()(const std::vector<Hop>& a, const std::vector<Hop>& b) const {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), less_hop);
+    }
+  };
+  mutable std::map<std::vector<Hop>, uint32_t, HopsLess> part_at_;
+  mutable std::vector<const std::vector<Hop>*> parts_;  // part_at_'s keys by id (node addresses are stable)
+  void split(SwitchPaths& out) const;
   // Scratch per vertex for the path-set search, reset through the touched list.
   mutable std::vector<int> dist_a_, dist_b_, rem_;
   mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
