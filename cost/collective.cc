@@ -212,8 +212,12 @@ struct CollectiveModel::Prepared {
 CollectiveModel::CollectiveModel(const Cluster& cluster, const Router& router, const NcclTuning& tuning,
                                  const Calibration& calibration, const LinkShare* share)
     : cluster_(cluster), router_(router), tuning_(tuning), cal_(calibration), load_(router, calibration, share) {
-  if (cluster.routing.mode != Routing::adaptive)
+  // Each algorithm's load is read for its busiest link alone.
+  load_.any_order();
+  if (cluster.routing.mode != Routing::adaptive) {
     even_ = std::make_unique<LinkLoad>(router, calibration, share, Spread::even);
+    even_->any_order();
+  }
 }
 
 CollectiveModel::~CollectiveModel() = default;

@@ -95,7 +95,8 @@ Result<void> LinkLoad::add_scaled(const Transfer& t, double sign, Touched* touch
   if (!per_connection_) {
     // The equal-cost set between hosts: added from the router's parts, so a job's million GPU
     // pairs cost no Route each, and no cache.
-    Result<std::optional<FabricParts>> parts = router_.fabric_parts(t.src, t.dst, t.pxn ? NicPolicy::pxn : NicPolicy::rail_aligned);
+    Result<std::optional<FabricParts>> parts =
+        router_.fabric_parts(t.src, t.dst, t.pxn ? NicPolicy::pxn : NicPolicy::rail_aligned);
     if (!parts) return Error{parts.error()};
     if (*parts) {
       add_parts(**parts, bytes, t.mode, touched);
@@ -155,6 +156,68 @@ Result<void> LinkLoad::add(const std::vector<Transfer>& transfers, Touched* touc
 void LinkLoad::spread() const {
   for (const auto& [id, b] : pending_)
     for (const Hop& h : *router_.segment(id).hops) add_edge(h.edge, b * h.share, FlowMode::copy);
+  pending_.clear();
+}
+
+void LinkLoad::spread_by_part() const {
+  // A link that only one part of the pending segments holds, and that nothing else loaded, sums
+  // the same terms in the same order (pending segments in turn) as every link of that part with
+  // its share and rate: one sum per such class gives them all, bit for bit as spread() would.
+  PartScratch& x = parts_;
+  const Cluster& c = router_.cluster();
+  if (x.hops_on.size() == 0) x.hops_on = ZeroedArray<uint32_t>(c.num_edges());
+  for (const auto& [id, b] : pending_)
+    for (uint32_t part : *router_.segment(id).parts) {
+      if (part >= x.bytes.size()) {
+        x.bytes.resize(part + 1);
+        x.mixed.resize(part + 1);
+      }
+      if (x.bytes[part].empty()) {
+        x.pending.push_back(part);
+        for (const Hop& h : router_.part(part)) ++x.hops_on[h.edge];
+      }
+      x.bytes[part].push_back(b);
+    }
+  struct Class {
+    double share, rate, bytes = 0, busy_us = 0;
+  };
+  std::vector<Class> classes;
+  for (uint32_t part : x.pending) {
+    classes.clear();
+    for (const Hop& h : router_.part(part)) {
+      if (x.hops_on[h.edge] > 1 || is_loaded_[h.edge]) {
+        x.mixed[part].push_back(h);
+        continue;
+      }
+      const double rate = rate_GBps(h.edge, FlowMode::copy);
+      auto it = std::find_if(classes.begin(), classes.end(),
+                             [&](const Class& k) { return k.share == h.share && k.rate == rate; });
+      if (it == classes.end()) {
+        Class k{h.share, rate};
+        for (double b : x.bytes[part]) {  // as add_edge adds, term by term
+          const double bytes = b * h.share;
+          k.bytes += bytes;
+          k.busy_us += bytes / (1000.0 * rate);
+        }
+        classes.push_back(k);
+        it = classes.end() - 1;
+      }
+      is_loaded_[h.edge] = true;
+      loaded_.push_back(h.edge);
+      bytes_[h.edge] = it->bytes;
+      busy_us_[h.edge] = it->busy_us;
+    }
+  }
+  // The rest term by term, in spread()'s order: pending segments in turn.
+  for (const auto& [id, b] : pending_)
+    for (uint32_t part : *router_.segment(id).parts)
+      for (const Hop& h : x.mixed[part]) add_edge(h.edge, b * h.share, FlowMode::copy);
+  for (uint32_t part : x.pending) {
+    for (const Hop& h : router_.part(part)) x.hops_on[h.edge] = 0;
+    x.bytes[part].clear();
+    x.mixed[part].clear();
+  }
+  x.pending.clear();
   pending_.clear();
 }
 

@@ -89,6 +89,10 @@ class LinkLoad {
   const LinkShare* share() const { return share_; }
   // Counts bytes per fabric level from now on; `levels` (link_level per edge id) must outlive the load.
   void count_levels(const std::vector<uint8_t>* levels) { levels_ = levels; }
+  // loaded() may list links in any order from now on (a load read for its busiest link): fabric
+  // segments then spread part by part (Router::part), each link's bytes and busy time the same
+  // to the bit. Not with count_levels, whose sums run in loading order.
+  void any_order() { any_order_ = true; }
   const LevelBytes& level_bytes() const {
     flush();
     return level_bytes_;
@@ -119,9 +123,15 @@ class LinkLoad {
   // Spreads the bytes waiting on fabric segments over their hops: flows between the same leaves
   // are summed first, so each segment's ECMP fan-out is walked once, not once per flow.
   void flush() const {
-    if (!pending_.empty()) spread();
+    if (pending_.empty()) return;
+    if (any_order_ && !levels_) {
+      spread_by_part();
+    } else {
+      spread();
+    }
   }
   void spread() const;
+  void spread_by_part() const;
   const Route* route(VertexId a, VertexId b, bool pxn, std::optional<uint32_t> flow, std::string* error);
 
   const Router& router_;
@@ -139,6 +149,17 @@ class LinkLoad {
   const std::vector<uint8_t>* levels_ = nullptr;
   mutable LevelBytes level_bytes_{};                      // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes
+  bool any_order_ = false;
+  // spread_by_part's scratch: per Router part the bytes of each pending segment over it, in
+  // pending order, and the hops that take bytes from elsewhere too; per edge a count of the
+  // pending parts' hops on it.
+  struct PartScratch {
+    std::vector<std::vector<double>> bytes;
+    std::vector<std::vector<Hop>> mixed;
+    std::vector<uint32_t> pending;
+    ZeroedArray<uint32_t> hops_on;
+  };
+  mutable PartScratch parts_;
   double dci_latency_us_ = 0;
   PathClass worst_class_ = PathClass::LOC;
   struct RouteKey {

@@ -246,6 +246,7 @@ struct ScoreState::Impl {
         alone_cache(memo->alone_cache),
         levels(memo->levels) {
     model.share_nodes(&memo->nodes);
+    scratch.any_order();  // read for a group's busiest link alone
   }
 
   // A token's groups: each pipeline's neighbouring pairs with `pairs`, only those inside

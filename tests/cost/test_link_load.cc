@@ -1,0 +1,60 @@
+#include "cost/link_load.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "cost/calibration.h"
+#include "tests/support.h"
+
+using namespace topoplan;
+
+TEST_CASE("link load: spread part by part, every link's bytes and busy time are the same to the bit") {
+  // Three tiers (adaptive routing), RoCE (hash routing, also split evenly) and two sites: random
+  // transfers between GPUs of many leaves and pods, added and taken off in batches, the loads
+  // read between batches so that segments spread onto links already loaded.
+  for (const char* name : {"threetier-h100", "llama3-roce", "two-site-h100"}) {
+    CAPTURE(name);
+    const Cluster c = test::load_cluster((test::data_dir() / "clusters" / (std::string(name) + ".json")).string());
+    const Router r(c);
+    const Calibration& cal = calibration_default();
+    for (Spread spread : {Spread::routed, Spread::even}) {
+      LinkLoad ordered(r, cal, nullptr, spread), any(r, cal, nullptr, spread);
+      any.any_order();
+      std::mt19937 rng(5);
+      std::uniform_int_distribution<size_t> gpu(0, c.gpus().size() - 1);
+      std::uniform_real_distribution<double> bytes(1, 1e9);
+      std::vector<Transfer> last;
+      for (int batch = 0; batch < 6; ++batch) {
+        std::vector<Transfer> t;
+        // Rings over a few hundred GPUs: neighbours share leaves, so segments share parts.
+        const size_t first = gpu(rng);
+        for (size_t k = 0; k < 300; ++k) {
+          const VertexId a = c.gpus()[(first + 7 * k) % c.gpus().size()];
+          const VertexId b = c.gpus()[(first + 7 * k + 7 * (1 + rng() % 40)) % c.gpus().size()];
+          if (a == b) continue;
+          t.push_back({a, b, bytes(rng), FlowMode::copy, rng() % 2 == 0, static_cast<uint32_t>(rng() % 4), 2});
+        }
+        REQUIRE(ordered.add(t).ok());
+        REQUIRE(any.add(t).ok());
+        if (batch % 2 == 1) {  // some come back off
+          REQUIRE(ordered.remove(last).ok());
+          REQUIRE(any.remove(last).ok());
+        }
+        last = t;
+        std::vector<EdgeId> a = ordered.loaded(), b = any.loaded();
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        REQUIRE(a == b);
+        int differ = 0;
+        for (EdgeId e : a) differ += ordered.bytes(e) != any.bytes(e) || ordered.busy_us(e) != any.busy_us(e);
+        CHECK(differ == 0);
+        const LinkLoad::Peak p = ordered.busiest(), q = any.busiest();
+        CHECK(p.edge == q.edge);
+        CHECK(p.busy_us == q.busy_us);
+        CHECK(p.bytes == q.bytes);
+      }
+    }
+  }
+}
