@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <tuple>
 
 namespace topoplan {
@@ -113,11 +114,19 @@ Pattern::SegmentIndex& Pattern::segment_index(uint32_t id) {
 void Pattern::split(uint32_t id) {
   if (segments_[id].split) return;
   segments_[id].split = true;
-  for (uint32_t part : *router_.segment(id).parts) {
-    if (part >= parts_.size()) parts_.resize(part + 1);
-    if (parts_[part].segments.empty())
-      for (const Hop& h : router_.part(part)) edge_index(h.edge).parts.push_back(part);
-    parts_[part].segments.push_back(id);
+  const Cluster& c = router_.cluster();
+  std::map<std::pair<int, int>, std::vector<EdgeId>> by_tiers;
+  for (const Hop& h : *router_.segment(id).hops)
+    by_tiers[{c.device(c.source(h.edge)).tier, c.device(c.target(h.edge)).tier}].push_back(h.edge);
+  for (auto& [tiers, edges] : by_tiers) {
+    sort_unique(edges);
+    auto [at, fresh] = part_at_.try_emplace(std::move(edges), static_cast<uint32_t>(parts_.size()));
+    if (fresh) {
+      parts_.emplace_back();
+      for (EdgeId e : at->first) edge_index(e).parts.push_back(at->second);
+    }
+    parts_[at->second].segments.push_back(id);
+    segments_[id].parts.push_back(at->second);
   }
 }
 

@@ -4,6 +4,7 @@
 // those links, and the groups that use either.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "base/zeroed_array.h"
@@ -55,18 +56,18 @@ class Pattern {
   // Who uses what: per link (by slot: edge_slot_ holds slot + 1, 0 for none) the groups whose
   // own edges include it; per segment (by Router's id) the groups using it and its busiest hop.
   // Groups sorted.
-  // A segment's hops come in parts (Router::part: a leaf's uplinks, a pod's spines up, the cores
-  // down to a pod, ...) that segments share (every segment from a leaf climbs its uplinks), so a
-  // refresh finds the segments a changed link is in through the few parts that hold it, not by
-  // looking at every segment's hops.
+  // A segment's hops come in parts by the tiers they join (a leaf's uplinks, a pod's spines up,
+  // the cores down to a pod, ...); segments share parts (every segment from a leaf climbs its
+  // uplinks), so a refresh finds the segments a changed link is in through the few parts that
+  // hold it, not by looking at every segment's hops.
   struct EdgeIndex {
     std::vector<uint32_t> groups;
     std::vector<uint32_t> parts;
   };
-  struct Part {                      // by Router::part id
-    std::vector<uint32_t> segments;  // split ones
-    Peak top;                        // this refresh's busiest changed hop in it
-    uint32_t epoch = 0;              // == epoch_: top is this refresh's
+  struct Part {
+    std::vector<uint32_t> segments;
+    Peak top;            // this refresh's busiest changed hop in it
+    uint32_t epoch = 0;  // == epoch_: top is this refresh's
   };
   struct SegmentIndex {
     std::vector<uint32_t> groups;
@@ -84,6 +85,7 @@ class Pattern {
   std::vector<EdgeIndex> edges_;
   std::vector<SegmentIndex> segments_;
   std::vector<Part> parts_;
+  std::map<std::vector<EdgeId>, uint32_t> part_at_;  // by its links, sorted
   // Since the last refresh.
   std::vector<EdgeId> changed_edges_;
   std::vector<uint32_t> changed_segments_, moved_;
