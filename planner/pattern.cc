@@ -114,19 +114,24 @@ Pattern::SegmentIndex& Pattern::segment_index(uint32_t id) {
 void Pattern::split(uint32_t id) {
   if (segments_[id].split) return;
   segments_[id].split = true;
-  const Cluster& c = router_.cluster();
-  std::map<std::pair<int, int>, std::vector<EdgeId>> by_tiers;
-  for (const Hop& h : *router_.segment(id).hops)
-    by_tiers[{c.device(c.source(h.edge)).tier, c.device(c.target(h.edge)).tier}].push_back(h.edge);
-  for (auto& [tiers, edges] : by_tiers) {
-    sort_unique(edges);
-    auto [at, fresh] = part_at_.try_emplace(std::move(edges), static_cast<uint32_t>(parts_.size()));
-    if (fresh) {
-      parts_.emplace_back();
-      for (EdgeId e : at->first) edge_index(e).parts.push_back(at->second);
+  // Router's parts split a segment by the tiers its hops join, and by share; here only the
+  // links count, so parts with the same links are one.
+  for (uint32_t hops : *router_.segment(id).parts) {
+    if (hops >= part_of_hops_.size()) part_of_hops_.resize(hops + 1, UINT32_MAX);
+    uint32_t& part = part_of_hops_[hops];
+    if (part == UINT32_MAX) {
+      std::vector<EdgeId> edges;
+      for (const Hop& h : router_.part(hops)) edges.push_back(h.edge);
+      sort_unique(edges);
+      auto [at, fresh] = part_at_.try_emplace(std::move(edges), static_cast<uint32_t>(parts_.size()));
+      if (fresh) {
+        parts_.emplace_back();
+        for (EdgeId e : at->first) edge_index(e).parts.push_back(at->second);
+      }
+      part = at->second;
     }
-    parts_[at->second].segments.push_back(id);
-    segments_[id].parts.push_back(at->second);
+    parts_[part].segments.push_back(id);
+    segments_[id].parts.push_back(part);
   }
 }
 

@@ -86,6 +86,7 @@ class Pattern {
   std::vector<SegmentIndex> segments_;
   std::vector<Part> parts_;
   std::map<std::vector<EdgeId>, uint32_t> part_at_;  // by its links, sorted
+  std::vector<uint32_t> part_of_hops_;               // by Router::part id; UINT32_MAX: not seen
   // Since the last refresh.
   std::vector<EdgeId> changed_edges_;
   std::vector<uint32_t> changed_segments_, moved_;
