@@ -154,6 +154,8 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   };
   // Names go back into topology.conf, where '=', ',' and brackets would change what they mean.
   // And a switch name is read back in a host list (Switches=, children:), which takes DNS names.
+  const std::string name_rule = ": expected one name of at most " + std::to_string(kHostlistMaxNameLength) +
+                                " characters of printable ASCII, without '=', ',' or brackets";
   auto bad_name = [](const std::string& name) {
     return name.empty() || name.size() > kHostlistMaxNameLength || name.find_first_of("=,[] \t") != std::string::npos;
   };
@@ -172,10 +174,7 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   std::map<std::string, size_t> switch_at;
   for (size_t i = 0; i < t.switches.size(); ++i) {
     const SlurmTopology::Switch& s = t.switches[i];
-    if (bad_name(s.name) || unprintable(s.name))
-      return fail(s.line,
-                  switch_label(shown(s.name)) +
-                      ": expected one name of at most 255 characters of printable ASCII, without '=', ',' or brackets");
+    if (bad_name(s.name) || unprintable(s.name)) return fail(s.line, switch_label(shown(s.name)) + name_rule);
     if (std::string bad = bad_hosts(s.nodes); !bad.empty()) return fail(s.line, switch_label(s.name) + ": " + bad);
     if (s.nodes.empty() && s.switches.empty())
       return fail(s.line,
@@ -188,10 +187,7 @@ Result<SlurmTopology> slurm_topology_check(SlurmTopology t, const std::string& w
   }
   std::map<std::string, int> block_line;
   for (const SlurmTopology::Block& b : t.blocks) {
-    if (bad_name(b.name) || unprintable(b.name))
-      return fail(b.line,
-                  block_label(shown(b.name)) +
-                      ": expected one name of at most 255 characters of printable ASCII, without '=', ',' or brackets");
+    if (bad_name(b.name) || unprintable(b.name)) return fail(b.line, block_label(shown(b.name)) + name_rule);
     if (std::string bad = bad_hosts(b.nodes); !bad.empty()) return fail(b.line, block_label(b.name) + ": " + bad);
     if (b.nodes.empty()) return fail(b.line, block_label(b.name) + ": gives no " + (yaml ? "nodes" : "Nodes"));
     if (!block_line.emplace(b.name, b.line).second)
