@@ -153,10 +153,18 @@ Result<void> LinkLoad::add(const std::vector<Transfer>& transfers, Touched* touc
   return {};
 }
 
-void LinkLoad::spread() const {
-  for (const auto& [id, b] : pending_)
-    for (const Hop& h : *router_.segment(id).hops) add_edge(h.edge, b * h.share, FlowMode::copy);
+const std::vector<LinkLoad::Pending>& LinkLoad::pending_in_order() const {
+  std::vector<Pending>& out = pending_order_;
+  out.clear();
+  for (const auto& [id, b] : pending_) out.push_back({router_.segment(id).order, id, b});
+  std::sort(out.begin(), out.end(), [](const Pending& x, const Pending& y) { return x.order < y.order; });
   pending_.clear();
+  return out;
+}
+
+void LinkLoad::spread() const {
+  for (const Pending& p : pending_in_order())
+    for (const Hop& h : *router_.segment(p.id).hops) add_edge(h.edge, p.bytes * h.share, FlowMode::copy);
 }
 
 void LinkLoad::spread_by_part() const {
@@ -166,7 +174,8 @@ void LinkLoad::spread_by_part() const {
   PartScratch& x = parts_;
   const Cluster& c = router_.cluster();
   if (x.hops_on.size() == 0) x.hops_on = ZeroedArray<uint32_t>(c.num_edges());
-  for (const auto& [id, b] : pending_)
+  const std::vector<Pending>& pending = pending_in_order();
+  for (const auto& [order, id, b] : pending)
     for (uint32_t part : *router_.segment(id).parts) {
       if (part >= x.bytes.size()) {
         x.bytes.resize(part + 1);
@@ -209,7 +218,7 @@ void LinkLoad::spread_by_part() const {
     }
   }
   // The rest term by term, in spread()'s order: pending segments in turn.
-  for (const auto& [id, b] : pending_)
+  for (const auto& [order, id, b] : pending)
     for (uint32_t part : *router_.segment(id).parts)
       for (const Hop& h : x.mixed[part]) add_edge(h.edge, b * h.share, FlowMode::copy);
   for (uint32_t part : x.pending) {
@@ -218,7 +227,6 @@ void LinkLoad::spread_by_part() const {
     x.mixed[part].clear();
   }
   x.pending.clear();
-  pending_.clear();
 }
 
 void LinkLoad::add(const LinkLoad& other, double scale) {

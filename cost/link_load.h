@@ -130,6 +130,13 @@ class LinkLoad {
       spread();
     }
   }
+  // The pending segments in Segment::order, taken off pending_.
+  struct Pending {
+    uint64_t order;
+    uint32_t id;
+    double bytes;
+  };
+  const std::vector<Pending>& pending_in_order() const;
   void spread() const;
   void spread_by_part() const;
   const Route* route(VertexId a, VertexId b, bool pxn, std::optional<uint32_t> flow, std::string* error);
@@ -149,6 +156,7 @@ class LinkLoad {
   const std::vector<uint8_t>* levels_ = nullptr;
   mutable LevelBytes level_bytes_{};                      // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes
+  mutable std::vector<Pending> pending_order_;            // pending_in_order's
   bool any_order_ = false;
   // spread_by_part's scratch: per Router part the bytes of each pending segment over it, in
   // pending order, and the hops that take bytes from elsewhere too; per edge a count of the

@@ -371,6 +371,7 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   if (!inserted) return it->second;
   SwitchPaths& out = it->second;
   out.id = static_cast<uint32_t>(segments_.size());
+  out.order = pair_key(from, leafset);
   segments_.push_back(&out);
   const std::vector<VertexId>& targets = leafsets_[leafset];
   touched_.clear();
@@ -561,7 +562,7 @@ std::string routing_text(const FabricRouting& routing) {
 
 Segment Router::segment(uint32_t id) const {
   const SwitchPaths& sp = *segments_[id];
-  return {&sp.hops, &sp.parts, sp.dci_latency_us, sp.crosses_dci};
+  return {&sp.hops, &sp.parts, sp.dci_latency_us, sp.crosses_dci, sp.order};
 }
 
 void Router::Ceiling::take(const Cluster& c, EdgeId e, double share) {

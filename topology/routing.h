@@ -51,6 +51,10 @@ struct Segment {
   const std::vector<uint32_t>* parts = nullptr;
   double dci_latency_us = 0;  // share-weighted one-way latency of its DCI hops
   bool crosses_dci = false;
+  // Fixed by the cluster (its first switch and target leaves), where ids number segments in the
+  // order routes first met them: loads spread segments in this order, so their sums do not
+  // depend on what was routed before.
+  uint64_t order = 0;
 };
 
 // How a GPU picks its NIC for traffic leaving the host.
@@ -132,6 +136,7 @@ class Router {
     double paths = 0;
     double latency_us = 0;
     uint32_t id = 0;              // index into segments_
+    uint64_t order = 0;           // Segment::order
     std::vector<uint32_t> parts;  // Segment::parts
     double dci_latency_us = 0;
     bool crosses_dci = false;
