@@ -193,6 +193,7 @@ std::string collective_algorithm_name(CollectiveOp op, NcclAlgo algo) {
 // One algorithm's transfers routed at a size of one byte: link loads scale with the size.
 struct CollectiveModel::Profile {
   NcclAlgo algo = NcclAlgo::ring;
+  bool loaded = false;       // what follows is known
   std::string unavailable;   // why it cannot run, when it cannot
   LinkLoad::Peak peak;       // at 1 byte
   LinkLoad::Peak even_peak;  // the same split evenly (hash or static routing only)
@@ -238,35 +239,48 @@ Result<void> CollectiveModel::prepare(const CollectiveRequest& req) {
   for (NcclGraph& graph : p->comm_uncapped.graphs) graph.bw_intra_GBps = graph.bw_inter_GBps = 1e12;
   std::vector<NcclAlgo> algos(std::begin(kAlgos), std::end(kAlgos));
   if (point_to_point(req.op)) algos = {NcclAlgo::ring};  // one pattern; the name is the op's
-  for (NcclAlgo a : algos) {
-    Profile prof;
-    prof.algo = a;
-    Result<std::vector<Transfer>> transfers =
-        collective_transfers(p->group, req.op, a, 1.0, {p->comm.n_channels, tuning_.p2p_net_channels_per_peer});
-    if (!transfers) {
-      prof.unavailable = transfers.error();
-      p->profiles.push_back(std::move(prof));
-      continue;
-    }
-    load_.clear();
-    RETURN_IF_ERROR(load_.add(*transfers));
-    prof.peak = load_.busiest();
-    prof.dci_latency_us = load_.dci_latency_us();
-    prof.worst = load_.worst_class();
-    if (even_) {
-      even_->clear();
-      RETURN_IF_ERROR(even_->add(*transfers));
-      prof.even_peak = even_->busiest();
-    }
-    p->profiles.push_back(std::move(prof));
-  }
-  load_.clear();
-  if (even_) even_->clear();
+  for (NcclAlgo a : algos) p->profiles.push_back({.algo = a});
   prepared_ = std::move(p);
   return {};
 }
 
-Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& req, double bytes) const {
+Result<void> CollectiveModel::load(Profile& prof) {
+  if (prof.loaded) return {};
+  const Prepared& p = *prepared_;
+  Result<std::vector<Transfer>> transfers =
+      collective_transfers(p.group, p.op, prof.algo, 1.0, {p.comm.n_channels, tuning_.p2p_net_channels_per_peer});
+  if (!transfers) {
+    prof.unavailable = transfers.error();
+    prof.loaded = true;
+    return {};
+  }
+  load_.clear();
+  Result<void> ok = load_.add(*transfers);
+  if (ok && even_) {
+    even_->clear();
+    ok = even_->add(*transfers);
+  }
+  if (!ok) {
+    prepared_.reset();  // the next prediction prepares afresh
+    return ok;
+  }
+  prof.peak = load_.busiest();
+  prof.dci_latency_us = load_.dci_latency_us();
+  prof.worst = load_.worst_class();
+  if (even_) prof.even_peak = even_->busiest();
+  prof.loaded = true;
+  load_.clear();
+  if (even_) even_->clear();
+  return {};
+}
+
+Result<void> CollectiveModel::load_all() {
+  for (Profile& prof : prepared_->profiles) RETURN_IF_ERROR(load(prof));
+  return {};
+}
+
+Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& req, double bytes,
+                                                       const Profile* only) const {
   const Prepared& p = *prepared_;
   const NcclTuning& t = tuning_;
   const CommGroup& g = p.group;
@@ -287,6 +301,7 @@ Result<CollectivePrediction> CollectiveModel::evaluate(const CollectiveRequest& 
   std::vector<Scored> scored;
   std::string refused;
   for (const Profile& prof : p.profiles) {
+    if (only && &prof != only) continue;
     if (req.algo && !point_to_point(req.op) && *req.algo != prof.algo) continue;
     if (!prof.unavailable.empty()) {
       refused = prof.unavailable;
@@ -443,13 +458,37 @@ const CommGroup& CollectiveModel::group() const { return prepared_->group; }
 Result<CollectivePrediction> CollectiveModel::predict(const CollectiveRequest& req) {
   if (!(req.bytes > 0)) return Error{"the size must be > 0 bytes"};
   RETURN_IF_ERROR(prepare(req));
+  RETURN_IF_ERROR(load_all());
   return evaluate(req, req.bytes);
+}
+
+Result<CollectivePrediction> CollectiveModel::predict_pick(const CollectiveRequest& req) {
+  if (!(req.bytes > 0)) return Error{"the size must be > 0 bytes"};
+  RETURN_IF_ERROR(prepare(req));
+  // NCCL's pick needs only the communicator; its algorithm's links decide its time.
+  const Prepared& p = *prepared_;
+  const NcclChoice pick =
+      point_to_point(req.op) ? NcclChoice{} : nccl_choose(tuning_, p.comm, req.op, req.bytes, req.algo, req.proto);
+  for (Profile& prof : prepared_->profiles)
+    if (pick.ok && prof.algo == pick.algo) {
+      RETURN_IF_ERROR(load(prof));
+      if (Result<CollectivePrediction> out = evaluate(req, req.bytes, &prof); out && out->tuner_pick) return out;
+    }
+  RETURN_IF_ERROR(load_all());
+  return evaluate(req, req.bytes);
+}
+
+double CollectiveModel::busiest_us_per_byte(NcclAlgo algo) const {
+  for (const Profile& prof : prepared_->profiles)
+    if (prof.algo == algo) return prof.peak.busy_us;
+  return 0;
 }
 
 Result<std::vector<CollectivePrediction>> CollectiveModel::sweep(const CollectiveRequest& req, double min_bytes,
                                                                  double max_bytes) {
   if (!(min_bytes > 0) || max_bytes < min_bytes) return Error{"a sweep needs 0 < min <= max"};
   RETURN_IF_ERROR(prepare(req));
+  RETURN_IF_ERROR(load_all());
   std::vector<CollectivePrediction> out;
   for (double b = min_bytes; b <= max_bytes * (1 + 1e-12); b *= 2) {
     Result<CollectivePrediction> r = evaluate(req, b);

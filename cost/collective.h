@@ -93,6 +93,13 @@ class CollectiveModel {
   ~CollectiveModel();
 
   Result<CollectivePrediction> predict(const CollectiveRequest& request);
+  // The same prediction where only what NCCL runs is wanted: the algorithm NCCL's tuner picks is
+  // routed alone, the others only where topoplan cannot expand the pick, so `candidates` may
+  // list the pick's protocols only. A planner predicts every new group shape it meets.
+  Result<CollectivePrediction> predict_pick(const CollectiveRequest& request);
+  // The busiest link's busy microseconds per byte of the last prediction's group running
+  // `algo` alone (0 when it loads no link): what its time is read on.
+  double busiest_us_per_byte(NcclAlgo algo) const;
   // Powers of two from min_bytes to max_bytes, inclusive, as nccl-tests -f 2 does.
   Result<std::vector<CollectivePrediction>> sweep(const CollectiveRequest& request, double min_bytes, double max_bytes);
   // The group of the last prediction, as NCCL sees it.
@@ -105,7 +112,12 @@ class CollectiveModel {
   struct Profile;
   struct Prepared;
   Result<void> prepare(const CollectiveRequest& request);
-  Result<CollectivePrediction> evaluate(const CollectiveRequest& request, double bytes) const;
+  // Routes one algorithm's transfers for the prepared group (once).
+  Result<void> load(Profile& profile);
+  Result<void> load_all();
+  // Over the loaded profiles, or `only`.
+  Result<CollectivePrediction> evaluate(const CollectiveRequest& request, double bytes,
+                                        const Profile* only = nullptr) const;
 
   const Cluster& cluster_;
   const Router& router_;

@@ -237,7 +237,6 @@ struct ScoreState::Impl {
         layout(l),
         share(link_share_make(cl, o.fabric, host_weights(cl, l), o.background)),
         model(cl, ro, *o.tuning, *o.calibration),
-        scratch(ro, *o.calibration),
         groups(std::move(g)),
         traffic(std::move(t)),
         memo(std::move(m)),
@@ -246,7 +245,6 @@ struct ScoreState::Impl {
         alone_cache(memo->alone_cache),
         levels(memo->levels) {
     model.share_nodes(&memo->nodes);
-    scratch.any_order();  // read for a group's busiest link alone
   }
 
   // A token's groups: each pipeline's neighbouring pairs with `pairs`, only those inside
@@ -255,9 +253,8 @@ struct ScoreState::Impl {
   Result<bool> place(size_t item);
   // NCCL's choice for group `group` of the item's pattern set, as it stands.
   Result<const Alone*> alone_for(size_t item, size_t group);
-  // `made`: the group of `gpus` when already made (the model's last prediction's).
   Result<std::vector<Transfer>> transfers(CollectiveOp op, const std::vector<VertexId>& gpus, NcclAlgo algo,
-                                          int channels, const CommGroup* made = nullptr) const;
+                                          int channels) const;
   Result<void> load_group(Shared& p, size_t group);
   Result<void> assign_patterns(const std::vector<size_t>& items);
   void time_item(size_t index);
@@ -288,7 +285,6 @@ struct ScoreState::Impl {
   // NCCL's choice for a group sees whole links: its tuner knows nothing of other jobs. The share
   // applies to the load of all groups together, which sets the contended time.
   CollectiveModel model;
-  mutable LinkLoad scratch;
   RankGroups groups;
   StepTraffic traffic;
   std::vector<std::unique_ptr<GroupSet>> sets;
@@ -369,23 +365,18 @@ Result<const Alone*> ScoreState::Impl::alone_for(size_t index, size_t group) {
   req.bytes = item.bytes;
   req.gpus = gpus;
   req.algo = item.algo;
-  Result<CollectivePrediction> p = model.predict(req);
+  Result<CollectivePrediction> p = model.predict_pick(req);
   RETURN_IF_ERROR(p);
   Alone a;
   a.prediction = std::move(*p);
-  Result<std::vector<Transfer>> t = transfers(item.op, gpus, a.prediction.algo, a.prediction.channels, &model.group());
-  RETURN_IF_ERROR(t);
-  scratch.clear();
-  RETURN_IF_ERROR(scratch.add(*t));
-  a.peak = scratch.busiest().busy_us;
+  a.peak = model.busiest_us_per_byte(a.prediction.algo);
   return &alone_cache.emplace(key, std::move(a)).first->second;
 }
 
 Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const std::vector<VertexId>& gpus,
-                                                          NcclAlgo algo, int channels, const CommGroup* made) const {
+                                                          NcclAlgo algo, int channels) const {
   const int p2p = opt.tuning->p2p_net_channels_per_peer;
   if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0, p2p);  // PP: many pairs, no communicator
-  if (made) return collective_transfers(*made, op, algo, 1.0, {channels, p2p});
   Result<CommGroup> g = comm_group_make(c, r, gpus, &memo->nodes);
   RETURN_IF_ERROR(g);
   return collective_transfers(*g, op, algo, 1.0, {channels, p2p});

@@ -222,6 +222,57 @@ TEST_CASE("collective: auto takes NCCL's pick, and forcing one is honoured") {
         "run all_reduce");
 }
 
+TEST_CASE("collective: predict_pick gives predict's choice, routing the picked algorithm alone") {
+  // Groups of one node, of one GPU per host (PAT or ring), of several GPUs per host; every op,
+  // small to large, chosen and forced; the busiest link read for the pick is a fresh load's.
+  struct Case {
+    const char* cluster;
+    std::vector<int> gpus;
+  };
+  const std::vector<Case> cases = {{"dgx-h100:1", {}},
+                                   {"dgx-h100:8", {0, 8, 16, 24, 32, 40, 48, 56}},
+                                   {"dgx-h100:4", {}},
+                                   {"dgx-a100:2", {0, 1, 2, 3, 8, 9, 10, 11}}};
+  for (const Case& k : cases) {
+    CAPTURE(k.cluster);
+    Model all(k.cluster), pick(k.cluster);
+    for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+                            CollectiveOp::broadcast, CollectiveOp::alltoall, CollectiveOp::sendrecv})
+      for (double bytes : {4096.0, 1048576.0, 268435456.0, 4294967296.0})
+        for (std::optional<NcclAlgo> algo : {std::optional<NcclAlgo>{}, std::optional(NcclAlgo::ring),
+                                             std::optional(NcclAlgo::tree), std::optional(NcclAlgo::pat)}) {
+          CAPTURE(to_string(op));
+          CAPTURE(bytes);
+          CAPTURE(algo ? std::string(to_string(*algo)) : "auto");
+          CollectiveRequest req = all.request(op, bytes, k.gpus);
+          req.algo = algo;
+          Result<CollectivePrediction> a = all.model.predict(req), b = pick.model.predict_pick(req);
+          REQUIRE(a.ok() == b.ok());
+          if (!a) {
+            CHECK(a.error() == b.error());
+            continue;
+          }
+          CHECK(a->algorithm == b->algorithm);
+          CHECK(a->proto == b->proto);
+          CHECK(a->time_us == b->time_us);
+          CHECK(a->latency_us == b->latency_us);
+          CHECK(a->transfer_us == b->transfer_us);
+          CHECK(a->channel_bound == b->channel_bound);
+          CHECK(a->tuner_pick == b->tuner_pick);
+          CHECK(a->bottleneck.edge == b->bottleneck.edge);
+          CHECK(a->bottleneck.bytes == b->bottleneck.bytes);
+          if (b->tuner_pick && op != CollectiveOp::alltoall && op != CollectiveOp::sendrecv)
+            for (const CollectiveCandidate& c : b->candidates) CHECK(c.algo == b->algo);
+          Result<std::vector<Transfer>> t = collective_transfers(
+              pick.model.group(), op, b->algo, 1.0, {b->channels, nccl_tuning_default().p2p_net_channels_per_peer});
+          REQUIRE(t.ok());
+          LinkLoad fresh(pick.router, pick.cal);
+          REQUIRE(fresh.add(*t).ok());
+          CHECK(pick.model.busiest_us_per_byte(b->algo) == fresh.busiest().busy_us);
+        }
+  }
+}
+
 TEST_CASE("collective: a sweep grows in time and bandwidth with the size") {
   Model m("dgx-h100:2");
   Result<std::vector<CollectivePrediction>> rows = m.model.sweep(m.request(CollectiveOp::all_reduce, 0), 8, 1LL << 34);
