@@ -220,7 +220,8 @@ int CommGroup::max_local() const {
 CommNode& CommNodes::own(size_t i) {
   auto copy = std::make_shared<CommNode>(*nodes_[i]);
   CommNode& out = *copy;
-  nodes_[i] = std::move(copy);
+  nodes_[i] = copy.get();
+  held_.push_back(std::move(copy));
   return out;
 }
 
@@ -336,6 +337,8 @@ struct CommNodeCache::Impl {
   // Nodes of one GPU (a data-parallel group's, across hosts), by that GPU: most nodes are, and
   // hashing them was a tenth of a large plan.
   std::vector<std::unique_ptr<NodeFacts>> single;
+  // One-GPU nodes searched again at another compute capability: groups may still hold the old.
+  std::vector<std::unique_ptr<NodeFacts>> replaced;
   std::vector<int> node_at;  // comm_group_make's scratch: per host, then per NVLink domain
 };
 
@@ -448,6 +451,7 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
       RETURN_IF_ERROR(made);
       if (kept && single) {
         std::unique_ptr<NodeFacts>& at = kept->single[first_gpu[n]];
+        if (at) kept->replaced.push_back(std::move(at));
         at = std::make_unique<NodeFacts>(std::move(*made));
         f = at.get();
       } else if (kept) {
@@ -466,7 +470,10 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
       g.inter = std::max(g.inter, f->inter);
     }
     const std::shared_ptr<const CommNode>& node = f->as(nodes == 1);
-    g.nodes.push_back(node);
+    if (kept && single)
+      g.nodes.push_back_kept(node.get());
+    else
+      g.nodes.push_back(node);
     g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node->mesh_rings.size()));
   }
   if (!g.nvswitch) g.nvlink_GBps = 0;

@@ -43,23 +43,31 @@ struct CommNode {
 };
 
 // A group's nodes, immutable and shared with the cache that found them: a planner makes a group
-// for every move, and copying a node is a dozen allocations where sharing it is a pointer.
+// for every move, and copying a node is a dozen allocations where sharing it is a pointer. Nodes
+// a cache keeps for its whole life are held by address alone: a data-parallel group has a node
+// per host, and counting references to each was a tenth of a large plan's moves.
 class CommNodes {
  public:
-  using Held = std::vector<std::shared_ptr<const CommNode>>;
   const CommNode& operator[](size_t i) const { return *nodes_[i]; }
   size_t size() const { return nodes_.size(); }
   bool empty() const { return nodes_.empty(); }
   auto begin() const { return boost::make_indirect_iterator(nodes_.begin()); }
   auto end() const { return boost::make_indirect_iterator(nodes_.end()); }
-  void push_back(std::shared_ptr<const CommNode> node) { nodes_.push_back(std::move(node)); }
+  // A node the group keeps alive.
+  void push_back(std::shared_ptr<const CommNode> node) {
+    nodes_.push_back(node.get());
+    held_.push_back(std::move(node));
+  }
+  // A node that outlives the group (CommNodeCache's one-GPU nodes).
+  void push_back_kept(const CommNode* node) { nodes_.push_back(node); }
   void reserve(size_t n) { nodes_.reserve(n); }
   // Node i as a copy of its own, for a caller that changes it (tests).
   CommNode& own(size_t i);
   bool operator==(const CommNodes& other) const;
 
  private:
-  Held nodes_;
+  std::vector<const CommNode*> nodes_;
+  std::vector<std::shared_ptr<const CommNode>> held_;
 };
 
 struct CommGroup {
@@ -87,7 +95,8 @@ NcclCpu cpu_vendor(const std::string& model);
 
 // What comm_group_make works out per node, kept by the node's GPUs in rank order, and each GPU's
 // compute capability: the groups a planner scores on one cluster and router repeat the same nodes
-// (a data-parallel group's GPU per host, a tensor-parallel group's host) over and over.
+// (a data-parallel group's GPU per host, a tensor-parallel group's host) over and over. Groups
+// made with a cache must not outlive it: they hold its one-GPU nodes by address.
 class CommNodeCache {
  public:
   // Nodes of several GPUs are dropped past this many (a large cluster's groups never repeat all);

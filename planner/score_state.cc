@@ -236,10 +236,10 @@ struct ScoreState::Impl {
         opt(o),
         layout(l),
         share(link_share_make(cl, o.fabric, host_weights(cl, l), o.background)),
+        memo(std::move(m)),
         model(cl, ro, *o.tuning, *o.calibration),
         groups(std::move(g)),
         traffic(std::move(t)),
-        memo(std::move(m)),
         signatures(memo->signatures),
         kinds(memo->kinds),
         alone_cache(memo->alone_cache),
@@ -282,13 +282,13 @@ struct ScoreState::Impl {
   ScoreOptions opt;
   Layout layout;
   LinkShare share;
+  std::shared_ptr<Memo> memo;  // before the model, whose groups hold its nodes
   // NCCL's choice for a group sees whole links: its tuner knows nothing of other jobs. The share
   // applies to the load of all groups together, which sets the contended time.
   CollectiveModel model;
   RankGroups groups;
   StepTraffic traffic;
   std::vector<std::unique_ptr<GroupSet>> sets;
-  std::shared_ptr<Memo> memo;
   Signatures& signatures;
   std::unordered_map<std::string, uint32_t>& kinds;
   std::unordered_map<uint64_t, Alone>& alone_cache;
