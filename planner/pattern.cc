@@ -48,12 +48,40 @@ void count_uses(std::vector<T>& v, std::vector<uint32_t>& uses) {
 
 // Sorted unique `keys` with their `uses`, less the uses in `off` and plus those in `on` (repeats
 // included; both get sorted); the keys no longer used go to `left`, those newly used to
-// `joined`. `k` and `u` are scratch, swapped with keys and uses.
+// `joined`, both ascending. `k` and `u` are scratch, swapped with keys and uses.
 template <typename T>
 void recount(std::vector<T>& keys, std::vector<uint32_t>& uses, std::vector<T>& off, std::vector<T>& on,
              std::vector<T>& left, std::vector<T>& joined, std::vector<T>& k, std::vector<uint32_t>& u) {
   std::sort(off.begin(), off.end());
   std::sort(on.begin(), on.end());
+  // A few changes among many keys (a ring with one member swapped): each key found by bisection
+  // and changed in place, where a merge would copy every key.
+  if (4 * (off.size() + on.size()) < keys.size()) {
+    size_t j = 0, l = 0, from = 0;
+    while (j < off.size() || l < on.size()) {
+      const T x = j < off.size() && (l == on.size() || off[j] < on[l]) ? off[j] : on[l];
+      int64_t n = 0;
+      for (; j < off.size() && off[j] == x; ++j) --n;
+      for (; l < on.size() && on[l] == x; ++l) ++n;
+      const size_t at = static_cast<size_t>(
+          std::lower_bound(keys.begin() + static_cast<std::ptrdiff_t>(from), keys.end(), x) - keys.begin());
+      const bool had = at < keys.size() && keys[at] == x;
+      if (had) n += uses[at];
+      if (n > 0 && had) {
+        uses[at] = static_cast<uint32_t>(n);
+      } else if (n > 0) {
+        keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(at), x);
+        uses.insert(uses.begin() + static_cast<std::ptrdiff_t>(at), static_cast<uint32_t>(n));
+        joined.push_back(x);
+      } else if (had) {
+        keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(at));
+        uses.erase(uses.begin() + static_cast<std::ptrdiff_t>(at));
+        left.push_back(x);
+      }
+      from = at;
+    }
+    return;
+  }
   k.clear();
   u.clear();
   size_t i = 0, j = 0, l = 0;
