@@ -109,6 +109,7 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
     }
   }
   nic_of_gpu_.assign(n, kNoVertex);
+  own_nic_path_.assign(n, nullptr);
   dist_a_.assign(n, kInf);
   dist_b_.assign(n, kInf);
   rem_.assign(n, kInf);
@@ -255,7 +256,10 @@ Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
 }
 
 const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const {
+  const bool own = nic != kNoVertex && nic_of_gpu_[gpu] == nic;
+  if (own && own_nic_path_[gpu]) return *own_nic_path_[gpu];
   auto [it, inserted] = gpu_nic_.try_emplace(pair_key(gpu, nic));
+  if (own) own_nic_path_[gpu] = &it->second;
   if (!inserted) return it->second;
   LocalPath p = local_path(gpu, nic);
   // A PXN path goes through the NIC's own GPU, not whichever peer the search met first.

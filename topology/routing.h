@@ -205,6 +205,9 @@ class Router {
 
   mutable std::vector<VertexId> nic_of_gpu_;  // lazily filled, kNoVertex = not yet
   mutable std::unordered_map<uint64_t, LocalPath> gpu_nic_;
+  // Per GPU, gpu_nic_'s path to its own NIC (nic_of_gpu_) once looked up: every flow leaving a
+  // host asks for it, and the hash lookup was a cache miss each time.
+  mutable std::vector<const LocalPath*> own_nic_path_;
   mutable std::unordered_map<VertexId, VertexId> pxn_relay_;  // NIC -> its relay GPU, kNoVertex: none
   mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
   mutable std::unordered_map<uint64_t, Reach> reach_;  // by origin, leaf set and whether segments are named
