@@ -28,10 +28,17 @@ std::string exact(double x) {
 class Signatures {
  public:
   explicit Signatures(const Cluster& c)
-      : c_(c), hosts_(c.hosts().size()), domains_(c.domains().size()), sites_(c.sites().size()) {
+      : hosts_(c.hosts().size()), domains_(c.domains().size()), sites_(c.sites().size()) {
     std::unordered_map<std::string, uint32_t> types;
+    std::vector<uint32_t> host_type;
     for (const Host& h : c.hosts())
-      host_type_.push_back(types.try_emplace(h.node_type, static_cast<uint32_t>(types.size())).first->second);
+      host_type.push_back(types.try_emplace(h.node_type, static_cast<uint32_t>(types.size())).first->second);
+    gpu_.resize(c.num_devices());
+    for (VertexId v : c.gpus()) {
+      const Device& d = c.device(v);
+      gpu_[v] = {d.host >= 0 ? host_type[static_cast<size_t>(d.host)] : UINT32_MAX, d.host, d.local_index,
+                 d.scaleup_domain, d.site};
+    }
   }
 
   uint32_t of(const std::vector<VertexId>& gpus) {
@@ -42,10 +49,9 @@ class Signatures {
     for (Ordinals* o : {&hosts_, &domains_, &sites_}) o->next = 0;
     key_.clear();
     for (VertexId v : gpus) {
-      const Device& d = c_.device(v);
-      const uint32_t x[] = {d.host >= 0 ? host_type_[static_cast<size_t>(d.host)] : UINT32_MAX, hosts_(d.host, epoch_),
-                            static_cast<uint32_t>(d.local_index), domains_(d.scaleup_domain, epoch_),
-                            sites_(d.site, epoch_)};
+      const Gpu& d = gpu_[v];
+      const uint32_t x[] = {d.host_type, hosts_(d.host, epoch_), static_cast<uint32_t>(d.local_index),
+                            domains_(d.domain, epoch_), sites_(d.site, epoch_)};
       key_.append(reinterpret_cast<const char*>(x), sizeof x);
     }
     return ids_.try_emplace(key_, static_cast<uint32_t>(ids_.size())).first->second;
@@ -67,8 +73,16 @@ class Signatures {
     std::vector<uint32_t> stamp, value;
     uint32_t next = 0;
   };
-  const Cluster& c_;
-  std::vector<uint32_t> host_type_;  // node types, numbered
+  // What a signature reads of each GPU, by vertex: small and contiguous, where the devices
+  // themselves (names, models) are far apart in memory.
+  struct Gpu {
+    uint32_t host_type = 0;  // node types, numbered
+    int32_t host = -1;
+    int32_t local_index = -1;
+    int32_t domain = -1;
+    int32_t site = -1;
+  };
+  std::vector<Gpu> gpu_;
   Ordinals hosts_, domains_, sites_;
   uint32_t epoch_ = 0;
   std::string key_;
