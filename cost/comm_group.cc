@@ -332,7 +332,23 @@ struct GpusHash {
 struct CommNodeCache::Impl {
   const Cluster* cluster;
   const Router* router;
-  std::vector<int> cc;  // per device: 0 not looked up yet, -1 unknown
+  // Per device, what a group reads of a GPU and of its one-GPU node, side by side: the device
+  // record, the node's facts and the node are each a cache miss away on a large cluster, and a
+  // data-parallel group reads them for every host it spans.
+  struct Gpu {
+    int cc = 0;           // 0 not looked up yet, -1 unknown model
+    size_t node_key = 0;  // its host, or its NVLink domain past the hosts
+    // Its one-GPU node among others as `single` keeps it, once made (else null), with the facts
+    // a group adds up, copied from there.
+    const CommNode* among = nullptr;
+    int facts_cc = 0;
+    int mesh_rings = 0;
+    double nvlink_GBps = 0;
+    bool one_nvswitch = false, inter_error = false;
+    NcclCpu cpu = NcclCpu::other;
+    PathClass intra = PathClass::LOC, inter = PathClass::LOC;
+  };
+  std::vector<Gpu> gpu;
   std::unordered_map<std::vector<VertexId>, NodeFacts, GpusHash> nodes;
   // Nodes of one GPU (a data-parallel group's, across hosts), by that GPU: most nodes are, and
   // hashing them was a tenth of a large plan.
@@ -342,7 +358,7 @@ struct CommNodeCache::Impl {
   std::vector<int> node_at;  // comm_group_make's scratch: per host, then per NVLink domain
 };
 
-CommNodeCache::CommNodeCache(const Cluster& c, const Router& r) : impl_(new Impl{&c, &r, {}, {}}) {}
+CommNodeCache::CommNodeCache(const Cluster& c, const Router& r) : impl_(new Impl{&c, &r}) {}
 CommNodeCache::~CommNodeCache() = default;
 
 Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus,
@@ -363,9 +379,11 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   // between calls), or a map without a cache.
   std::unordered_map<size_t, int> node_index;
   std::vector<size_t> slots_used;
-  auto node_of = [&](const Device& d) {
-    const size_t key = d.scaleup_domain >= 0 ? c.hosts().size() + static_cast<size_t>(d.scaleup_domain)
-                                             : static_cast<size_t>(d.host);
+  auto key_of = [&](const Device& d) {
+    return d.scaleup_domain >= 0 ? c.hosts().size() + static_cast<size_t>(d.scaleup_domain)
+                                 : static_cast<size_t>(d.host);
+  };
+  auto node_of = [&](size_t key) {
     const int next = static_cast<int>(slots_used.size());
     if (!kept) {
       auto [it, inserted] = node_index.try_emplace(key, next);
@@ -387,31 +405,30 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   g.compute_capability = 1 << 20;
   g.ranks = gpus;
   g.node_of_rank.reserve(gpus.size());
+  if (kept && kept->gpu.empty()) kept->gpu.resize(c.num_devices());
   for (VertexId v : gpus) {
-    const Device& d = c.device(v);
-    if (d.kind != DeviceKind::gpu) {
-      clear_slots();
-      return Error{"'" + d.name + "' is not a GPU"};
-    }
-    int cc = 0;
-    if (kept) {
-      if (kept->cc.empty()) kept->cc.assign(c.num_devices(), 0);
-      int& known = kept->cc[v];
-      if (known == 0) {
-        const int found = gpu_compute_capability(d.model);
-        known = found > 0 ? found : -1;
+    CommNodeCache::Impl::Gpu* known = kept ? &kept->gpu[v] : nullptr;
+    int cc = known ? known->cc : 0;
+    size_t key = known ? known->node_key : 0;
+    if (cc <= 0) {
+      const Device& d = c.device(v);
+      if (d.kind != DeviceKind::gpu) {
+        clear_slots();
+        return Error{"'" + d.name + "' is not a GPU"};
       }
-      cc = std::max(known, 0);
-    } else {
-      cc = gpu_compute_capability(d.model);
-    }
-    if (cc == 0) {
-      clear_slots();
-      return Error{"GPU '" + d.name + "' has model '" + d.model +
-                   "', whose compute capability is unknown (A100, H100, H200, B200, GB200, L40S ...)"};
+      if (cc == 0) {
+        cc = gpu_compute_capability(d.model);
+        key = key_of(d);
+        if (known) *known = {.cc = cc > 0 ? cc : -1, .node_key = key};
+      }
+      if (cc <= 0) {
+        clear_slots();
+        return Error{"GPU '" + d.name + "' has model '" + d.model +
+                     "', whose compute capability is unknown (A100, H100, H200, B200, GB200, L40S ...)"};
+      }
     }
     g.compute_capability = std::min(g.compute_capability, cc);
-    g.node_of_rank.push_back(node_of(d));
+    g.node_of_rank.push_back(node_of(key));
   }
   clear_slots();
   // Each node's GPUs in rank order: a one-GPU node needs no list of its own.
@@ -432,11 +449,22 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   g.mesh_rings = 1 << 20;
   g.nodes.reserve(node_gpus.size());
   for (size_t n = 0; n < node_gpus.size(); ++n) {
+    const bool single = node_size[n] == 1;
+    CommNodeCache::Impl::Gpu* known = kept && single && nodes > 1 ? &kept->gpu[first_gpu[n]] : nullptr;
+    if (known && known->among && known->facts_cc == g.compute_capability && !known->inter_error) {
+      if (n == 0) g.cpu = known->cpu;
+      g.nvswitch = g.nvswitch && known->one_nvswitch;
+      g.nvlink_GBps = std::min(g.nvlink_GBps, known->nvlink_GBps);
+      g.intra = std::max(g.intra, known->intra);
+      g.inter = std::max(g.inter, known->inter);
+      g.nodes.push_back_kept(known->among);
+      g.mesh_rings = std::min(g.mesh_rings, known->mesh_rings);
+      continue;
+    }
     // Kept where the node's mesh was searched at the group's compute capability (mixed
     // generations search a node's at the group's least).
     NodeFacts* f = nullptr;
     std::optional<NodeFacts> fresh;
-    const bool single = node_size[n] == 1;
     if (kept && single) {
       if (kept->single.empty()) kept->single.resize(c.num_devices());
       const std::unique_ptr<NodeFacts>& at = kept->single[first_gpu[n]];
@@ -475,6 +503,18 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     else
       g.nodes.push_back(node);
     g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node->mesh_rings.size()));
+    if (known)
+      *known = {.cc = known->cc,
+                .node_key = known->node_key,
+                .among = node.get(),
+                .facts_cc = f->cc,
+                .mesh_rings = static_cast<int>(node->mesh_rings.size()),
+                .nvlink_GBps = f->nvlink_GBps,
+                .one_nvswitch = f->one_nvswitch,
+                .inter_error = !f->inter_error.empty(),
+                .cpu = f->cpu,
+                .intra = f->intra,
+                .inter = f->inter};
   }
   if (!g.nvswitch) g.nvlink_GBps = 0;
   return g;
