@@ -10,6 +10,21 @@
 
 using namespace topoplan;
 
+namespace {
+
+// Both loads hold the same links; how many of them differ in bytes or busy time, to the bit.
+int links_differing(const LinkLoad& x, const LinkLoad& y) {
+  std::vector<EdgeId> a = x.loaded(), b = y.loaded();
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  REQUIRE(a == b);
+  int differ = 0;
+  for (EdgeId e : a) differ += x.bytes(e) != y.bytes(e) || x.busy_us(e) != y.busy_us(e);
+  return differ;
+}
+
+}  // namespace
+
 TEST_CASE("link load: spread part by part, every link's bytes and busy time are the same to the bit") {
   // Three tiers (adaptive routing), RoCE (hash routing, also split evenly) and two sites: random
   // transfers between GPUs of many leaves and pods, added and taken off in batches, the loads
@@ -43,13 +58,7 @@ TEST_CASE("link load: spread part by part, every link's bytes and busy time are 
           REQUIRE(any.remove(last).ok());
         }
         last = t;
-        std::vector<EdgeId> a = ordered.loaded(), b = any.loaded();
-        std::sort(a.begin(), a.end());
-        std::sort(b.begin(), b.end());
-        REQUIRE(a == b);
-        int differ = 0;
-        for (EdgeId e : a) differ += ordered.bytes(e) != any.bytes(e) || ordered.busy_us(e) != any.busy_us(e);
-        CHECK(differ == 0);
+        CHECK(links_differing(ordered, any) == 0);
         const LinkLoad::Peak p = ordered.busiest(), q = any.busiest();
         CHECK(p.edge == q.edge);
         CHECK(p.busy_us == q.busy_us);
@@ -86,13 +95,7 @@ TEST_CASE("link load: a link's sums do not depend on what the router routed befo
       }
       REQUIRE(a.add(t).ok());
       REQUIRE(b.add(t).ok());
-      std::vector<EdgeId> ea = a.loaded(), eb = b.loaded();
-      std::sort(ea.begin(), ea.end());
-      std::sort(eb.begin(), eb.end());
-      REQUIRE(ea == eb);
-      int differ = 0;
-      for (EdgeId e : ea) differ += a.bytes(e) != b.bytes(e) || a.busy_us(e) != b.busy_us(e);
-      CHECK(differ == 0);
+      CHECK(links_differing(a, b) == 0);
     }
   }
 }
