@@ -239,9 +239,19 @@ NcclCpu cpu_vendor(const std::string& model) {
 
 namespace {
 
+// What a group takes the worst of over its nodes.
+struct NodeSummary {
+  int cc = 0;                    // the mesh's rings were searched at this compute capability
+  double nvlink_GBps = 1e300;    // per GPU into its NVSwitch, the least
+  bool one_nvswitch = true;      // every GPU on the node's NVSwitch
+  NcclCpu cpu = NcclCpu::other;  // of its first GPU's host
+  PathClass intra = PathClass::LOC;
+  PathClass inter = PathClass::LOC;  // GPU to NIC, the worst; for groups of several nodes
+};
+
 // What one node gives its group: the node (but its NVLS heads, which depend on how many nodes the
-// group has) and what the group takes the worst of.
-struct NodeFacts {
+// group has) and its summary.
+struct NodeFacts : NodeSummary {
   // The node as a group of one node has it and as a group of several does (they differ in their
   // NVLS heads): made when first asked for, most nodes are only ever one of them.
   std::shared_ptr<const CommNode> alone, among;
@@ -256,13 +266,7 @@ struct NodeFacts {
     }
     return want;
   }
-  int cc = 0;                    // the mesh's rings were searched at this compute capability
-  double nvlink_GBps = 1e300;    // per GPU into its NVSwitch, the least
-  bool one_nvswitch = true;      // every GPU on the node's NVSwitch
-  NcclCpu cpu = NcclCpu::other;  // of its first GPU's host
-  PathClass intra = PathClass::LOC;
-  PathClass inter = PathClass::LOC;  // GPU to NIC, the worst; for groups of several nodes
-  std::string inter_error;           // why a GPU cannot reach its NIC, if one cannot
+  std::string inter_error;  // why a GPU cannot reach its NIC, if one cannot
 };
 
 Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus, int cc,
@@ -338,15 +342,11 @@ struct CommNodeCache::Impl {
   struct Gpu {
     int cc = 0;           // 0 not looked up yet, -1 unknown model
     size_t node_key = 0;  // its host, or its NVLink domain past the hosts
-    // Its one-GPU node among others as `single` keeps it, once made (else null), with the facts
-    // a group adds up, copied from there.
+    // Its one-GPU node among others as `single` keeps it, once made and reaching its NIC (else
+    // null), with its summary and mesh rings copied from there.
     const CommNode* among = nullptr;
-    int facts_cc = 0;
+    NodeSummary facts;
     int mesh_rings = 0;
-    double nvlink_GBps = 0;
-    bool one_nvswitch = false, inter_error = false;
-    NcclCpu cpu = NcclCpu::other;
-    PathClass intra = PathClass::LOC, inter = PathClass::LOC;
   };
   std::vector<Gpu> gpu;
   std::unordered_map<std::vector<VertexId>, NodeFacts, GpusHash> nodes;
@@ -448,17 +448,20 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
   g.nvswitch = true;
   g.mesh_rings = 1 << 20;
   g.nodes.reserve(node_gpus.size());
+  auto take = [&](size_t n, const NodeSummary& f, int mesh_rings) {
+    if (n == 0) g.cpu = f.cpu;
+    g.nvswitch = g.nvswitch && f.one_nvswitch;
+    g.nvlink_GBps = std::min(g.nvlink_GBps, f.nvlink_GBps);
+    g.intra = std::max(g.intra, f.intra);
+    if (nodes > 1) g.inter = std::max(g.inter, f.inter);
+    g.mesh_rings = std::min(g.mesh_rings, mesh_rings);
+  };
   for (size_t n = 0; n < node_gpus.size(); ++n) {
     const bool single = node_size[n] == 1;
     CommNodeCache::Impl::Gpu* known = kept && single && nodes > 1 ? &kept->gpu[first_gpu[n]] : nullptr;
-    if (known && known->among && known->facts_cc == g.compute_capability && !known->inter_error) {
-      if (n == 0) g.cpu = known->cpu;
-      g.nvswitch = g.nvswitch && known->one_nvswitch;
-      g.nvlink_GBps = std::min(g.nvlink_GBps, known->nvlink_GBps);
-      g.intra = std::max(g.intra, known->intra);
-      g.inter = std::max(g.inter, known->inter);
+    if (known && known->among && known->facts.cc == g.compute_capability) {
+      take(n, known->facts, known->mesh_rings);
       g.nodes.push_back_kept(known->among);
-      g.mesh_rings = std::min(g.mesh_rings, known->mesh_rings);
       continue;
     }
     // Kept where the node's mesh was searched at the group's compute capability (mixed
@@ -489,32 +492,19 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
         f = &fresh.emplace(std::move(*made));
       }
     }
-    if (n == 0) g.cpu = f->cpu;
-    g.nvswitch = g.nvswitch && f->one_nvswitch;
-    g.nvlink_GBps = std::min(g.nvlink_GBps, f->nvlink_GBps);
-    g.intra = std::max(g.intra, f->intra);
-    if (node_gpus.size() > 1) {
-      if (!f->inter_error.empty()) return Error{f->inter_error};
-      g.inter = std::max(g.inter, f->inter);
-    }
+    if (nodes > 1 && !f->inter_error.empty()) return Error{f->inter_error};
     const std::shared_ptr<const CommNode>& node = f->as(nodes == 1);
+    const int mesh_rings = static_cast<int>(node->mesh_rings.size());
+    take(n, *f, mesh_rings);
     if (kept && single)
       g.nodes.push_back_kept(node.get());
     else
       g.nodes.push_back(node);
-    g.mesh_rings = std::min(g.mesh_rings, static_cast<int>(node->mesh_rings.size()));
-    if (known)
-      *known = {.cc = known->cc,
-                .node_key = known->node_key,
-                .among = node.get(),
-                .facts_cc = f->cc,
-                .mesh_rings = static_cast<int>(node->mesh_rings.size()),
-                .nvlink_GBps = f->nvlink_GBps,
-                .one_nvswitch = f->one_nvswitch,
-                .inter_error = !f->inter_error.empty(),
-                .cpu = f->cpu,
-                .intra = f->intra,
-                .inter = f->inter};
+    if (known) {
+      known->among = node.get();
+      known->facts = *f;
+      known->mesh_rings = mesh_rings;
+    }
   }
   if (!g.nvswitch) g.nvlink_GBps = 0;
   return g;
