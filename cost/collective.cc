@@ -466,22 +466,26 @@ Result<CollectivePrediction> CollectiveModel::predict_pick(const CollectiveReque
   if (!(req.bytes > 0)) return Error{"the size must be > 0 bytes"};
   RETURN_IF_ERROR(prepare(req));
   // NCCL's pick needs only the communicator; its algorithm's links decide its time.
-  const Prepared& p = *prepared_;
-  const NcclChoice pick =
-      point_to_point(req.op) ? NcclChoice{} : nccl_choose(tuning_, p.comm, req.op, req.bytes, req.algo, req.proto);
-  for (Profile& prof : prepared_->profiles)
-    if (pick.ok && prof.algo == pick.algo) {
-      RETURN_IF_ERROR(load(prof));
-      if (Result<CollectivePrediction> out = evaluate(req, req.bytes, &prof); out && out->tuner_pick) return out;
-    }
+  const NcclChoice pick = point_to_point(req.op)
+                              ? NcclChoice{}
+                              : nccl_choose(tuning_, prepared_->comm, req.op, req.bytes, req.algo, req.proto);
+  if (Profile* prof = pick.ok ? profile(pick.algo) : nullptr) {
+    RETURN_IF_ERROR(load(*prof));
+    if (Result<CollectivePrediction> out = evaluate(req, req.bytes, prof); out && out->tuner_pick) return out;
+  }
   RETURN_IF_ERROR(load_all());
   return evaluate(req, req.bytes);
 }
 
 double CollectiveModel::busiest_us_per_byte(NcclAlgo algo) const {
-  for (const Profile& prof : prepared_->profiles)
-    if (prof.algo == algo) return prof.peak.busy_us;
-  return 0;
+  const Profile* prof = profile(algo);
+  return prof ? prof->peak.busy_us : 0;
+}
+
+CollectiveModel::Profile* CollectiveModel::profile(NcclAlgo algo) const {
+  for (Profile& prof : prepared_->profiles)
+    if (prof.algo == algo) return &prof;
+  return nullptr;
 }
 
 Result<std::vector<CollectivePrediction>> CollectiveModel::sweep(const CollectiveRequest& req, double min_bytes,

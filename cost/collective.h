@@ -115,6 +115,7 @@ class CollectiveModel {
   // Routes one algorithm's transfers for the prepared group (once).
   Result<void> load(Profile& profile);
   Result<void> load_all();
+  Profile* profile(NcclAlgo algo) const;  // the prepared group's, null for an op without it
   // Over the loaded profiles, or `only`.
   Result<CollectivePrediction> evaluate(const CollectiveRequest& request, double bytes,
                                         const Profile* only = nullptr) const;
