@@ -11,15 +11,18 @@
 #include "base/words.h"
 
 namespace topoplan {
-namespace {
-
-// The new job's background while it is planned: on each link the running jobs load, their max-min
-// fair part beside one more job with as many flows as their average there.
-Background planning_background(const Contention& k, Alignment a) {
+Result<Background> running_background(const Cluster& c, const Router& r, const RunningJobs& running,
+                                      const std::vector<JobDemand>& demands, const ScoreOptions& options,
+                                      Alignment a) {
+  std::vector<const JobDemand*> of;
+  for (const JobDemand& d : demands) of.push_back(&d);
+  Result<Contention> k =
+      contention_compute(c, r, running.jobs, of, options, std::vector<char>(running.jobs.size(), 0));
+  RETURN_IF_ERROR(k);
   Background bg;
   bg.source = "the running jobs (" + std::string(to_string(a)) + " alignment)";
   std::vector<FlowDemand> others;
-  for (const ContendedLink& l : k.links) {
+  for (const ContendedLink& l : k->links) {
     others.clear();
     double flows = 0;
     for (const JobOnLink& j : l.jobs) {
@@ -34,8 +37,6 @@ Background planning_background(const Contention& k, Alignment a) {
   return bg;
 }
 
-}  // namespace
-
 Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req,
                                         const RunningPlanRequest& rq) {
   const RunningJobs& running = *rq.running;
@@ -48,12 +49,9 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
     computed = std::move(*d);
   }
   const std::vector<JobDemand>& demands = rq.demands ? *rq.demands : computed;
-  std::vector<const JobDemand*> of;
-  for (const JobDemand& d : demands) of.push_back(&d);
-  Result<Contention> now =
-      contention_compute(c, r, running.jobs, of, req.score, std::vector<char>(running.jobs.size(), 0));
-  RETURN_IF_ERROR(now);
-  const Background bg = planning_background(*now, rq.alignment);
+  Result<Background> planning = running_background(c, r, running, demands, req.score, rq.alignment);
+  RETURN_IF_ERROR(planning);
+  const Background& bg = *planning;
 
   // The free hosts: those offered where no running job has a rank.
   const Locality loc = locality_of(c);

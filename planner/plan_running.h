@@ -54,6 +54,13 @@ struct RunningPlan {
   double gave_up_s = 0;
 };
 
+// The background a job is planned on beside the running jobs (their demands alone, parallel to
+// running.jobs; `options` gives the calibration): on each link they load, their part under
+// `alignment` beside one more job with as many flows as their average there.
+Result<Background> running_background(const Cluster& cluster, const Router& router, const RunningJobs& running,
+                                      const std::vector<JobDemand>& demands, const ScoreOptions& options,
+                                      Alignment alignment);
+
 // `request.score` gives the calibration; its fabric and background are replaced. `router` must
 // be built over `cluster` with request.down.
 Result<RunningPlan> plan_beside_running(const Cluster& cluster, const Router& router, const Job& job,

@@ -227,6 +227,37 @@ TEST_CASE("contention: a new job among running ones, and the GPU time it costs t
   CHECK(clash.error() == "d.hosts: rank 0 runs on h003/gpu0, which running job 'a' (running.json) has");
 }
 
+TEST_CASE("contention: the background a job is planned on beside one running job is its fair part") {
+  const Cluster c = pod16_4to1();
+  const Router r(c);
+  const RunningJobs busy = running_a(c);
+  Result<std::vector<JobDemand>> demands = job_demands(c, r, busy.jobs, {});
+  REQUIRE(demands.ok());
+  Result<Contention> k = contention_compute(c, r, busy.jobs, {});
+  REQUIRE(k.ok());
+  // One job with F flows beside a newcomer given F flows too: it keeps what it asks up to half.
+  for (Alignment a : {Alignment::average, Alignment::worst}) {
+    Result<Background> bg = running_background(c, r, busy, *demands, {}, a);
+    REQUIRE(bg.ok());
+    CHECK(bg->source == "the running jobs (" + std::string(to_string(a)) + " alignment)");
+    std::map<EdgeId, double> want;
+    for (const ContendedLink& l : k->links) {
+      REQUIRE(l.jobs.size() == 1);
+      const double part = std::min(demand_of(l.jobs[0].utilization, l.jobs[0].peak, a), 0.5);
+      if (part > 0) want[l.edge] = part;
+    }
+    REQUIRE(!want.empty());
+    CHECK(bg->utilization.size() == want.size());
+    bool some_capped = false;
+    for (const auto& [edge, u] : bg->utilization) {
+      REQUIRE(want.count(edge) == 1);
+      CHECK(u == doctest::Approx(want[edge]));
+      some_capped = some_capped || u == 0.5;
+    }
+    if (a == Alignment::worst) CHECK(some_capped);  // its busiest phase fills a link
+  }
+}
+
 TEST_CASE("contention: plan --running keeps off the running job's uplinks where other hosts allow it") {
   const Cluster c = pod16_4to1();
   const Router r(c);
