@@ -5,8 +5,8 @@
 //     over seeds;
 //  b  optimality on cases small enough to enumerate (8 hosts on a small three-tier fabric: every
 //     order string and every host order up to hosts that are interchangeable), over seeds, with
-//     how often the construction alone reaches the optimum; harder cases on uneven allocations and
-//     degraded links, where it does not;
+//     how often the construction alone reaches the optimum; harder cases on uneven allocations,
+//     degraded links and beside running jobs;
 //  c  planning time on one core at 1,024 and 16,384 GPUs (and 99,968 with --100k);
 //  d  determinism: the same inputs and seed give byte-identical plan files.
 // Usage: bench_plan [a] [b] [c] [d] [--100k]   (no letter: all four)
@@ -21,6 +21,7 @@
 #include "planner/orders.h"
 #include "planner/plan.h"
 #include "planner/plan_json.h"
+#include "planner/plan_running.h"
 #include "topology/degraded.h"
 #include "topology/fabric.h"
 #include "topology/formats/json.h"
@@ -152,8 +153,8 @@ struct Totals {
   double worst_gap = 0, worst_construction_gap = 0;
 };
 void optimality_case(const Cluster& c, const Router& r, const Job& job, const std::vector<int>& hosts,
-                     const std::string& name, const std::vector<int>& distinct, Totals& t) {
-  ScoreOptions opt;
+                     const std::string& name, const std::vector<int>& distinct, Totals& t,
+                     const ScoreOptions& opt = {}) {
   int layouts = 0;
   const double t0 = now_s();
   const double best = enumerate_best(c, r, job, hosts, opt, &layouts, distinct);
@@ -165,6 +166,7 @@ void optimality_case(const Cluster& c, const Router& r, const Job& job, const st
     req.free = hosts;
     req.seed = seed;
     req.keep = {};
+    req.score = opt;
     Plan p = plan_or_die(c, r, job, req);
     const double g = best > 0 ? p.score.exposed_comm_s / best - 1 : 0;
     const double sg = best > 0 ? p.candidates.front().exposed_s / best - 1 : 0;
@@ -179,8 +181,8 @@ void optimality_case(const Cluster& c, const Router& r, const Job& job, const st
   t.worst_gap = std::max(t.worst_gap, gap);
   t.worst_construction_gap = std::max(t.worst_construction_gap, start_gap);
   std::printf(
-      "  %-30s optimum %.4f s over %d layouts (%.1f s); plan optimal on %d of 10 seeds, worst gap %.2f%%; "
-      "construction alone %d of 10, worst gap %.2f%%\n",
+      "  %-30s optimum %.4f s over %d layouts (%.1f s); plan optimal on %d of 10 seeds, worst gap %.3f%%; "
+      "construction alone %d of 10, worst gap %.3f%%\n",
       name.c_str(), best, layouts, t_enum, hit, 100 * gap, start_hit, 100 * start_gap);
 }
 
@@ -215,9 +217,10 @@ void optimality() {
   for (const Case& k : cases) optimality_case(c, r, k.job, k.hosts, k.job.name, {}, t);
 
   // Harder: an uneven allocation, 3 + 2 + 2 + 1 hosts over four leaf groups of two pods (leaf
-  // groups of 4 hosts, pods of 8, 4:1 above); MoE with EP across hosts on those hosts; and the same
-  // dense job with one NIC at 10 Gbit/s (of a host among three, and of the lone host) or a leaf
-  // uplink at 10 Gbit/s, where the construction alone, blind to the slow link's place, misses.
+  // groups of 4 hosts, pods of 8, 4:1 above); MoE with EP across hosts on those hosts; and on
+  // them with one NIC at 10 Gbit/s (of a host among three, and of the lone host) or a leaf uplink
+  // at 10 Gbit/s, where the construction, blind to the slow link's place, can miss: with TP 4 or
+  // 2, which ranks of a host use the slow NIC depends on the placement.
   std::printf("  harder: leaf groups of 4 hosts, pods of 8, 4:1 above\n");
   Result<Cluster> built = cluster_from_document(
       nlohmann::json::parse(R"({"name": "uneven-16", "node": "dgx-h100", "nodes": 16,
@@ -234,9 +237,36 @@ void optimality() {
     Result<Degraded> d = cluster_degraded(u, {slow});
     if (!d) std::fprintf(stderr, "%s\n", d.error().c_str()), std::exit(1);
     const Router rd(d->cluster);
-    optimality_case(d->cluster, rd, job_of("tp8-pp2-dp4", 8, 2, 4, false), uneven,
-                    std::string("tp8-pp2-dp4 3+2+2+1, ") + slow, d->hosts, t);
+    for (const Job& job : {job_of("tp8-pp2-dp4", 8, 2, 4, false), job_of("tp4-pp4-dp4", 4, 4, 4, false),
+                           job_of("tp2-pp2-dp16", 2, 2, 16, false), moe_across_hosts()})
+      optimality_case(d->cluster, rd, job, uneven, job.name + " 3+2+2+1, " + slow, d->hosts, t);
   }
+  // Beside running jobs (plan --running): the job planned on the background plan_beside_running
+  // builds from them, both the enumeration and the plan scored on it. On the other hosts: a
+  // data-parallel job across the pods (h004 and h014: the uplinks of the first and last leaf
+  // groups), another from the second leaf group to the third (h007, h011) and a pipeline within
+  // the last (h015, h016).
+  RunningJobs running;
+  running.source = "bench";
+  auto run_on = [&](const char* name, const Job& job, std::vector<int> on) {
+    std::vector<VertexId> gpus;
+    for (int h : on) gpus.insert(gpus.end(), u.hosts()[static_cast<size_t>(h)].gpus.begin(),
+                                 u.hosts()[static_cast<size_t>(h)].gpus.end());
+    running.jobs.push_back({name, name, job, Layout{gpus, "running", "", {}}});
+  };
+  run_on("dp-across-pods", job_of("tp8-dp2", 8, 1, 2, false), {3, 13});
+  run_on("dp-across-pods-2", job_of("tp8-dp2", 8, 1, 2, false), {6, 10});
+  run_on("pp-in-leaf", job_of("tp8-pp2", 8, 2, 1, false), {14, 15});
+  Result<std::vector<JobDemand>> demands = job_demands(u, ru, running.jobs, {});
+  if (!demands) std::fprintf(stderr, "%s\n", demands.error().c_str()), std::exit(1);
+  Result<Background> bg = running_background(u, ru, running, *demands, {}, Alignment::average);
+  if (!bg) std::fprintf(stderr, "%s\n", bg.error().c_str()), std::exit(1);
+  ScoreOptions beside;
+  beside.fabric = FabricMode::idle;
+  beside.background = &*bg;
+  optimality_case(u, ru, job_of("tp8-pp2-dp4", 8, 2, 4, false), uneven, "tp8-pp2-dp4 3+2+2+1, running", {}, t,
+                  beside);
+  optimality_case(u, ru, moe_across_hosts(), uneven, "moe-64e-ep16 3+2+2+1, running", {}, t, beside);
   std::printf("  optimal on %d of %d runs (%.0f%%), worst gap %.2f%%; construction alone on %d (%.0f%%), worst gap "
               "%.2f%%\n",
               t.optimal, t.runs, 100.0 * t.optimal / t.runs, 100 * t.worst_gap, t.construction,
