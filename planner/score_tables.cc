@@ -1,7 +1,6 @@
 #include "planner/score_tables.h"
 
 #include <algorithm>
-#include <map>
 
 #include "base/units.h"
 #include "base/words.h"
@@ -48,18 +47,25 @@ Rows link_rows(const Cluster& c, const JobScore& s, size_t n) {
     const LinkUse* hottest;
     double bytes;
   };
+  // The first n bundles in the links' order, then their bytes from every port: a large job loads a
+  // million links, and only n rows are shown.
   std::vector<Bundle> bundles;
-  std::map<std::pair<VertexId, VertexId>, size_t> at;
+  std::vector<std::pair<VertexId, VertexId>> ends;  // of each bundle
+  auto ends_of = [&](const LinkUse& u) { return std::make_pair(c.source(u.edge), c.target(u.edge)); };
+  for (size_t i = 0; i < s.links.size() && bundles.size() < n; ++i)
+    if (std::find(ends.begin(), ends.end(), ends_of(s.links[i])) == ends.end()) {
+      ends.push_back(ends_of(s.links[i]));
+      bundles.push_back({&s.links[i], 0});
+    }
   for (const LinkUse& u : s.links) {
-    auto [it, fresh] = at.try_emplace({c.source(u.edge), c.target(u.edge)}, bundles.size());
-    if (fresh) bundles.push_back({&u, 0});
-    bundles[it->second].bytes += u.bytes;
+    const auto at = std::find(ends.begin(), ends.end(), ends_of(u));
+    if (at != ends.end()) bundles[static_cast<size_t>(at - ends.begin())].bytes += u.bytes;
   }
   Rows rows{{"link", "class", "tier", "bytes/step", "peak", "in", "step avg"}};
   std::vector<double> sizes;
-  for (size_t i = 0; i < bundles.size() && i < n; ++i) sizes.push_back(bundles[i].bytes);
+  for (const Bundle& b : bundles) sizes.push_back(b.bytes);
   const SizeUnits units = size_units_of(sizes);
-  for (size_t i = 0; i < bundles.size() && i < n; ++i) {
+  for (size_t i = 0; i < bundles.size(); ++i) {
     const LinkUse& u = *bundles[i].hottest;
     const size_t ports = bundle_ports(c, u.edge);
     rows.push_back({c.edge_name(u.edge) + (ports > 1 ? " (" + std::to_string(ports) + " ports)" : ""),
