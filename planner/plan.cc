@@ -204,10 +204,11 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     }
     plan.candidates.push_back({order, s->objective.exposed_us / 1e6, s->objective.violations});
     placed.push_back(std::move(*s));
-    // Only the orders the search will start from keep their state (hundreds of MB at 100k GPUs).
+    // Only the best order so far keeps its state (hundreds of MB at 100k GPUs): the next one the
+    // search starts from is scored again when its turn comes, so no more than two live at once.
     std::stable_sort(placed.begin(), placed.end(),
                      [](const Scored& a, const Scored& b) { return objective_better(a.objective, b.objective); });
-    for (size_t i = kSearched; i < placed.size(); ++i) placed[i].state.reset();
+    for (size_t i = 1; i < placed.size(); ++i) placed[i].state.reset();
   }
   if (placed.empty()) return Error{"no order string can be placed on these hosts: " + first_error};
   std::stable_sort(plan.candidates.begin(), plan.candidates.end(), [](const PlanCandidate& a, const PlanCandidate& b) {
@@ -229,6 +230,11 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
   size_t best = 0;
   for (size_t i = 0; i < searched; ++i) {
     Scored& s = placed[i];
+    if (!s.state) {
+      Result<Scored> again = score_placement(c, r, job, s.order, s.placement, "plan", plan.rules, req.score, memo);
+      RETURN_IF_ERROR(again);
+      s.state = std::move(again->state);
+    }
     limits.seed = req.seed * 0x9E3779B97F4A7C15ull + i;
     auto report = [&](const SearchStats& st, const Objective& o) {
       say("order " + s.order + ": " + format_duration(o.exposed_us / 1e6) + " exposed, " + std::to_string(st.moves) +
@@ -241,6 +247,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     plan.stats.improved += st->improved;
     plan.stats.hit_time_limit = plan.stats.hit_time_limit || st->hit_deadline;
     ++plan.stats.searched;
+    s.state.reset();  // the plan is scored afresh below
     if (objective_better(s.objective, placed[best].objective)) best = i;
   }
   Scored& won = placed[best];
