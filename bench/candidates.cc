@@ -29,7 +29,7 @@ namespace {
 const std::string kSource = TOPOPLAN_SOURCE_DIR;
 
 std::vector<CandidateAllocation> candidates(const Cluster& c, int hosts_needed, int count, bool near, uint64_t seed) {
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   std::mt19937_64 rng(seed);
   std::vector<int> free;
   for (int h = 0; h < static_cast<int>(c.hosts().size()); ++h)

@@ -109,7 +109,7 @@ void fragmented() {
 // hosts that are not interchangeable with the rest of their leaf group (a degraded NIC).
 double enumerate_best(const Cluster& c, const Router& r, const Job& job, const std::vector<int>& hosts,
                       const ScoreOptions& opt, int* layouts, const std::vector<int>& distinct = {}) {
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   // Hosts of one leaf group with single-host domains are interchangeable: permute their labels.
   std::vector<int> labels;
   std::map<int, std::vector<int>> by_label;

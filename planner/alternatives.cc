@@ -64,7 +64,7 @@ void fastest(std::vector<Alternative>& list, size_t n) {
 
 Result<Alternatives> job_alternatives(const Cluster& c, const Router& router, const Job& job,
                                       const AlternativesRequest& req) {
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   const std::vector<int> offered = hosts_offered(c, req.free);
   Alternatives out;
   for (int h : offered) out.gpus_available += static_cast<int>(req.down.gpus_up(c, h).size());

@@ -12,7 +12,7 @@ namespace topoplan {
 Result<CandidateRanking> candidates_rank(const Cluster& c, const Router& r, const Job& job,
                                          const std::vector<CandidateAllocation>& candidates, const PlanRequest& request,
                                          const RunningPlanRequest* running) {
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   const AllocationPatterns patterns(c, loc, request.down, request.score);
   CandidateRanking out;
   const std::string hosts_alike = "those that differ only in which hosts of a leaf group they use";

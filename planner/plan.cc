@@ -121,7 +121,7 @@ Result<Plan> plan_job(const Cluster& c, const Router& r, const Job& job, const P
     if (req.progress) req.progress(what);
   };
   const int ranks = job_ranks(job);
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   std::vector<int> offered = req.free;
   for (int h : offered)
     if (h < 0 || h >= static_cast<int>(c.hosts().size()))

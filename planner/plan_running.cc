@@ -54,7 +54,7 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
   const Background& bg = *planning;
 
   // The free hosts: those offered where no running job has a rank.
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   std::vector<int> busy(c.hosts().size(), -1);  // the running job with a rank there
   std::vector<char> crossed(static_cast<size_t>(loc.leaf_groups), 0);
   for (size_t k = 0; k < running.jobs.size(); ++k) {

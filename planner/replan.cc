@@ -172,7 +172,7 @@ Result<Replan> replan_job(const Cluster& c, const Router& r, const Job& job, con
   p.layout.source = "replan";
   p.host_order = hosts;
   p.hosts.hosts = hosts;
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   hosts_sort(loc, p.hosts.hosts);
   for (int h : hosts) p.hosts.gpus += static_cast<int>(req.down.gpus_up(c, h).size());
   p.hosts.why = "the plan's hosts";

@@ -130,7 +130,6 @@ class Reporter {
   const ScoreState& state_;
   const ScoreOptions& opt_;
   LinkLoad scratch_;
-  std::optional<Locality> loc_;  // the cluster's, once a tier fix needs it
   const std::vector<double>* best_item_us_;
   std::vector<Finding> findings_;
   std::vector<std::vector<Fix>> fixes_;  // parallel to findings_: what fixing each cause changes
@@ -426,8 +425,7 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
                       : climbs <= 2                         ? Level::leaf_group
                                                             : Level::pod;
   const std::string unit(to_string(level));
-  if (!loc_) loc_ = locality_of(c_);
-  const Locality& loc = *loc_;
+  const Locality& loc = locality_of(c_);
   // Hosts per unit, of the allocation and of the whole cluster.
   std::map<int, int> mine, all;
   std::set<int> hosts;

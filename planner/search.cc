@@ -123,7 +123,7 @@ Result<SearchStats> search_placement(const Cluster& c, const RankGroups& groups,
   const int regular = p.regular;
   if (regular == 0) return stats;
   const int g = static_cast<int>(p.gpus.front().size());
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   const KeepCheck keep(groups, rules);
 
   // Blocks of hosts that move together: every cumulative axis product of the order that covers

@@ -29,7 +29,7 @@ std::string shape_name(const ShapeEntry& e) {
 }
 
 Result<ShapeCurve> shape_curve(const Cluster& c, const Router& r, const Job& job, const PlanRequest& req) {
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   std::vector<int> offered = hosts_offered(c, req.free);
   // Whole hosts only: a shape is counted in hosts.
   std::erase_if(offered, [&](int h) { return !req.down.host_whole(c, h) || c.hosts()[static_cast<size_t>(h)].gpus.empty(); });
@@ -148,7 +148,7 @@ std::string label_for(const Cluster& c, const Locality& loc, Level level) {
 }  // namespace
 
 ShapeAdvice shape_advice(const Cluster& c, const ShapeCurve& curve) {
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   const double best = curve.entries[curve.best].step_s;
   auto within = [&](const ShapeEntry& e, Level level) {
     return std::all_of(e.hosts.begin(), e.hosts.end(),

@@ -6,6 +6,7 @@
 #include "base/limits.h"
 #include "base/union_find.h"
 #include "base/units.h"
+#include "topology/locality.h"
 
 namespace topoplan {
 
@@ -112,6 +113,7 @@ Result<void> Cluster::finalize() {
   for (VertexId gpu : gpus_)
     if (components.find(gpu) != components.find(gpus_[0]))
       return Error{"GPU '" + g_[gpu].name + "' has no path to '" + g_[gpus_[0]].name + "'"};
+  locality_ = std::make_shared<const Locality>(locality_derive(*this));
   return {};
 }
 

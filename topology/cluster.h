@@ -4,6 +4,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,6 +65,8 @@ struct FabricRouting {
 // Propagation in fibre, about 2/3 c: 4.9 us per km (ITU-T G.652 group index ~1.468).
 inline constexpr double kFibreUsPerKm = 4.9;
 
+struct Locality;  // topology/locality.h
+
 class Cluster {
  public:
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Device, Link>;
@@ -85,7 +88,8 @@ class Cluster {
   // Room for this many devices and physical links, so building a large cluster does not move
   // every device and link each time a vector grows.
   void reserve(size_t devices, size_t links);
-  // Indexes edges, orders GPUs host-major, checks every GPU reaches every other. Call once built.
+  // Indexes edges, orders GPUs host-major, checks every GPU reaches every other, and finds where
+  // each host sits (locality_of). Call once built.
   Result<void> finalize();
 
   // Reading (after finalize).
@@ -147,6 +151,9 @@ class Cluster {
   std::vector<std::string> sites_, domains_;
   std::vector<VertexId> gpus_;
   int gpus_per_host_ = 0;
+  // Derived once by finalize: a score asks for it several times, each a pass over every device.
+  std::shared_ptr<const Locality> locality_;
+  friend const Locality& locality_of(const Cluster& cluster);
 };
 
 }  // namespace topoplan

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "base/union_find.h"
@@ -51,7 +52,12 @@ int Locality::unit(int host, Level l) const {
   }
 }
 
-Locality locality_of(const Cluster& c) {
+const Locality& locality_of(const Cluster& c) {
+  if (!c.locality_) throw std::logic_error("locality_of: the cluster is not finalized");
+  return *c.locality_;
+}
+
+Locality locality_derive(const Cluster& c) {
   const std::vector<Host>& hosts = c.hosts();
   const size_t n = hosts.size();
   Locality loc;

@@ -28,7 +28,10 @@ struct Locality {
   int unit(int host, Level level) const;
 };
 
-Locality locality_of(const Cluster& cluster);
+// The cluster's, as finalize derived it.
+const Locality& locality_of(const Cluster& cluster);
+// Derives it from the graph (Cluster::finalize does, once).
+Locality locality_derive(const Cluster& cluster);
 
 // The most GPUs that share one NVLink domain (one host's where hosts have none): how wide a TP
 // group can be and stay on NVLink.

@@ -208,7 +208,7 @@ TEST_CASE("candidates: leaf groups that reach the spines alike stand for each ot
 
 TEST_CASE("candidates: a shared pattern holds where the fabric's symmetry does") {
   const Cluster c = pods_cluster("candidates-patterns");
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   const AllocationPatterns p(c, loc, {}, {});
   REQUIRE(p.why_not().empty());
   MESSAGE("leaf groups: " << (p.groups_why_not().empty() ? "alike" : p.groups_why_not()));

@@ -49,7 +49,7 @@ TEST_CASE("shape curve: pods 7:1 oversubscribed, llama3-70b on 16 hosts") {
   CHECK(four.step_s == doctest::Approx(planned_step(c, r, job, four.hosts)));
   // Each part from its own pod.
   std::set<int> pods;
-  const Locality loc = locality_of(c);
+  const Locality& loc = locality_of(c);
   for (int h : four.hosts) pods.insert(loc.pod[static_cast<size_t>(h)]);
   CHECK(pods.size() == 4);
   const ShapeEntry& even = entry(*curve, "2 pods, 8:8");

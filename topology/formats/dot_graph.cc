@@ -79,7 +79,7 @@ class Builder {
       for (size_t h = 0; h < hosts.size(); ++h)
         if (any[h]) shown.push_back(static_cast<int>(h));
     }
-    const Locality loc = locality_of(c_);
+    const Locality& loc = locality_of(c_);
     Level by = Level::site;
     for (Level l : {Level::host, Level::domain, Level::leaf_group, Level::pod}) {
       std::set<int> units;
