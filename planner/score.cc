@@ -121,6 +121,16 @@ class Reporter {
   void tp_span(size_t index, const std::vector<size_t>& spanning);
   std::string order_fix(const std::string& token) const;
   std::string tier_fix(size_t index, size_t group, EdgeId hot);
+  // Per group list, the hosts of each group (a pipeline's stage pairs make up its groups), and
+  // the allocation's hosts: found once, for every tier fix.
+  struct Span {
+    std::map<int, std::vector<int>> hosts;  // list index -> hosts, sorted
+  };
+  struct Spans {
+    std::map<std::string, Span> of;  // by token
+    std::vector<int> hosts;          // sorted
+  };
+  const Spans& group_spans();
   Result<void> cost_findings(JobScore& out);
   void memory_find(const MemoryEstimate& memory);
 
@@ -130,6 +140,7 @@ class Reporter {
   const ScoreState& state_;
   const ScoreOptions& opt_;
   LinkLoad scratch_;
+  std::optional<Spans> spans_;
   const std::vector<double>* best_item_us_;
   std::vector<Finding> findings_;
   std::vector<std::vector<Fix>> fixes_;  // parallel to findings_: what fixing each cause changes
@@ -417,6 +428,27 @@ Result<void> Reporter::cost_findings(JobScore& out) {
 // How to keep an item's groups below the tier its busiest link climbs to, on these hosts: a group
 // that needs more hosts than any unit under that tier holds of the allocation cannot be; in a plan,
 // the units hold other groups instead, and hosts enough for both would be needed.
+const Reporter::Spans& Reporter::group_spans() {
+  if (spans_) return *spans_;
+  Spans& out = spans_.emplace();
+  auto sorted = [](std::vector<int>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  for (VertexId v : state_.layout().gpu_of_rank) out.hosts.push_back(c_.device(v).host);
+  sorted(out.hosts);
+  for (size_t i = 0; i < state_.item_count(); ++i) {
+    Span& sp = out.of[state_.traffic().items[i].group];
+    for (size_t k = 0; k < state_.item_groups(i).size(); ++k) {
+      std::vector<int>& hosts = sp.hosts[state_.list_index(i, k)];
+      for (VertexId v : state_.item_groups(i)[k]) hosts.push_back(c_.device(v).host);
+    }
+  }
+  for (auto& [token, sp] : out.of)
+    for (auto& [list, hosts] : sp.hosts) sorted(hosts);
+  return out;
+}
+
 std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   const TrafficItem& item = state_.traffic().items[index];
   const std::string tier = link_tier(c_, hot);
@@ -426,27 +458,14 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
                                                             : Level::pod;
   const std::string unit(to_string(level));
   const Locality& loc = locality_of(c_);
+  const Spans& spans = group_spans();
   // Hosts per unit, of the allocation and of the whole cluster.
   std::map<int, int> mine, all;
-  std::set<int> hosts;
-  for (VertexId v : state_.layout().gpu_of_rank) hosts.insert(c_.device(v).host);
-  for (int h : hosts) ++mine[loc.unit(h, level)];
+  for (int h : spans.hosts) ++mine[loc.unit(h, level)];
   for (int h = 0; h < static_cast<int>(c_.hosts().size()); ++h) ++all[loc.unit(h, level)];
   int most = 0, largest = 0;
   for (const auto& [u, n] : mine) most = std::max(most, n);
   for (const auto& [u, n] : all) largest = std::max(largest, n);
-  // Per group list, the most hosts one group spans and whether every group stays in one unit; a
-  // pipeline's stage pairs make up its groups.
-  struct Span {
-    std::map<int, std::set<int>> hosts;  // list index -> hosts
-  };
-  std::map<std::string, Span> spans;
-  for (size_t i = 0; i < state_.item_count(); ++i) {
-    Span& sp = spans[state_.traffic().items[i].group];
-    for (size_t k = 0; k < state_.item_groups(i).size(); ++k)
-      for (VertexId v : state_.item_groups(i)[k])
-        sp.hosts[state_.list_index(i, static_cast<size_t>(k))].insert(c_.device(v).host);
-  }
   auto widest = [&](const Span& sp, bool* inside) {
     size_t n = 0;
     for (const auto& [idx, hs] : sp.hosts) {
@@ -455,7 +474,9 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
     }
     return static_cast<int>(n);
   };
-  const int need = static_cast<int>(spans[item.group].hosts[state_.list_index(index, group)].size());
+  const Span& own = spans.of.at(item.group);  // every item's token has one
+  const auto listed = own.hosts.find(state_.list_index(index, group));
+  const int need = listed == own.hosts.end() ? 0 : static_cast<int>(listed->second.size());
   auto count = [](int n) { return std::to_string(n) + (n == 1 ? " host" : " hosts"); };
   auto elsewhere = [&](int n, const std::string& what) {
     return largest >= n ? count(n) + " in one " + unit + " would " + what + " (this cluster's " + unit +
@@ -473,7 +494,7 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   // The plan's choice: which groups it kept inside the units instead.
   std::string kept;
   int other = 1;
-  for (const auto& [token, sp] : spans) {
+  for (const auto& [token, sp] : spans.of) {
     bool inside = true;
     const int n = widest(sp, &inside);
     if (token == item.group || !inside || n < 2) continue;
