@@ -528,12 +528,30 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   return out;
 }
 
+size_t Router::HopsHash::operator()(const std::vector<Hop>& hops) const {
+  uint64_t h = hops.size();
+  for (const Hop& x : hops) h = mix(h ^ (uint64_t{x.edge} << 32) ^ std::bit_cast<uint64_t>(x.share));
+  return static_cast<size_t>(h);
+}
+
+bool Router::HopsEqual::operator()(const std::vector<Hop>& a, const std::vector<Hop>& b) const {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Hop& x, const Hop& y) { return x.edge == y.edge && x.share == y.share; });
+}
+
 void Router::split(SwitchPaths& out) const {
-  std::map<std::pair<int, int>, std::vector<Hop>> by_tiers;
-  for (const Hop& h : out.hops)
-    by_tiers[{c_.device(c_.source(h.edge)).tier, c_.device(c_.target(h.edge)).tier}].push_back(h);
+  // The hops by the tiers each joins, in tier order; a switch's paths join a few.
+  std::vector<std::pair<std::pair<int, int>, std::vector<Hop>>> by_tiers;
+  for (const Hop& h : out.hops) {
+    const std::pair<int, int> tiers{c_.device(c_.source(h.edge)).tier, c_.device(c_.target(h.edge)).tier};
+    auto at = std::find_if(by_tiers.begin(), by_tiers.end(), [&](const auto& t) { return t.first == tiers; });
+    if (at == by_tiers.end()) at = by_tiers.insert(by_tiers.end(), {tiers, {}});
+    at->second.push_back(h);
+  }
+  std::sort(by_tiers.begin(), by_tiers.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [tiers, hops] : by_tiers) {
-    std::sort(hops.begin(), hops.end(), HopsLess::less_hop);
+    std::sort(hops.begin(), hops.end(),
+              [](const Hop& x, const Hop& y) { return x.edge != y.edge ? x.edge < y.edge : x.share < y.share; });
     auto [at, fresh] = part_at_.try_emplace(std::move(hops), static_cast<uint32_t>(parts_.size()));
     if (fresh) parts_.push_back(&at->first);
     out.parts.push_back(at->second);

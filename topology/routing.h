@@ -213,13 +213,14 @@ class Router {
   mutable std::unordered_map<uint64_t, Reach> reach_;  // by origin, leaf set and whether segments are named
   mutable std::vector<const SwitchPaths*> segments_;   // cache_ entries by id (node addresses are stable)
   // Segments' parts by id, and by their hops (edge, then share) to find one already kept.
-  struct HopsLess {
-    static bool less_hop(const Hop& x, const Hop& y) { return x.edge != y.edge ? x.edge < y.edge : x.share < y.share; }
-    bool operator()(const std::vector<Hop>& a, const std::vector<Hop>& b) const {
-      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), less_hop);
-    }
+  // Parts by their hops, sorted by edge then share.
+  struct HopsHash {
+    size_t operator()(const std::vector<Hop>& hops) const;
   };
-  mutable std::map<std::vector<Hop>, uint32_t, HopsLess> part_at_;
+  struct HopsEqual {
+    bool operator()(const std::vector<Hop>& a, const std::vector<Hop>& b) const;
+  };
+  mutable std::unordered_map<std::vector<Hop>, uint32_t, HopsHash, HopsEqual> part_at_;
   mutable std::vector<const std::vector<Hop>*> parts_;  // part_at_'s keys by id (node addresses are stable)
   void split(SwitchPaths& out) const;
   // Scratch per vertex for the path-set search, reset through the touched list.
