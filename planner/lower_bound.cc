@@ -53,7 +53,7 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
         const std::vector<VertexId>& g = on_host[hosts[j]];
         for (size_t t = 0; t < p && t < g.size() && req.gpus.size() < k; ++t) req.gpus.push_back(g[t]);
       }
-      Result<CollectivePrediction> pred = model.predict(req);
+      Result<CollectivePrediction> pred = model.predict_pick(req);  // its time is the pick's
       if (!pred)
         return Error{std::string(to_string(item.kind)) + " " + std::string(to_string(item.op)) + ": " + pred.error()};
       fastest = std::min(fastest, pred->time_us);
