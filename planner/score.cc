@@ -425,9 +425,6 @@ Result<void> Reporter::cost_findings(JobScore& out) {
   return {};
 }
 
-// How to keep an item's groups below the tier its busiest link climbs to, on these hosts: a group
-// that needs more hosts than any unit under that tier holds of the allocation cannot be; in a plan,
-// the units hold other groups instead, and hosts enough for both would be needed.
 const Reporter::Spans& Reporter::group_spans() {
   if (spans_) return *spans_;
   Spans& out = spans_.emplace();
@@ -449,6 +446,9 @@ const Reporter::Spans& Reporter::group_spans() {
   return out;
 }
 
+// How to keep an item's groups below the tier its busiest link climbs to, on these hosts: a group
+// that needs more hosts than any unit under that tier holds of the allocation cannot be; in a plan,
+// the units hold other groups instead, and hosts enough for both would be needed.
 std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   const TrafficItem& item = state_.traffic().items[index];
   const std::string tier = link_tier(c_, hot);
