@@ -534,11 +534,6 @@ size_t Router::HopsHash::operator()(const std::vector<Hop>& hops) const {
   return static_cast<size_t>(h);
 }
 
-bool Router::HopsEqual::operator()(const std::vector<Hop>& a, const std::vector<Hop>& b) const {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](const Hop& x, const Hop& y) { return x.edge == y.edge && x.share == y.share; });
-}
-
 void Router::split(SwitchPaths& out) const {
   // The hops by the tiers each joins, in tier order; a switch's paths join a few.
   std::vector<std::pair<std::pair<int, int>, std::vector<Hop>>> by_tiers;

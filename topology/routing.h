@@ -22,6 +22,7 @@ namespace topoplan {
 struct Hop {
   EdgeId edge;
   double share;
+  bool operator==(const Hop&) const = default;
 };
 
 struct Route {
@@ -211,15 +212,11 @@ class Router {
   mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
   mutable std::unordered_map<uint64_t, Reach> reach_;  // by origin, leaf set and whether segments are named
   mutable std::vector<const SwitchPaths*> segments_;   // cache_ entries by id (node addresses are stable)
-  // Segments' parts by id, and by their hops (edge, then share) to find one already kept.
-  // Parts by their hops, sorted by edge then share.
+  // Segments' parts by id, and by their hops (sorted by edge, then share) to find one already kept.
   struct HopsHash {
     size_t operator()(const std::vector<Hop>& hops) const;
   };
-  struct HopsEqual {
-    bool operator()(const std::vector<Hop>& a, const std::vector<Hop>& b) const;
-  };
-  mutable std::unordered_map<std::vector<Hop>, uint32_t, HopsHash, HopsEqual> part_at_;
+  mutable std::unordered_map<std::vector<Hop>, uint32_t, HopsHash> part_at_;
   mutable std::vector<const std::vector<Hop>*> parts_;  // part_at_'s keys by id (node addresses are stable)
   void split(SwitchPaths& out) const;
   // Scratch per vertex for the path-set search, reset through the touched list.
