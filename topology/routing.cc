@@ -120,6 +120,72 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   lat_up_.assign(n, 0);
   lat_down_.assign(n, 0);
   slot_.assign(n, -1);
+  find_twins();
+}
+
+void Router::find_twins() {
+  const size_t hosts = c_.hosts().size();
+  twin_.assign(hosts, {});
+  std::vector<VertexId> first(hosts, kNoVertex);
+  std::vector<uint32_t> count(hosts, 0);
+  for (VertexId v = 0; v < c_.num_devices(); ++v)
+    if (const int h = c_.device(v).host; h >= 0) {
+      if (first[static_cast<size_t>(h)] == kNoVertex) first[static_cast<size_t>(h)] = v;
+      ++count[static_cast<size_t>(h)];
+    }
+  auto local = [](LinkKind k) { return k != LinkKind::NET && k != LinkKind::DCI; };
+  // Its devices contiguous, none of them or their links down, and its local links (a search
+  // follows no other) ending inside it: a local search from it sees nothing else.
+  auto closed = [&](size_t h) {
+    if (first[h] == kNoVertex) return false;
+    for (VertexId v = first[h]; v - first[h] < count[h]; ++v) {
+      if (c_.device(v).host != static_cast<int>(h) || out_.device_down(v)) return false;
+      for (EdgeId e : c_.out_edges(v))
+        if (out_.edge_down(e) || out_.edge_down(Cluster::reverse(e)) ||
+            (local(c_.link(e).kind) && c_.target(e) - first[h] >= count[h]))
+          return false;
+    }
+    return true;
+  };
+  // Host h as t shifted: the same devices in the same order, their links in the same order with
+  // the same kinds and rates, each local one at the same offsets.
+  auto copies = [&](size_t t, size_t h) -> std::optional<Twin> {
+    if (count[t] != count[h]) return std::nullopt;
+    Twin out{static_cast<int32_t>(t), first[h] - first[t], 0};
+    bool offset_set = false;
+    for (uint32_t i = 0; i < count[h]; ++i) {
+      const VertexId a = first[t] + i, b = first[h] + i;
+      const Device &x = c_.device(a), &y = c_.device(b);
+      if (x.kind != y.kind || x.local_index != y.local_index) return std::nullopt;
+      const std::span<const EdgeId> ea = c_.out_edges(a), eb = c_.out_edges(b);
+      if (ea.size() != eb.size()) return std::nullopt;
+      for (size_t j = 0; j < ea.size(); ++j) {
+        const Link &l = c_.link(ea[j]), &m = c_.link(eb[j]);
+        if (l.kind != m.kind || c_.device(c_.target(ea[j])).kind != c_.device(c_.target(eb[j])).kind)
+          return std::nullopt;
+        if (!local(l.kind)) continue;
+        if (!offset_set) out.de = eb[j] - ea[j];
+        offset_set = true;
+        if (eb[j] - ea[j] != out.de || c_.target(eb[j]) - c_.target(ea[j]) != out.dv || l.bw_GBps != m.bw_GBps ||
+            l.latency_us != m.latency_us)
+          return std::nullopt;
+      }
+    }
+    return out;
+  };
+  std::map<std::pair<std::string, uint32_t>, size_t> model;  // the first closed host of a node type and size
+  for (size_t h = 0; h < hosts; ++h) {
+    if (!closed(h)) continue;
+    auto [it, fresh] = model.try_emplace({c_.hosts()[h].node_type, count[h]}, h);
+    if (!fresh)
+      if (std::optional<Twin> t = copies(it->second, h)) twin_[h] = *t;
+  }
+}
+
+const Router::Twin* Router::twin_of(VertexId a, VertexId b) const {
+  const int h = c_.device(a).host;
+  if (h < 0 || c_.device(b).host != h || twin_[static_cast<size_t>(h)].host < 0) return nullptr;
+  return &twin_[static_cast<size_t>(h)];
 }
 
 Router::LocalPath Router::local_path(VertexId a, VertexId b) const {
@@ -261,6 +327,12 @@ const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const 
   auto [it, inserted] = gpu_nic_.try_emplace(pair_key(gpu, nic));
   if (own) own_nic_path_[gpu] = &it->second;
   if (!inserted) return it->second;
+  LocalPath& slot = it->second;  // stays put while the twin's path is added to the map
+  if (const Twin* t = twin_of(gpu, nic)) {
+    slot = gpu_nic_path(gpu - t->dv, nic - t->dv);
+    for (EdgeId& e : slot.edges) e += t->de;
+    return slot;
+  }
   LocalPath p = local_path(gpu, nic);
   // A PXN path goes through the NIC's own GPU, not whichever peer the search met first.
   if (p.found && p.path_class == PathClass::PXN)
@@ -273,7 +345,7 @@ const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const 
         p.latency_us = hop.latency_us + out.latency_us;
       }
     }
-  return it->second = std::move(p);
+  return slot = std::move(p);
 }
 
 // NCCL's relay for a NIC (paths.cc adds the PXN step through ncclTopoGetLocalGpu, topo.cc): of
@@ -284,6 +356,11 @@ const Router::LocalPath& Router::gpu_nic_path(VertexId gpu, VertexId nic) const 
 VertexId Router::pxn_relay(VertexId nic) const {
   auto [it, inserted] = pxn_relay_.try_emplace(nic, kNoVertex);
   if (!inserted) return it->second;
+  if (const Twin* t = twin_of(nic, nic)) {
+    VertexId& slot = it->second;  // stays put while the twin's relay is added to the map
+    const VertexId relay = pxn_relay(nic - t->dv);
+    return slot = relay == kNoVertex ? kNoVertex : relay + t->dv;
+  }
   const Host& host = c_.hosts()[c_.device(nic).host];
   // Those of `to` at the least class from `from`, if at most PXB (NCCL relays only through a
   // GPU that near the NIC).

@@ -173,6 +173,17 @@ class Router {
 
   LocalPath local_path(VertexId a, VertexId b) const;
   const LocalPath& gpu_nic_path(VertexId gpu, VertexId nic) const;
+  // Hosts built alike (a preset's nodes, one after another) have the same local paths, shifted:
+  // a host's twin is the first host whose devices and links match its own one for one at fixed
+  // vertex and edge offsets, nothing down in either and no local link leaving either.
+  struct Twin {
+    int32_t host = -1;   // the host copied; -1 for none
+    uint32_t dv = 0;     // vertex offset (modulo 2^32)
+    uint32_t de = 0;     // edge offset
+  };
+  void find_twins();
+  // The twin shift for a path between two devices of one host, or nullptr when there is none.
+  const Twin* twin_of(VertexId a, VertexId b) const;
   VertexId pxn_relay(VertexId nic) const;
   const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
   // The NIC's uplinks (indices into up_) on the shortest up/down paths to the leaf set; none when
@@ -203,6 +214,7 @@ class Router {
   std::vector<uint32_t> nic_lid_;
   std::vector<std::vector<VertexId>> leafsets_;
 
+  std::vector<Twin> twin_;                   // per host
   mutable std::vector<VertexId> nic_of_gpu_;  // lazily filled, kNoVertex = not yet
   mutable std::unordered_map<uint64_t, LocalPath> gpu_nic_;
   // Per GPU, gpu_nic_'s path to its own NIC (nic_of_gpu_) once looked up: every flow leaving a

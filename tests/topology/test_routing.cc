@@ -392,3 +392,77 @@ TEST_CASE("routing: a GPU's path to a NIC is the search's, also where an NVSwitc
     CHECK(c.target(x.hops[1].edge) == nic);
   }
 }
+
+TEST_CASE("routing: hosts built alike share their local paths, shifted, and are the search's") {
+  // A Router copies a host's GPU-NIC paths and PXN relays from the first host built like it. With
+  // every host's last NIC uplink down, no host is a copy (a down link disqualifies it), so every
+  // path below is searched: the copies must match them hop for hop.
+  for (const std::string preset : {"dgx-h100:4", "dgx-a100:4", "gb200-nvl72:1", "hgx-b200:3"}) {
+    CAPTURE(preset);
+    Cluster c = build(preset);
+    DownSet down;
+    down.edge.assign(c.num_edges(), false);
+    for (const Host& h : c.hosts())
+      for (EdgeId e : c.out_edges(h.nics.back()))
+        if (c.link(e).kind == LinkKind::NET) down.edge[e] = down.edge[Cluster::reverse(e)] = true;
+    Router copied(c), searched(c, down);
+    for (const Host& h : c.hosts())
+      for (VertexId gpu : h.gpus)
+        for (VertexId nic : h.nics) {
+          CAPTURE(c.device(gpu).name);
+          CAPTURE(c.device(nic).name);
+          CHECK(copied.gpu_nic_class(gpu, nic) == searched.gpu_nic_class(gpu, nic));
+          Result<Route> a = copied.route(gpu, nic), b = searched.route(gpu, nic);
+          REQUIRE(a);
+          REQUIRE(b);
+          CHECK(a->hops == b->hops);
+          CHECK(a->bw_GBps == b->bw_GBps);
+          CHECK(a->latency_us == b->latency_us);
+        }
+  }
+}
+
+TEST_CASE("routing: a host that differs from the one before it in a link's rate is searched") {
+  // Two hosts of one node type, each GPU two PCIe switches from its NIC by two ways (PXB): by
+  // switch 1 at 64 GB/s or by switch 2 at 32 GB/s on the first host, the rates the other way
+  // round on the second. Each host's path takes its own faster way; a copy of the first host's
+  // would take switch 1 on both.
+  Cluster c;
+  for (const char* name : {"a", "b"}) {
+    const int h = c.add_host({name, -1, -1, "box", {}, {}});
+    auto dev = [&](const std::string& dev_name, DeviceKind kind) {
+      Device d;
+      d.name = std::string(name) + "/" + dev_name;
+      d.kind = kind;
+      d.host = h;
+      d.local_index = 0;
+      if (kind == DeviceKind::gpu) d.model = "H100-SXM";
+      return *c.add_device(d);
+    };
+    const VertexId gpu = dev("gpu0", DeviceKind::gpu), one = dev("pcie1", DeviceKind::pcie_switch),
+                   two = dev("pcie2", DeviceKind::pcie_switch), last = dev("pcie3", DeviceKind::pcie_switch),
+                   nic = dev("nic0", DeviceKind::nic);
+    const bool first = std::string(name) == "a";
+    REQUIRE(c.add_link(gpu, one, LinkKind::PCI, first ? 64 : 16, 0.5));
+    REQUIRE(c.add_link(gpu, two, LinkKind::PCI, 32, 0.5));
+    REQUIRE(c.add_link(one, last, LinkKind::PCI, 64, 0.5));
+    REQUIRE(c.add_link(two, last, LinkKind::PCI, 64, 0.5));
+    REQUIRE(c.add_link(last, nic, LinkKind::PCI, 64, 0.5));
+  }
+  Device leaf;
+  leaf.name = "leaf0";
+  leaf.kind = DeviceKind::switch_;
+  leaf.tier = 1;
+  const VertexId sw = *c.add_device(leaf);
+  REQUIRE(c.add_link(*c.find("a/nic0"), sw, LinkKind::NET, 50, 1));
+  REQUIRE(c.add_link(*c.find("b/nic0"), sw, LinkKind::NET, 50, 1));
+  REQUIRE(c.finalize());
+  Router r(c);
+  const Route a = route(c, r, "a/gpu0", "a/nic0"), b = route(c, r, "b/gpu0", "b/nic0");
+  REQUIRE(a.hops.size() == 3);
+  REQUIRE(b.hops.size() == 3);
+  CHECK(c.device(c.target(a.hops[0].edge)).name == "a/pcie1");
+  CHECK(a.bw_GBps == 64);
+  CHECK(c.device(c.target(b.hops[0].edge)).name == "b/pcie2");
+  CHECK(b.bw_GBps == 32);
+}
