@@ -710,11 +710,35 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
     }
     l.utilization = step_s > 0 ? l.busy_us / (step_s * 1e6) : 0;
   }
-  // A total order (the edge breaks ties), so no stable sort and its buffer are needed.
-  std::sort(out.begin(), out.end(), [](const LinkUse& a, const LinkUse& b) {
+  // A total order (the edge breaks ties). Sorted as compact keys, then the links moved into place
+  // along the permutation's cycles: sorting the 80-byte links themselves moved each a score of times.
+  struct Key {
+    double peak, utilization;
+    EdgeId edge;
+    uint32_t at;  // index in out
+  };
+  std::vector<Key> keys(out.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    keys[i] = {out[i].peak, out[i].utilization, out[i].edge, static_cast<uint32_t>(i)};
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     if (a.peak != b.peak) return a.peak > b.peak;
     return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
   });
+  constexpr uint32_t kPlaced = UINT32_MAX;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].at == kPlaced) continue;
+    // Position i wants out[keys[i].at]; walk the cycle, filling each position from the next.
+    LinkUse first = out[i];
+    size_t to = i;
+    while (keys[to].at != i) {
+      const size_t from = keys[to].at;
+      out[to] = out[from];
+      keys[to].at = kPlaced;
+      to = from;
+    }
+    out[to] = first;
+    keys[to].at = kPlaced;
+  }
   return out;
 }
 
