@@ -120,6 +120,8 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   lat_up_.assign(n, 0);
   lat_down_.assign(n, 0);
   slot_.assign(n, -1);
+  tier_.resize(n);
+  for (VertexId v = 0; v < n; ++v) tier_[v] = static_cast<int16_t>(tier_of(c_.device(v)));
   find_twins();
 }
 
@@ -447,6 +449,72 @@ VertexId Router::pxn_nic(VertexId gpu, VertexId dst_nic) const {
   return own;
 }
 
+const std::vector<VertexId>& Router::up_cone(VertexId from) const {
+  auto [it, fresh] = up_cones_.try_emplace(from);
+  std::vector<VertexId>& out = it->second;
+  if (!fresh) return out;
+  // Breadth-first up from the switch, dist_a_ marking those met; then by tier, highest first,
+  // breadth-first order kept within a tier.
+  std::vector<VertexId>& order = cone_a_;
+  order.assign(1, from);
+  dist_a_[from] = 0;
+  int top = tier_[from];
+  for (size_t i = 0; i < order.size(); ++i)
+    for (uint32_t k = up_begin_[order[i]]; k < up_begin_[order[i] + 1]; ++k)
+      if (const VertexId w = c_.target(up_[k]); dist_a_[w] == kInf) {
+        dist_a_[w] = 0;
+        order.push_back(w);
+        top = std::max<int>(top, tier_[w]);
+      }
+  out.reserve(order.size());
+  for (int t = top; t >= 0; --t)
+    for (VertexId v : order)
+      if (tier_[v] == t) out.push_back(v);
+  for (VertexId v : order) dist_a_[v] = kInf;
+  return out;
+}
+
+const Router::TargetCone& Router::target_cone(uint32_t leafset) const {
+  auto [it, fresh] = target_cones_.try_emplace(leafset);
+  TargetCone& out = it->second;
+  if (!fresh) return out;
+  // Shortest up-only distance from the leaf set's leaves, breadth-first. Per switch, also its
+  // down edges one step nearer the targets: a core switch has hundreds of down edges and only a
+  // few lead there, so the walks look at those only.
+  for (VertexId t : leafsets_[leafset]) {
+    dist_b_[t] = 0;
+    out.order.push_back(t);
+    out.dist.push_back(0);
+  }
+  std::vector<std::pair<uint32_t, EdgeId>> toward;  // cone index, down edge
+  for (size_t i = 0; i < out.order.size(); ++i) {
+    const VertexId v = out.order[i];
+    for (uint32_t k = up_begin_[v]; k < up_begin_[v + 1]; ++k) {
+      const VertexId w = c_.target(up_[k]);
+      if (dist_b_[w] == kInf) {
+        dist_b_[w] = dist_b_[v] + 1;
+        slot_[w] = static_cast<int>(out.order.size());
+        out.order.push_back(w);
+        out.dist.push_back(dist_b_[w]);
+      }
+      if (dist_b_[w] == dist_b_[v] + 1 && !out_.edge_down(Cluster::reverse(up_[k])))
+        toward.push_back({static_cast<uint32_t>(slot_[w]), Cluster::reverse(up_[k])});
+    }
+  }
+  // In edge order per switch, as the adjacency lists are, so hops come out in a stable order.
+  std::sort(toward.begin(), toward.end());
+  out.toward_begin.assign(out.order.size() + 1, 0);
+  for (const auto& [i, e] : toward) ++out.toward_begin[i + 1];
+  for (size_t i = 1; i < out.toward_begin.size(); ++i) out.toward_begin[i] += out.toward_begin[i - 1];
+  out.toward.reserve(toward.size());
+  for (const auto& [i, e] : toward) out.toward.push_back(e);
+  for (VertexId v : out.order) {
+    dist_b_[v] = kInf;
+    slot_[v] = -1;
+  }
+  return out;
+}
+
 const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset) const {
   auto [it, inserted] = cache_.try_emplace(pair_key(from, leafset));
   if (!inserted) return it->second;
@@ -455,57 +523,19 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
   out.order = pair_key(from, leafset);
   segments_.push_back(&out);
   const std::vector<VertexId>& targets = leafsets_[leafset];
-  touched_.clear();
-  auto touch = [this](VertexId v) { touched_.push_back(v); };
-
-  // Up-cones: shortest up-only distance from the source switch and from the target leaves. The
-  // target cone also keeps, per switch, its down edges one step nearer the targets: a core switch
-  // has hundreds of down edges and only a few lead there, so the walks below look at those only.
-  auto cone = [&](std::vector<int>& dist, std::vector<VertexId>& order, bool toward) {
-    for (size_t i = 0; i < order.size(); ++i) {
-      VertexId v = order[i];
-      for (uint32_t k = up_begin_[v]; k < up_begin_[v + 1]; ++k) {
-        VertexId w = c_.target(up_[k]);
-        if (dist[w] == kInf) {
-          touch(w);
-          dist[w] = dist[v] + 1;
-          order.push_back(w);
-        }
-        if (!toward || dist[w] != dist[v] + 1 || out_.edge_down(Cluster::reverse(up_[k]))) continue;
-        if (slot_[w] < 0) {
-          slot_[w] = static_cast<int>(slots_used_++);
-          if (toward_.size() < slots_used_) toward_.emplace_back();
-        }
-        toward_[static_cast<size_t>(slot_[w])].push_back(Cluster::reverse(up_[k]));
-      }
-    }
-  };
-  auto start = [&](std::vector<int>& dist, std::vector<VertexId>& order, VertexId s) {
-    if (dist[s] == kInf) touch(s);
-    dist[s] = 0;
-    order.push_back(s);
-  };
-  std::vector<VertexId>& cone_a = cone_a_;
-  std::vector<VertexId>& cone_b = cone_b_;
-  cone_a.clear();
-  cone_b.clear();
-  slots_used_ = 0;
-  start(dist_a_, cone_a, from);
-  cone(dist_a_, cone_a, false);
-  for (VertexId t : targets) start(dist_b_, cone_b, t);
-  cone(dist_b_, cone_b, true);
-  // In edge order, as the adjacency lists are, so hops come out in a stable order.
-  for (size_t i = 0; i < slots_used_; ++i) std::sort(toward_[i].begin(), toward_[i].end());
-  static const std::vector<EdgeId> kNone;
-  auto toward = [&](VertexId s) -> const std::vector<EdgeId>& {
-    return slot_[s] < 0 ? kNone : toward_[static_cast<size_t>(slot_[s])];
+  const std::vector<VertexId>& by_tier = up_cone(from);
+  const TargetCone& cone_b = target_cone(leafset);
+  for (uint32_t i = 0; i < cone_b.order.size(); ++i) {
+    dist_b_[cone_b.order[i]] = cone_b.dist[i];
+    slot_[cone_b.order[i]] = static_cast<int>(i);
+  }
+  auto toward = [&](VertexId s) -> std::span<const EdgeId> {
+    if (slot_[s] < 0) return {};
+    const auto i = static_cast<size_t>(slot_[s]);
+    return {cone_b.toward.data() + cone_b.toward_begin[i], cone_b.toward.data() + cone_b.toward_begin[i + 1]};
   };
 
   // Remaining valley-free distance from each up-cone switch: go down here, cross once, or climb.
-  std::vector<VertexId>& by_tier = by_tier_;
-  by_tier.assign(cone_a.begin(), cone_a.end());
-  std::stable_sort(by_tier.begin(), by_tier.end(),
-                   [this](VertexId x, VertexId y) { return c_.device(x).tier > c_.device(y).tier; });
   for (VertexId s : by_tier) {
     int r = dist_b_[s];
     for (uint32_t k = hz_begin_[s]; k < hz_begin_[s + 1]; ++k)
@@ -514,13 +544,14 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       if (int d = rem_[c_.target(up_[k])]; d != kInf) r = std::min(r, d + 1);
     rem_[s] = r;
   }
+  // Every switch written below is in one of the two cones.
   auto reset = [&] {
-    for (VertexId v : touched_) {
-      dist_a_[v] = dist_b_[v] = rem_[v] = kInf;
-      slot_[v] = -1;
-      flow_up_[v] = flow_down_[v] = count_up_[v] = count_down_[v] = lat_up_[v] = lat_down_[v] = 0;
-    }
-    for (size_t i = 0; i < slots_used_; ++i) toward_[i].clear();
+    for (const std::vector<VertexId>* cone : {&by_tier, &cone_b.order})
+      for (VertexId v : *cone) {
+        dist_b_[v] = rem_[v] = kInf;
+        slot_[v] = -1;
+        flow_up_[v] = flow_down_[v] = count_up_[v] = count_down_[v] = lat_up_[v] = lat_down_[v] = 0;
+      }
   };
   if (rem_[from] == kInf) {
     reset();
@@ -572,7 +603,7 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       l = std::max(l, lat);
     }
   }
-  for (auto cone_it = cone_b.rbegin(); cone_it != cone_b.rend(); ++cone_it) {  // farthest from the targets first
+  for (auto cone_it = cone_b.order.rbegin(); cone_it != cone_b.order.rend(); ++cone_it) {  // farthest first
     VertexId s = *cone_it;
     if (flow_down_[s] == 0) continue;
     if (dist_b_[s] == 0) {

@@ -186,6 +186,18 @@ class Router {
   const Twin* twin_of(VertexId a, VertexId b) const;
   VertexId pxn_relay(VertexId nic) const;
   const SwitchPaths& switch_paths(VertexId from, uint32_t leafset) const;
+  // The switches above a source switch (itself included) by tier, highest first; cached.
+  const std::vector<VertexId>& up_cone(VertexId from) const;
+  // The switches above a leaf set in breadth-first order, each with its up-only distance from
+  // the set and its down edges one step nearer it (toward[toward_begin[i], toward_begin[i + 1]),
+  // in edge order); cached.
+  struct TargetCone {
+    std::vector<VertexId> order;
+    std::vector<int> dist;
+    std::vector<uint32_t> toward_begin;
+    std::vector<EdgeId> toward;
+  };
+  const TargetCone& target_cone(uint32_t leafset) const;
   // The NIC's uplinks (indices into up_) on the shortest up/down paths to the leaf set; none when
   // it has no path there.
   std::vector<uint32_t> first_hops(VertexId nic, uint32_t leafset) const;
@@ -231,13 +243,14 @@ class Router {
   mutable std::unordered_map<std::vector<Hop>, uint32_t, HopsHash> part_at_;
   mutable std::vector<const std::vector<Hop>*> parts_;  // part_at_'s keys by id (node addresses are stable)
   void split(SwitchPaths& out) const;
-  // Scratch per vertex for the path-set search, reset through the touched list.
+  std::vector<int16_t> tier_;  // per vertex: a switch's tier, 0 for the rest
+  mutable std::unordered_map<VertexId, std::vector<VertexId>> up_cones_;
+  mutable std::unordered_map<uint32_t, TargetCone> target_cones_;
+  // Scratch per vertex for the path-set search, reset through the cones after each.
   mutable std::vector<int> dist_a_, dist_b_, rem_;
   mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
-  mutable std::vector<VertexId> touched_, cone_a_, cone_b_, by_tier_;
-  mutable std::vector<int> slot_;                    // per vertex: its list in toward_, or -1
-  mutable std::vector<std::vector<EdgeId>> toward_;  // per target-cone switch: down edges nearer the targets
-  mutable size_t slots_used_ = 0;
+  mutable std::vector<VertexId> cone_a_;
+  mutable std::vector<int> slot_;  // per vertex: its index in the target cone, or -1
   mutable std::vector<std::pair<EdgeId, bool>> next_;
   mutable std::vector<Hop> seg_hops_;
   mutable std::vector<Hop> hops_;  // fabric_route's scratch: routes keep only what they need
