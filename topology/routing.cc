@@ -643,20 +643,32 @@ size_t Router::HopsHash::operator()(const std::vector<Hop>& hops) const {
 }
 
 void Router::split(SwitchPaths& out) const {
-  // The hops by the tiers each joins, in tier order; a switch's paths join a few.
-  std::vector<std::pair<std::pair<int, int>, std::vector<Hop>>> by_tiers;
+  // The hops by the tiers each joins, in tier order; a switch's paths join a few. The groups'
+  // lists are scratch kept between calls, and copied only into a part not kept before.
+  size_t groups = 0;
   for (const Hop& h : out.hops) {
-    const std::pair<int, int> tiers{c_.device(c_.source(h.edge)).tier, c_.device(c_.target(h.edge)).tier};
-    auto at = std::find_if(by_tiers.begin(), by_tiers.end(), [&](const auto& t) { return t.first == tiers; });
-    if (at == by_tiers.end()) at = by_tiers.insert(by_tiers.end(), {tiers, {}});
-    at->second.push_back(h);
+    const std::pair<int, int> tiers{tier_[c_.source(h.edge)], tier_[c_.target(h.edge)]};
+    size_t g = 0;
+    while (g < groups && split_[g].first != tiers) ++g;
+    if (g == groups) {
+      if (split_.size() == groups) split_.emplace_back();
+      split_[g].first = tiers;
+      split_[g].second.clear();
+      ++groups;
+    }
+    split_[g].second.push_back(h);
   }
-  std::sort(by_tiers.begin(), by_tiers.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (auto& [tiers, hops] : by_tiers) {
+  std::sort(split_.begin(), split_.begin() + static_cast<std::ptrdiff_t>(groups),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (size_t g = 0; g < groups; ++g) {
+    std::vector<Hop>& hops = split_[g].second;
     std::sort(hops.begin(), hops.end(),
               [](const Hop& x, const Hop& y) { return x.edge != y.edge ? x.edge < y.edge : x.share < y.share; });
-    auto [at, fresh] = part_at_.try_emplace(std::move(hops), static_cast<uint32_t>(parts_.size()));
-    if (fresh) parts_.push_back(&at->first);
+    auto at = part_at_.find(hops);
+    if (at == part_at_.end()) {
+      at = part_at_.emplace(hops, static_cast<uint32_t>(parts_.size())).first;
+      parts_.push_back(&at->first);
+    }
     out.parts.push_back(at->second);
   }
 }

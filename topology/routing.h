@@ -243,6 +243,7 @@ class Router {
   mutable std::unordered_map<std::vector<Hop>, uint32_t, HopsHash> part_at_;
   mutable std::vector<const std::vector<Hop>*> parts_;  // part_at_'s keys by id (node addresses are stable)
   void split(SwitchPaths& out) const;
+  mutable std::vector<std::pair<std::pair<int, int>, std::vector<Hop>>> split_;  // split's scratch
   std::vector<int16_t> tier_;  // per vertex: a switch's tier, 0 for the rest
   mutable std::unordered_map<VertexId, std::vector<VertexId>> up_cones_;
   mutable std::unordered_map<uint32_t, TargetCone> target_cones_;
