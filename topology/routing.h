@@ -177,9 +177,9 @@ class Router {
   // a host's twin is the first host whose devices and links match its own one for one at fixed
   // vertex and edge offsets, nothing down in either and no local link leaving either.
   struct Twin {
-    int32_t host = -1;   // the host copied; -1 for none
-    uint32_t dv = 0;     // vertex offset (modulo 2^32)
-    uint32_t de = 0;     // edge offset
+    int32_t host = -1;  // the host copied; -1 for none
+    uint32_t dv = 0;    // vertex offset (modulo 2^32)
+    uint32_t de = 0;    // edge offset
   };
   void find_twins();
   // The twin shift for a path between two devices of one host, or nullptr when there is none.
@@ -226,7 +226,7 @@ class Router {
   std::vector<uint32_t> nic_lid_;
   std::vector<std::vector<VertexId>> leafsets_;
 
-  std::vector<Twin> twin_;                   // per host
+  std::vector<Twin> twin_;                    // per host
   mutable std::vector<VertexId> nic_of_gpu_;  // lazily filled, kNoVertex = not yet
   mutable std::unordered_map<uint64_t, LocalPath> gpu_nic_;
   // Per GPU, gpu_nic_'s path to its own NIC (nic_of_gpu_) once looked up: every flow leaving a
