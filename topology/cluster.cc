@@ -1,6 +1,8 @@
 #include "topology/cluster.h"
 
 #include <algorithm>
+#include <boost/iterator/counting_iterator.hpp>
+#include <boost/iterator/transform_iterator.hpp>
 #include <utility>
 
 #include "base/limits.h"
@@ -31,23 +33,23 @@ Result<VertexId> Cluster::add_device(Device device) {
   if (device.name.empty()) return Error{"device with an empty name"};
   auto [it, inserted] = by_name_.emplace(device.name, static_cast<VertexId>(num_devices()));
   if (!inserted) return Error{"duplicate device name '" + device.name + "'"};
-  VertexId v = static_cast<VertexId>(boost::add_vertex(std::move(device), g_));
-  return v;
+  devices_.push_back(std::move(device));
+  return static_cast<VertexId>(devices_.size() - 1);
 }
 
 Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double bw_GBps, double latency_us,
                                  double length_km) {
   if (a >= num_devices() || b >= num_devices()) return Error{"link to a device that does not exist"};
-  if (a == b) return Error{"link from '" + g_[a].name + "' to itself"};
-  if (!(bw_GBps > 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": bw_GBps must be > 0"};
-  if (!(latency_us >= 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": latency_us must be >= 0"};
-  if (!(length_km >= 0)) return Error{"link " + g_[a].name + " - " + g_[b].name + ": length_km must be >= 0"};
+  if (a == b) return Error{"link from '" + devices_[a].name + "' to itself"};
+  if (!(bw_GBps > 0)) return Error{"link " + devices_[a].name + " - " + devices_[b].name + ": bw_GBps must be > 0"};
+  if (!(latency_us >= 0))
+    return Error{"link " + devices_[a].name + " - " + devices_[b].name + ": latency_us must be >= 0"};
+  if (!(length_km >= 0))
+    return Error{"link " + devices_[a].name + " - " + devices_[b].name + ": length_km must be >= 0"};
   EdgeId id = static_cast<EdgeId>(edge_src_.size());
   Link l{id, kind, bw_GBps, latency_us, length_km};
-  boost::add_edge(a, b, l, g_);
   links_.push_back(l);
   l.id = id + 1;
-  boost::add_edge(b, a, l, g_);
   links_.push_back(l);
   edge_src_.insert(edge_src_.end(), {a, b});
   edge_dst_.insert(edge_dst_.end(), {b, a});
@@ -55,7 +57,7 @@ Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double b
 }
 
 void Cluster::reserve(size_t devices, size_t links) {
-  g_.m_vertices.reserve(devices);  // Boost has no reserve; the vertex vector is public
+  devices_.reserve(devices);
   by_name_.reserve(devices);
   links_.reserve(2 * links);
   edge_src_.reserve(2 * links);
@@ -64,16 +66,15 @@ void Cluster::reserve(size_t devices, size_t links) {
 
 Result<void> Cluster::finalize() {
   size_t n = num_devices();
-  out_begin_.assign(n + 1, 0);
-  out_ids_.clear();
-  out_ids_.reserve(edge_src_.size());
-  for (VertexId v = 0; v < n; ++v) {
-    out_begin_[v] = static_cast<uint32_t>(out_ids_.size());
-    for (auto e : boost::make_iterator_range(boost::out_edges(v, g_))) {
-      out_ids_.push_back(g_[e].id);
-    }
-  }
-  out_begin_[n] = static_cast<uint32_t>(out_ids_.size());
+  // Rows in edge id order: a vertex's out-edges in the order they were added, as before the
+  // graph was compressed.
+  struct Ends {
+    const Cluster* c;
+    std::pair<VertexId, VertexId> operator()(EdgeId e) const { return {c->edge_src_[e], c->edge_dst_[e]}; }
+  };
+  const boost::counting_iterator<EdgeId> first(0), last(static_cast<EdgeId>(edge_src_.size()));
+  g_ = Graph(boost::edges_are_unsorted_multi_pass, boost::make_transform_iterator(first, Ends{this}),
+             boost::make_transform_iterator(last, Ends{this}), first, n);
 
   for (auto& h : hosts_) {
     h.gpus.clear();
@@ -81,7 +82,7 @@ Result<void> Cluster::finalize() {
     h.cpus.clear();
   }
   for (VertexId v = 0; v < n; ++v) {
-    const Device& d = g_[v];
+    const Device& d = devices_[v];
     if (d.kind == DeviceKind::cpu && d.host >= 0 && d.host < static_cast<int>(hosts_.size()))
       hosts_[d.host].cpus.push_back(v);
     if (d.kind != DeviceKind::gpu && d.kind != DeviceKind::nic) continue;
@@ -92,7 +93,7 @@ Result<void> Cluster::finalize() {
   gpus_.clear();
   gpus_per_host_ = hosts_.empty() ? 0 : static_cast<int>(hosts_[0].gpus.size());
   for (auto& h : hosts_) {
-    auto by_local = [this](VertexId x, VertexId y) { return g_[x].local_index < g_[y].local_index; };
+    auto by_local = [this](VertexId x, VertexId y) { return devices_[x].local_index < devices_[y].local_index; };
     std::stable_sort(h.gpus.begin(), h.gpus.end(), by_local);
     std::stable_sort(h.nics.begin(), h.nics.end(), by_local);
     gpus_.insert(gpus_.end(), h.gpus.begin(), h.gpus.end());
@@ -112,7 +113,7 @@ Result<void> Cluster::finalize() {
   for (EdgeId e = 0; e < edge_src_.size(); e += 2) components.join(edge_src_[e], edge_dst_[e]);
   for (VertexId gpu : gpus_)
     if (components.find(gpu) != components.find(gpus_[0]))
-      return Error{"GPU '" + g_[gpu].name + "' has no path to '" + g_[gpus_[0]].name + "'"};
+      return Error{"GPU '" + devices_[gpu].name + "' has no path to '" + devices_[gpus_[0]].name + "'"};
   locality_ = std::make_shared<const Locality>(locality_derive(*this));
   return {};
 }
@@ -142,7 +143,7 @@ std::vector<int> Cluster::hosts_of(std::span<const VertexId> devices) const {
 }
 
 std::string_view Cluster::hca_name(VertexId nic) const {
-  const Device& d = g_[nic];
+  const Device& d = devices_[nic];
   if (d.kind != DeviceKind::nic || d.host < 0) return {};
   const Host& h = hosts_[static_cast<size_t>(d.host)];
   if (h.nic_names.empty()) return {};
@@ -157,6 +158,6 @@ std::optional<int> Cluster::host_index(const std::string& host_name) const {
   return it->second;
 }
 
-std::string Cluster::edge_name(EdgeId e) const { return g_[source(e)].name + " -> " + g_[target(e)].name; }
+std::string Cluster::edge_name(EdgeId e) const { return devices_[source(e)].name + " -> " + devices_[target(e)].name; }
 
 }  // namespace topoplan

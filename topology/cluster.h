@@ -2,7 +2,7 @@
 // edges (ids 2k and 2k+1) so load is always accounted per direction.
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -69,7 +69,11 @@ struct Locality;  // topology/locality.h
 
 class Cluster {
  public:
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Device, Link>;
+  // The graph's adjacency, built by finalize from the links in id order: each vertex's out-edges
+  // are contiguous (compressed sparse rows), each edge's bundle its id, so out_edges is a span.
+  // Devices and links live in arrays by vertex and edge id beside it.
+  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeId, boost::no_property,
+                                                   VertexId, uint32_t>;
 
   std::string name;
   // How the fabric was built and why, for `topo show` ("rail-optimized, 3 tiers: pods of ...");
@@ -93,15 +97,17 @@ class Cluster {
   Result<void> finalize();
 
   // Reading (after finalize).
-  size_t num_devices() const { return boost::num_vertices(g_); }
+  size_t num_devices() const { return devices_.size(); }
   size_t num_edges() const { return edge_src_.size(); }
-  const Device& device(VertexId v) const { return g_[v]; }
+  const Device& device(VertexId v) const { return devices_[v]; }
   const Link& link(EdgeId e) const { return links_[e]; }
   VertexId source(EdgeId e) const { return edge_src_[e]; }
   VertexId target(EdgeId e) const { return edge_dst_[e]; }
   static EdgeId reverse(EdgeId e) { return e ^ 1u; }
   std::span<const EdgeId> out_edges(VertexId v) const {
-    return {out_ids_.data() + out_begin_[v], out_ids_.data() + out_begin_[v + 1]};
+    const std::vector<uint32_t>& row = g_.m_forward.m_rowstart;
+    if (row[v] == row[v + 1]) return {};
+    return {&g_[Graph::edge_descriptor(v, row[v])], row[v + 1] - row[v]};
   }
   std::optional<VertexId> find(const std::string& device_name) const;
   // "leaf0 -> spine3" style label of a directed edge.
@@ -122,29 +128,11 @@ class Cluster {
   const Graph& graph() const { return g_; }
 
  private:
-  // boost::adjacency_list declares a copy constructor and no move, and its swap() copies too, so
-  // moving a Cluster (returning it in a Result) would copy the whole graph. Its storage is two
-  // public containers (the graph property is no_property); swapping those moves it.
-  struct MovableGraph : Graph {
-    MovableGraph() = default;
-    MovableGraph(const MovableGraph&) = default;
-    MovableGraph& operator=(const MovableGraph&) = default;
-    MovableGraph(MovableGraph&& other) noexcept { take(other); }
-    MovableGraph& operator=(MovableGraph&& other) noexcept {
-      take(other);
-      return *this;
-    }
-    void take(MovableGraph& other) noexcept {
-      this->m_vertices.swap(other.m_vertices);
-      this->m_edges.swap(other.m_edges);
-    }
-  };
-  MovableGraph g_;
-  // Per edge id, contiguous; the graph's bundles hold the same values for Boost algorithms.
+  std::vector<Device> devices_;
+  Graph g_;
+  // Per edge id.
   std::vector<Link> links_;
   std::vector<VertexId> edge_src_, edge_dst_;
-  std::vector<uint32_t> out_begin_;
-  std::vector<EdgeId> out_ids_;
   std::unordered_map<std::string, VertexId> by_name_;
   std::unordered_map<std::string, int> host_by_name_;
   std::vector<Host> hosts_;

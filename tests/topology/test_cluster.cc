@@ -2,6 +2,9 @@
 
 #include "topology/cluster.h"
 
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/range/iterator_range.hpp>
+
 #include "tests/support.h"
 
 using namespace topoplan;
@@ -81,4 +84,33 @@ TEST_CASE("cluster: hosts_of lists hosts in order of first appearance, few devic
   many.push_back(leaf);
   want.push_back(-1);
   CHECK(c.hosts_of(many) == want);
+}
+
+TEST_CASE("cluster: the Boost graph holds every link, each vertex's out-edges in the order they were added") {
+  // Each vertex's Boost out-edges are out_edges(v): the same ids, targets and order; Boost's
+  // breadth-first search over graph() reaches every device of a connected preset.
+  const Cluster c = test::load_cluster("dgx-h100:4");
+  const Cluster::Graph& g = c.graph();
+  REQUIRE(boost::num_vertices(g) == c.num_devices());
+  REQUIRE(boost::num_edges(g) == c.num_edges());
+  for (VertexId v = 0; v < c.num_devices(); ++v) {
+    CAPTURE(c.device(v).name);
+    const std::span<const EdgeId> ours = c.out_edges(v);
+    REQUIRE(boost::out_degree(v, g) == ours.size());
+    size_t i = 0;
+    EdgeId last = 0;
+    for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
+      CHECK(g[e] == ours[i]);
+      CHECK(boost::target(e, g) == c.target(ours[i]));
+      CHECK(c.source(ours[i]) == v);
+      if (i > 0) CHECK(ours[i] > last);
+      last = ours[i++];
+    }
+  }
+  std::vector<int> hops(c.num_devices(), -1);
+  hops[0] = 0;
+  boost::breadth_first_search(
+      g, VertexId{0},
+      boost::visitor(boost::make_bfs_visitor(boost::record_distances(hops.data(), boost::on_tree_edge()))));
+  CHECK(std::count(hops.begin(), hops.end(), -1) == 0);
 }
