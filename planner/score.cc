@@ -710,35 +710,51 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
     }
     l.utilization = step_s > 0 ? l.busy_us / (step_s * 1e6) : 0;
   }
-  // A total order (the edge breaks ties). Sorted as compact keys, then the links moved into place
-  // along the permutation's cycles: sorting the 80-byte links themselves moved each a score of times.
-  struct Key {
+  // A total order: peak, then utilization, highest first, then the edge. Links with equal
+  // figures are most of them (every ring's hops alike), so the distinct figures are sorted and
+  // each link's place is its figures' first free place, links taken in edge order; the records
+  // then move there along the permutation's cycles (sorting the 80-byte records themselves moved
+  // each a score of times).
+  struct Figures {
     double peak, utilization;
-    EdgeId edge;
-    uint32_t at;  // index in out
+    bool operator==(const Figures&) const = default;
   };
-  std::vector<Key> keys(out.size());
-  for (size_t i = 0; i < out.size(); ++i)
-    keys[i] = {out[i].peak, out[i].utilization, out[i].edge, static_cast<uint32_t>(i)};
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    if (a.peak != b.peak) return a.peak > b.peak;
-    return a.utilization != b.utilization ? a.utilization > b.utilization : a.edge < b.edge;
-  });
-  constexpr uint32_t kPlaced = UINT32_MAX;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (keys[i].at == kPlaced) continue;
-    // Position i wants out[keys[i].at]; walk the cycle, filling each position from the next.
-    LinkUse first = out[i];
-    size_t to = i;
-    while (keys[to].at != i) {
-      const size_t from = keys[to].at;
-      out[to] = out[from];
-      keys[to].at = kPlaced;
-      to = from;
+  struct FiguresHash {
+    size_t operator()(const Figures& f) const {
+      return std::hash<double>()(f.peak) * 0x9e3779b97f4a7c15ull ^ std::hash<double>()(f.utilization);
     }
-    out[to] = first;
-    keys[to].at = kPlaced;
+  };
+  std::unordered_map<Figures, uint32_t, FiguresHash> group_at;
+  std::vector<uint32_t> group(out.size()), place(out.size());
+  std::vector<Figures> figures;
+  std::vector<uint32_t> size;
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto [at, fresh] = group_at.try_emplace({out[i].peak, out[i].utilization}, static_cast<uint32_t>(figures.size()));
+    if (fresh) {
+      figures.push_back(at->first);
+      size.push_back(0);
+    }
+    group[i] = at->second;
+    ++size[at->second];
   }
+  std::vector<uint32_t> rank(figures.size());
+  for (uint32_t g = 0; g < rank.size(); ++g) rank[g] = g;
+  std::sort(rank.begin(), rank.end(), [&](uint32_t x, uint32_t y) {
+    const Figures &a = figures[x], &b = figures[y];
+    return a.peak != b.peak ? a.peak > b.peak : a.utilization > b.utilization;
+  });
+  std::vector<uint32_t> next(figures.size());
+  for (uint32_t r = 0, at = 0; r < rank.size(); ++r) {
+    next[rank[r]] = at;
+    at += size[rank[r]];
+  }
+  for (uint32_t e = 0; e < slot.size(); ++e)
+    if (slot[e] != UINT32_MAX) place[slot[e]] = next[group[slot[e]]]++;
+  for (size_t i = 0; i < out.size(); ++i)
+    while (place[i] != i) {
+      std::swap(out[i], out[place[i]]);
+      std::swap(place[i], place[place[i]]);
+    }
   return out;
 }
 

@@ -73,7 +73,13 @@ TEST_CASE("score: TP inside the NVLink domain, the score adds up") {
   // TP's forward collectives hide behind nothing.
   CHECK(r.by_kind[static_cast<size_t>(TrafficKind::tp)].exposed_s > 0);
   REQUIRE_FALSE(r.links.empty());
-  for (size_t i = 1; i < r.links.size(); ++i) CHECK(r.links[i - 1].peak >= r.links[i].peak);
+  // Peak, then utilization, highest first, then the edge: a total order.
+  for (size_t i = 1; i < r.links.size(); ++i) {
+    const LinkUse &a = r.links[i - 1], &b = r.links[i];
+    CHECK(a.peak >= b.peak);
+    if (a.peak == b.peak) CHECK(a.utilization >= b.utilization);
+    if (a.peak == b.peak && a.utilization == b.utilization) CHECK(a.edge < b.edge);
+  }
   for (const LinkUse& u : r.links) {
     CHECK(u.peak >= u.utilization);
     CHECK(u.peak <= 1 + 1e-9);
