@@ -1,6 +1,7 @@
 #include "cost/link_load.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace topoplan {
 
@@ -11,7 +12,14 @@ LinkLoad::LinkLoad(const Router& router, const Calibration& calibration, const L
       per_connection_(spread == Spread::routed && router.cluster().routing.mode != Routing::adaptive),
       bytes_(router.cluster().num_edges()),
       busy_us_(router.cluster().num_edges()),
-      is_loaded_(router.cluster().num_edges(), false) {}
+      is_loaded_(router.cluster().num_edges(), false),
+      rates_(std::make_shared<Rates>()) {}
+
+void LinkLoad::rates_from(const LinkLoad& other) {
+  if (&other.router_ != &router_ || &other.cal_ != &cal_ || other.share_ != share_)
+    throw std::logic_error("LinkLoad::rates_from: another router, calibration or share");
+  rates_ = other.rates_;
+}
 
 void LinkLoad::clear() {
   pending_.clear();
@@ -32,11 +40,11 @@ void LinkLoad::reshare(const LinkShare* old, const LinkShare* share) {
     if (was != now) busy_us_[e] *= was / now;
   }
   share_ = share;
-  for (ZeroedArray<double>& cache : rate_GBps_) cache = {};
+  rates_ = std::make_shared<Rates>();  // its own until joined again
 }
 
 double LinkLoad::rate_first(EdgeId e, FlowMode mode) const {
-  ZeroedArray<double>& cache = rate_GBps_[static_cast<size_t>(mode)];
+  ZeroedArray<double>& cache = rates_->by_mode[static_cast<size_t>(mode)];
   if (cache.size() == 0) cache = ZeroedArray<double>(router_.cluster().num_edges());
   double& rate = cache[e];
   if (rate == 0) {

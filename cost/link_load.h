@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -84,6 +85,11 @@ class LinkLoad {
   // The link that takes longest to drain; ties to the lower edge id, so reports are stable.
   Peak busiest() const;
 
+  // Takes the other load's rates per link (computed on first use, shared from now on): one table
+  // for every load on the same router, calibration and share, not one each. Throws
+  // std::logic_error when `other` differs in any of those.
+  void rates_from(const LinkLoad& other);
+
   const Router& router() const { return router_; }
   const Calibration& calibration() const { return cal_; }
   const LinkShare* share() const { return share_; }
@@ -112,7 +118,7 @@ class LinkLoad {
   // What a flow of this mode gets from the edge, GB/s: its line rate times the fraction
   // Calibration gives that mode and kind of link, times the job's share.
   double rate_GBps(EdgeId e, FlowMode mode) const {
-    const ZeroedArray<double>& cache = rate_GBps_[static_cast<size_t>(mode)];
+    const ZeroedArray<double>& cache = rates_->by_mode[static_cast<size_t>(mode)];
     if (cache.size() != 0)
       if (const double rate = cache[e]; rate != 0) return rate;
     return rate_first(e, mode);
@@ -151,8 +157,11 @@ class LinkLoad {
   mutable std::vector<EdgeId> loaded_;
   mutable std::vector<bool> is_loaded_;
   // rate_GBps per flow mode and edge, computed on first use (every byte added asks); 0 until
-  // computed, empty until needed.
-  mutable std::array<ZeroedArray<double>, 2> rate_GBps_;
+  // computed, empty until needed. Shared with the loads rates_from joined.
+  struct Rates {
+    std::array<ZeroedArray<double>, 2> by_mode;
+  };
+  std::shared_ptr<Rates> rates_;
   const std::vector<uint8_t>* levels_ = nullptr;
   mutable LevelBytes level_bytes_{};                      // per edge: in loaded_ (bytes may come back off to zero)
   mutable std::unordered_map<uint32_t, double> pending_;  // segment -> bytes

@@ -424,6 +424,7 @@ Result<void> ScoreState::Impl::assign_patterns(const std::vector<size_t>& which)
       p->op = item.op;
       p->ring_ag_rs = ag_rs;
       p->pattern.total().count_levels(&levels);
+      if (!patterns.empty()) p->pattern.total().rates_from(patterns.front()->pattern.total());
       for (const Alone* a : st.alone) {
         p->algo.push_back(a->prediction.algo);
         p->channels.push_back(a->prediction.channels);
@@ -700,6 +701,8 @@ void ScoreState::set_background(const Background* background) {
   const LinkShare old = std::move(m.share);
   m.share = link_share_make(m.c, m.opt.fabric, host_weights(m.c, m.layout), background);
   for (const std::unique_ptr<Shared>& p : m.patterns) p->pattern.reshare(&old, &m.share);
+  for (size_t i = 1; i < m.patterns.size(); ++i)
+    m.patterns[i]->pattern.total().rates_from(m.patterns[0]->pattern.total());
   for (size_t i = 0; i < m.items.size(); ++i) {
     m.items[i].own_load.reset();
     if (m.items[i].pattern) m.time_item(i);
@@ -776,6 +779,7 @@ const LinkLoad& ScoreState::item_load(size_t item) const {
   if (!st.own_load) {
     st.own_load = std::make_unique<LinkLoad>(impl_->r, *impl_->opt.calibration, &impl_->share);
     st.own_load->count_levels(&impl_->levels);
+    st.own_load->rates_from(st.pattern->pattern.total());
     for (size_t g = 0; g < st.set->ranks.size(); ++g) {
       Result<void> ok = st.own_load->add(st.pattern->pattern.transfers(st.at(g)));
       (void)ok;  // these transfers were loaded once already: they route

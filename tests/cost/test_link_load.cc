@@ -99,3 +99,39 @@ TEST_CASE("link load: a link's sums do not depend on what the router routed befo
     }
   }
 }
+
+TEST_CASE("link load: loads sharing their rate table time every link as loads with their own") {
+  // Two loads on one share, the second taking the first's rates: each link's busy time is the
+  // same to the bit as a load's with its own table, before and after the share is swapped (a
+  // reshare leaves the shared table alone). Another share, router or calibration is refused.
+  const Cluster c = test::load_cluster("dgx-h100:4");
+  const Router r(c);
+  const Calibration& cal = calibration_default();
+  LinkShare half;
+  for (EdgeId e = 0; e < c.num_edges(); ++e) half.set(c, e, c.link(e).kind == LinkKind::NET ? 0.5 : 1);
+  const LinkShare whole;
+  std::vector<Transfer> transfers;
+  for (size_t i = 0; i + 8 < c.gpus().size(); i += 3) {
+    transfers.push_back({c.gpus()[i], c.gpus()[i + 8], 1e6 * static_cast<double>(i + 1)});
+    transfers.push_back({c.gpus()[i], c.gpus()[i + 1], 2e6});
+  }
+  LinkLoad first(r, cal, &half), second(r, cal, &half), alone(r, cal, &half);
+  second.rates_from(first);
+  REQUIRE(first.add(transfers));
+  REQUIRE(second.add(transfers));
+  REQUIRE(alone.add(transfers));
+  CHECK(links_differing(second, alone) == 0);
+  second.reshare(&half, &whole);
+  alone.reshare(&half, &whole);
+  REQUIRE(second.add(transfers));
+  REQUIRE(alone.add(transfers));
+  CHECK(links_differing(second, alone) == 0);
+  LinkLoad more(r, cal, &half);
+  REQUIRE(more.add(transfers));
+  CHECK(links_differing(first, more) == 0);  // the first's table was not touched by the reshare
+  LinkLoad other_share(r, cal, &whole);
+  CHECK_THROWS_AS(other_share.rates_from(first), std::logic_error);
+  const Router other_router(c);
+  LinkLoad other(other_router, cal, &half);
+  CHECK_THROWS_AS(other.rates_from(first), std::logic_error);
+}
