@@ -184,7 +184,7 @@ void LinkLoad::spread_by_part() const {
   if (x.hops_on.size() == 0) x.hops_on = ZeroedArray<uint32_t>(c.num_edges());
   const std::vector<Pending>& pending = pending_in_order();
   for (const auto& [order, id, b] : pending)
-    for (uint32_t part : *router_.segment(id).parts) {
+    for (uint32_t part : router_.segment_parts(id)) {
       if (part >= x.bytes.size()) {
         x.bytes.resize(part + 1);
         x.mixed.resize(part + 1);
@@ -227,7 +227,7 @@ void LinkLoad::spread_by_part() const {
   }
   // The rest term by term, in spread()'s order: pending segments in turn.
   for (const auto& [order, id, b] : pending)
-    for (uint32_t part : *router_.segment(id).parts)
+    for (uint32_t part : router_.segment_parts(id))
       for (const Hop& h : x.mixed[part]) add_edge(h.edge, b * h.share, FlowMode::copy);
   for (uint32_t part : x.pending) {
     for (const Hop& h : router_.part(part)) x.hops_on[h.edge] = 0;

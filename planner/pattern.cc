@@ -144,7 +144,7 @@ void Pattern::split(uint32_t id) {
   segments_[id].split = true;
   // Router's parts split a segment by the tiers its hops join, and by share; here only the
   // links count, so parts with the same links are one.
-  for (uint32_t hops : *router_.segment(id).parts) {
+  for (uint32_t hops : router_.segment_parts(id)) {
     if (hops >= part_of_hops_.size()) part_of_hops_.resize(hops + 1, UINT32_MAX);
     uint32_t& part = part_of_hops_[hops];
     if (part == UINT32_MAX) {

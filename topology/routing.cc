@@ -632,7 +632,6 @@ const Router::SwitchPaths& Router::switch_paths(VertexId from, uint32_t leafset)
       out.crosses_dci = true;
       out.dci_latency_us += h.share * l.latency_us;
     }
-  split(out);
   return out;
 }
 
@@ -699,7 +698,14 @@ std::string routing_text(const FabricRouting& routing) {
 
 Segment Router::segment(uint32_t id) const {
   const SwitchPaths& sp = *segments_[id];
-  return {&sp.hops, &sp.parts, sp.dci_latency_us, sp.crosses_dci, sp.order};
+  return {&sp.hops, sp.dci_latency_us, sp.crosses_dci, sp.order};
+}
+
+const std::vector<uint32_t>& Router::segment_parts(uint32_t id) const {
+  SwitchPaths& sp = *segments_[id];
+  if (!sp.split) split(sp);
+  sp.split = true;
+  return sp.parts;
 }
 
 void Router::Ceiling::take(const Cluster& c, EdgeId e, double share) {

@@ -45,10 +45,6 @@ struct Route {
 // A fabric segment: the equal-cost switch-to-switch hops from one switch to one leaf set.
 struct Segment {
   const std::vector<Hop>* hops = nullptr;
-  // The same hops in parts by the tiers they join (a leaf's uplinks, a pod's spines to the cores,
-  // the cores down to a pod, ...), each part kept once for every segment with those hops and
-  // shares (Router::part): loads spread a part's bytes once for all segments over it.
-  const std::vector<uint32_t>* parts = nullptr;
   double dci_latency_us = 0;  // share-weighted one-way latency of its DCI hops
   bool crosses_dci = false;
   // Fixed by the cluster (its first switch and target leaves), where ids number segments in the
@@ -109,6 +105,11 @@ class Router {
   std::optional<PathClass> gpu_nic_class(VertexId gpu, VertexId nic) const;
   size_t cached_switch_paths() const { return cache_.size(); }
   Segment segment(uint32_t id) const;
+  // A segment's hops in parts by the tiers they join (a leaf's uplinks, a pod's spines to the
+  // cores, the cores down to a pod, ...), each part kept once for every segment with those hops
+  // and shares (part): loads spread a part's bytes once for all segments over it. Made on first
+  // asking: a score spreads a few segments by part, a plan's search indexes those it moves.
+  const std::vector<uint32_t>& segment_parts(uint32_t id) const;
   const std::vector<Hop>& part(uint32_t id) const { return *parts_[id]; }  // by edge id
   const Cluster& cluster() const { return c_; }
 
@@ -137,7 +138,8 @@ class Router {
     double latency_us = 0;
     uint32_t id = 0;              // index into segments_
     uint64_t order = 0;           // Segment::order
-    std::vector<uint32_t> parts;  // Segment::parts
+    std::vector<uint32_t> parts;  // segment_parts, once made
+    bool split = false;           // parts made
     double dci_latency_us = 0;
     bool crosses_dci = false;
   };
@@ -235,7 +237,7 @@ class Router {
   mutable std::unordered_map<VertexId, VertexId> pxn_relay_;  // NIC -> its relay GPU, kNoVertex: none
   mutable std::unordered_map<uint64_t, SwitchPaths> cache_;
   mutable std::unordered_map<uint64_t, Reach> reach_;  // by origin, leaf set and whether segments are named
-  mutable std::vector<const SwitchPaths*> segments_;   // cache_ entries by id (node addresses are stable)
+  mutable std::vector<SwitchPaths*> segments_;         // cache_ entries by id (node addresses are stable)
   // Segments' parts by id, and by their hops (sorted by edge, then share) to find one already kept.
   struct HopsHash {
     size_t operator()(const std::vector<Hop>& hops) const;
