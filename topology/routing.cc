@@ -65,6 +65,8 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   up_begin_.assign(n + 1, 0);
   hz_begin_.assign(n + 1, 0);
   nic_leafset_.assign(n, kNoLeafset);
+  tier_.resize(n);
+  for (VertexId v = 0; v < n; ++v) tier_[v] = static_cast<int16_t>(tier_of(c_.device(v)));
   std::map<std::vector<VertexId>, uint32_t> leafset_ids;
   for (VertexId v = 0; v < n; ++v) {
     up_begin_[v] = static_cast<uint32_t>(up_.size());
@@ -77,10 +79,10 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
       if (out_.edge_down(e) || out_.device_down(c_.target(e))) continue;
       const Device& t = c_.device(c_.target(e));
       if (!is_fabric(t.kind)) continue;
-      if (tier_of(t) > tier_of(d)) {
+      if (tier_[c_.target(e)] > tier_[v]) {
         up_.push_back(e);
         leaves.push_back(c_.target(e));
-      } else if (tier_of(t) == tier_of(d)) {
+      } else if (tier_[c_.target(e)] == tier_[v]) {
         hz_.push_back(e);
       }  // down edges: switch_paths finds those toward its targets from the targets' up edges
     }
@@ -120,8 +122,6 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   lat_up_.assign(n, 0);
   lat_down_.assign(n, 0);
   slot_.assign(n, -1);
-  tier_.resize(n);
-  for (VertexId v = 0; v < n; ++v) tier_[v] = static_cast<int16_t>(tier_of(c_.device(v)));
   find_twins();
 }
 
@@ -681,7 +681,7 @@ size_t Router::next_hop(VertexId at, size_t n, uint64_t flow_hash, VertexId nic_
   if (n <= 1) return 0;
   if (c_.routing.mode == Routing::static_) {
     uint64_t d = nic_lid_[nic_b];
-    for (int t = 1; t < tier_of(c_.device(at)) && d > 0; ++t) d /= n;
+    for (int t = 1; t < tier_[at] && d > 0; ++t) d /= n;
     return static_cast<size_t>(d % n);
   }
   return static_cast<size_t>(mix(flow_hash ^ at) % n);
@@ -903,7 +903,7 @@ Result<Route> Router::fabric_route(VertexId src, VertexId nic_a, VertexId nic_b,
     fabric.push_back(h.edge);
     fabric_lat += c_.link(h.edge).latency_us;
     const VertexId next = c_.target(h.edge);
-    down = down || c_.device(next).tier <= c_.device(at).tier;
+    down = down || tier_[next] <= tier_[at];
     at = next;
   }
   for (uint32_t j = up_begin_[nic_b]; j < up_begin_[nic_b + 1]; ++j)
