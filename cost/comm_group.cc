@@ -54,7 +54,7 @@ void entries_and_exits(const Cluster& c, CommNode& node) {
   for (VertexId nic : node.nics) {
     size_t e = 0;
     while (e < p && node.gpu_nics[e] != nic) ++e;
-    std::vector<VertexId> parents;
+    NodeList<VertexId, 4> parents;  // the NIC's PCIe switch or CPU
     for (EdgeId up : c.out_edges(nic))
       if (c.link(up).kind != LinkKind::NET) parents.push_back(c.target(up));
     auto beside_nic = [&](VertexId gpu) {
@@ -75,7 +75,7 @@ void entries_and_exits(const Cluster& c, CommNode& node) {
 
 void rails_of(const Cluster& c, CommNode& node) {
   const int host = c.device(node.gpus[0]).host;
-  std::vector<VertexId> by_rail;
+  NodeList<VertexId, 8> by_rail;
   bool ok = host >= 0;
   for (VertexId v : node.gpus) ok = ok && c.device(v).host == host;
   if (ok)
@@ -100,11 +100,11 @@ void rails_of(const Cluster& c, CommNode& node) {
 void nvls_heads_of(CommNode& node, bool one_node) {
   const size_t p = node.gpus.size(), limit = static_cast<size_t>(kNcclMaxNvlsArity);
   if (one_node) {
-    std::vector<size_t> order(p);
+    NodeList<size_t>& order = node.nvls_heads;
+    order.resize(p);
     for (size_t i = 0; i < p; ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return node.gpus[a] < node.gpus[b]; });
     order.resize(std::min(p, limit));
-    node.nvls_heads = std::move(order);
     return;
   }
   for (size_t e : node.entry)
@@ -273,7 +273,7 @@ Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::
                              bool one_node) {
   NodeFacts f;
   CommNode node;
-  node.gpus = gpus;
+  node.gpus.assign(gpus.begin(), gpus.end());
   const Device& head = c.device(gpus.front());
   node.site = head.site;
   if (head.host >= 0)

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/iterator/indirect_iterator.hpp>
 
 #include "cost/nccl_tuning.h"
@@ -15,14 +16,19 @@
 
 namespace topoplan {
 
+// A node's lists, held in place up to N: most nodes are one GPU of a data-parallel group, and a
+// heap block per list was half the allocations of a 100,000-GPU score.
+template <typename T, size_t N = 1>
+using NodeList = boost::container::small_vector<T, N>;
+
 struct CommNode {
-  std::vector<VertexId> gpus;      // the group's GPUs on this node, in rank order
-  std::vector<VertexId> gpu_nics;  // each GPU's rail-aligned NIC, parallel to gpus
-  std::vector<VertexId> nics;      // the distinct ones, in first-seen order
+  NodeList<VertexId> gpus;      // the group's GPUs on this node, in rank order
+  NodeList<VertexId> gpu_nics;  // each GPU's rail-aligned NIC, parallel to gpus
+  NodeList<VertexId> nics;      // the distinct ones, in first-seen order
   // Per NIC: the local GPUs (indices into gpus) a ring channel on it enters at (the NIC's own
   // GPU) and leaves from (another GPU with the best path to the same NIC, as NCCL's search
   // ends the node's chain next to the NIC it started from).
-  std::vector<size_t> entry, exit;
+  NodeList<size_t> entry, exit;
   VertexId nvswitch = kNoVertex;  // where all its GPUs meet over NVLink, if they do
   // Where its GPUs bond point to point (an NVLink mesh, cost/mesh_rings.h): the rings NCCL's
   // search packs on a node alone, and per NIC the chain a channel crosses the node by, from its
@@ -31,12 +37,12 @@ struct CommNode {
   std::vector<std::vector<size_t>> mesh_rings, mesh_chains;
   // The host's NIC on each rail when all the node's GPUs are in one host with railed NICs (PXN
   // can send through any of them), else empty; and each GPU's rail.
-  std::vector<VertexId> rail_nics;
-  std::vector<int> gpu_rails;
+  NodeList<VertexId, 8> rail_nics;
+  NodeList<int> gpu_rails;
   // The GPUs (indices into gpus) that head NVLS channels, at most kNcclMaxNvlsArity: on a group
   // of one node its GPUs in device order (channel c's head is GPU c); across nodes the GPU behind
   // each NIC, one head per NIC and GPU (search.cc ncclTopoSearchRecNet).
-  std::vector<size_t> nvls_heads;
+  NodeList<size_t> nvls_heads;
   int site = -1;  // of its first GPU
 
   bool operator==(const CommNode&) const = default;

@@ -18,7 +18,7 @@ size_t entry_gpu(const CommNode& node, int group) {
 // the GPU that leaves through the group's NIC.
 std::vector<VertexId> ring_chain(const CommNode& node, int group) {
   const size_t p = node.gpus.size();
-  if (node.nics.empty()) return node.gpus;
+  if (node.nics.empty()) return {node.gpus.begin(), node.gpus.end()};
   const size_t k = static_cast<size_t>(group) % node.nics.size();
   if (!node.mesh_chains.empty()) {  // over bonded pairs only
     std::vector<VertexId> chain;
@@ -58,7 +58,7 @@ Transfers ring(const CommGroup& g, CollectiveOp op, double bytes, int channels) 
     return out;
   }
   if (nodes == 1) {
-    const std::vector<VertexId>& l = g.nodes[0].gpus;
+    const NodeList<VertexId>& l = g.nodes[0].gpus;
     for (size_t i = 0; i + (chain ? 1 : 0) < l.size(); ++i) out.push_back({l[i], l[(i + 1) % l.size()], per_hop});
     return out;
   }
@@ -102,7 +102,7 @@ std::vector<size_t> tree_chain(const CommNode& node, int group) {
 void tree_into(Transfers& out, const CommGroup& g, const std::vector<int>& parent, int group, double bytes,
                uint32_t channel, uint32_t connections) {
   for (size_t k = 0; k < g.nodes.size(); ++k) {
-    const std::vector<VertexId>& l = g.nodes[k].gpus;
+    const NodeList<VertexId>& l = g.nodes[k].gpus;
     const size_t e = entry_gpu(g.nodes[k], group);
     const std::vector<size_t> chain = tree_chain(g.nodes[k], group);
     for (size_t t = 0; t + 1 < chain.size(); ++t) {
