@@ -184,10 +184,19 @@ void Pattern::index(size_t group, const Touched& touched, bool add) {
 }
 
 Result<void> Pattern::load(size_t group, std::vector<Transfer> transfers) {
+  // Gathered in scratch, then kept at their size: grown a transfer at a time, a data-parallel
+  // group's lists were reallocated a dozen times over, a pipeline pair's half a dozen.
+  Touched& x = scratch_.on;
+  x.edges.clear();
+  x.segments.clear();
+  if (Result<void> ok = total_.add(transfers, &x); !ok) return ok;
   Touched& own = own_[group];
-  if (Result<void> ok = total_.add(transfers, &own); !ok) return ok;
-  count_uses(own.edges, edge_uses_[group]);
-  count_uses(own.segments, segment_uses_[group]);
+  count_uses(x.edges, scratch_.uses);
+  own.edges.assign(x.edges.begin(), x.edges.end());
+  edge_uses_[group].assign(scratch_.uses.begin(), scratch_.uses.end());
+  count_uses(x.segments, scratch_.uses);
+  own.segments.assign(x.segments.begin(), x.segments.end());
+  segment_uses_[group].assign(scratch_.uses.begin(), scratch_.uses.end());
   transfers_[group] = std::move(transfers);
   if (indexed_) index(group, own, true);
   moved_.push_back(static_cast<uint32_t>(group));

@@ -90,7 +90,7 @@ class Pattern {
   // Since the last refresh.
   std::vector<EdgeId> changed_edges_;
   std::vector<uint32_t> changed_segments_, moved_;
-  // Scratch of update and refresh, kept to save allocations.
+  // Scratch of load, update and refresh, kept to save allocations.
   struct Scratch {
     std::vector<Transfer> before, after, gone, come;
     Touched off, on, left, joined;
