@@ -674,47 +674,56 @@ double state_step_s(const ScoreState& state) {
 
 std::vector<LinkUse> link_uses(const ScoreState& state) {
   const StepTraffic& traffic = state.traffic();
-  // Every loaded edge gets its slot first, so the links are allocated once (a large job loads a
-  // million: a list grown a link at a time would hold one and a half times them while it moves);
-  // a link's phase utilisation holds its busy time per phase until the phases' durations are known.
+  // Every loaded edge gets a slot, in the order the items load them, and its sums there: bytes,
+  // and busy time per phase until the phases' durations are known.
+  struct Sums {
+    double bytes = 0;
+    std::array<double, kPhases> busy_us{};
+  };
   std::vector<uint32_t> slot;
-  uint32_t links = 0;
+  std::vector<EdgeId> edge_of;
   for (size_t i = 0; i < state.item_count(); ++i)
     if (!state.item_groups(i).empty())
       for (EdgeId e : state.item_load(i).loaded()) {
         if (e >= slot.size()) slot.resize(e + 1, UINT32_MAX);
-        if (slot[e] == UINT32_MAX) slot[e] = links++;
+        if (slot[e] == UINT32_MAX) {
+          slot[e] = static_cast<uint32_t>(edge_of.size());
+          edge_of.push_back(e);
+        }
       }
-  std::vector<LinkUse> out(links);
+  std::vector<Sums> sums(edge_of.size());
   for (size_t i = 0; i < state.item_count(); ++i) {
     if (state.item_groups(i).empty()) continue;
     const TrafficItem& item = traffic.items[i];
     const LinkLoad& load = state.item_load(i);
     for (EdgeId e : load.loaded()) {
-      LinkUse& u = out[slot[e]];
-      u.edge = e;
+      Sums& u = sums[slot[e]];
       u.bytes += load.bytes(e) * item.bytes * item.calls;
-      u.phase_utilization[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
+      u.busy_us[static_cast<size_t>(item.phase)] += load.busy_us(e) * item.bytes * item.calls;
     }
   }
   const double step_s = state_step_s(state);
   const std::array<double, kPhases> phase_us = phase_durations_us(state);
-  for (LinkUse& l : out) {
+  auto use = [&](uint32_t s) {
+    LinkUse l;
+    l.edge = edge_of[s];
+    l.bytes = sums[s].bytes;
     for (size_t p = 0; p < kPhases; ++p) {
-      l.busy_us += l.phase_utilization[p];
-      l.phase_utilization[p] = phase_us[p] > 0 ? l.phase_utilization[p] / phase_us[p] : 0;
+      l.busy_us += sums[s].busy_us[p];
+      l.phase_utilization[p] = phase_us[p] > 0 ? sums[s].busy_us[p] / phase_us[p] : 0;
       if (l.phase_utilization[p] > l.peak) {
         l.peak = l.phase_utilization[p];
         l.peak_phase = static_cast<Phase>(p);
       }
     }
     l.utilization = step_s > 0 ? l.busy_us / (step_s * 1e6) : 0;
-  }
+    return l;
+  };
   // A total order: peak, then utilization, highest first, then the edge. Links with equal
   // figures are most of them (every ring's hops alike), so the distinct figures are sorted and
   // each link's place is its figures' first free place, links taken in edge order; the records
-  // then move there along the permutation's cycles (sorting the 80-byte records themselves moved
-  // each a score of times).
+  // are then made in place order, each written once (made in slot order and moved along the
+  // permutation's cycles, the 80-byte records were each moved twice at random).
   struct Figures {
     double peak, utilization;
     bool operator==(const Figures&) const = default;
@@ -725,17 +734,18 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
     }
   };
   std::unordered_map<Figures, uint32_t, FiguresHash> group_at;
-  std::vector<uint32_t> group(out.size()), place(out.size());
+  std::vector<uint32_t> group(edge_of.size()), at(edge_of.size());
   std::vector<Figures> figures;
   std::vector<uint32_t> size;
-  for (size_t i = 0; i < out.size(); ++i) {
-    auto [at, fresh] = group_at.try_emplace({out[i].peak, out[i].utilization}, static_cast<uint32_t>(figures.size()));
+  for (uint32_t s = 0; s < edge_of.size(); ++s) {
+    const LinkUse l = use(s);
+    auto [it, fresh] = group_at.try_emplace({l.peak, l.utilization}, static_cast<uint32_t>(figures.size()));
     if (fresh) {
-      figures.push_back(at->first);
+      figures.push_back(it->first);
       size.push_back(0);
     }
-    group[i] = at->second;
-    ++size[at->second];
+    group[s] = it->second;
+    ++size[it->second];
   }
   std::vector<uint32_t> rank(figures.size());
   for (uint32_t g = 0; g < rank.size(); ++g) rank[g] = g;
@@ -744,17 +754,15 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
     return a.peak != b.peak ? a.peak > b.peak : a.utilization > b.utilization;
   });
   std::vector<uint32_t> next(figures.size());
-  for (uint32_t r = 0, at = 0; r < rank.size(); ++r) {
-    next[rank[r]] = at;
-    at += size[rank[r]];
+  for (uint32_t r = 0, first = 0; r < rank.size(); ++r) {
+    next[rank[r]] = first;
+    first += size[rank[r]];
   }
   for (uint32_t e = 0; e < slot.size(); ++e)
-    if (slot[e] != UINT32_MAX) place[slot[e]] = next[group[slot[e]]]++;
-  for (size_t i = 0; i < out.size(); ++i)
-    while (place[i] != i) {
-      std::swap(out[i], out[place[i]]);
-      std::swap(place[i], place[place[i]]);
-    }
+    if (slot[e] != UINT32_MAX) at[next[group[slot[e]]]++] = slot[e];
+  std::vector<LinkUse> out;
+  out.reserve(edge_of.size());
+  for (uint32_t s : at) out.push_back(use(s));
   return out;
 }
 
