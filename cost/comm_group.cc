@@ -269,6 +269,14 @@ struct NodeFacts : NodeSummary {
   std::string inter_error;  // why a GPU cannot reach its NIC, if one cannot
 };
 
+NcclCpu host_cpu(const Cluster& c, int host) {
+  NcclCpu cpu = NcclCpu::other;
+  if (host >= 0)
+    for (VertexId v : c.hosts()[static_cast<size_t>(host)].cpus)
+      if (cpu == NcclCpu::other) cpu = cpu_vendor(c.device(v).model);
+  return cpu;
+}
+
 Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus, int cc,
                              bool one_node) {
   NodeFacts f;
@@ -276,9 +284,7 @@ Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::
   node.gpus.assign(gpus.begin(), gpus.end());
   const Device& head = c.device(gpus.front());
   node.site = head.site;
-  if (head.host >= 0)
-    for (VertexId cpu : c.hosts()[static_cast<size_t>(head.host)].cpus)
-      if (f.cpu == NcclCpu::other) f.cpu = cpu_vendor(c.device(cpu).model);
+  f.cpu = host_cpu(c, head.host);
   for (VertexId v : gpus) {
     const VertexId nic = router.nic_for(v);
     node.gpu_nics.push_back(nic);
@@ -325,6 +331,51 @@ Result<NodeFacts> node_facts(const Cluster& c, const Router& router, const std::
   nvls_heads_of(node, one_node);
   (one_node ? f.alone : f.among) = std::make_shared<CommNode>(std::move(node));
   return f;
+}
+
+// A node of one host from the same node of the host it is built like (Router::host_twin), its
+// devices shifted: its local paths, NICs and NVSwitch are the twin's. Rails and CPU models are
+// not in what makes a twin, so the NICs' rails are compared and the CPU read afresh. Nullopt
+// where the twin's node is not at hand or anything differs: the caller searches.
+// `kept(gpus)` is the node's facts as kept, or null.
+template <typename Kept>
+std::optional<NodeFacts> twin_facts(const Cluster& c, const Router& router, const std::vector<VertexId>& gpus,
+                                    const Kept& kept) {
+  const int host = c.device(gpus.front()).host;
+  const std::optional<std::pair<int, uint32_t>> twin = router.host_twin(host);
+  if (!twin) return std::nullopt;
+  const auto [model, dv] = *twin;
+  std::vector<VertexId> at_twin(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    if (c.device(gpus[i]).host != host) return std::nullopt;
+    at_twin[i] = gpus[i] - dv;
+  }
+  const NodeFacts* from = kept(at_twin);
+  if (!from || !from->inter_error.empty()) return std::nullopt;
+  const std::vector<VertexId>&nics = c.hosts()[static_cast<size_t>(host)].nics,
+        &twin_nics = c.hosts()[static_cast<size_t>(model)].nics;
+  if (nics.size() != twin_nics.size()) return std::nullopt;
+  for (size_t k = 0; k < nics.size(); ++k)
+    if (nics[k] != twin_nics[k] + dv || c.device(nics[k]).rail != c.device(twin_nics[k]).rail) return std::nullopt;
+  auto shift = [dv](VertexId v) { return v == kNoVertex ? kNoVertex : v + dv; };
+  NodeFacts out;
+  static_cast<NodeSummary&>(out) = *from;
+  out.cpu = host_cpu(c, host);
+  for (auto [to, node] : {std::pair{&out.alone, &from->alone}, std::pair{&out.among, &from->among}}) {
+    if (!*node) continue;
+    auto made = std::make_shared<CommNode>(**node);
+    for (auto* list : {&made->gpus, &made->gpu_nics, &made->nics})
+      for (VertexId& v : *list) v = shift(v);
+    for (VertexId& v : made->rail_nics) v = shift(v);
+    made->nvswitch = shift(made->nvswitch);
+    made->site = c.device(made->gpus.front()).site;
+    *to = std::move(made);
+  }
+  // The NIC each GPU leaves by is the router's pick, which the twin's made alike: checked.
+  const CommNode& node = out.alone ? *out.alone : *out.among;
+  for (size_t i = 0; i < gpus.size(); ++i)
+    if (router.nic_for(gpus[i]) != node.gpu_nics[i]) return std::nullopt;
+  return out;
 }
 
 struct GpusHash {
@@ -478,7 +529,18 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     }
     if (!f) {
       if (single) node_gpus[n] = {first_gpu[n]};
-      Result<NodeFacts> made = node_facts(c, router, node_gpus[n], g.compute_capability, nodes == 1);
+      // Kept for the same node of the host this one is built like: copied, not searched.
+      auto kept_at = [&](const std::vector<VertexId>& at) -> const NodeFacts* {
+        if (at.size() == 1) {
+          const NodeFacts* x = kept->single[at[0]].get();
+          return x && x->cc == g.compute_capability ? x : nullptr;
+        }
+        auto it = kept->nodes.find(at);
+        return it != kept->nodes.end() && it->second.cc == g.compute_capability ? &it->second : nullptr;
+      };
+      std::optional<NodeFacts> twin = kept ? twin_facts(c, router, node_gpus[n], kept_at) : std::nullopt;
+      Result<NodeFacts> made = twin ? Result<NodeFacts>(std::move(*twin))
+                                    : node_facts(c, router, node_gpus[n], g.compute_capability, nodes == 1);
       RETURN_IF_ERROR(made);
       if (kept && single) {
         std::unique_ptr<NodeFacts>& at = kept->single[first_gpu[n]];
@@ -569,10 +631,9 @@ NcclComm comm_group_nccl(const NcclTuning& t, const Cluster& c, const CommGroup&
     const int heads = std::min(g.nvls_heads(), t.nvls_max_arity);
     std::vector<double> head_nic_bws;
     if (comm.n_nodes > 1) {
-      const CommNode& thin =
-          *std::min_element(g.nodes.begin(), g.nodes.end(), [](const CommNode& a, const CommNode& b) {
-            return a.nvls_heads.size() < b.nvls_heads.size();
-          });
+      const CommNode& thin = *std::min_element(
+          g.nodes.begin(), g.nodes.end(),
+          [](const CommNode& a, const CommNode& b) { return a.nvls_heads.size() < b.nvls_heads.size(); });
       for (size_t h : thin.nvls_heads) head_nic_bws.push_back(nic_bw(c, thin.gpu_nics[h]));
     }
     NcclGraph nvls = nvls_graph(speeds, gpu_bw, g.min_local(), heads, head_nic_bws);

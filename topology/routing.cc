@@ -184,6 +184,13 @@ void Router::find_twins() {
   }
 }
 
+std::optional<std::pair<int, uint32_t>> Router::host_twin(int host) const {
+  if (host < 0 || static_cast<size_t>(host) >= twin_.size() || twin_[static_cast<size_t>(host)].host < 0)
+    return std::nullopt;
+  const Twin& t = twin_[static_cast<size_t>(host)];
+  return std::pair{t.host, t.dv};
+}
+
 const Router::Twin* Router::twin_of(VertexId a, VertexId b) const {
   const int h = c_.device(a).host;
   if (h < 0 || c_.device(b).host != h || twin_[static_cast<size_t>(h)].host < 0) return nullptr;

@@ -95,6 +95,10 @@ class Router {
   // Endpoints are GPUs or NICs. Errors only for endpoints of another kind or a fabric that has no
   // up/down path between them (an explicit graph without tiers, say).
   Result<Route> route(VertexId a, VertexId b, RouteOptions options = {}) const;
+  // The earlier host this one is built like, and the vertex offset from its devices to this
+  // one's: their devices and local links match one for one, so whatever is made of those alone
+  // carries over, shifted. Nullopt for a host like no earlier one.
+  std::optional<std::pair<int, uint32_t>> host_twin(int host) const;
   // route(a, b, {nic, true}) as parts, when the route leaves through the fabric under adaptive
   // routing or as the equal-cost set; nullopt for endpoints on one host or NVLink domain.
   Result<std::optional<FabricParts>> fabric_parts(VertexId a, VertexId b, NicPolicy nic) const;

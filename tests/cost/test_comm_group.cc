@@ -106,4 +106,52 @@ TEST_CASE("comm group: kept node facts refuse another cluster, and errors stay t
   }
 }
 
+TEST_CASE("comm group: a host built like an earlier one but railed otherwise gets its own node") {
+  // Two hosts of one node type, alike but for their NICs' rails: the second's are the first's
+  // swapped. A node copied from the first host's would put each GPU on the other rail.
+  Cluster c;
+  for (const char* name : {"a", "b"}) {
+    const int h = c.add_host({name, -1, -1, "box", {}, {}});
+    auto dev = [&](const std::string& dev_name, DeviceKind kind, int index, int rail = -1) {
+      Device d;
+      d.name = std::string(name) + "/" + dev_name;
+      d.kind = kind;
+      d.host = h;
+      d.local_index = index;
+      d.rail = rail;
+      if (kind == DeviceKind::gpu) d.model = "H100-SXM";
+      return *c.add_device(d);
+    };
+    const bool first = std::string(name) == "a";
+    const VertexId nvs = dev("nvswitch", DeviceKind::nvswitch, 0);
+    for (int i = 0; i < 2; ++i) {
+      const VertexId gpu = dev("gpu" + std::to_string(i), DeviceKind::gpu, i);
+      const VertexId pcie = dev("pcie" + std::to_string(i), DeviceKind::pcie_switch, i);
+      const VertexId nic = dev("nic" + std::to_string(i), DeviceKind::nic, i, first ? i : 1 - i);
+      REQUIRE(c.add_link(gpu, nvs, LinkKind::NVL, 450, 0.5));
+      REQUIRE(c.add_link(gpu, pcie, LinkKind::PCI, 64, 0.5));
+      REQUIRE(c.add_link(pcie, nic, LinkKind::PCI, 64, 0.5));
+    }
+  }
+  Device leaf;
+  leaf.name = "leaf0";
+  leaf.kind = DeviceKind::switch_;
+  leaf.tier = 1;
+  const VertexId sw = *c.add_device(leaf);
+  for (const char* nic : {"a/nic0", "a/nic1", "b/nic0", "b/nic1"})
+    REQUIRE(c.add_link(*c.find(nic), sw, LinkKind::NET, 50, 1));
+  REQUIRE(c.finalize());
+  const Router r(c);
+  REQUIRE(r.host_twin(1));  // b is built like a
+  CommNodeCache kept(c, r);
+  const VertexId a0 = *c.find("a/gpu0"), a1 = *c.find("a/gpu1"), b0 = *c.find("b/gpu0"), b1 = *c.find("b/gpu1");
+  for (const std::vector<VertexId>& group : {std::vector{a0, a1}, std::vector{b0, b1}, std::vector{a0, b0}}) {
+    Result<CommGroup> fresh = comm_group_make(c, r, group), reused = comm_group_make(c, r, group, &kept);
+    REQUIRE_MESSAGE(fresh.ok(), fresh.error());
+    REQUIRE(reused.ok());
+    CHECK(*reused == *fresh);
+  }
+  CHECK(comm_group_make(c, r, {b0, a0}, &kept)->nodes[0].gpu_rails == NodeList<int>{1});
+}
+
 }  // namespace topoplan
