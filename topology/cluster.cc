@@ -24,15 +24,16 @@ int Cluster::add_domain(const std::string& domain_name) {
 
 int Cluster::add_host(Host host) {
   int index = static_cast<int>(hosts_.size());
-  host_by_name_.emplace(host.name, index);
+  // A repeated name keeps its first host, as host_index finds it.
+  host_by_name_.insert(host.name, static_cast<uint32_t>(index), [this](uint32_t h) { return host_name(h); });
   hosts_.push_back(std::move(host));
   return index;
 }
 
 Result<VertexId> Cluster::add_device(Device device) {
   if (device.name.empty()) return Error{"device with an empty name"};
-  auto [it, inserted] = by_name_.emplace(device.name, static_cast<VertexId>(num_devices()));
-  if (!inserted) return Error{"duplicate device name '" + device.name + "'"};
+  if (by_name_.insert(device.name, static_cast<VertexId>(num_devices()), [this](uint32_t v) { return device_name(v); }))
+    return Error{"duplicate device name '" + device.name + "'"};
   devices_.push_back(std::move(device));
   return static_cast<VertexId>(devices_.size() - 1);
 }
@@ -58,7 +59,7 @@ Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double b
 
 void Cluster::reserve(size_t devices, size_t links) {
   devices_.reserve(devices);
-  by_name_.reserve(devices);
+  by_name_.reserve(devices, [this](uint32_t v) { return device_name(v); });
   links_.reserve(2 * links);
   edge_src_.reserve(2 * links);
   edge_dst_.reserve(2 * links);
@@ -119,9 +120,7 @@ Result<void> Cluster::finalize() {
 }
 
 std::optional<VertexId> Cluster::find(const std::string& device_name) const {
-  auto it = by_name_.find(device_name);
-  if (it == by_name_.end()) return std::nullopt;
-  return it->second;
+  return by_name_.find(device_name, [this](uint32_t v) { return this->device_name(v); });
 }
 
 std::vector<int> Cluster::hosts_of(std::span<const VertexId> devices) const {
@@ -153,9 +152,9 @@ std::string_view Cluster::hca_name(VertexId nic) const {
 }
 
 std::optional<int> Cluster::host_index(const std::string& host_name) const {
-  auto it = host_by_name_.find(host_name);
-  if (it == host_by_name_.end()) return std::nullopt;
-  return it->second;
+  const std::optional<uint32_t> at = host_by_name_.find(host_name, [this](uint32_t h) { return this->host_name(h); });
+  if (!at) return std::nullopt;
+  return static_cast<int>(*at);
 }
 
 std::string Cluster::edge_name(EdgeId e) const { return devices_[source(e)].name + " -> " + devices_[target(e)].name; }

@@ -9,10 +9,10 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "base/error.h"
+#include "base/name_index.h"
 #include "topology/kinds.h"
 
 namespace topoplan {
@@ -133,8 +133,9 @@ class Cluster {
   // Per edge id.
   std::vector<Link> links_;
   std::vector<VertexId> edge_src_, edge_dst_;
-  std::unordered_map<std::string, VertexId> by_name_;
-  std::unordered_map<std::string, int> host_by_name_;
+  NameIndex by_name_, host_by_name_;  // of devices_, of hosts_
+  std::string_view device_name(uint32_t v) const { return devices_[v].name; }
+  std::string_view host_name(uint32_t h) const { return hosts_[h].name; }
   std::vector<Host> hosts_;
   std::vector<std::string> sites_, domains_;
   std::vector<VertexId> gpus_;
