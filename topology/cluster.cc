@@ -59,7 +59,7 @@ Result<EdgeId> Cluster::add_link(VertexId a, VertexId b, LinkKind kind, double b
 
 void Cluster::reserve(size_t devices, size_t links) {
   devices_.reserve(devices);
-  by_name_.reserve(devices, [this](uint32_t v) { return device_name(v); });
+  by_name_.reserve(devices);
   links_.reserve(2 * links);
   edge_src_.reserve(2 * links);
   edge_dst_.reserve(2 * links);

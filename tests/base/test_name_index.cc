@@ -30,7 +30,7 @@ TEST_CASE("name index: reserved room holds what it was reserved for") {
   std::vector<std::string> names;
   NameIndex index;
   auto name_of = [&](uint32_t i) { return std::string_view(names[i]); };
-  index.reserve(100, name_of);
+  index.reserve(100);
   for (uint32_t i = 0; i < 100; ++i) {
     names.push_back("leaf" + std::to_string(i));
     index.insert(names.back(), i, name_of);
