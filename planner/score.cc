@@ -737,15 +737,20 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
   std::vector<uint32_t> group(edge_of.size()), at(edge_of.size());
   std::vector<Figures> figures;
   std::vector<uint32_t> size;
+  uint32_t last = UINT32_MAX;  // the link before's: a ring's hops are loaded one after another, alike
   for (uint32_t s = 0; s < edge_of.size(); ++s) {
     const LinkUse l = use(s);
-    auto [it, fresh] = group_at.try_emplace({l.peak, l.utilization}, static_cast<uint32_t>(figures.size()));
-    if (fresh) {
-      figures.push_back(it->first);
-      size.push_back(0);
+    const Figures f{l.peak, l.utilization};
+    if (last == UINT32_MAX || !(figures[last] == f)) {
+      auto [it, fresh] = group_at.try_emplace(f, static_cast<uint32_t>(figures.size()));
+      if (fresh) {
+        figures.push_back(f);
+        size.push_back(0);
+      }
+      last = it->second;
     }
-    group[s] = it->second;
-    ++size[it->second];
+    group[s] = last;
+    ++size[last];
   }
   std::vector<uint32_t> rank(figures.size());
   for (uint32_t g = 0; g < rank.size(); ++g) rank[g] = g;
