@@ -945,22 +945,15 @@ Result<Route> Router::route(VertexId a, VertexId b, RouteOptions options) const 
     return r;
   }
   const bool local = near(da, db);
-  // Two GPUs on one NVSwitch: that 2-hop NVL path is the best there is (no search needed).
   if (local && da.kind == DeviceKind::gpu && db.kind == DeviceKind::gpu)
-    for (EdgeId up : c_.out_edges(a)) {
-      if (c_.link(up).kind != LinkKind::NVL || c_.device(c_.target(up)).kind != DeviceKind::nvswitch ||
-          out_.edge_down(up) || out_.device_down(c_.target(up)))
-        continue;
-      for (EdgeId back : c_.out_edges(b))
-        if (c_.target(back) == c_.target(up) && c_.link(back).kind == LinkKind::NVL && !out_.edge_down(back)) {
-          EdgeId down = Cluster::reverse(back);
-          r.path_class = PathClass::NVL;
-          r.latency_us = c_.link(up).latency_us + c_.link(down).latency_us;
-          r.bottleneck = c_.link(up).bw_GBps <= c_.link(down).bw_GBps ? up : down;
-          r.bw_GBps = c_.link(r.bottleneck).bw_GBps;
-          r.hops = {{up, 1.0}, {down, 1.0}};
-          return r;
-        }
+    if (const std::optional<std::array<EdgeId, 2>> nvs = nvswitch_hops(a, b)) {
+      const auto [up, down] = *nvs;
+      r.path_class = PathClass::NVL;
+      r.latency_us = c_.link(up).latency_us + c_.link(down).latency_us;
+      r.bottleneck = c_.link(up).bw_GBps <= c_.link(down).bw_GBps ? up : down;
+      r.bw_GBps = c_.link(r.bottleneck).bw_GBps;
+      r.hops = {{up, 1.0}, {down, 1.0}};
+      return r;
     }
   if (local) {
     // GPU-NIC paths repeat for every flow leaving a host: take them from the cache.
@@ -1000,13 +993,35 @@ Result<std::pair<VertexId, VertexId>> Router::nics(VertexId a, VertexId b, NicPo
   return std::pair{nic_a, nic_b};
 }
 
+std::optional<std::array<EdgeId, 2>> Router::nvswitch_hops(VertexId a, VertexId b) const {
+  for (EdgeId up : c_.out_edges(a)) {
+    if (c_.link(up).kind != LinkKind::NVL || c_.device(c_.target(up)).kind != DeviceKind::nvswitch ||
+        out_.edge_down(up) || out_.device_down(c_.target(up)))
+      continue;
+    for (EdgeId back : c_.out_edges(b))
+      if (c_.target(back) == c_.target(up) && c_.link(back).kind == LinkKind::NVL && !out_.edge_down(back))
+        return std::array<EdgeId, 2>{up, Cluster::reverse(back)};
+  }
+  return std::nullopt;
+}
+
 Result<std::optional<FabricParts>> Router::fabric_parts(VertexId a, VertexId b, NicPolicy nic) const {
   const Device& da = c_.device(a);
   const Device& db = c_.device(b);
   const bool endpoints = (da.kind == DeviceKind::gpu || da.kind == DeviceKind::nic) &&
                          (db.kind == DeviceKind::gpu || db.kind == DeviceKind::nic);
-  // Near endpoints, and errors about the endpoints, are route()'s.
-  if (a == b || !endpoints || near(da, db)) return std::optional<FabricParts>{};
+  if (a == b || !endpoints) return std::optional<FabricParts>{};
+  if (near(da, db)) {
+    // Other near endpoints, and errors about the endpoints, are route()'s.
+    if (da.kind != DeviceKind::gpu || db.kind != DeviceKind::gpu) return std::optional<FabricParts>{};
+    const std::optional<std::array<EdgeId, 2>> nvs = nvswitch_hops(a, b);
+    if (!nvs) return std::optional<FabricParts>{};
+    switch_hops_ = *nvs;
+    FabricParts p;
+    p.src_local = switch_hops_;
+    p.path_class = PathClass::NVL;
+    return std::optional<FabricParts>{p};
+  }
   Result<std::pair<VertexId, VertexId>> nics = this->nics(a, b, nic);
   if (!nics) return Error{nics.error()};
   Result<Legs> legs = this->legs(a, nics->first, nics->second, b, true);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -100,7 +101,9 @@ class Router {
   // carries over, shifted. Nullopt for a host like no earlier one.
   std::optional<std::pair<int, uint32_t>> host_twin(int host) const;
   // route(a, b, {nic, true}) as parts, when the route leaves through the fabric under adaptive
-  // routing or as the equal-cost set; nullopt for endpoints on one host or NVLink domain.
+  // routing or as the equal-cost set, or joins two GPUs of one host or NVLink domain through an
+  // NVSwitch (the GPU's uplink then the other's downlink, as src_local); nullopt for other
+  // endpoints on one host or NVLink domain.
   Result<std::optional<FabricParts>> fabric_parts(VertexId a, VertexId b, NicPolicy nic) const;
   // The NIC a GPU uses for inter-host traffic: best path class, then bandwidth, then same index.
   VertexId nic_for(VertexId gpu) const;
@@ -260,7 +263,11 @@ class Router {
   mutable std::vector<int> slot_;  // per vertex: its index in the target cone, or -1
   mutable std::vector<std::pair<EdgeId, bool>> next_;
   mutable std::vector<Hop> seg_hops_;
-  mutable std::vector<Hop> hops_;  // fabric_route's scratch: routes keep only what they need
+  mutable std::vector<Hop> hops_;                // fabric_route's scratch: routes keep only what they need
+  mutable std::array<EdgeId, 2> switch_hops_{};  // fabric_parts' NVSwitch hops
+  // Two GPUs of one host or NVLink domain on a common NVSwitch: the first's NVLink up to it and
+  // the second's down from it, the best path there is (no search needed).
+  std::optional<std::array<EdgeId, 2>> nvswitch_hops(VertexId a, VertexId b) const;
 };
 
 }  // namespace topoplan

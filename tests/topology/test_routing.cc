@@ -233,6 +233,35 @@ void check_parts_match(const Cluster& c, const Router& r, NicPolicy nic) {
 
 }  // namespace
 
+TEST_CASE("routing: two GPUs on one NVSwitch have fabric parts, the route's two NVLink hops") {
+  for (const char* spec : {"dgx-h100:2", "gb200-nvl72:1"}) {
+    CAPTURE(spec);
+    Cluster c = build(spec);
+    Router r(c);
+    const VertexId a = c.gpus()[0], b = c.gpus()[1];
+    Result<std::optional<FabricParts>> parts = r.fabric_parts(a, b, NicPolicy::rail_aligned);
+    REQUIRE(parts);
+    REQUIRE(*parts);
+    Result<Route> whole = r.route(a, b);
+    REQUIRE(whole);
+    const FabricParts& p = **parts;
+    REQUIRE(p.src_local.size() == 2);
+    CHECK(p.fabric.empty());
+    CHECK(p.dst_local.empty());
+    CHECK(p.segment == Route::kNoSegment);
+    CHECK(p.path_class == PathClass::NVL);
+    REQUIRE(whole->hops.size() == 2);
+    CHECK(p.src_local[0] == whole->hops[0].edge);
+    CHECK(p.src_local[1] == whole->hops[1].edge);
+  }
+  // No NVSwitch between them (PCIe): route()'s to search.
+  Cluster pcie = build("pcie-l40s:1");
+  Router r(pcie);
+  Result<std::optional<FabricParts>> parts = r.fabric_parts(pcie.gpus()[0], pcie.gpus()[1], NicPolicy::rail_aligned);
+  REQUIRE(parts);
+  CHECK_FALSE(*parts);
+}
+
 TEST_CASE("routing: fabric parts are the route's hops, for every kind of fabric") {
   SUBCASE("three tiers, segments named") {
     Cluster c = build("dgx-h100:48");
