@@ -115,12 +115,8 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   dist_a_.assign(n, kInf);
   dist_b_.assign(n, kInf);
   rem_.assign(n, kInf);
-  flow_up_.assign(n, 0);
-  flow_down_.assign(n, 0);
-  count_up_.assign(n, 0);
-  count_down_.assign(n, 0);
-  lat_up_.assign(n, 0);
-  lat_down_.assign(n, 0);
+  for (ZeroedArray<double>* a : {&flow_up_, &flow_down_, &count_up_, &count_down_, &lat_up_, &lat_down_})
+    *a = ZeroedArray<double>(n);
   slot_.assign(n, -1);
   find_twins();
 }

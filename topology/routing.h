@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/zeroed_array.h"
 #include "topology/cluster.h"
 #include "topology/down.h"
 
@@ -258,7 +259,9 @@ class Router {
   mutable std::unordered_map<uint32_t, TargetCone> target_cones_;
   // Scratch per vertex for the path-set search, reset through the cones after each.
   mutable std::vector<int> dist_a_, dist_b_, rem_;
-  mutable std::vector<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
+  // Zero but on the switches a walk is at (only switches are walked: pages over hosts' devices
+  // are never touched).
+  mutable ZeroedArray<double> flow_up_, flow_down_, count_up_, count_down_, lat_up_, lat_down_;
   mutable std::vector<VertexId> cone_a_;
   mutable std::vector<int> slot_;  // per vertex: its index in the target cone, or -1
   mutable std::vector<std::pair<EdgeId, bool>> next_;
