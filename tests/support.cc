@@ -69,6 +69,29 @@ Cluster load_cluster(const std::string& spec) {
   return std::move(*c);
 }
 
+VertexId add_device(Cluster& c, int host, const std::string& name, DeviceKind kind, int local_index, int rail) {
+  Device d;
+  d.name = c.hosts()[static_cast<size_t>(host)].name + "/" + name;
+  d.kind = kind;
+  d.host = host;
+  d.local_index = static_cast<int16_t>(local_index);
+  d.rail = static_cast<int16_t>(rail);
+  if (kind == DeviceKind::gpu) d.model = "H100-SXM";
+  Result<VertexId> v = c.add_device(d);
+  REQUIRE_MESSAGE(v.ok(), (v ? "" : v.error()));
+  return *v;
+}
+
+VertexId add_leaf(Cluster& c, std::initializer_list<const char*> nics) {
+  Device leaf;
+  leaf.name = "leaf0";
+  leaf.kind = DeviceKind::switch_;
+  leaf.tier = 1;
+  const VertexId sw = *c.add_device(leaf);
+  for (const char* nic : nics) REQUIRE(c.add_link(*c.find(nic), sw, LinkKind::NET, 50, 1));
+  return sw;
+}
+
 Job small_job() {
   Job j;
   j.name = "small";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -36,6 +37,11 @@ std::string mpirun_validate(int ranks, const std::string& args);
 std::string read_file(const std::filesystem::path& path);
 // A cluster from a preset spec or file; the test stops with the loader's message if it fails.
 Cluster load_cluster(const std::string& spec);
+
+// Hand-built clusters: a device "<host>/<name>" of host `host` (GPUs are H100-SXM), and a leaf
+// switch "leaf0" (tier 1) with the named NICs cabled to it at 50 GB/s, 1 us.
+VertexId add_device(Cluster& c, int host, const std::string& name, DeviceKind kind, int local_index = 0, int rail = -1);
+VertexId add_leaf(Cluster& c, std::initializer_list<const char*> nics);
 
 // A small dense job whose figures the planner tests compute by hand: 4 layers of h 1024, 16
 // heads (MHA), a plain 4h MLP, vocab 32000, s 2048, global batch 8; tp 2 pp 2 dp 2 with sequence

@@ -112,34 +112,19 @@ TEST_CASE("comm group: a host built like an earlier one but railed otherwise get
   Cluster c;
   for (const char* name : {"a", "b"}) {
     const int h = c.add_host({name, -1, -1, "box", {}, {}});
-    auto dev = [&](const std::string& dev_name, DeviceKind kind, int index, int rail = -1) {
-      Device d;
-      d.name = std::string(name) + "/" + dev_name;
-      d.kind = kind;
-      d.host = h;
-      d.local_index = index;
-      d.rail = rail;
-      if (kind == DeviceKind::gpu) d.model = "H100-SXM";
-      return *c.add_device(d);
-    };
     const bool first = std::string(name) == "a";
-    const VertexId nvs = dev("nvswitch", DeviceKind::nvswitch, 0);
+    const VertexId nvs = test::add_device(c, h, "nvswitch", DeviceKind::nvswitch);
     for (int i = 0; i < 2; ++i) {
-      const VertexId gpu = dev("gpu" + std::to_string(i), DeviceKind::gpu, i);
-      const VertexId pcie = dev("pcie" + std::to_string(i), DeviceKind::pcie_switch, i);
-      const VertexId nic = dev("nic" + std::to_string(i), DeviceKind::nic, i, first ? i : 1 - i);
+      const std::string n = std::to_string(i);
+      const VertexId gpu = test::add_device(c, h, "gpu" + n, DeviceKind::gpu, i);
+      const VertexId pcie = test::add_device(c, h, "pcie" + n, DeviceKind::pcie_switch, i);
+      const VertexId nic = test::add_device(c, h, "nic" + n, DeviceKind::nic, i, first ? i : 1 - i);
       REQUIRE(c.add_link(gpu, nvs, LinkKind::NVL, 450, 0.5));
       REQUIRE(c.add_link(gpu, pcie, LinkKind::PCI, 64, 0.5));
       REQUIRE(c.add_link(pcie, nic, LinkKind::PCI, 64, 0.5));
     }
   }
-  Device leaf;
-  leaf.name = "leaf0";
-  leaf.kind = DeviceKind::switch_;
-  leaf.tier = 1;
-  const VertexId sw = *c.add_device(leaf);
-  for (const char* nic : {"a/nic0", "a/nic1", "b/nic0", "b/nic1"})
-    REQUIRE(c.add_link(*c.find(nic), sw, LinkKind::NET, 50, 1));
+  test::add_leaf(c, {"a/nic0", "a/nic1", "b/nic0", "b/nic1"});
   REQUIRE(c.finalize());
   const Router r(c);
   REQUIRE(r.host_twin(1));  // b is built like a

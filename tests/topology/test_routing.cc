@@ -395,18 +395,10 @@ TEST_CASE("routing: a GPU's path to a NIC is the search's, also where an NVSwitc
     CAPTURE(cabled);
     Cluster c;
     const int h = c.add_host({"a", -1, -1, "", {}, {}});
-    auto dev = [&](const std::string& name, DeviceKind kind) {
-      Device d;
-      d.name = name;
-      d.kind = kind;
-      d.host = h;
-      d.local_index = 0;
-      if (kind == DeviceKind::gpu) d.model = "H100-SXM";
-      return *c.add_device(d);
-    };
-    const VertexId g0 = dev("a/gpu0", DeviceKind::gpu), g1 = dev("a/gpu1", DeviceKind::gpu);
-    const VertexId nvs = dev("a/nvswitch0", DeviceKind::nvswitch), pcie = dev("a/pcie0", DeviceKind::pcie_switch);
-    const VertexId nic = dev("a/nic0", DeviceKind::nic);
+    auto dev = [&](const std::string& name, DeviceKind kind) { return test::add_device(c, h, name, kind); };
+    const VertexId g0 = dev("gpu0", DeviceKind::gpu), g1 = dev("gpu1", DeviceKind::gpu);
+    const VertexId nvs = dev("nvswitch0", DeviceKind::nvswitch), pcie = dev("pcie0", DeviceKind::pcie_switch);
+    const VertexId nic = dev("nic0", DeviceKind::nic);
     REQUIRE(c.add_link(g0, nvs, LinkKind::NVL, 450, 0.5));
     REQUIRE(c.add_link(g1, nvs, LinkKind::NVL, 450, 0.5));
     if (cabled) REQUIRE(c.add_link(nvs, nic, LinkKind::PCI, 50, 0.5));
@@ -459,15 +451,7 @@ TEST_CASE("routing: a host that differs from the one before it in a link's rate 
   Cluster c;
   for (const char* name : {"a", "b"}) {
     const int h = c.add_host({name, -1, -1, "box", {}, {}});
-    auto dev = [&](const std::string& dev_name, DeviceKind kind) {
-      Device d;
-      d.name = std::string(name) + "/" + dev_name;
-      d.kind = kind;
-      d.host = h;
-      d.local_index = 0;
-      if (kind == DeviceKind::gpu) d.model = "H100-SXM";
-      return *c.add_device(d);
-    };
+    auto dev = [&](const std::string& dev_name, DeviceKind kind) { return test::add_device(c, h, dev_name, kind); };
     const VertexId gpu = dev("gpu0", DeviceKind::gpu), one = dev("pcie1", DeviceKind::pcie_switch),
                    two = dev("pcie2", DeviceKind::pcie_switch), last = dev("pcie3", DeviceKind::pcie_switch),
                    nic = dev("nic0", DeviceKind::nic);
@@ -478,13 +462,7 @@ TEST_CASE("routing: a host that differs from the one before it in a link's rate 
     REQUIRE(c.add_link(two, last, LinkKind::PCI, 64, 0.5));
     REQUIRE(c.add_link(last, nic, LinkKind::PCI, 64, 0.5));
   }
-  Device leaf;
-  leaf.name = "leaf0";
-  leaf.kind = DeviceKind::switch_;
-  leaf.tier = 1;
-  const VertexId sw = *c.add_device(leaf);
-  REQUIRE(c.add_link(*c.find("a/nic0"), sw, LinkKind::NET, 50, 1));
-  REQUIRE(c.add_link(*c.find("b/nic0"), sw, LinkKind::NET, 50, 1));
+  test::add_leaf(c, {"a/nic0", "b/nic0"});
   REQUIRE(c.finalize());
   Router r(c);
   const Route a = route(c, r, "a/gpu0", "a/nic0"), b = route(c, r, "b/gpu0", "b/nic0");
