@@ -344,7 +344,8 @@ std::optional<NodeFacts> twin_facts(const Cluster& c, const Router& router, cons
   const int host = c.device(gpus.front()).host;
   const std::optional<std::pair<int, uint32_t>> twin = router.host_twin(host);
   if (!twin) return std::nullopt;
-  const auto [model, dv] = *twin;
+  const int model = twin->first;
+  const uint32_t dv = twin->second;
   std::vector<VertexId> at_twin(gpus.size());
   for (size_t i = 0; i < gpus.size(); ++i) {
     if (c.device(gpus[i]).host != host) return std::nullopt;
