@@ -186,7 +186,7 @@ void Pattern::index(size_t group, const Touched& touched, bool add) {
 Result<void> Pattern::load(size_t group, std::vector<Transfer> transfers) {
   // Gathered in scratch, then kept at their size: grown a transfer at a time, a data-parallel
   // group's lists were reallocated a dozen times over, a pipeline pair's half a dozen.
-  Touched& x = scratch_.on;
+  Touched& x = scratch_.gathered;
   x.edges.clear();
   x.segments.clear();
   if (Result<void> ok = total_.add(transfers, &x); !ok) return ok;

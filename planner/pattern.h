@@ -94,6 +94,7 @@ class Pattern {
   struct Scratch {
     std::vector<Transfer> before, after, gone, come;
     Touched off, on, left, joined;
+    Touched gathered;  // load's, before they are counted and kept
     std::vector<uint32_t> keys, uses;
   };
   Scratch scratch_;

@@ -741,7 +741,7 @@ std::vector<LinkUse> link_uses(const ScoreState& state) {
   for (uint32_t s = 0; s < edge_of.size(); ++s) {
     const LinkUse l = use(s);
     const Figures f{l.peak, l.utilization};
-    if (last == UINT32_MAX || !(figures[last] == f)) {
+    if (last == UINT32_MAX || figures[last] != f) {
       auto [it, fresh] = group_at.try_emplace(f, static_cast<uint32_t>(figures.size()));
       if (fresh) {
         figures.push_back(f);
