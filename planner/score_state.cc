@@ -140,7 +140,9 @@ struct ItemState {
   std::vector<const Alone*> alone;  // per group of pattern_set()
   Shared* pattern = nullptr;
   ItemTime time;
-  mutable std::unique_ptr<LinkLoad> own_load;  // a stage class's item: its own groups' load (reports)
+  // A stage class's item: its own groups' load (reports), shared by the items with the same
+  // groups on the same pattern (a class's reduce-scatter and all-gather).
+  mutable std::shared_ptr<LinkLoad> own_load;
 
   GroupSet* pattern_set() const { return together ? together : set; }
   size_t at(size_t g) const { return together ? inner[g] : g; }  // group g in the pattern
@@ -776,14 +778,18 @@ ScoreState::GroupTime ScoreState::group_time(size_t item, size_t group) const {
 const LinkLoad& ScoreState::item_load(size_t item) const {
   const ItemState& st = impl_->items[item];
   if (!st.together) return st.pattern->pattern.total();
-  if (!st.own_load) {
-    st.own_load = std::make_unique<LinkLoad>(impl_->r, *impl_->opt.calibration, &impl_->share);
-    st.own_load->count_levels(&impl_->levels);
-    st.own_load->rates_from(st.pattern->pattern.total());
-    for (size_t g = 0; g < st.set->ranks.size(); ++g) {
-      Result<void> ok = st.own_load->add(st.pattern->pattern.transfers(st.at(g)));
-      (void)ok;  // these transfers were loaded once already: they route
+  if (st.own_load) return *st.own_load;
+  for (const ItemState& other : impl_->items)
+    if (other.own_load && other.pattern == st.pattern && other.set == st.set && other.together == st.together) {
+      st.own_load = other.own_load;
+      return *st.own_load;
     }
+  st.own_load = std::make_shared<LinkLoad>(impl_->r, *impl_->opt.calibration, &impl_->share);
+  st.own_load->count_levels(&impl_->levels);
+  st.own_load->rates_from(st.pattern->pattern.total());
+  for (size_t g = 0; g < st.set->ranks.size(); ++g) {
+    Result<void> ok = st.own_load->add(st.pattern->pattern.transfers(st.at(g)));
+    (void)ok;  // these transfers were loaded once already: they route
   }
   return *st.own_load;
 }

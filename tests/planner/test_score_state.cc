@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
+#include "cost/calibration.h"
 #include "planner/rank_groups.h"
 #include "tests/support.h"
 #include "topology/fabric.h"
@@ -251,6 +253,23 @@ TEST_CASE("score state: a stage class's items run on its own stages' groups only
         CHECK(st.groups_of(i, static_cast<int>(index)).empty());
   }
   CHECK(seen == 4);  // each stage: dense gradients and parameters
+
+  // Each item's own load is its own groups' transfers: one load for a class's two items, which
+  // move the same bytes over the same groups, another for the other class.
+  std::vector<const LinkLoad*> loads;
+  for (size_t i = 0; i < st.item_count(); ++i) {
+    if (t.items[i].group != "dp-cp" || t.items[i].stage_class < 0) continue;
+    const LinkLoad& own = st.item_load(i);
+    if (std::find(loads.begin(), loads.end(), &own) == loads.end()) loads.push_back(&own);
+    std::vector<double> bytes(c.num_edges(), 0);
+    LinkLoad one(r, calibration_default());
+    for (size_t g = 0; g < st.item_groups(i).size(); ++g) {
+      REQUIRE(st.group_load(i, g, one).ok());
+      for (EdgeId e : one.loaded()) bytes[e] += one.bytes(e);
+    }
+    for (EdgeId e = 0; e < c.num_edges(); ++e) CHECK(own.bytes(e) == doctest::Approx(bytes[e]).epsilon(1e-12));
+  }
+  CHECK(loads.size() == 2);
 }
 
 // Two stage classes: the later class's reduction hides its slack; only the class that finishes
