@@ -121,16 +121,18 @@ class Reporter {
   void tp_span(size_t index, const std::vector<size_t>& spanning);
   std::string order_fix(const std::string& token) const;
   std::string tier_fix(size_t index, size_t group, EdgeId hot);
-  // Per group list, the hosts of each group (a pipeline's stage pairs make up its groups), and
-  // the allocation's hosts: found once, for every tier fix.
+  // Per group list, the hosts of each group (a pipeline's stage pairs make up its groups): found
+  // once, for every tier fix in a plan.
   struct Span {
     std::map<int, std::vector<int>> hosts;  // list index -> hosts, sorted
   };
   struct Spans {
     std::map<std::string, Span> of;  // by token
-    std::vector<int> hosts;          // sorted
   };
   const Spans& group_spans();
+  // How many hosts the token's groups at this list index span.
+  int list_hosts(const std::string& token, int list) const;
+  const std::vector<int>& allocation_hosts();  // sorted
   Result<void> cost_findings(JobScore& out);
   void memory_find(const MemoryEstimate& memory);
 
@@ -141,6 +143,7 @@ class Reporter {
   const ScoreOptions& opt_;
   LinkLoad scratch_;
   std::optional<Spans> spans_;
+  std::optional<std::vector<int>> hosts_;
   const std::vector<double>* best_item_us_;
   std::vector<Finding> findings_;
   std::vector<std::vector<Fix>> fixes_;  // parallel to findings_: what fixing each cause changes
@@ -425,15 +428,32 @@ Result<void> Reporter::cost_findings(JobScore& out) {
   return {};
 }
 
+void sort_unique(std::vector<int>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+const std::vector<int>& Reporter::allocation_hosts() {
+  if (hosts_) return *hosts_;
+  std::vector<int>& out = hosts_.emplace();
+  for (VertexId v : state_.layout().gpu_of_rank) out.push_back(c_.device(v).host);
+  sort_unique(out);
+  return out;
+}
+
+int Reporter::list_hosts(const std::string& token, int list) const {
+  std::vector<int> hosts;
+  for (size_t i = 0; i < state_.item_count(); ++i)
+    if (state_.traffic().items[i].group == token)
+      for (size_t g : state_.groups_of(i, list))
+        for (VertexId v : state_.item_groups(i)[g]) hosts.push_back(c_.device(v).host);
+  sort_unique(hosts);
+  return static_cast<int>(hosts.size());
+}
+
 const Reporter::Spans& Reporter::group_spans() {
   if (spans_) return *spans_;
   Spans& out = spans_.emplace();
-  auto sorted = [](std::vector<int>& v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  };
-  for (VertexId v : state_.layout().gpu_of_rank) out.hosts.push_back(c_.device(v).host);
-  sorted(out.hosts);
   for (size_t i = 0; i < state_.item_count(); ++i) {
     Span& sp = out.of[state_.traffic().items[i].group];
     for (size_t k = 0; k < state_.item_groups(i).size(); ++k) {
@@ -442,7 +462,7 @@ const Reporter::Spans& Reporter::group_spans() {
     }
   }
   for (auto& [token, sp] : out.of)
-    for (auto& [list, hosts] : sp.hosts) sorted(hosts);
+    for (auto& [list, hosts] : sp.hosts) sort_unique(hosts);
   return out;
 }
 
@@ -458,10 +478,9 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
                                                             : Level::pod;
   const std::string unit(to_string(level));
   const Locality& loc = locality_of(c_);
-  const Spans& spans = group_spans();
   // Hosts per unit, of the allocation and of the whole cluster.
   std::map<int, int> mine, all;
-  for (int h : spans.hosts) ++mine[loc.unit(h, level)];
+  for (int h : allocation_hosts()) ++mine[loc.unit(h, level)];
   for (int h = 0; h < static_cast<int>(c_.hosts().size()); ++h) ++all[loc.unit(h, level)];
   int most = 0, largest = 0;
   for (const auto& [u, n] : mine) most = std::max(most, n);
@@ -474,9 +493,7 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
     }
     return static_cast<int>(n);
   };
-  const Span& own = spans.of.at(item.group);  // every item's token has one
-  const auto listed = own.hosts.find(state_.list_index(index, group));
-  const int need = listed == own.hosts.end() ? 0 : static_cast<int>(listed->second.size());
+  const int need = list_hosts(item.group, state_.list_index(index, group));
   auto count = [](int n) { return std::to_string(n) + (n == 1 ? " host" : " hosts"); };
   auto elsewhere = [&](int n, const std::string& what) {
     return largest >= n ? count(n) + " in one " + unit + " would " + what + " (this cluster's " + unit +
@@ -494,7 +511,7 @@ std::string Reporter::tier_fix(size_t index, size_t group, EdgeId hot) {
   // The plan's choice: which groups it kept inside the units instead.
   std::string kept;
   int other = 1;
-  for (const auto& [token, sp] : spans.of) {
+  for (const auto& [token, sp] : group_spans().of) {
     bool inside = true;
     const int n = widest(sp, &inside);
     if (token == item.group || !inside || n < 2) continue;
