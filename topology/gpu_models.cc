@@ -5,15 +5,17 @@ namespace topoplan {
 int gpu_compute_capability(const std::string& model) {
   // CUDA GPUs table (developer.nvidia.com/cuda-gpus): V100 7.0, A100 8.0, L40S / L40 / L4 8.9,
   // H100 / H200 / H800 9.0, B200 / GB200 10.0.
+  // Asked per link a load first meets (Calibration): the first letter rules most out.
   struct Entry {
-    const char* prefix;
+    std::string_view prefix;
     int cc;
   };
   static constexpr Entry kTable[] = {{"V100", 70},   {"A100", 80},  {"A800", 80},  {"L40", 89},   {"L4", 89},
                                      {"H100", 90},   {"H200", 90},  {"H800", 90},  {"GH200", 90}, {"B200", 100},
                                      {"GB200", 100}, {"B300", 100}, {"GB300", 100}};
+  const std::string_view m = model;
   for (const Entry& e : kTable)
-    if (model.starts_with(e.prefix)) return e.cc;
+    if (!m.empty() && m[0] == e.prefix[0] && m.starts_with(e.prefix)) return e.cc;
   return 0;
 }
 
