@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "base/index_list.h"
@@ -241,6 +242,24 @@ struct ScoreState::Memo {
   std::unordered_map<uint64_t, Alone> alone_cache;  // by signature, kind; node-based: pointers stay valid
   std::vector<uint8_t> levels;                      // per edge: link_level, for level_bytes
   CommNodeCache nodes;                              // what the groups' nodes are, as NCCL sees them
+  // The transfers of groups on one host that hosts built like it copy (Router::host_twin), by
+  // the group on that host: a tensor-parallel group's are made once per node type, not per host.
+  struct OneHost {
+    CollectiveOp op;
+    NcclAlgo algo;
+    int channels, p2p;
+    std::vector<VertexId> gpus;  // on the host copied
+    bool operator==(const OneHost&) const = default;
+  };
+  struct OneHostHash {
+    size_t operator()(const OneHost& k) const {
+      size_t h =
+          std::hash<int>()(static_cast<int>(k.op) << 8 ^ static_cast<int>(k.algo) << 16 ^ k.channels ^ k.p2p << 24);
+      for (VertexId v : k.gpus) h = h * 0x9e3779b97f4a7c15ull ^ v;
+      return h;
+    }
+  };
+  std::unordered_map<OneHost, std::optional<std::vector<Transfer>>, OneHostHash> one_host;  // nullopt: they leave it
 };
 
 struct ScoreState::Impl {
@@ -393,6 +412,33 @@ Result<std::vector<Transfer>> ScoreState::Impl::transfers(CollectiveOp op, const
                                                           NcclAlgo algo, int channels) const {
   const int p2p = opt.tuning->p2p_net_channels_per_peer;
   if (op == CollectiveOp::sendrecv) return ring_of_sends(gpus, 1.0, p2p);  // PP: many pairs, no communicator
+  // On one host built like an earlier one: that host's group's transfers, shifted, when they
+  // stay on it (a host's devices and local links match its twin's one for one).
+  const int host = gpus.empty() ? -1 : c.device(gpus.front()).host;
+  const auto twin = host >= 0 ? r.host_twin(host) : std::nullopt;
+  if (twin && std::all_of(gpus.begin(), gpus.end(), [&](VertexId v) { return c.device(v).host == host; })) {
+    const int model = twin->first;
+    const uint32_t dv = twin->second;
+    Memo::OneHost key{op, algo, channels, p2p, gpus};
+    for (VertexId& v : key.gpus) v -= dv;
+    auto at = memo->one_host.find(key);
+    if (at == memo->one_host.end())
+      if (Result<std::vector<Transfer>> made = transfers(op, key.gpus, algo, channels); made) {
+        auto on_model = [&](VertexId v) { return c.device(v).host == model; };
+        const bool stays = std::all_of(made->begin(), made->end(),
+                                       [&](const Transfer& t) { return on_model(t.src) && on_model(t.dst); });
+        at = memo->one_host.emplace(std::move(key), stays ? std::move(*made) : std::optional<std::vector<Transfer>>())
+                 .first;
+      }
+    if (at != memo->one_host.end() && at->second) {
+      std::vector<Transfer> out = *at->second;
+      for (Transfer& t : out) {
+        t.src += dv;
+        t.dst += dv;
+      }
+      return out;
+    }
+  }
   Result<CommGroup> g = comm_group_make(c, r, gpus, &memo->nodes);
   RETURN_IF_ERROR(g);
   return collective_transfers(*g, op, algo, 1.0, {channels, p2p});

@@ -6,6 +6,9 @@
 #include <random>
 
 #include "cost/calibration.h"
+#include "cost/comm_group.h"
+#include "cost/nccl_tuning.h"
+#include "cost/transfers.h"
 #include "planner/rank_groups.h"
 #include "tests/support.h"
 #include "topology/fabric.h"
@@ -270,6 +273,42 @@ TEST_CASE("score state: a stage class's items run on its own stages' groups only
     for (EdgeId e = 0; e < c.num_edges(); ++e) CHECK(own.bytes(e) == doctest::Approx(bytes[e]).epsilon(1e-12));
   }
   CHECK(loads.size() == 2);
+}
+
+// Groups inside one host take the transfers of the same group on the first host built alike,
+// shifted: each is what NCCL's communicator for the group itself gives.
+TEST_CASE("score state: one-host groups move what their own communicator moves") {
+  const OnPods on(moe_job());
+  const auto& [c, r, job, layout] = on;
+  Result<std::unique_ptr<ScoreState>> made = ScoreState::make(c, r, job, layout);
+  REQUIRE_MESSAGE(made.ok(), (made ? "" : made.error()));
+  const ScoreState& st = **made;
+  const Calibration& cal = calibration_default();
+  size_t checked = 0;
+  for (size_t i = 0; i < st.item_count(); ++i) {
+    const TrafficItem& item = st.traffic().items[i];
+    if (item.op == CollectiveOp::sendrecv) continue;
+    for (size_t g = 0; g < st.item_groups(i).size(); ++g) {
+      const std::vector<VertexId>& gpus = st.item_groups(i)[g];
+      const int host = c.device(gpus.front()).host;
+      if (host == 0 || !std::all_of(gpus.begin(), gpus.end(), [&](VertexId v) { return c.device(v).host == host; }))
+        continue;
+      REQUIRE(r.host_twin(host).has_value());
+      const CollectivePrediction& p = st.item_alone(i, g);
+      Result<CommGroup> group = comm_group_make(c, r, gpus);
+      REQUIRE(group.ok());
+      Result<std::vector<Transfer>> direct = collective_transfers(
+          *group, item.op, p.algo, 1.0, {p.channels, nccl_tuning_default().p2p_net_channels_per_peer});
+      REQUIRE(direct.ok());
+      LinkLoad want(r, cal), got(r, cal);
+      REQUIRE(want.add(*direct).ok());
+      REQUIRE(st.group_load(i, g, got).ok());
+      REQUIRE(got.loaded().size() == want.loaded().size());
+      for (EdgeId e : want.loaded()) CHECK(got.bytes(e) == want.bytes(e));
+      ++checked;
+    }
+  }
+  CHECK(checked > 0);
 }
 
 // Two stage classes: the later class's reduction hides its slack; only the class that finishes
