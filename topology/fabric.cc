@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace topoplan {
@@ -173,6 +174,41 @@ int host_add(Cluster& c, const NodeType& type, const std::string& name, int site
   return host;
 }
 
+// What host_add added for a host, to copy it (node_type_build gives every host of a type the same
+// devices and local links in the same order: only names, host and NVLink domain differ).
+struct HostBuilt {
+  int host;
+  VertexId devices_begin, devices_end;
+  EdgeId edges_begin, edges_end;
+  VertexId first_nic;
+};
+
+// Another host like `model`, named `name`, in an NVLink domain of its own. Building each host
+// afresh (its names' strings, a Result per device and link) was half of building a
+// 100,000-GPU cluster.
+int host_copy(Cluster& c, const HostBuilt& model, const std::string& name, std::vector<VertexId>* first_nic) {
+  Host h = c.hosts()[static_cast<size_t>(model.host)];
+  const size_t prefix = h.name.size();
+  h.name = name;
+  h.scaleup_domain = c.add_domain(name);
+  const int domain = h.scaleup_domain;
+  const int host = c.add_host(std::move(h));
+  const VertexId dv = static_cast<VertexId>(c.num_devices()) - model.devices_begin;
+  for (VertexId v = model.devices_begin; v < model.devices_end; ++v) {
+    Device d = c.device(v);
+    d.name = name + d.name.substr(prefix);
+    d.host = host;
+    if (d.scaleup_domain >= 0) d.scaleup_domain = domain;
+    c.add_device(std::move(d)).value();
+  }
+  for (EdgeId e = model.edges_begin; e < model.edges_end; e += 2) {
+    const Link l = c.link(e);
+    c.add_link(c.source(e) + dv, c.target(e) + dv, l.kind, l.bw_GBps, l.latency_us, l.length_km).value();
+  }
+  first_nic->push_back(model.first_nic == kNoVertex ? kNoVertex : model.first_nic + dv);
+  return host;
+}
+
 }  // namespace
 
 Result<std::vector<int>> rack_build(Cluster& c, const NodeType& type, const std::vector<std::string>& names, int site,
@@ -208,8 +244,19 @@ std::vector<int> hosts_build(Cluster& c, const NodeType& type, const std::vector
     }
     return hosts;
   }
-  for (const std::string& name : names)
+  std::optional<HostBuilt> model;
+  for (const std::string& name : names) {
+    if (model) {
+      hosts.push_back(host_copy(c, *model, name, first_nic));
+      continue;
+    }
+    const auto devices = static_cast<VertexId>(c.num_devices());
+    const auto edges = static_cast<EdgeId>(c.num_edges());
     hosts.push_back(host_add(c, type, name, site, c.add_domain(name), kNoVertex, first_nic));
+    model = HostBuilt{
+        hosts.back(),     devices, static_cast<VertexId>(c.num_devices()), edges, static_cast<EdgeId>(c.num_edges()),
+        first_nic->back()};
+  }
   return hosts;
 }
 

@@ -8,6 +8,7 @@
 #include "topology/fabric.h"
 #include "topology/fabric_plan.h"
 #include "topology/load.h"
+#include "topology/node_types.h"
 #include "topology/summary.h"
 
 using namespace topoplan;
@@ -36,6 +37,51 @@ TEST_CASE("fabric: presets name hosts h001.. and GPUs host-major") {
   CHECK(count(c, DeviceKind::switch_, 1) == 8);
   CHECK(count(c, DeviceKind::switch_, 2) == 4);
   CHECK(build("dgx-a100:1000").device(build("dgx-a100:1000").gpus()[0]).name == "h0001/gpu0");
+}
+
+// hosts_build copies its first host for the others: each must be what node_type_build makes of
+// it, device for device and link for link, names, host and domain its own.
+TEST_CASE("fabric: hosts built as copies of the first are as each built afresh") {
+  for (const NodeType& type : node_types()) {
+    if (type.hosts_per_domain > 1) continue;  // racks share a domain NVSwitch: built afresh
+    CAPTURE(type.name);
+    const std::vector<std::string> names = {"a1", "node-b2", "c"};
+    Cluster copied, fresh;
+    std::vector<VertexId> copied_nics, fresh_nics;
+    const int site = copied.add_site("s");
+    fresh.add_site("s");
+    hosts_build(copied, type, names, site, 0, 3, &copied_nics);
+    for (const std::string& name : names) {
+      Host h;
+      h.name = name;
+      h.site = site;
+      h.node_type = type.name;
+      h.cores_per_cpu = type.cores_per_cpu;
+      h.nic_names = type.nic_names;
+      h.scaleup_domain = fresh.add_domain(name);
+      const int host = fresh.add_host(std::move(h));
+      fresh_nics.push_back(node_type_build(type, fresh, host, fresh.hosts().back().scaleup_domain, kNoVertex));
+    }
+    CHECK(copied_nics == fresh_nics);
+    REQUIRE(copied.num_devices() == fresh.num_devices());
+    REQUIRE(copied.num_edges() == fresh.num_edges());
+    for (VertexId v = 0; v < fresh.num_devices(); ++v) {
+      const Device &a = copied.device(v), &b = fresh.device(v);
+      CHECK(a.name == b.name);
+      CHECK((a.kind == b.kind && a.host == b.host && a.scaleup_domain == b.scaleup_domain && a.site == b.site &&
+             a.rail == b.rail && a.tier == b.tier && a.local_index == b.local_index && a.model == b.model));
+    }
+    for (EdgeId e = 0; e < fresh.num_edges(); ++e) {
+      const Link &a = copied.link(e), &b = fresh.link(e);
+      CHECK((copied.source(e) == fresh.source(e) && copied.target(e) == fresh.target(e) && a.id == b.id &&
+             a.kind == b.kind && a.bw_GBps == b.bw_GBps && a.latency_us == b.latency_us && a.length_km == b.length_km));
+    }
+    for (size_t h = 0; h < names.size(); ++h) {
+      const Host &a = copied.hosts()[h], &b = fresh.hosts()[h];
+      CHECK((a.name == b.name && a.site == b.site && a.scaleup_domain == b.scaleup_domain &&
+             a.node_type == b.node_type && a.cores_per_cpu == b.cores_per_cpu && a.nic_names == b.nic_names));
+    }
+  }
 }
 
 TEST_CASE("fabric: a 4-SU H100 SuperPOD has 32 rail leaves and 16 spines, non-blocking") {
