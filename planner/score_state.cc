@@ -377,7 +377,9 @@ Result<GroupSet*> ScoreState::Impl::set_for(const std::string& token, bool pairs
   s->of_rank.resize(s->begin[world]);
   std::vector<uint32_t> fill(s->begin.begin(), s->begin.end() - 1);
   s->gpus.resize(s->ranks.size());
+  s->signature.reserve(s->ranks.size());
   for (size_t g = 0; g < s->ranks.size(); ++g) {
+    s->gpus[g].reserve(s->ranks[g].size());  // one allocation, not one per doubling
     for (int rank : s->ranks[g]) {
       s->of_rank[fill[static_cast<size_t>(rank)]++] = static_cast<uint32_t>(g);
       s->gpus[g].push_back(layout.gpu_of_rank[static_cast<size_t>(rank)]);
