@@ -191,12 +191,16 @@ Result<void> Pattern::load(size_t group, std::vector<Transfer> transfers) {
   x.segments.clear();
   if (Result<void> ok = total_.add(transfers, &x); !ok) return ok;
   Touched& own = own_[group];
+  auto keep = [&](std::vector<uint32_t>& uses) {
+    if (std::any_of(scratch_.uses.begin(), scratch_.uses.end(), [](uint32_t n) { return n != 1; }))
+      uses.assign(scratch_.uses.begin(), scratch_.uses.end());
+  };
   count_uses(x.edges, scratch_.uses);
   own.edges.assign(x.edges.begin(), x.edges.end());
-  edge_uses_[group].assign(scratch_.uses.begin(), scratch_.uses.end());
+  keep(edge_uses_[group]);
   count_uses(x.segments, scratch_.uses);
   own.segments.assign(x.segments.begin(), x.segments.end());
-  segment_uses_[group].assign(scratch_.uses.begin(), scratch_.uses.end());
+  keep(segment_uses_[group]);
   transfers_[group] = std::move(transfers);
   if (indexed_) index(group, own, true);
   moved_.push_back(static_cast<uint32_t>(group));
@@ -236,6 +240,8 @@ Result<void> Pattern::update(size_t group, std::vector<Transfer> transfers, std:
   changed_segments_.insert(changed_segments_.end(), x.on.segments.begin(), x.on.segments.end());
   // What the group no longer uses (left), and uses now but did not (joined).
   Touched& own = own_[group];
+  for (auto [keys, uses] : {std::pair{&own.edges, &edge_uses_[group]}, std::pair{&own.segments, &segment_uses_[group]}})
+    if (uses->size() != keys->size()) uses->assign(keys->size(), 1);  // each used once (load)
   recount(own.edges, edge_uses_[group], x.off.edges, x.on.edges, x.left.edges, x.joined.edges, x.keys, x.uses);
   recount(own.segments, segment_uses_[group], x.off.segments, x.on.segments, x.left.segments, x.joined.segments, x.keys,
           x.uses);

@@ -48,7 +48,8 @@ class Pattern {
   const Router& router_;
   LinkLoad total_;
   std::vector<Touched> own_;
-  // Per group, parallel to its touched edges and segments: how many of its transfers' hops use each.
+  // Per group, parallel to its touched edges and segments: how many of its transfers' hops use
+  // each; empty while each is used once (a pipeline pair's, most of a score's groups).
   std::vector<std::vector<uint32_t>> edge_uses_, segment_uses_;
   std::vector<std::vector<Transfer>> transfers_;
   // Per group: its busiest plain edge, its busiest segment, and the larger of the two.
