@@ -261,6 +261,7 @@ std::string why_not(NcclAlgo algo, const std::string& reason) {
 
 std::vector<Transfer> ring_of_sends(const std::vector<VertexId>& ranks, double bytes, int p2p_per_peer) {
   std::vector<Transfer> out;
+  out.reserve(ranks.size());  // a hundred thousand pipeline pairs at 100,000 GPUs: one allocation each
   const auto connections = static_cast<uint32_t>(std::max(1, p2p_per_peer));
   for (size_t r = 0; r < ranks.size(); ++r)
     out.push_back({ranks[r], ranks[(r + 1) % ranks.size()], bytes, FlowMode::copy, true, 0, connections});
