@@ -82,15 +82,20 @@ Locality locality_derive(const Cluster& c) {
     loc.leaf_group[h] =
         first_leaf[h] == kNoVertex ? -1 - static_cast<int>(h) : static_cast<int>(leaves.find(first_leaf[h]));
   UnionFind pods(c.num_devices());
+  std::vector<char> climbed(c.num_devices(), 0);  // a leaf's switches above joined: once, not per NIC under it
   for (size_t h = 0; h < n; ++h) {
     if (first_leaf[h] == kNoVertex) continue;
     for (VertexId nic : hosts[h].nics)
       for (EdgeId e : c.out_edges(nic)) {
         const VertexId leaf = c.target(e);
         if (!is_fabric(c.device(leaf).kind)) continue;
-        for (EdgeId up : c.out_edges(leaf)) {
-          const Device& s = c.device(c.target(up));
-          if (s.kind == DeviceKind::switch_ && s.tier > c.device(leaf).tier) pods.join(c.target(up), leaf);
+        if (!climbed[leaf]) {
+          climbed[leaf] = 1;
+          const int tier = c.device(leaf).tier;
+          for (EdgeId up : c.out_edges(leaf)) {
+            const Device& s = c.device(c.target(up));
+            if (s.kind == DeviceKind::switch_ && s.tier > tier) pods.join(c.target(up), leaf);
+          }
         }
         pods.join(leaf, first_leaf[h]);
       }
