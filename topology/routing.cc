@@ -67,14 +67,18 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
   nic_leafset_.assign(n, kNoLeafset);
   tier_.resize(n);
   for (VertexId v = 0; v < n; ++v) tier_[v] = static_cast<int16_t>(tier_of(c_.device(v)));
-  std::map<std::vector<VertexId>, uint32_t> leafset_ids;
+  // Leaf sets numbered in order of their first NIC: most NICs have one leaf, found by the leaf,
+  // where a tree of the sets was looked up (and a list allocated) for each of 100,000 NICs.
+  std::map<std::vector<VertexId>, uint32_t> leafset_ids;  // sets of several leaves
+  std::vector<uint32_t> leaf_alone(n, kNoLeafset);        // by the leaf: the set of it alone
+  std::vector<VertexId> leaves;
   for (VertexId v = 0; v < n; ++v) {
     up_begin_[v] = static_cast<uint32_t>(up_.size());
     hz_begin_[v] = static_cast<uint32_t>(hz_.size());
     const Device& d = c_.device(v);
     if (!is_fabric(d.kind) && d.kind != DeviceKind::nic) continue;
     if (out_.device_down(v)) continue;  // no edges: a NIC without leaves is not cabled
-    std::vector<VertexId> leaves;
+    leaves.clear();
     for (EdgeId e : c_.out_edges(v)) {
       if (out_.edge_down(e) || out_.device_down(c_.target(e))) continue;
       const Device& t = c_.device(c_.target(e));
@@ -86,12 +90,17 @@ Router::Router(const Cluster& cluster, const DownSet& down) : c_(cluster), out_(
         hz_.push_back(e);
       }  // down edges: switch_paths finds those toward its targets from the targets' up edges
     }
-    if (d.kind == DeviceKind::nic && !leaves.empty()) {
+    if (d.kind != DeviceKind::nic || leaves.empty()) continue;
+    uint32_t* id = &leaf_alone[leaves.front()];
+    if (leaves.size() > 1) {
       std::sort(leaves.begin(), leaves.end());
-      auto [it, inserted] = leafset_ids.emplace(leaves, static_cast<uint32_t>(leafsets_.size()));
-      if (inserted) leafsets_.push_back(leaves);
-      nic_leafset_[v] = it->second;
+      id = &leafset_ids.try_emplace(leaves, kNoLeafset).first->second;
     }
+    if (*id == kNoLeafset) {
+      *id = static_cast<uint32_t>(leafsets_.size());
+      leafsets_.push_back(leaves);
+    }
+    nic_leafset_[v] = *id;
   }
   up_begin_[n] = static_cast<uint32_t>(up_.size());
   hz_begin_[n] = static_cast<uint32_t>(hz_.size());
