@@ -39,8 +39,8 @@ TEST_CASE("fabric: presets name hosts h001.. and GPUs host-major") {
   CHECK(build("dgx-a100:1000").device(build("dgx-a100:1000").gpus()[0]).name == "h0001/gpu0");
 }
 
-// hosts_build copies its first host for the others: each must be what node_type_build makes of
-// it, device for device and link for link, names, host and domain its own.
+// hosts_build copies its first host for the others: each must be what building it afresh makes,
+// device for device and link for link, names, host and domain its own.
 TEST_CASE("fabric: hosts built as copies of the first are as each built afresh") {
   for (const NodeType& type : node_types()) {
     if (type.hosts_per_domain > 1) continue;  // racks share a domain NVSwitch: built afresh
@@ -51,17 +51,9 @@ TEST_CASE("fabric: hosts built as copies of the first are as each built afresh")
     const int site = copied.add_site("s");
     fresh.add_site("s");
     hosts_build(copied, type, names, site, 0, 3, &copied_nics);
-    for (const std::string& name : names) {
-      Host h;
-      h.name = name;
-      h.site = site;
-      h.node_type = type.name;
-      h.cores_per_cpu = type.cores_per_cpu;
-      h.nic_names = type.nic_names;
-      h.scaleup_domain = fresh.add_domain(name);
-      const int host = fresh.add_host(std::move(h));
-      fresh_nics.push_back(node_type_build(type, fresh, host, fresh.hosts().back().scaleup_domain, kNoVertex));
-    }
+    // One host per call: each is the first of its call, built afresh.
+    for (size_t i = 0; i < names.size(); ++i)
+      hosts_build(fresh, type, {names[i]}, site, static_cast<int>(i), 3, &fresh_nics);
     CHECK(copied_nics == fresh_nics);
     REQUIRE(copied.num_devices() == fresh.num_devices());
     REQUIRE(copied.num_edges() == fresh.num_edges());
