@@ -279,7 +279,10 @@ TEST_CASE("score state: a stage class's items run on its own stages' groups only
 // shifted: each is what NCCL's communicator for the group itself gives.
 TEST_CASE("score state: one-host groups move what their own communicator moves") {
   const OnPods on(moe_job());
-  const auto& [c, r, job, layout] = on;
+  const Cluster& c = on.c;  // not a structured binding: clang 14 does not capture those
+  const Router& r = on.r;
+  const Job& job = on.job;
+  const Layout& layout = on.start;
   Result<std::unique_ptr<ScoreState>> made = ScoreState::make(c, r, job, layout);
   REQUIRE_MESSAGE(made.ok(), (made ? "" : made.error()));
   const ScoreState& st = **made;
