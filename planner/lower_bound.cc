@@ -8,7 +8,7 @@
 namespace topoplan {
 
 Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job, const Layout& layout,
-                               const ScoreOptions& opt) {
+                               const ScoreOptions& opt, CommNodeCache* nodes) {
   // The layout's GPUs per host, hosts in topology order.
   // By host + 1 (a GPU of no host is under 0), hosts ascending: a tree of 12,500 hosts looked up
   // for each of 100,000 GPUs was a third of this bound.
@@ -35,6 +35,7 @@ Result<LowerBound> lower_bound(const Cluster& c, const Router& r, const Job& job
   RETURN_IF_ERROR(groups);
 
   CollectiveModel model(c, r, *opt.tuning, *opt.calibration);
+  if (nodes) model.share_nodes(nodes);
   std::vector<double> best(traffic->items.size(), 0);
   std::string per_host_tried;
   for (size_t p = 1; p <= per_host; ++p)

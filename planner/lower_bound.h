@@ -19,7 +19,9 @@ struct LowerBound {
   std::vector<double> item_us;  // per traffic item, its best-case time per call (0: no groups)
 };
 
+// `nodes`, when given, is a node cache for the same cluster and router to reuse and add to
+// (ScoreState::nodes).
 Result<LowerBound> lower_bound(const Cluster& cluster, const Router& router, const Job& job, const Layout& layout,
-                               const ScoreOptions& options);
+                               const ScoreOptions& options, CommNodeCache* nodes = nullptr);
 
 }  // namespace topoplan

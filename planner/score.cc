@@ -408,7 +408,7 @@ Result<void> Reporter::cost_findings(JobScore& out) {
   if (std::all_of(findings_.begin(), findings_.end(), [](const Finding& f) { return f.severity == "info"; })) return {};
   std::optional<LowerBound> computed;
   if (!best_item_us_) {
-    Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_);
+    Result<LowerBound> bound = lower_bound(c_, r_, job_, state_.layout(), opt_, state_.nodes());
     RETURN_IF_ERROR(bound);
     computed = std::move(*bound);
   }

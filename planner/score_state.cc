@@ -700,6 +700,7 @@ Result<std::unique_ptr<ScoreState>> ScoreState::make(const Cluster& c, const Rou
 }
 
 std::shared_ptr<ScoreState::Memo> ScoreState::memo() const { return impl_->memo; }
+CommNodeCache* ScoreState::nodes() const { return &impl_->memo->nodes; }
 
 std::shared_ptr<ScoreState::Memo> ScoreState::memo_make(const Cluster& c, const Router& r, const ScoreOptions& opt) {
   return std::make_shared<Memo>(c, r, opt);

@@ -58,6 +58,9 @@ class ScoreState {
   struct Memo;
   std::shared_ptr<Memo> memo() const;
   static std::shared_ptr<Memo> memo_make(const Cluster& cluster, const Router& router, const ScoreOptions& options);
+  // What the groups' nodes are as NCCL sees them, kept in the memo: another model on the same
+  // cluster and router (the lower bound's) reuses and adds to them.
+  CommNodeCache* nodes() const;
   static Result<std::unique_ptr<ScoreState>> make(const Cluster& cluster, const Router& router, const Job& job,
                                                   const Layout& layout, const ScoreOptions& options,
                                                   std::shared_ptr<Memo> memo);

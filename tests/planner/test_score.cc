@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "planner/lower_bound.h"
 #include "tests/support.h"
 #include "topology/node_types.h"
 
@@ -337,6 +338,10 @@ TEST_CASE("score: no finding claims more than the layout's excess over its lower
     Result<JobScore> s = score_job(c, router, *job, *l);
     REQUIRE(s.ok());
     REQUIRE(s->lower_bound_s);
+    // The score's bound reuses the state's node cache; alone, with a cache of its own, it is the same.
+    Result<LowerBound> alone = lower_bound(c, router, *job, *l, ScoreOptions{});
+    REQUIRE(alone.ok());
+    CHECK(alone->exposed_s == *s->lower_bound_s);
     const double excess = s->exposed_comm_s - *s->lower_bound_s;
     for (const Finding& f : s->findings) {
       CAPTURE(f.message);
