@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include <boost/container_hash/hash.hpp>
@@ -346,12 +347,12 @@ std::optional<NodeFacts> twin_facts(const Cluster& c, const Router& router, cons
   if (!twin) return std::nullopt;
   const int model = twin->first;
   const uint32_t dv = twin->second;
-  std::vector<VertexId> at_twin(gpus.size());
+  NodeList<VertexId, 8> at_twin(gpus.size());  // a host's GPUs, no allocation (a DP group has a node per host)
   for (size_t i = 0; i < gpus.size(); ++i) {
     if (c.device(gpus[i]).host != host) return std::nullopt;
     at_twin[i] = gpus[i] - dv;
   }
-  const NodeFacts* from = kept(at_twin);
+  const NodeFacts* from = kept(std::span<const VertexId>(at_twin.data(), at_twin.size()));
   if (!from || !from->inter_error.empty()) return std::nullopt;
   const std::vector<VertexId>&nics = c.hosts()[static_cast<size_t>(host)].nics,
         &twin_nics = c.hosts()[static_cast<size_t>(model)].nics;
@@ -531,12 +532,12 @@ Result<CommGroup> comm_group_make(const Cluster& c, const Router& router, const 
     if (!f) {
       if (single) node_gpus[n] = {first_gpu[n]};
       // Kept for the same node of the host this one is built like: copied, not searched.
-      auto kept_at = [&](const std::vector<VertexId>& at) -> const NodeFacts* {
+      auto kept_at = [&](std::span<const VertexId> at) -> const NodeFacts* {
         if (at.size() == 1) {
           const NodeFacts* x = kept->single[at[0]].get();
           return x && x->cc == g.compute_capability ? x : nullptr;
         }
-        auto it = kept->nodes.find(at);
+        auto it = kept->nodes.find(std::vector<VertexId>(at.begin(), at.end()));
         return it != kept->nodes.end() && it->second.cc == g.compute_capability ? &it->second : nullptr;
       };
       std::optional<NodeFacts> twin = kept ? twin_facts(c, router, node_gpus[n], kept_at) : std::nullopt;
