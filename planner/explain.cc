@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/index_list.h"
+#include "base/sort_unique.h"
 #include "base/units.h"
 #include "base/words.h"
 #include "planner/host_choice.h"
@@ -381,8 +382,7 @@ Result<void> Explainer::Impl::fill(GroupExplanation& g, bool full) {
     else
       ++g.paths[it->second].count;
   }
-  std::sort(g.path_edges.begin(), g.path_edges.end());
-  g.path_edges.erase(std::unique(g.path_edges.begin(), g.path_edges.end()), g.path_edges.end());
+  sort_unique(g.path_edges);
   inside(g);
   return moves(g);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "base/sort_unique.h"
 #include "planner/group_ref.h"
 #include "planner/score.h"
 
@@ -55,8 +56,7 @@ std::unordered_map<EdgeId, std::vector<LinkUser>> link_users(const ScoreState& s
       for (EdgeId e : hit) lists[e].push_back(state.list_index(i, g));
     }
     for (auto& [e, l] : lists) {
-      std::sort(l.begin(), l.end());
-      l.erase(std::unique(l.begin(), l.end()), l.end());
+      sort_unique(l);
       for (int k : l) out[e].push_back({i, k});
     }
   }

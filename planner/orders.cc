@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 
+#include "base/sort_unique.h"
+
 namespace topoplan {
 
 namespace {
@@ -36,8 +38,7 @@ Result<std::vector<std::string>> orders_distinct(const Job& job, const std::vect
   std::vector<std::string> out;
   std::vector<std::string> all_tokens = tokens;
   all_tokens.push_back("pp");  // pipeline neighbours come from the pp groups
-  std::sort(all_tokens.begin(), all_tokens.end());
-  all_tokens.erase(std::unique(all_tokens.begin(), all_tokens.end()), all_tokens.end());
+  sort_unique(all_tokens);
   std::string first_error;
   for (const std::string& order : candidates) {
     Result<RankGroups> g = RankGroups::make(job_parallel_sizes(job), order);

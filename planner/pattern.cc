@@ -6,14 +6,10 @@
 #include <map>
 #include <tuple>
 
+#include "base/sort_unique.h"
+
 namespace topoplan {
 namespace {
-
-template <typename T>
-void sort_unique(std::vector<T>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
 
 void sorted_insert(std::vector<uint32_t>& v, uint32_t x) {
   auto it = std::lower_bound(v.begin(), v.end(), x);

@@ -6,18 +6,17 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "base/sort_unique.h"
 #include "base/text_table.h"
 #include "base/units.h"
 #include "base/words.h"
 
 namespace topoplan {
 Result<Background> running_background(const Cluster& c, const Router& r, const RunningJobs& running,
-                                      const std::vector<JobDemand>& demands, const ScoreOptions& options,
-                                      Alignment a) {
+                                      const std::vector<JobDemand>& demands, const ScoreOptions& options, Alignment a) {
   std::vector<const JobDemand*> of;
   for (const JobDemand& d : demands) of.push_back(&d);
-  Result<Contention> k =
-      contention_compute(c, r, running.jobs, of, options, std::vector<char>(running.jobs.size(), 0));
+  Result<Contention> k = contention_compute(c, r, running.jobs, of, options, std::vector<char>(running.jobs.size(), 0));
   RETURN_IF_ERROR(k);
   Background bg;
   bg.source = "the running jobs (" + std::string(to_string(a)) + " alignment)";
@@ -65,8 +64,7 @@ Result<RunningPlan> plan_beside_running(const Cluster& c, const Router& r, const
       busy[static_cast<size_t>(h)] = static_cast<int>(k);
       groups.push_back(loc.leaf_group[static_cast<size_t>(h)]);
     }
-    std::sort(groups.begin(), groups.end());
-    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    sort_unique(groups);
     // A job over several leaf groups loads their uplinks.
     if (groups.size() > 1)
       for (int g : groups) crossed[static_cast<size_t>(g)] = 1;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "base/sort_unique.h"
 #include "base/units.h"
 #include "planner/group_ref.h"
 #include "planner/rank_groups.h"
@@ -121,8 +122,7 @@ Result<nlohmann::json> report_data(const Cluster& c, const std::vector<ReportPar
         gpus.push_back(set.gpus);
         std::vector<EdgeId> physical;
         for (EdgeId e : set.edges) physical.push_back(e / 2);
-        std::sort(physical.begin(), physical.end());
-        physical.erase(std::unique(physical.begin(), physical.end()), physical.end());
+        sort_unique(physical);
         links.push_back(physical);
         names.push_back(set.name);
       }

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "base/index_list.h"
+#include "base/sort_unique.h"
 #include "base/units.h"
 #include "base/words.h"
 #include "planner/group_ref.h"
@@ -426,11 +427,6 @@ Result<void> Reporter::cost_findings(JobScore& out) {
     findings_[k].cost_per_step_s = std::max(0.0, exposed - exposure_us(state_.traffic(), fixed)) / 1e6;
   }
   return {};
-}
-
-void sort_unique(std::vector<int>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
 const std::vector<int>& Reporter::allocation_hosts() {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "base/index_list.h"
+#include "base/sort_unique.h"
 #include "cost/transfers.h"
 #include "planner/pattern.h"
 
@@ -89,12 +90,6 @@ class Signatures {
   std::string key_;
   std::unordered_map<std::string, uint32_t> ids_;
 };
-
-template <typename T>
-void sort_unique(std::vector<T>& v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-}
 
 // One group token's groups ("tp", "dp-cp", "pp/pairs"): ranks, their GPUs, and which groups each
 // rank is in (compressed rows), so a move finds the groups it touches.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "base/sort_unique.h"
 #include "topology/locality.h"
 
 namespace topoplan {
@@ -68,8 +69,7 @@ int KeepCheck::change(const Cluster& c, const Layout& after, std::span<const std
   std::vector<std::pair<int, VertexId>> before;
   for (const auto& [a, b] : pairs)
     for (int rank : {a, b}) before.emplace_back(rank, after.gpu_of_rank[static_cast<size_t>(rank)]);
-  std::sort(before.begin(), before.end());
-  before.erase(std::unique(before.begin(), before.end()), before.end());
+  sort_unique(before);
   auto find = [&](int rank) {
     return std::lower_bound(before.begin(), before.end(), rank, [](const auto& x, int r) { return x.first < r; });
   };
@@ -86,8 +86,7 @@ int KeepCheck::change(const Cluster& c, const Layout& after, std::span<const std
       touched.clear();
       for (const auto& [rank, v] : before)
         if (uint32_t g = r.group_of[static_cast<size_t>(rank)]; g != UINT32_MAX) touched.push_back(g);
-      std::sort(touched.begin(), touched.end());
-      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+      sort_unique(touched);
       for (uint32_t g : touched)
         n += static_cast<int>(spans(c, r.groups[g], unit, gpu_after)) -
              static_cast<int>(spans(c, r.groups[g], unit, gpu_before));

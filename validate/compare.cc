@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "base/json_fields.h"
+#include "base/sort_unique.h"
 #include "planner/group_ref.h"
 #include "validate/harness.h"
 
@@ -160,8 +161,7 @@ Result<Comparison> compare_measured(const Cluster& c, const Router& r, const Job
           std::vector<EdgeId> edges = touched.edges;
           for (uint32_t id : touched.segments)
             for (const Hop& h : *r.segment(id).hops) edges.push_back(h.edge);
-          std::sort(edges.begin(), edges.end());
-          edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+          sort_unique(edges);
           for (EdgeId e : edges) ++crossed[e];
         }
     } else {

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "base/hostlist.h"
+#include "base/sort_unique.h"
 #include "planner/emit/formats.h"
 #include "planner/emit/preamble.h"
 
@@ -32,8 +33,7 @@ EmitResult emit_env(const EmitInput& in, const RankPlacement& placement) {
   EmittedFile file{"ranks.env", emit_preamble("env", in, placement)};
   file.text += "# RANK HOST VARIABLES...: each rank sees only its planned GPU (as CUDA device 0) and uses one NIC\n";
   if (!unnamed.empty()) {
-    std::sort(unnamed.begin(), unnamed.end());
-    unnamed.erase(std::unique(unnamed.begin(), unnamed.end()), unnamed.end());
+    sort_unique(unnamed);
     const std::string note =
         "NCCL_IB_HCA left out on " + hostlist_compress(unnamed) +
         ": the cluster does not know the RDMA device names of their NICs (import the server's NCCL "

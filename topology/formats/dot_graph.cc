@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/hostlist.h"
+#include "base/sort_unique.h"
 #include "topology/locality.h"
 
 namespace topoplan {
@@ -128,8 +129,7 @@ class Builder {
       std::vector<uint32_t> toward;
       for (EdgeId e : c_.out_edges(v))
         if (drawn(e) && g_.node_of[c_.target(e)] != kNoDotNode) toward.push_back(g_.node_of[c_.target(e)]);
-      std::sort(toward.begin(), toward.end());
-      toward.erase(std::unique(toward.begin(), toward.end()), toward.end());
+      sort_unique(toward);
       const size_t n = toward.size();
       auto [it, fresh] = group_of.try_emplace({c_.device(v).site, std::move(toward)}, groups.size());
       if (fresh) {
